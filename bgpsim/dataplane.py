@@ -1,0 +1,194 @@
+"""Where each AS's packets to one target address go, kept up to date as routes change.
+
+Forwarding is by longest-prefix match over the prefixes that cover the target. Following next hops
+from an AS ends at the attacker AS ("attacker": its traffic is hijacked, intercepted or leaked
+through it), at the victim AS or another AS originating the prefix ("victim"), at an AS without a
+route ("disconnected"), or goes round a cycle ("loop").
+
+Next hops form a graph where every AS points to at most one other, so an AS's outcome is the outcome of
+its next hop. When AS i's next hop changes, only the ASes whose packets pass through i — its in-tree,
+kept as per-AS sets of "who forwards to me" — can change outcome, and all of them take i's new outcome.
+So an update walks forward from i to a terminal (a few hops) and, only if i's outcome changed, down
+its in-tree. The counts of each outcome are kept as it goes; the timeline gets a row only when they
+change.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .policy import ORIGIN
+
+ATTACKER, VICTIM, DISCONNECTED, LOOP = 0, 1, 2, 3
+OUTCOMES = ("attacker", "victim", "disconnected", "loop")
+
+
+class Forwarding:
+    """`loc` is the engine's per-prefix Loc-RIB list; `covering` the indices of the prefixes that cover
+    the target, most specific first. `weights` (one per AS, any scale) weight the traffic of source
+    ASes; the attacker and the victim are not sources."""
+
+    def __init__(self, loc: list, covering: list[int], n: int, attacker: int | None, victim: int | None,
+                 weights: np.ndarray):
+        self.loc = loc
+        self.covering = covering
+        self.n = n
+        self.attacker = -1 if attacker is None else attacker
+        self.victim = -1 if victim is None else victim
+        src = np.ones(n, dtype=bool)
+        for t in (self.attacker, self.victim):
+            if t >= 0:
+                src[t] = False
+        self.is_source = src.tolist()
+        self.sources = int(src.sum())
+        w = np.where(src, np.asarray(weights, dtype=float), 0.0)
+        total = w.sum()
+        self.weight = (w / total if total > 0 else w).tolist()
+        self.nh = [self._next_hop(i) for i in range(n)]
+        self.children: list[set | None] = [None] * n
+        for i, j in enumerate(self.nh):
+            if j >= 0 and j != i and not self._terminal_as(i):
+                self._child(j).add(i)
+        self.outcome = [-1] * n
+        for i in range(n):
+            self._resolve_all(i)
+        self.counts = [0, 0, 0, 0]
+        self.diverted = 0.0
+        for i in range(n):
+            if self.is_source[i]:
+                self.counts[self.outcome[i]] += 1
+                if self.outcome[i] == ATTACKER:
+                    self.diverted += self.weight[i]
+        self.changed_at = [None] * n  # time of each AS's last change of outcome
+        self.timeline: list[tuple] = []
+
+    def _child(self, j: int) -> set:
+        c = self.children[j]
+        if c is None:
+            c = self.children[j] = set()
+        return c
+
+    def _terminal_as(self, i: int) -> bool:
+        return i == self.attacker or i == self.victim
+
+    def _next_hop(self, i: int) -> int:
+        """-1: no route; i: originates the prefix; else the neighbour packets go to."""
+        for p in self.covering:
+            e = self.loc[p][i]
+            if e is not None:
+                return i if e[1] == ORIGIN else e[2][0]
+        return -1
+
+    def _terminal(self, i: int) -> int:
+        """The outcome if packets stop at i, else -1."""
+        if i == self.attacker:
+            return ATTACKER
+        if i == self.victim:
+            return VICTIM
+        j = self.nh[i]
+        if j < 0:
+            return DISCONNECTED
+        if j == i:
+            return VICTIM
+        return -1
+
+    def _resolve_all(self, i: int) -> None:
+        """Initial pass: follow next hops from i, memoising along the way."""
+        path = []
+        on_path = set()
+        j = i
+        while self.outcome[j] < 0:
+            t = self._terminal(j)
+            if t >= 0:
+                self.outcome[j] = t
+                break
+            if j in on_path:
+                out = LOOP
+                break
+            path.append(j)
+            on_path.add(j)
+            j = self.nh[j]
+        out = self.outcome[j] if self.outcome[j] >= 0 else LOOP
+        for k in path:
+            self.outcome[k] = out
+
+    def update(self, i: int, now: float) -> None:
+        """AS i's Loc-RIB for a covering prefix changed."""
+        nh = self._next_hop(i)
+        old = self.nh[i]
+        if nh == old:
+            return
+        self.nh[i] = nh
+        if self._terminal_as(i):
+            return
+        if old >= 0 and old != i:
+            self.children[old].discard(i)
+        if nh >= 0 and nh != i:
+            self._child(nh).add(i)
+        out = self._terminal(i)
+        if out < 0:
+            # Nodes on this walk that are not in i's in-tree have up-to-date outcomes; any that are
+            # lead back to i. So walk to a terminal, to i (a loop through i), or round another cycle.
+            seen = set()
+            j = nh
+            while True:
+                t = self._terminal(j)
+                if t >= 0:
+                    out = t
+                    break
+                if j == i or j in seen:
+                    out = LOOP
+                    break
+                seen.add(j)
+                j = self.nh[j]
+        if out == self.outcome[i]:
+            return
+        stack = [i]
+        visited = {i}
+        while stack:
+            k = stack.pop()
+            self._set(k, out, now)
+            kids = self.children[k]
+            if kids:
+                for c in kids:
+                    if c not in visited:
+                        visited.add(c)
+                        stack.append(c)
+        self._record(now)
+
+    def _set(self, k: int, out: int, now: float) -> None:
+        old = self.outcome[k]
+        if old == out:
+            return
+        self.outcome[k] = out
+        self.changed_at[k] = now
+        if self.is_source[k]:
+            self.counts[old] -= 1
+            self.counts[out] += 1
+            w = self.weight[k]
+            if old == ATTACKER:
+                self.diverted -= w
+            if out == ATTACKER:
+                self.diverted += w
+
+    def fractions(self) -> tuple[float, float, float, float]:
+        s = self.sources or 1
+        return tuple(c / s for c in self.counts)
+
+    def _record(self, now: float) -> None:
+        row = (now, *self.fractions(), max(0.0, self.diverted))
+        rows = self.timeline
+        if rows and rows[-1][0] == now:
+            rows[-1] = row
+            if len(rows) > 1 and rows[-2][1:] == row[1:]:
+                rows.pop()
+        elif not rows or rows[-1][1:] != row[1:]:
+            rows.append(row)
+
+    def start(self, now: float) -> None:
+        """The first timeline row, before anything happens."""
+        self.timeline.append((now, *self.fractions(), max(0.0, self.diverted)))
+
+    def final_diverted(self) -> float:
+        """Recomputed exactly from the final outcomes (the running sum accumulates rounding)."""
+        return float(sum(w for w, o, s in zip(self.weight, self.outcome, self.is_source) if s and o == ATTACKER))

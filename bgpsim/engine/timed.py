@@ -1,0 +1,383 @@
+"""Timed BGP: one speaker per AS, one session per link, on the event core.
+
+Per prefix, each AS keeps an Adj-RIB-In per neighbour, a Loc-RIB (its best route) and an Adj-RIB-Out
+(what it last sent to each neighbour). A route entry is `(key, rel, path)`: the preference key
+(smaller is better, see `bgpsim.policy`), the relationship it was learned over, and the AS path with
+the neighbour first. Keys are unique per AS (the next hop ends the key), so entries never tie.
+
+Timing (RFC 4271 section 9.2.1.1 for MRAI):
+* a message sent at t over a link with propagation delay d is handled by the receiver at
+  max(t + d, when the receiver is next idle) + a processing delay: each router serves its messages one
+  at a time, in the order they were sent, which also keeps every session FIFO;
+* announcements to a neighbour are rate-limited by a per-session MRAI timer (default 30 s, each start
+  jittered by a factor drawn from 0.75-1.0); changes made while it runs are sent, if still different
+  from what the neighbour last heard, when it expires; withdrawals go at once unless
+  `mrai_withdrawals` is set;
+* a sender does not advertise a route back to the neighbour it learned it from (the receiver would
+  drop it as a loop anyway); any other loop is dropped on import.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Leaker, Policy, standard_key
+from .events import EventQueue
+
+ORIGIN_KEY = (ORIGIN, 0, -1)
+
+
+@dataclass(frozen=True)
+class Delay:
+    """A delay distribution in seconds: uniform(low, high), constant(value) or exponential(mean)."""
+
+    kind: str = "uniform"
+    a: float = 0.0
+    b: float = 0.0
+
+    KINDS = ("uniform", "constant", "exponential")
+
+    def __post_init__(self):
+        if self.kind not in self.KINDS:
+            raise InputError(f"unknown delay distribution {self.kind!r} (valid: {', '.join(self.KINDS)})")
+        if self.a < 0 or self.b < 0 or (self.kind == "uniform" and self.b < self.a):
+            raise InputError(f"bad delay parameters for {self.kind}: {self.a}, {self.b}")
+
+    def __str__(self) -> str:
+        if self.kind == "uniform":
+            return f"uniform {self.a * 1000:g}-{self.b * 1000:g} ms"
+        if self.kind == "constant":
+            return f"constant {self.a * 1000:g} ms"
+        return f"exponential, mean {self.a * 1000:g} ms"
+
+    def sampler(self, rng: random.Random):
+        if self.kind == "uniform":
+            return lambda lo=self.a, span=self.b - self.a, r=rng.random: lo + span * r()
+        if self.kind == "constant":
+            return lambda v=self.a: v
+        return lambda rate=1.0 / self.a if self.a else 0.0, e=rng.expovariate: e(rate) if rate else 0.0
+
+    def sample_array(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        if self.kind == "uniform":
+            return rng.uniform(self.a, self.b, size)
+        if self.kind == "constant":
+            return np.full(size, self.a)
+        return rng.exponential(self.a, size)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The timed model's knobs; the defaults are documented in the README."""
+
+    mrai: float = 30.0
+    jitter: tuple[float, float] = (0.75, 1.0)
+    mrai_withdrawals: bool = False
+    link_delay: Delay = field(default_factory=lambda: Delay("uniform", 0.010, 0.050))
+    processing_delay: Delay = field(default_factory=lambda: Delay("uniform", 0.001, 0.010))
+
+
+class TimedEngine:
+    """The BGP speakers of every AS, driven by an EventQueue.
+
+    `on_change(i, p)` is called whenever AS i's Loc-RIB for prefix p changes.
+    """
+
+    def __init__(self, topo, prefixes: list, timing: Timing, seed: int, queue: EventQueue | None = None,
+                 policies: dict[int, Policy] | None = None, on_change=None):
+        self.topo = topo
+        self.prefixes = prefixes
+        self.timing = timing
+        self.q = queue if queue is not None else EventQueue()
+        n = topo.n
+        self.n = n
+        self.rng = random.Random(seed)
+        self._proc = timing.processing_delay.sampler(self.rng)
+        self.policy: list[Policy | None] = [None] * n
+        for i, pol in (policies or {}).items():
+            self.policy[i] = pol
+        self.on_change = on_change
+        self._groups = self._sessions(topo, timing, seed)
+        k = len(prefixes)
+        self.loc: list[list] = [[None] * n for _ in range(k)]
+        self.adv: list[list] = [[None] * n for _ in range(k)]  # (i,) + Loc-RIB path: what i sends
+        self.rib_in: list[list] = [[None] * n for _ in range(k)]
+        self.rib_out: list[list] = [[None] * n for _ in range(k)]
+        self.no_export: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
+        self._busy = [0.0] * n
+        self._mrai_until: list[dict | None] = [None] * n
+        self._pending: dict[tuple[int, int], list] = {}
+        self.down: set[tuple[int, int]] = set()
+        self.messages = 0
+        self.last_change = 0.0
+
+    @staticmethod
+    def _sessions(topo, timing: Timing, seed: int) -> list[tuple]:
+        """Per AS, three groups (customers, peers, providers): neighbour list, delay list, the
+        relationship the neighbour learns the route over, and what the neighbour is to us."""
+        rng = np.random.default_rng([seed, 0x6C696E6B])  # link delays: their own stream
+        pc, pp = topo.p2c.astype(np.int64), topo.p2p.astype(np.int64)
+        d_pc = timing.link_delay.sample_array(rng, len(pc))
+        d_pp = timing.link_delay.sample_array(rng, len(pp))
+        n = topo.n
+
+        def split(src, dst, delay):
+            order = np.lexsort((dst, src))
+            src, dst, delay = src[order], dst[order], delay[order]
+            bounds = np.searchsorted(src, np.arange(n + 1)).tolist()
+            d, w = dst.tolist(), delay.tolist()
+            return [d[bounds[i]:bounds[i + 1]] for i in range(n)], [w[bounds[i]:bounds[i + 1]] for i in range(n)]
+
+        cust, cust_d = split(pc[:, 0], pc[:, 1], d_pc)
+        prov, prov_d = split(pc[:, 1], pc[:, 0], d_pc)
+        peer, peer_d = split(np.concatenate([pp[:, 0], pp[:, 1]]), np.concatenate([pp[:, 1], pp[:, 0]]),
+                             np.concatenate([d_pp, d_pp]))
+        return [((cust[i], cust_d[i], PROVIDER, CUSTOMER), (peer[i], peer_d[i], PEER, PEER),
+                 (prov[i], prov_d[i], CUSTOMER, PROVIDER)) for i in range(n)]
+
+    def _session(self, i: int, j: int) -> tuple[float, int, int]:
+        for nbrs, delays, rel_at_j, j_is in self._groups[i]:
+            if j in nbrs:
+                return delays[nbrs.index(j)], rel_at_j, j_is
+        raise InputError(f"AS{self.topo.asns[i]} and AS{self.topo.asns[j]} are not neighbours")
+
+    # ---- receiving -------------------------------------------------------------------------
+
+    def _deliver(self, s: int, r: int, p: int, path, rel: int) -> None:
+        """AS r handles an UPDATE from s for prefix p: `path` announced, or None (withdrawn)."""
+        if self.down and (s, r) in self.down:
+            return  # the session died while the message was in flight
+        pol = self.policy[r]
+        if path is not None and (r in path or (pol is not None and not pol.accept(self.prefixes[p], path))):
+            path = None  # a loop or a rejected route withdraws whatever s sent before
+        ribs = self.rib_in[p]
+        rib = ribs[r]
+        loc = self.loc[p]
+        cur = loc[r]
+        if path is None:
+            if rib is None or s not in rib:
+                return
+            old = rib.pop(s)
+            if cur is not old:
+                return
+            new = min(rib.values()) if rib else None
+        else:
+            entry = ((rel, len(path), s) if pol is None else pol.key(rel, path), rel, path)
+            if rib is None:
+                rib = ribs[r] = {}
+            old = rib.get(s)
+            rib[s] = entry
+            if cur is None or entry < cur:
+                new = entry
+            elif cur is old:
+                new = min(rib.values())
+            else:
+                return
+        self._install(r, p, new)
+
+    def _install(self, r: int, p: int, new) -> None:
+        self.loc[p][r] = new
+        self.adv[p][r] = None if new is None else (r,) + new[2]
+        self.last_change = self.q.now
+        if self.on_change is not None:
+            self.on_change(r, p)
+        self._export(r, p)
+
+    def _reselect(self, r: int, p: int) -> None:
+        cur = self.loc[p][r]
+        if cur is not None and cur[1] == ORIGIN:
+            return
+        rib = self.rib_in[p][r]
+        new = min(rib.values()) if rib else None
+        if new is not cur:
+            self._install(r, p, new)
+
+    # ---- sending ---------------------------------------------------------------------------
+
+    def _export(self, r: int, p: int) -> None:
+        """Bring every session of r up to date with r's Loc-RIB for p."""
+        out = self.adv[p][r]
+        sent = self.rib_out[p][r]
+        if out is None and not sent:
+            return
+        if sent is None:
+            sent = self.rib_out[p][r] = {}
+        cur = self.loc[p][r]
+        first_hop = cur[2][0] if out is not None and cur[2] else -1
+        pol = self.policy[r]
+        excl = self.no_export.get((p, r)) if self.no_export else None
+        down = self.down
+        for nbrs, delays, rel_at_j, j_is in self._groups[r]:
+            if out is None:
+                val = None
+                if not sent:
+                    return
+            elif pol is None:
+                val = out if cur[1] <= CUSTOMER or j_is == CUSTOMER else None
+            else:
+                val = out if pol.exports(cur[1], j_is) else None
+            for j, d in zip(nbrs, delays):
+                v = None if j == first_hop or (excl and j in excl) else val
+                prev = sent.get(j)
+                if prev is v or prev == v or (down and (r, j) in down):
+                    continue
+                self._offer(r, j, p, v, d, rel_at_j, j_is, sent)
+
+    def _offer(self, r, j, p, val, delay, rel_at_j, j_is, sent) -> None:
+        """Send now, or hold until the session's MRAI timer expires."""
+        now = self.q.now
+        mrai = self.timing.mrai
+        if mrai > 0 and (val is not None or self.timing.mrai_withdrawals):
+            timers = self._mrai_until[r]
+            if timers is None:
+                timers = self._mrai_until[r] = {}
+            if timers.get(j, -1.0) > now:
+                held = self._pending.get((r, j))
+                if held is None:
+                    self._pending[(r, j)] = [{p}, delay, rel_at_j, j_is]
+                    self.q.at(timers[j], self._mrai_expired, r, j)
+                else:
+                    held[0].add(p)
+                return
+            if val is not None:
+                timers[j] = now + mrai * self.rng.uniform(*self.timing.jitter)
+        self._transmit(r, j, p, val, delay, rel_at_j, sent)
+
+    def _transmit(self, r, j, p, val, delay, rel_at_j, sent) -> None:
+        if val is None:
+            sent.pop(j, None)
+        else:
+            sent[j] = val
+        t = self.q.now + delay
+        busy = self._busy[j]
+        if busy > t:
+            t = busy
+        t += self._proc()
+        self._busy[j] = t
+        self.messages += 1
+        self.q.at(t, self._deliver, r, j, p, val, rel_at_j)
+
+    def _mrai_expired(self, r: int, j: int) -> None:
+        held = self._pending.pop((r, j), None)
+        if held is None or (r, j) in self.down:
+            return
+        prefixes, delay, rel_at_j, j_is = held
+        announced = False
+        for p in sorted(prefixes):
+            val = self._wanted(r, j, p, j_is)
+            sent = self.rib_out[p][r]
+            prev = sent.get(j)
+            if prev is val or prev == val:
+                continue
+            self._transmit(r, j, p, val, delay, rel_at_j, sent)
+            announced = announced or val is not None
+        if announced and self.timing.mrai > 0:
+            self._mrai_until[r][j] = self.q.now + self.timing.mrai * self.rng.uniform(*self.timing.jitter)
+
+    def _wanted(self, r: int, j: int, p: int, j_is: int):
+        """What r's Adj-RIB-Out for p should hold for neighbour j now."""
+        out = self.adv[p][r]
+        if out is None:
+            return None
+        cur = self.loc[p][r]
+        if (cur[2] and cur[2][0] == j) or j in self.no_export.get((p, r), ()):
+            return None
+        pol = self.policy[r]
+        ok = cur[1] <= CUSTOMER or j_is == CUSTOMER if pol is None else pol.exports(cur[1], j_is)
+        return out if ok else None
+
+    # ---- what scenarios do -----------------------------------------------------------------
+
+    def originate(self, r: int, p: int, path: tuple = (), exclude=()) -> None:
+        """AS r announces prefix p as its own. `path` is what it claims to have heard (a forged
+        origin announces (victim,)); `exclude` lists neighbours it does not tell."""
+        if exclude:
+            self.no_export[(p, r)] = frozenset(exclude)
+        self._install(r, p, (ORIGIN_KEY, ORIGIN, tuple(path)))
+
+    def withdraw(self, r: int, p: int) -> None:
+        cur = self.loc[p][r]
+        if cur is None or cur[1] != ORIGIN:
+            return
+        self.no_export.pop((p, r), None)
+        rib = self.rib_in[p][r]
+        self._install(r, p, min(rib.values()) if rib else None)
+
+    def set_policy(self, r: int, policy: Policy | None) -> None:
+        """Change r's policy and re-advertise everything under it."""
+        self.policy[r] = policy
+        for p in range(len(self.prefixes)):
+            self._export(r, p)
+
+    def start_leak(self, r: int) -> None:
+        self.set_policy(r, Leaker())
+
+    def link_down(self, a: int, b: int) -> None:
+        self._session(a, b)  # must be neighbours
+        self.down |= {(a, b), (b, a)}
+        for x, y in ((a, b), (b, a)):
+            self._pending.pop((x, y), None)
+            if self._mrai_until[x]:
+                self._mrai_until[x].pop(y, None)
+        for p in range(len(self.prefixes)):
+            for x, y in ((a, b), (b, a)):
+                if self.rib_out[p][x]:
+                    self.rib_out[p][x].pop(y, None)
+                rib = self.rib_in[p][y]
+                if rib and x in rib:
+                    old = rib.pop(x)
+                    if self.loc[p][y] is old:
+                        self._reselect(y, p)
+
+    def link_up(self, a: int, b: int) -> None:
+        self.down -= {(a, b), (b, a)}
+        for p in range(len(self.prefixes)):
+            for x, y in ((a, b), (b, a)):
+                delay, rel_at_y, y_is = self._session(x, y)
+                val = self._wanted(x, y, p, y_is)
+                if val is not None:
+                    if self.rib_out[p][x] is None:
+                        self.rib_out[p][x] = {}
+                    self._transmit(x, y, p, val, delay, rel_at_y, self.rib_out[p][x])
+
+    def install(self, p: int, loc: list) -> None:
+        """Warm start: take a converged Loc-RIB for prefix p (one entry per AS, from the
+        converged-state solver) and fill the Adj-RIBs-In and -Out as if every update had been sent."""
+        self.loc[p] = list(loc)
+        adv = self.adv[p] = [None if e is None else (i,) + e[2] for i, e in enumerate(loc)]
+        rib_in, rib_out = self.rib_in[p], self.rib_out[p]
+        prefix = self.prefixes[p]
+        for i, out in enumerate(adv):
+            if out is None:
+                continue
+            e = loc[i]
+            first_hop = e[2][0] if e[2] else -1
+            pol_i = self.policy[i]
+            sent = rib_out[i] = {}
+            for nbrs, _, rel_at_j, j_is in self._groups[i]:
+                if not (e[1] <= CUSTOMER or j_is == CUSTOMER if pol_i is None else pol_i.exports(e[1], j_is)):
+                    continue
+                for j in nbrs:
+                    if j == first_hop or (i, j) in self.down:
+                        continue
+                    sent[j] = out
+                    pol = self.policy[j]
+                    if j in out or (pol is not None and not pol.accept(prefix, out)):
+                        continue
+                    rib = rib_in[j]
+                    if rib is None:
+                        rib = rib_in[j] = {}
+                    rib[i] = ((rel_at_j, len(out), i) if pol is None else pol.key(rel_at_j, out), rel_at_j, out)
+        # The solver's entries must be the very objects in the Adj-RIBs-In (selection compares identity).
+        for j, e in enumerate(loc):
+            if e is not None and e[1] != ORIGIN:
+                chosen = rib_in[j].get(e[2][0])
+                if chosen != e:
+                    raise AssertionError(f"warm start disagrees with the Adj-RIB-In at AS{self.topo.asns[j]}")
+                self.loc[p][j] = chosen
+
+
+__all__ = ["Delay", "Timing", "TimedEngine", "ORIGIN_KEY", "standard_key"]

@@ -1,0 +1,64 @@
+"""The output directory: result.json, ases.csv, timeline.csv, PNG figures, report.html.
+
+Everything is written into a temporary directory beside the target and renamed into place at the end,
+so a failed run leaves no half-written output behind.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .run import Run
+
+ASES_COLUMNS = ["asn", "name", "role", "outcome", "switched_at", "prefix", "path", "relationship"]
+TIMELINE_COLUMNS = ["time", "attacker", "victim", "disconnected", "loop", "diverted"]
+
+
+def result_json(run: Run) -> str:
+    return json.dumps(run.result, indent=1, sort_keys=False) + "\n"
+
+
+def write(run: Run, out: Path) -> Path:
+    from viz.figures import MAX_DRAWN_ASES, timeline_figure, topology_figure, traffic_figure
+    from viz.report import write_report
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
+        with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=ASES_COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(run.ases)
+        with open(tmp / "timeline.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(TIMELINE_COLUMNS)
+            w.writerows([round(x, 6) for x in row] for row in run.timeline)
+        r = run.result
+        figures = []
+        timeline_figure(run.timeline, r["marks"], tmp / "timeline.png", title=f"{r['scenario']['name']}: where traffic goes")
+        figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
+        traffic_figure(run.timeline, r["marks"], r["traffic"]["weighting"], tmp / "traffic.png")
+        figures.append((f"Share of traffic diverted to the attacker, weighted by {r['traffic']['weighting']}.", tmp / "traffic.png"))
+        if run.topo.n <= MAX_DRAWN_ASES:
+            topology_figure(run.topo, run.outcomes, r["attacker"], r["victim"], tmp / "topology.png",
+                            title="Where each AS's traffic goes at the end")
+            figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes at the end.", tmp / "topology.png"))
+        write_report(tmp / "report.html", r, run.ases, figures)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            os.replace(out, old / out.name)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out

@@ -1,0 +1,225 @@
+"""Run a scenario on the timed engine and collect what happened."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from rpki.rov import VRPTable
+
+from .dataplane import OUTCOMES, Forwarding
+from .engine.events import EventQueue
+from .engine.steady import converge
+from .engine.timed import TimedEngine
+from .errors import InputError
+from .policy import ORIGIN, ROV
+from .prefix import covers, halves, sub_prefix
+from .scenario import Scenario
+from .topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology
+from .weighting import weights
+
+REL_NAMES = {ORIGIN: "origin", CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
+
+
+@dataclass
+class Run:
+    """Everything a run produced: `result` is result.json; `ases` the rows of ases.csv."""
+
+    scenario: Scenario
+    topo: Topology
+    result: dict
+    ases: list[dict]
+    timeline: list[tuple]  # (time, attacker, victim, disconnected, loop, diverted)
+    outcomes: dict[int, str]  # ASN -> final outcome
+
+
+def _pick(rng: random.Random, candidates: list[int], avoid: set[int]) -> int:
+    pool = [c for c in candidates if c not in avoid]
+    if not pool:
+        raise InputError("no stub AS left to draw from")
+    return rng.choice(pool)
+
+
+def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
+    """Run `scn`. `progress(events, now)` is called now and then during the run."""
+    topo = topo or load_topology(scn.topology)
+    rng = random.Random(scn.seed)  # attacker, victim and adopters; the engine has its own stream
+    attack = scn.attack
+
+    # Who: ASNs from the scenario, or drawn from the stubs.
+    stubs = [int(topo.asns[i]) for i in topo.stubs()]
+    victim = scn.victim
+    attacker = attack.attacker if attack else None
+    if victim is None:
+        victim = _pick(rng, stubs, {attacker} if attacker else set())
+    if attack and attacker is None:
+        attacker = _pick(rng, stubs, {victim})
+    v = topo.idx(victim, "victim AS")
+    a = topo.idx(attacker, "attacker AS") if attacker is not None else None
+    if a is not None and a == v:
+        raise InputError(f"attacker and victim are the same AS ({victim})")
+
+    # What is announced: the victim's prefixes, the attacker's, the mitigation's, the events'.
+    kind = attack.kind if attack else None
+    attacked = None
+    if attack:
+        attacked = attack.prefix
+        if attacked is None:
+            attacked = sub_prefix(scn.prefixes[0]) if "subprefix" in kind else scn.prefixes[0]
+        elif kind in ("prefix", "forged-origin", "intercept") and attacked not in scn.prefixes:
+            raise InputError(f"a {kind} attack announces one of the victim's prefixes; {attacked} is not")
+        elif "subprefix" in kind and not any(covers(p, attacked) and p != attacked for p in scn.prefixes):
+            raise InputError(f"{attacked} is not more specific than a prefix of the victim")
+    mitigation = list(scn.mitigation.prefixes) if scn.mitigation else []
+    if scn.mitigation and not mitigation:
+        mitigation = halves(attacked if attacked is not None else scn.prefixes[0])
+    prefixes = list(dict.fromkeys(scn.prefixes + ([attacked] if attacked else []) + mitigation
+                                  + [e.prefix for e in scn.events if e.prefix is not None]))
+    pid = {p: k for k, p in enumerate(prefixes)}
+
+    # Where packets go: a host address in the most specific prefix of the attack.
+    target = scn.target
+    if target is None:
+        focus = attacked if attacked is not None else scn.prefixes[0]
+        target = focus.network_address + (1 if focus.num_addresses > 1 else 0)
+    covering = sorted((k for k, p in enumerate(prefixes) if p.version == target.version and target in p),
+                      key=lambda k: -prefixes[k].prefixlen)
+    if not covering:
+        raise InputError(f"target {target} is in none of the scenario's prefixes")
+
+    # Defence.
+    policies = {}
+    adopters: list[int] = []
+    if scn.defence:
+        if scn.defence.adopters is not None:
+            adopters = [topo.idx(x, "adopter AS") for x in scn.defence.adopters]
+        else:
+            others = [i for i in range(topo.n) if i != v and i != a]
+            adopters = sorted(rng.sample(others, round(scn.defence.adoption * len(others))) + [v])
+        adopters = [i for i in adopters if i != a]
+        rov = ROV(VRPTable(scn.roas), topo.asns.tolist())
+        policies = {i: rov for i in adopters}
+
+    w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
+
+    q = EventQueue()
+    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies)
+    announce_victim = kind != "squat"
+    start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if announce_victim else {}
+    for e in scn.events:
+        if e.type == "originate" and e.at == 0:
+            start_origins.setdefault(pid[e.prefix], {})[topo.idx(e.asn, "event AS")] = ()
+    if scn.warm_start:
+        for p, origins in start_origins.items():
+            engine.install(p, converge(topo, prefixes[p], origins, engine.policy))
+    else:
+        for p, origins in start_origins.items():
+            for i in origins:
+                q.at(0.0, engine.originate, i, p)
+
+    fwd = Forwarding(engine.loc, covering, topo.n, a, v, w)
+    watched = set(covering)
+    engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
+    fwd.start(0.0)
+
+    marks: list[dict] = []
+    label = {"leak": "leak starts", "intercept": "interception starts"}.get(kind, "attack starts")
+    if attack:
+        k_att = pid[attacked]
+        if kind == "leak":
+            q.at(attack.start, engine.start_leak, a)
+        elif kind in ("forged-origin", "forged-origin-subprefix"):
+            q.at(attack.start, engine.originate, a, k_att, (v,))
+        elif kind == "intercept":
+            def intercept():
+                # Keep the route toward the victim: do not tell the neighbour it goes through.
+                cur = engine.loc[k_att][a]
+                keep = [cur[2][0]] if cur is not None and cur[2] else []
+                engine.originate(a, k_att, (v,), exclude=keep)
+            q.at(attack.start, intercept)
+        else:
+            q.at(attack.start, engine.originate, a, k_att)
+        marks.append({"time": attack.start, "label": label})
+        if attack.stop is not None:
+            q.at(attack.stop, engine.set_policy, a, policies.get(a)) if kind == "leak" else q.at(attack.stop, engine.withdraw, a, k_att)
+            marks.append({"time": attack.stop, "label": "attack stops"})
+    if scn.mitigation:
+        for p in mitigation:
+            q.at(scn.mitigation.start, engine.originate, v, pid[p])
+        marks.append({"time": scn.mitigation.start, "label": "victim announces more-specifics"})
+    for e in scn.events:
+        if e.type == "originate" and not (e.at == 0 and scn.warm_start):
+            q.at(e.at, engine.originate, topo.idx(e.asn, "event AS"), pid[e.prefix])
+        elif e.type == "withdraw":
+            q.at(e.at, engine.withdraw, topo.idx(e.asn, "event AS"), pid[e.prefix])
+        elif e.type in ("link-down", "link-up"):
+            x, y = (topo.idx(s, "event AS") for s in e.link)
+            engine._session(x, y)  # fail early if they are not neighbours
+            q.at(e.at, engine.link_down if e.type == "link-down" else engine.link_up, x, y)
+            marks.append({"time": e.at, "label": f"link AS{e.link[0]}-AS{e.link[1]} {'fails' if e.type == 'link-down' else 'restored'}"})
+        if e.type in ("originate", "withdraw") and e.at > 0:
+            marks.append({"time": e.at, "label": f"AS{e.asn} {e.type}s {e.prefix}"})
+
+    q.run(until=scn.until, tick=progress)
+    if progress is not None:
+        progress(q.processed, q.now)
+
+    outcome = dict(zip(OUTCOMES, fwd.fractions()))
+    diverted = fwd.final_diverted()
+    asns = topo.asns.tolist()
+    ases = []
+    outcomes = {}
+    for i, asn in enumerate(asns):
+        entry, pfx = None, None
+        for k in covering:
+            if engine.loc[k][i] is not None:
+                entry, pfx = engine.loc[k][i], prefixes[k]
+                break
+        path = engine.adv[covering[0] if pfx is None else pid[pfx]][i]
+        out = OUTCOMES[fwd.outcome[i]]
+        outcomes[asn] = out
+        ases.append({
+            "asn": asn, "name": topo.names.get(asn, ""), "role": topo.roles.get(asn, ""), "outcome": out,
+            "switched_at": "" if fwd.changed_at[i] is None else round(fwd.changed_at[i], 6),
+            "prefix": "" if pfx is None else str(pfx),
+            "path": "" if path is None else " ".join(str(asns[x]) for x in path),
+            "relationship": "none" if entry is None else REL_NAMES[entry[1]],
+        })
+
+    result = {
+        "scenario": {
+            "name": scn.name, "description": scn.description, "source": scn.source,
+            "attack": None if not attack else {"kind": kind, "prefixes": [str(attacked)], "start": attack.start, "stop": attack.stop},
+            "mitigation": None if not scn.mitigation else {"start": scn.mitigation.start, "prefixes": [str(p) for p in mitigation]},
+            "defence": None if not scn.defence else {"policy": scn.defence.policy, "adopters": len(adopters)},
+            "timing": {"mrai": scn.timing.mrai, "mrai_jitter": list(scn.timing.jitter),
+                       "mrai_withdrawals": scn.timing.mrai_withdrawals, "link_delay": str(scn.timing.link_delay),
+                       "processing_delay": str(scn.timing.processing_delay), "warm_start": scn.warm_start},
+            "victim_prefixes": [str(p) for p in scn.prefixes],
+            "target": str(target),
+        },
+        "seed": scn.seed,
+        "topology": {"name": topo.name, "source": topo.source, "ases": topo.n, "links": topo.links},
+        "attacker": attacker, "victim": victim,
+        "events": q.processed, "messages": engine.messages,
+        "converged": not q,  # false when the run stopped at timing.until with events still queued
+        "converged_at": round(engine.last_change, 6),
+        "outcome": {k: round(x, 6) for k, x in outcome.items()},
+        "traffic": {"weighting": weighting_label, "diverted": round(diverted, 6)},
+        "marks": marks,
+        "timeline": [[round(r[0], 6), round(r[1], 6), round(r[2], 6)] for r in fwd.timeline],
+    }
+    if kind == "intercept":
+        result["interception"] = _interception(engine, fwd, pid[attacked], a, v, asns)
+    return Run(scn, topo, result, ases, fwd.timeline, outcomes)
+
+
+def _interception(engine, fwd, p, a, v, asns) -> dict:
+    """Does the attacker still have a working route to forward intercepted traffic to the victim?"""
+    rib = engine.rib_in[p][a] or {}
+    best = min(rib.values()) if rib else None
+    if best is None:
+        return {"route_to_victim": None, "delivered": False}
+    first = best[2][0]
+    return {"route_to_victim": " ".join(str(asns[x]) for x in (a,) + best[2]),
+            "delivered": first == v or fwd.outcome[first] == 1}

@@ -1,0 +1,316 @@
+"""Scenarios: who announces what and when, the attack, the mitigation, the defence.
+
+A scenario is written in TOML (see the README for every key) or built from command-line flags. The
+loader is strict: an unknown key or a bad value is an InputError naming the key and its line.
+ASNs stay ASNs here; `bgpsim.run` resolves them against the topology.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from rpki.rov import VRP
+
+from .engine.timed import Delay, Timing
+from .errors import InputError
+from .prefix import Address, Prefix, parse_address, parse_prefix
+from .tomlfile import TomlFile
+
+ATTACKS = ("prefix", "subprefix", "forged-origin", "forged-origin-subprefix", "squat", "leak", "intercept")
+ATTACK_HELP = {
+    "prefix": "the attacker originates the victim's prefix",
+    "subprefix": "the attacker originates a more-specific prefix inside the victim's",
+    "forged-origin": "the attacker announces the victim's prefix with path [attacker, victim]",
+    "forged-origin-subprefix": "a more-specific prefix with path [attacker, victim]",
+    "squat": "the attacker originates space the victim holds but does not announce",
+    "leak": "the attacker re-exports routes from its providers and peers to its other providers and peers",
+    "intercept": "forged-origin announcement to every neighbour but the one the attacker keeps for forwarding to the victim",
+}
+POLICIES = ("rov",)
+EVENT_TYPES = ("originate", "withdraw", "link-down", "link-up")
+WEIGHTINGS = ("uniform", "cone", "space")
+DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare
+
+
+@dataclass
+class Attack:
+    kind: str
+    attacker: int | None = None
+    start: float = 0.0
+    stop: float | None = None
+    prefix: Prefix | None = None  # what the attacker announces; derived from the victim's when None
+
+
+@dataclass
+class Mitigation:
+    start: float
+    prefixes: list[Prefix] = field(default_factory=list)  # empty: halves of the attacked prefix
+
+
+@dataclass
+class Defence:
+    policy: str
+    adopters: list[int] | None = None
+    adoption: float | None = None  # share of ASes drawn at random (seeded); the victim adopts, the attacker not
+
+
+@dataclass
+class Event:
+    at: float
+    type: str
+    asn: int | None = None
+    prefix: Prefix | None = None
+    link: tuple[int, int] | None = None
+
+
+@dataclass
+class Scenario:
+    name: str
+    topology: str
+    description: str = ""
+    source: str = "command line"
+    seed: int = 1
+    timing: Timing = field(default_factory=Timing)
+    warm_start: bool = True
+    until: float = math.inf
+    victim: int | None = None
+    prefixes: list[Prefix] = field(default_factory=list)  # the victim's, announced at t = 0
+    attack: Attack | None = None
+    mitigation: Mitigation | None = None
+    defence: Defence | None = None
+    roas: list[VRP] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    weighting: str = "uniform"  # uniform | cone | space | a CSV file of asn,weight
+    pfx2as: str | None = None  # prefix-to-AS table for weighting "space"
+    target: Address | None = None
+
+    def with_overrides(self, **kw) -> "Scenario":
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+
+# ---- TOML -------------------------------------------------------------------------------------
+
+TOP_KEYS = {"name", "description", "topology", "seed", "timing", "victim", "attack", "mitigation", "defence",
+            "roa", "event", "weighting", "target"}
+
+
+def _num(doc: TomlFile, value, *key, minimum: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < minimum:
+        raise doc.error(f"want a number >= {minimum:g}, got {value!r}", *key)
+    return float(value)
+
+
+def _asn(doc: TomlFile, value, *key) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**32:
+        raise doc.error(f"want an ASN (1..4294967295), got {value!r}", *key)
+    return value
+
+
+def _prefix(doc: TomlFile, value, *key) -> Prefix:
+    try:
+        return parse_prefix(value)
+    except InputError as e:
+        raise doc.error(e.message, *key) from None
+
+
+def _table(doc: TomlFile, data: dict, key: str, allowed: set[str]) -> dict | None:
+    t = data.get(key)
+    if t is None:
+        return None
+    if not isinstance(t, dict):
+        raise doc.error("want a table", key)
+    doc.check_keys(t, allowed, key)
+    return t
+
+
+def _delay(doc: TomlFile, value, *key) -> Delay:
+    """`{ distribution = "uniform", low = 0.01, high = 0.05 }`, `{ distribution = "constant", value = 0.02 }`
+    or `{ distribution = "exponential", mean = 0.03 }`, in seconds."""
+    if not isinstance(value, dict):
+        raise doc.error("want a table like { distribution = \"uniform\", low = 0.01, high = 0.05 }", *key)
+    kind = value.get("distribution")
+    params = {"uniform": ("low", "high"), "constant": ("value",), "exponential": ("mean",)}
+    if kind not in params:
+        raise doc.error(f"distribution: want one of {', '.join(params)}, got {kind!r}", *key)
+    doc.check_keys(value, {"distribution", *params[kind]}, *key)
+    for p in params[kind]:
+        if p not in value:
+            raise doc.error(f"missing {p!r}", *key)
+    vals = [_num(doc, value[p], *key, p) for p in params[kind]]
+    if kind == "uniform" and vals[1] < vals[0]:
+        raise doc.error("high must not be below low", *key)
+    return Delay(kind, vals[0], vals[1] if len(vals) > 1 else 0.0)
+
+
+def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
+    doc = TomlFile(path, text)
+    d = doc.data
+    doc.check_keys(d, TOP_KEYS)
+    base = Path(path).parent
+
+    name = d.get("name", Path(path).stem)
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        raise doc.error("want a non-empty name without '/'", "name")
+    description = d.get("description", "")
+    if not isinstance(description, str):
+        raise doc.error("want a string", "description")
+    topo = d.get("topology")
+    if not isinstance(topo, str):
+        raise doc.error("want the path of a topology file (TOML or CAIDA), relative to the scenario", "topology")
+    topo_path = topo if Path(topo).is_absolute() else str(base / topo)
+    seed = d.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise doc.error("want a non-negative integer", "seed")
+
+    scn = Scenario(name=name, description=description, topology=topo_path, source=doc.path, seed=seed)
+
+    if (t := _table(doc, d, "timing", {"mrai", "mrai_jitter", "mrai_withdrawals", "link_delay",
+                                        "processing_delay", "warm_start", "until"})) is not None:
+        kw = {}
+        if "mrai" in t:
+            kw["mrai"] = _num(doc, t["mrai"], "timing", "mrai")
+        if "mrai_jitter" in t:
+            j = t["mrai_jitter"]
+            if not (isinstance(j, list) and len(j) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in j)
+                    and 0 < j[0] <= j[1] <= 1):
+                raise doc.error("want [low, high] with 0 < low <= high <= 1", "timing", "mrai_jitter")
+            kw["jitter"] = (float(j[0]), float(j[1]))
+        if "mrai_withdrawals" in t:
+            if not isinstance(t["mrai_withdrawals"], bool):
+                raise doc.error("want true or false", "timing", "mrai_withdrawals")
+            kw["mrai_withdrawals"] = t["mrai_withdrawals"]
+        for key in ("link_delay", "processing_delay"):
+            if key in t:
+                kw[key] = _delay(doc, t[key], "timing", key)
+        scn.timing = Timing(**kw)
+        if "warm_start" in t:
+            if not isinstance(t["warm_start"], bool):
+                raise doc.error("want true or false", "timing", "warm_start")
+            scn.warm_start = t["warm_start"]
+        if "until" in t:
+            scn.until = _num(doc, t["until"], "timing", "until")
+
+    if (v := _table(doc, d, "victim", {"asn", "prefixes"})) is not None:
+        if "asn" in v:
+            scn.victim = _asn(doc, v["asn"], "victim", "asn")
+        prefixes = v.get("prefixes", [DEFAULT_PREFIX])
+        if not isinstance(prefixes, list) or not prefixes:
+            raise doc.error("want a list of prefixes", "victim", "prefixes")
+        scn.prefixes = [_prefix(doc, p, "victim", "prefixes") for p in prefixes]
+    else:
+        scn.prefixes = [parse_prefix(DEFAULT_PREFIX)]
+
+    if (a := _table(doc, d, "attack", {"kind", "attacker", "start", "stop", "prefix"})) is not None:
+        kind = a.get("kind")
+        if kind not in ATTACKS:
+            raise doc.error(f"want one of {', '.join(ATTACKS)}, got {kind!r}", "attack", "kind")
+        scn.attack = Attack(kind=kind)
+        if "attacker" in a:
+            scn.attack.attacker = _asn(doc, a["attacker"], "attack", "attacker")
+        scn.attack.start = _num(doc, a.get("start", 0.0), "attack", "start")
+        if "stop" in a:
+            scn.attack.stop = _num(doc, a["stop"], "attack", "stop")
+            if scn.attack.stop <= scn.attack.start:
+                raise doc.error("the attack must stop after it starts", "attack", "stop")
+        if "prefix" in a:
+            scn.attack.prefix = _prefix(doc, a["prefix"], "attack", "prefix")
+
+    if (m := _table(doc, d, "mitigation", {"start", "prefixes"})) is not None:
+        if "start" not in m:
+            raise doc.error("missing 'start' (seconds)", "mitigation")
+        scn.mitigation = Mitigation(start=_num(doc, m["start"], "mitigation", "start"))
+        prefixes = m.get("prefixes", [])
+        if not isinstance(prefixes, list):
+            raise doc.error("want a list of prefixes", "mitigation", "prefixes")
+        scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
+
+    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption"})) is not None:
+        pol = f.get("policy")
+        if pol not in POLICIES:
+            raise doc.error(f"want one of {', '.join(POLICIES)} (more defences come with the converged-state engine), got {pol!r}", "defence", "policy")
+        scn.defence = Defence(policy=pol)
+        if "adopters" in f and "adoption" in f:
+            raise doc.error("give adopters or adoption, not both", "defence", "adoption")
+        if "adopters" in f:
+            if not isinstance(f["adopters"], list):
+                raise doc.error("want a list of ASNs", "defence", "adopters")
+            scn.defence.adopters = [_asn(doc, x, "defence", "adopters") for x in f["adopters"]]
+        elif "adoption" in f:
+            share = _num(doc, f["adoption"], "defence", "adoption")
+            if share > 1:
+                raise doc.error("want a share between 0 and 1", "defence", "adoption")
+            scn.defence.adoption = share
+        else:
+            raise doc.error("give adopters (a list of ASNs) or adoption (a share 0..1)", "defence")
+
+    roas = d.get("roa", [])
+    if not isinstance(roas, list):
+        raise doc.error("want [[roa]] tables", "roa")
+    for i, r in enumerate(roas):
+        doc.check_keys(r, {"prefix", "asn", "max_length"}, "roa", i)
+        if "prefix" not in r or "asn" not in r:
+            raise doc.error("want prefix and asn", "roa", i)
+        pfx = _prefix(doc, r["prefix"], "roa", i, "prefix")
+        asn = r["asn"]
+        if isinstance(asn, bool) or not isinstance(asn, int) or not 0 <= asn < 2**32:
+            raise doc.error("want an ASN (0 for an AS0 ROA)", "roa", i, "asn")
+        ml = r.get("max_length", pfx.prefixlen)
+        if isinstance(ml, bool) or not isinstance(ml, int) or not pfx.prefixlen <= ml <= pfx.max_prefixlen:
+            raise doc.error(f"want {pfx.prefixlen}..{pfx.max_prefixlen}", "roa", i, "max_length")
+        scn.roas.append(VRP(pfx, ml, asn))
+
+    events = d.get("event", [])
+    if not isinstance(events, list):
+        raise doc.error("want [[event]] tables", "event")
+    for i, e in enumerate(events):
+        doc.check_keys(e, {"at", "type", "asn", "prefix", "link"}, "event", i)
+        typ = e.get("type")
+        if typ not in EVENT_TYPES:
+            raise doc.error(f"want one of {', '.join(EVENT_TYPES)}, got {typ!r}", "event", i, "type")
+        if "at" not in e:
+            raise doc.error("missing 'at' (seconds)", "event", i)
+        ev = Event(at=_num(doc, e["at"], "event", i, "at"), type=typ)
+        if typ in ("originate", "withdraw"):
+            if "asn" not in e or "prefix" not in e:
+                raise doc.error(f"{typ} needs asn and prefix", "event", i)
+            ev.asn = _asn(doc, e["asn"], "event", i, "asn")
+            ev.prefix = _prefix(doc, e["prefix"], "event", i, "prefix")
+        else:
+            link = e.get("link")
+            if not (isinstance(link, list) and len(link) == 2):
+                raise doc.error("want link = [ASN, ASN]", "event", i, "link")
+            ev.link = (_asn(doc, link[0], "event", i, "link"), _asn(doc, link[1], "event", i, "link"))
+        scn.events.append(ev)
+
+    if "weighting" in d:
+        w = d["weighting"]
+        if isinstance(w, str):
+            scn.weighting = w if w in WEIGHTINGS else str(base / w)
+        elif isinstance(w, dict):
+            doc.check_keys(w, {"kind", "file", "pfx2as"}, "weighting")
+            kind = w.get("kind")
+            if kind not in (*WEIGHTINGS, "file"):
+                raise doc.error(f"want one of {', '.join(WEIGHTINGS)}, file; got {kind!r}", "weighting", "kind")
+            if kind == "file":
+                if not isinstance(w.get("file"), str):
+                    raise doc.error("want the path of a CSV of asn,weight", "weighting", "file")
+                scn.weighting = str(base / w["file"])
+            else:
+                scn.weighting = kind
+            if "pfx2as" in w:
+                if not isinstance(w["pfx2as"], str):
+                    raise doc.error("want a path", "weighting", "pfx2as")
+                scn.pfx2as = str(base / w["pfx2as"])
+        else:
+            raise doc.error("want uniform, cone, space, a CSV file name, or a table", "weighting")
+    if scn.weighting == "space" and scn.pfx2as is None:
+        raise doc.error("weighting 'space' needs pfx2as = a prefix-to-AS table", "weighting")
+
+    if "target" in d:
+        try:
+            scn.target = parse_address(d["target"])
+        except InputError as e:
+            raise doc.error(e.message, "target") from None
+    return scn

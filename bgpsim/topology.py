@@ -1,0 +1,368 @@
+"""The AS graph: ASes, provider-customer and peer links.
+
+ASes are indexed 0..n-1 in ascending ASN order, so comparing indices compares ASNs (the routing
+model's final tie-break is the lowest next-hop ASN). Links are kept as arrays (for solvers and
+analysis) and, built on first use, as per-AS Python lists (for the event engine's inner loop, where
+list iteration beats numpy indexing).
+
+Readers: CAIDA AS-relationship files, serial-1 (`a|b|rel`) and serial-2 (`a|b|rel|source`), plain,
+gzip or bzip2 (`read_caida`); the project's TOML topology with names and roles (`read_toml`).
+Both refuse self-links, conflicting duplicate links and provider-customer cycles, naming the lines.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+
+MAX_ASN = 2**32 - 1
+
+# Relationship of a neighbour, as seen from the AS that holds the route. The order is the routing
+# model's preference: routes from customers before peers before providers.
+CUSTOMER, PEER, PROVIDER = 1, 2, 3
+
+
+@dataclass(eq=False)
+class Topology:
+    asns: np.ndarray  # int64, ascending
+    p2c: np.ndarray  # (m, 2) int32 indices: provider, customer
+    p2p: np.ndarray  # (k, 2) int32 indices, each peering once
+    source: str = ""
+    name: str = ""
+    names: dict[int, str] = field(default_factory=dict)  # ASN -> display name
+    roles: dict[int, str] = field(default_factory=dict)  # ASN -> role (tier-1, transit, stub...)
+    clique: list[int] = field(default_factory=list)  # CAIDA header "input clique"
+    ixps: list[int] = field(default_factory=list)  # CAIDA header "IXP ASes"
+
+    def __eq__(self, other) -> bool:
+        """The same ASes and the same links (names, roles and headers aside)."""
+        if not isinstance(other, Topology):
+            return NotImplemented
+        canon = lambda pp: np.unique(np.sort(pp, axis=1), axis=0) if len(pp) else pp.reshape(0, 2)
+        return (np.array_equal(self.asns, other.asns) and np.array_equal(np.unique(self.p2c, axis=0), np.unique(other.p2c, axis=0))
+                and np.array_equal(canon(self.p2p), canon(other.p2p)))
+
+    @property
+    def n(self) -> int:
+        return len(self.asns)
+
+    @property
+    def links(self) -> int:
+        return len(self.p2c) + len(self.p2p)
+
+    @cached_property
+    def index(self) -> dict[int, int]:
+        return {int(a): i for i, a in enumerate(self.asns)}
+
+    def idx(self, asn: int, what: str = "AS") -> int:
+        """Index of an ASN, or an InputError saying it is not in the graph."""
+        try:
+            return self.index[asn]
+        except KeyError:
+            raise InputError(f"{what} {asn} is not in the topology ({self.source or self.name})") from None
+
+    def _lists(self, pairs: np.ndarray, col_from: int) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in range(self.n)]
+        for a, b in pairs[:, [col_from, 1 - col_from]].tolist():
+            out[a].append(b)
+        for lst in out:
+            lst.sort()
+        return out
+
+    @cached_property
+    def customers(self) -> list[list[int]]:
+        return self._lists(self.p2c, 0)
+
+    @cached_property
+    def providers(self) -> list[list[int]]:
+        return self._lists(self.p2c, 1)
+
+    @cached_property
+    def peers(self) -> list[list[int]]:
+        both = np.concatenate([self.p2p, self.p2p[:, ::-1]]) if len(self.p2p) else self.p2p
+        return self._lists(both, 0)
+
+    def degree(self, i: int) -> int:
+        return len(self.customers[i]) + len(self.peers[i]) + len(self.providers[i])
+
+    def relationship(self, i: int, j: int) -> int | None:
+        """What j is to i: CUSTOMER, PEER, PROVIDER, or None when not linked."""
+        for rel, lst in ((CUSTOMER, self.customers[i]), (PEER, self.peers[i]), (PROVIDER, self.providers[i])):
+            if j in lst:
+                return rel
+        return None
+
+    def stubs(self) -> list[int]:
+        """Indices of ASes with no customers."""
+        return [i for i, c in enumerate(self.customers) if not c]
+
+    @cached_property
+    def ranks(self) -> np.ndarray:
+        """Customer-to-provider rank: 0 for ASes without customers, else 1 + the highest customer rank."""
+        return _ranks(self.n, self.p2c)
+
+    @cached_property
+    def cone_sizes(self) -> np.ndarray:
+        """Customer-cone size of every AS (itself included), as CAIDA defines it."""
+        cones: list[set[int] | None] = [None] * self.n
+        sizes = np.ones(self.n, dtype=np.int64)
+        for i in np.argsort(self.ranks, kind="stable").tolist():
+            cust = self.customers[i]
+            if not cust:
+                continue
+            cone = {i}
+            for c in cust:
+                cone |= cones[c] if cones[c] is not None else {c}
+            cones[i] = cone
+            sizes[i] = len(cone)
+        return sizes
+
+    def label(self, asn: int) -> str:
+        return f"AS{asn} {self.names[asn]}" if asn in self.names else f"AS{asn}"
+
+
+def _ranks(n: int, p2c: np.ndarray, asns: np.ndarray | None = None, lines: np.ndarray | None = None,
+           source: str = "") -> np.ndarray:
+    """Kahn's algorithm bottom-up; a provider-customer cycle is an InputError naming its links."""
+    ncust = np.bincount(p2c[:, 0], minlength=n) if len(p2c) else np.zeros(n, dtype=np.int64)
+    providers: list[list[int]] = [[] for _ in range(n)]
+    for p, c in p2c.tolist():
+        providers[c].append(p)
+    rank = np.zeros(n, dtype=np.int64)
+    left = ncust.copy()
+    queue = deque(np.flatnonzero(ncust == 0).tolist())
+    done = 0
+    while queue:
+        c = queue.popleft()
+        done += 1
+        up = rank[c] + 1
+        for p in providers[c]:
+            if rank[p] < up:
+                rank[p] = up
+            left[p] -= 1
+            if left[p] == 0:
+                queue.append(p)
+    if done < n:
+        raise _cycle_error(p2c, left, asns, lines, source)
+    return rank
+
+
+def _cycle_error(p2c, left, asns, lines, source: str) -> InputError:
+    """Name one cycle among the ASes Kahn's algorithm could not finish (networkx finds it)."""
+    import networkx as nx
+
+    stuck = left > 0
+    g = nx.DiGraph()
+    for k, (p, c) in enumerate(p2c.tolist()):
+        if stuck[p] and stuck[c]:
+            g.add_edge(p, c, k=k)
+    cycle = nx.find_cycle(g)
+    name = (lambda i: f"AS{asns[i]}") if asns is not None else (lambda i: f"AS#{i}")
+    text = " -> ".join(name(u) for u, _ in cycle) + f" -> {name(cycle[0][0])}"
+    if lines is not None and len(lines):
+        text += " (lines " + ", ".join(str(int(lines[g.edges[e]["k"]])) for e in cycle) + ")"
+    return InputError(f"provider-customer cycle: {text}", source)
+
+
+def _open_text(path: Path) -> bytes:
+    """Whole file, decompressed by its magic number (gzip, bzip2, xz) or plain."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except FileNotFoundError:
+        raise InputError("no such file", str(path)) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", str(path)) from None
+    opener = {b"\x1f\x8b": gzip.open, b"BZ": bz2.open}.get(head[:2])
+    if head.startswith(b"\xfd7zXZ"):
+        opener = lzma.open
+    try:
+        with (opener or open)(path, "rb") as f:
+            return f.read()
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
+        raise InputError(f"cannot decompress: {e}", str(path)) from None
+
+
+def _parse_asn(text: bytes) -> int:
+    if not text.isdigit():
+        raise ValueError
+    asn = int(text)
+    if not 0 < asn <= MAX_ASN:
+        raise ValueError
+    return asn
+
+
+def read_caida(path: str | Path) -> Topology:
+    """Read a CAIDA AS-relationship file (serial-1 or serial-2; plain, .gz or .bz2).
+
+    Lines are `a|b|-1` (a is the provider of b) or `a|b|0` (peers); serial-2 adds `|source`.
+    Comment lines start with '#'; the headers '# input clique:' and '# IXP ASes:' are kept.
+    """
+    path = Path(path)
+    src = str(path)
+    data = _open_text(path)
+    clique: list[int] = []
+    ixps: list[int] = []
+    seen: dict[int, tuple[int, int]] = {}  # pair key -> (line, signed rel)
+    p2c: list[tuple[int, int]] = []
+    p2c_lines: list[int] = []
+    p2p: list[tuple[int, int]] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.rstrip(b"\r")
+        if not line:
+            continue
+        if line[0] == 0x23:  # '#'
+            for header, dest in ((b"# input clique:", clique), (b"# IXP ASes:", ixps)):
+                if line.startswith(header):
+                    try:
+                        dest.extend(_parse_asn(t) for t in line[len(header):].split())
+                    except ValueError:
+                        raise InputError(f"bad ASN in header {header.decode()!r}", src, number) from None
+            continue
+        parts = line.split(b"|")
+        if len(parts) not in (3, 4):
+            raise InputError(f"want 'AS|AS|rel' or 'AS|AS|rel|source', got {line[:60].decode(errors='replace')!r}", src, number)
+        try:
+            a = _parse_asn(parts[0])
+            b = _parse_asn(parts[1])
+        except ValueError:
+            raise InputError(f"want two ASNs in 1..{MAX_ASN}, got {line[:60].decode(errors='replace')!r}", src, number) from None
+        if parts[2] == b"-1":
+            rel = -1
+        elif parts[2] == b"0":
+            rel = 0
+        else:
+            raise InputError(f"want relationship -1 (provider|customer) or 0 (peers), got {parts[2].decode(errors='replace')!r}", src, number)
+        if a == b:
+            raise InputError(f"self-link AS{a}|AS{b}", src, number)
+        # One key per unordered pair; the sign records the direction of a provider-customer link.
+        key = (a << 32) | b if a < b else (b << 32) | a
+        signed = 0 if rel == 0 else (1 if a < b else -1)
+        if key in seen:
+            first, prev = seen[key]
+            if prev == signed:
+                continue  # the same link twice: harmless
+            raise InputError(f"conflicting duplicate link AS{a}-AS{b} (first given on line {first})", src, number)
+        seen[key] = (number, signed)
+        if rel == -1:
+            p2c.append((a, b))
+            p2c_lines.append(number)
+        else:
+            p2p.append((a, b))
+    return _build(p2c, p2p, src, np.array(p2c_lines, dtype=np.int64), clique=clique, ixps=ixps, name=path.name)
+
+
+def _build(p2c_asn, p2p_asn, source, p2c_lines=None, **extra) -> Topology:
+    pc = np.array(p2c_asn, dtype=np.int64).reshape(-1, 2)
+    pp = np.array(p2p_asn, dtype=np.int64).reshape(-1, 2)
+    asns = np.unique(np.concatenate([pc.ravel(), pp.ravel(), np.array(extra.pop("lonely", []), dtype=np.int64)]))
+    if len(asns) == 0:
+        raise InputError("no links", source)
+    pci = np.searchsorted(asns, pc).astype(np.int32)
+    ppi = np.searchsorted(asns, pp).astype(np.int32)
+    ranks = _ranks(len(asns), pci, asns, p2c_lines, source)
+    topo = Topology(asns=asns, p2c=pci, p2p=ppi, source=source, **extra)
+    topo.__dict__["ranks"] = ranks
+    return topo
+
+
+def read_toml(path: str | Path) -> Topology:
+    """Read the project's topology format: one `[[as]]` table per AS.
+
+    ```toml
+    name = "Teaching Internet"
+    [[as]]
+    asn = 64500
+    name = "Northwind Transit"
+    role = "transit"
+    providers = [64496, 64497]   # this AS is their customer
+    peers = [64501]
+    ```
+    A link may be written on either end (or both, if they agree).
+    """
+    from .tomlfile import TomlFile
+
+    doc = TomlFile(path)
+    src = doc.path
+    doc.check_keys(doc.data, {"name", "description", "as"})
+    entries = doc.data.get("as")
+    if not isinstance(entries, list) or not entries:
+        raise doc.error("want one or more [[as]] tables", "as")
+    names: dict[int, str] = {}
+    roles: dict[int, str] = {}
+    p2c: list[tuple[int, int]] = []
+    p2c_lines: list[int] = []
+    p2p: list[tuple[int, int]] = []
+    seen: dict[tuple[int, int], tuple[int, str]] = {}
+    declared: list[int] = []
+
+    def link(a: int, b: int, kind: str, line: int | None) -> None:
+        # kind: "p2c" (a provider of b) or "p2p"; stored once per unordered pair
+        if a == b:
+            raise InputError(f"self-link AS{a}|AS{b}", src, line)
+        key = (min(a, b), max(a, b))
+        signed = kind if kind == "p2p" else ("down" if a < b else "up")
+        if key in seen:
+            first, prev = seen[key]
+            if prev != signed:
+                raise InputError(f"conflicting duplicate link AS{a}-AS{b} (first given on line {first})", src, line)
+            return
+        seen[key] = (line or 0, signed)
+        if kind == "p2c":
+            p2c.append((a, b))
+            p2c_lines.append(line or 0)
+        else:
+            p2p.append((a, b))
+
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise doc.error("want [[as]] tables", "as", i)
+        doc.check_keys(entry, {"asn", "name", "role", "providers", "customers", "peers"}, "as", i)
+        asn = entry.get("asn")
+        if not isinstance(asn, int) or isinstance(asn, bool) or not 0 < asn <= MAX_ASN:
+            raise doc.error(f"want an ASN in 1..{MAX_ASN}", "as", i, "asn")
+        if asn in names or asn in declared:
+            raise doc.error(f"AS{asn} declared twice", "as", i, "asn")
+        declared.append(asn)
+        for key in ("name", "role"):
+            if key in entry and not isinstance(entry[key], str):
+                raise doc.error("want a string", "as", i, key)
+        if "name" in entry:
+            names[asn] = entry["name"]
+        if "role" in entry:
+            roles[asn] = entry["role"]
+        for key in ("providers", "customers", "peers"):
+            others = entry.get(key, [])
+            line = doc.line("as", i, key)
+            if not isinstance(others, list) or not all(isinstance(o, int) and not isinstance(o, bool) and 0 < o <= MAX_ASN for o in others):
+                raise doc.error("want a list of ASNs", "as", i, key)
+            for other in others:
+                if key == "providers":
+                    link(other, asn, "p2c", line)
+                elif key == "customers":
+                    link(asn, other, "p2c", line)
+                else:
+                    link(asn, other, "p2p", line)
+    undeclared = sorted({a for pair in p2c + p2p for a in pair} - set(declared))
+    if undeclared:
+        raise InputError(f"AS{undeclared[0]} is linked but has no [[as]] table", src)
+    name = doc.data.get("name", Path(path).stem)
+    if not isinstance(name, str):
+        raise doc.error("want a string", "name")
+    return _build(p2c, p2p, src, np.array(p2c_lines, dtype=np.int64), names=names, roles=roles, name=name,
+                  lonely=declared)
+
+
+def load_topology(path: str | Path) -> Topology:
+    """A TOML topology (by its .toml suffix) or a CAIDA AS-relationship file."""
+    return read_toml(path) if str(path).endswith(".toml") else read_caida(path)
