@@ -153,7 +153,10 @@ def _summary(run, out: Path, wall: float) -> str:
     o = r["outcome"]
     state = f"settled at t = {r['converged_at']:.1f} s" if r["converged"] else f"stopped at t = {r['converged_at']:.1f} s before settling"
     lines.append(f"  routing {state}: {r['events']:,} events, {r['messages']:,} messages ({wall:.1f} s wall)")
-    lines.append(f"  traffic to {r['scenario']['target']}: attacker {pct(o['attacker'])}, victim {pct(o['victim'])}, "
+    if att and r["peak"]["attacker"] > o["attacker"]:
+        lines.append(f"  at the peak (t = {r['peak']['at']:.1f} s) {pct(r['peak']['attacker'])} of source ASes "
+                     f"sent their traffic to the attacker")
+    lines.append(f"  at the end, traffic to {r['scenario']['target']}: attacker {pct(o['attacker'])}, victim {pct(o['victim'])}, "
                  f"disconnected {pct(o['disconnected'])}, loop {pct(o['loop'])} of source ASes")
     lines.append(f"  diverted traffic ({r['traffic']['weighting']}): {pct(r['traffic']['diverted'])}")
     lines.append(f"  report: {out / 'report.html'}")

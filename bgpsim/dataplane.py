@@ -21,6 +21,7 @@ from .policy import ORIGIN
 
 ATTACKER, VICTIM, DISCONNECTED, LOOP = 0, 1, 2, 3
 OUTCOMES = ("attacker", "victim", "disconnected", "loop")
+MAX_DRAWN_ASES = 60  # graphs this small get a topology drawing, and so a snapshot of the peak
 
 
 class Forwarding:
@@ -29,7 +30,7 @@ class Forwarding:
     ASes; the attacker and the victim are not sources."""
 
     def __init__(self, loc: list, covering: list[int], n: int, attacker: int | None, victim: int | None,
-                 weights: np.ndarray):
+                 weights: np.ndarray, snapshot_peak: bool = False):
         self.loc = loc
         self.covering = covering
         self.n = n
@@ -60,7 +61,13 @@ class Forwarding:
                 if self.outcome[i] == ATTACKER:
                     self.diverted += self.weight[i]
         self.changed_at = [None] * n  # time of each AS's last change of outcome
+        self.attacker_at = [None] * n  # first time each AS's traffic reached the attacker
         self.timeline: list[tuple] = []
+        # The worst moment: most source ASes at the attacker (first time reached), most traffic diverted.
+        self.peak = (self.counts[ATTACKER], 0.0)
+        self.peak_diverted = self.diverted
+        self.snapshot_peak = snapshot_peak  # keep every AS's outcome at the peak (small graphs: for drawing)
+        self.peak_outcome = list(self.outcome) if snapshot_peak else None
 
     def _child(self, j: int) -> set:
         c = self.children[j]
@@ -162,6 +169,8 @@ class Forwarding:
             return
         self.outcome[k] = out
         self.changed_at[k] = now
+        if out == ATTACKER and self.attacker_at[k] is None:
+            self.attacker_at[k] = now
         if self.is_source[k]:
             self.counts[old] -= 1
             self.counts[out] += 1
@@ -176,6 +185,12 @@ class Forwarding:
         return tuple(c / s for c in self.counts)
 
     def _record(self, now: float) -> None:
+        if self.counts[ATTACKER] > self.peak[0]:
+            self.peak = (self.counts[ATTACKER], now)
+            if self.snapshot_peak:
+                self.peak_outcome = list(self.outcome)
+        if self.diverted > self.peak_diverted:
+            self.peak_diverted = self.diverted
         row = (now, *self.fractions(), max(0.0, self.diverted))
         rows = self.timeline
         if rows and rows[-1][0] == now:

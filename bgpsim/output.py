@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .run import Run
 
-ASES_COLUMNS = ["asn", "name", "role", "outcome", "switched_at", "prefix", "path", "relationship"]
+ASES_COLUMNS = ["asn", "name", "role", "outcome", "attacker_at", "switched_at", "prefix", "path", "relationship"]
 TIMELINE_COLUMNS = ["time", "attacker", "victim", "disconnected", "loop", "diverted"]
 
 
@@ -30,6 +30,9 @@ def write(run: Run, out: Path) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; the output is an ordinary directory
     try:
         (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
         with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
@@ -42,14 +45,22 @@ def write(run: Run, out: Path) -> Path:
             w.writerows([round(x, 6) for x in row] for row in run.timeline)
         r = run.result
         figures = []
-        timeline_figure(run.timeline, r["marks"], tmp / "timeline.png", title=f"{r['scenario']['name']}: where traffic goes")
+        end = r["converged_at"]
+        timeline_figure(run.timeline, r["marks"], tmp / "timeline.png", title=f"{r['scenario']['name']}: where traffic goes", end=end)
         figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
-        traffic_figure(run.timeline, r["marks"], r["traffic"]["weighting"], tmp / "traffic.png")
-        figures.append((f"Share of traffic diverted to the attacker, weighted by {r['traffic']['weighting']}.", tmp / "traffic.png"))
+        traffic_figure(run.timeline, r["marks"], r["traffic"]["weighting"], tmp / "traffic.png", end=end)
+        w = r["traffic"]["weighting"]
+        figures.append(("Share of traffic diverted to the attacker. Every source AS counts the same here, so this is the "
+                        "red line of the figure above; --weighting cone or space weighs ASes by size."
+                        if w == "uniform" else f"Share of traffic diverted to the attacker, each AS weighted by {w}.", tmp / "traffic.png"))
         if run.topo.n <= MAX_DRAWN_ASES:
+            peak = None
+            if run.peak_outcomes is not None and r["peak"]["attacker"] > 0:
+                peak = {"time": r["peak"]["at"], "outcomes": run.peak_outcomes}
             topology_figure(run.topo, run.outcomes, r["attacker"], r["victim"], tmp / "topology.png",
-                            title="Where each AS's traffic goes at the end")
-            figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes at the end.", tmp / "topology.png"))
+                            title=f"At the end (t = {end:.1f} s)", peak=peak)
+            figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
+                            + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
         write_report(tmp / "report.html", r, run.ases, figures)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))

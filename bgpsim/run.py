@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from rpki.rov import VRPTable
 
-from .dataplane import OUTCOMES, Forwarding
+from .dataplane import MAX_DRAWN_ASES, OUTCOMES, Forwarding
 from .engine.events import EventQueue
 from .engine.steady import converge
 from .engine.timed import TimedEngine
@@ -31,6 +31,7 @@ class Run:
     ases: list[dict]
     timeline: list[tuple]  # (time, attacker, victim, disconnected, loop, diverted)
     outcomes: dict[int, str]  # ASN -> final outcome
+    peak_outcomes: dict[int, str] | None = None  # ASN -> outcome at the peak (graphs small enough to draw)
 
 
 def _pick(rng: random.Random, candidates: list[int], avoid: set[int]) -> int:
@@ -117,7 +118,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
             for i in origins:
                 q.at(0.0, engine.originate, i, p)
 
-    fwd = Forwarding(engine.loc, covering, topo.n, a, v, w)
+    fwd = Forwarding(engine.loc, covering, topo.n, a, v, w, snapshot_peak=topo.n <= MAX_DRAWN_ASES)
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
     fwd.start(0.0)
@@ -142,7 +143,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
         marks.append({"time": attack.start, "label": label})
         if attack.stop is not None:
             q.at(attack.stop, engine.set_policy, a, policies.get(a)) if kind == "leak" else q.at(attack.stop, engine.withdraw, a, k_att)
-            marks.append({"time": attack.stop, "label": "attack stops"})
+            marks.append({"time": attack.stop, "label": "leak stops" if kind == "leak" else "attack stops"})
     if scn.mitigation:
         for p in mitigation:
             q.at(scn.mitigation.start, engine.originate, v, pid[p])
@@ -181,6 +182,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
         ases.append({
             "asn": asn, "name": topo.names.get(asn, ""), "role": topo.roles.get(asn, ""), "outcome": out,
             "switched_at": "" if fwd.changed_at[i] is None else round(fwd.changed_at[i], 6),
+            "attacker_at": "" if fwd.attacker_at[i] is None else round(fwd.attacker_at[i], 6),
             "prefix": "" if pfx is None else str(pfx),
             "path": "" if path is None else " ".join(str(asns[x]) for x in path),
             "relationship": "none" if entry is None else REL_NAMES[entry[1]],
@@ -206,12 +208,17 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
         "converged_at": round(engine.last_change, 6),
         "outcome": {k: round(x, 6) for k, x in outcome.items()},
         "traffic": {"weighting": weighting_label, "diverted": round(diverted, 6)},
+        "peak": {"attacker": round(fwd.peak[0] / (fwd.sources or 1), 6), "at": round(fwd.peak[1], 6),
+                 "diverted": round(max(0.0, fwd.peak_diverted), 6)},
         "marks": marks,
         "timeline": [[round(r[0], 6), round(r[1], 6), round(r[2], 6)] for r in fwd.timeline],
     }
     if kind == "intercept":
         result["interception"] = _interception(engine, fwd, pid[attacked], a, v, asns)
-    return Run(scn, topo, result, ases, fwd.timeline, outcomes)
+    peak = None
+    if fwd.peak_outcome is not None:
+        peak = {asn: OUTCOMES[o] for asn, o in zip(asns, fwd.peak_outcome)}
+    return Run(scn, topo, result, ases, fwd.timeline, outcomes, peak)
 
 
 def _interception(engine, fwd, p, a, v, asns) -> dict:

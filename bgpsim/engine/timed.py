@@ -11,8 +11,8 @@ Timing (RFC 4271 section 9.2.1.1 for MRAI):
   at a time, in the order they were sent, which also keeps every session FIFO;
 * announcements to a neighbour are rate-limited by a per-session MRAI timer (default 30 s, each start
   jittered by a factor drawn from 0.75-1.0); changes made while it runs are sent, if still different
-  from what the neighbour last heard, when it expires; withdrawals go at once unless
-  `mrai_withdrawals` is set;
+  from what the neighbour last heard, when it expires; withdrawals go at once and leave the timer
+  alone, unless `mrai_withdrawals` is set, when they are held and restart it like announcements;
 * a sender does not advertise a route back to the neighbour it learned it from (the receiver would
   drop it as a loop anyway); any other loop is dropped on import.
 """
@@ -242,8 +242,7 @@ class TimedEngine:
                 else:
                     held[0].add(p)
                 return
-            if val is not None:
-                timers[j] = now + mrai * self.rng.uniform(*self.timing.jitter)
+            timers[j] = now + mrai * self.rng.uniform(*self.timing.jitter)
         self._transmit(r, j, p, val, delay, rel_at_j, sent)
 
     def _transmit(self, r, j, p, val, delay, rel_at_j, sent) -> None:
@@ -273,7 +272,7 @@ class TimedEngine:
             if prev is val or prev == val:
                 continue
             self._transmit(r, j, p, val, delay, rel_at_j, sent)
-            announced = announced or val is not None
+            announced = announced or val is not None or self.timing.mrai_withdrawals
         if announced and self.timing.mrai > 0:
             self._mrai_until[r][j] = self.q.now + self.timing.mrai * self.rng.uniform(*self.timing.jitter)
 

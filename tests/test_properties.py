@@ -1,0 +1,101 @@
+"""Properties of converged routing on random Internet-like graphs (synthetic, from bgpsim.generate)."""
+
+import ipaddress
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bgpsim.engine.events import EventQueue
+from bgpsim.engine.steady import converge
+from bgpsim.engine.timed import Delay, TimedEngine, Timing
+from bgpsim.generate import internet_like
+from bgpsim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER, ROV
+from rpki.rov import VRP, VRPTable
+
+PREFIX = ipaddress.ip_network("10.0.0.0/16")
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def scenario(n, seed, origins_count, mrai, rov_share):
+    topo = internet_like(n, seed)
+    rnd = random.Random(seed)
+    origins = {i: () for i in rnd.sample(range(topo.n), origins_count)}
+    policies = {}
+    if rov_share:
+        legit = min(origins)
+        rov = ROV(VRPTable([VRP(PREFIX, 16, int(topo.asns[legit]))]), topo.asns.tolist())
+        policies = {i: rov for i in rnd.sample(range(topo.n), int(rov_share * topo.n))}
+    timing = Timing(mrai=mrai, link_delay=Delay("uniform", 0.001, 0.2), processing_delay=Delay("exponential", 0.01))
+    q = EventQueue()
+    engine = TimedEngine(topo, [PREFIX], timing, seed, q, policies)
+    for i in origins:
+        q.at(rnd.uniform(0, 5), engine.originate, i, 0)
+    q.run()
+    return topo, engine, origins
+
+
+def relation(topo, i, j):
+    return topo.relationship(i, j)
+
+
+graphs = dict(n=st.integers(5, 120), seed=st.integers(0, 10_000), origins_count=st.integers(1, 3),
+              mrai=st.sampled_from([0.0, 5.0, 30.0]), rov_share=st.sampled_from([0.0, 0.3]))
+
+
+@SETTINGS
+@given(**graphs)
+def test_timed_engine_converges_to_the_unique_stable_state(n, seed, origins_count, mrai, rov_share):
+    topo, engine, origins = scenario(n, seed, origins_count, mrai, rov_share)
+    assert engine.loc[0] == converge(topo, PREFIX, origins, engine.policy)
+
+
+@SETTINGS
+@given(**graphs)
+def test_converged_routes_are_loop_free_and_valley_free(n, seed, origins_count, mrai, rov_share):
+    topo, engine, origins = scenario(n, seed, origins_count, mrai, rov_share)
+    for i, path in enumerate(engine.adv[0]):
+        if path is None:
+            continue
+        assert len(set(path)) == len(path), f"loop in {path}"
+        assert path[-1] in origins or engine.loc[0][path[-1]][1] == ORIGIN
+        # Valley-free: zero or more customer->provider hops, at most one peer hop, then only
+        # provider->customer hops. Walk from the origin end toward i.
+        hops = [relation(topo, path[k + 1], path[k]) for k in range(len(path) - 1)]  # what path[k] is to path[k+1]
+        # hops[k] is the relationship of path[k] as seen from path[k+1] (the sender of the route to path[k]).
+        phase = 0  # 0: still going up, 1: crossed a peer link or started going down
+        for rel in reversed(hops):  # origin side first
+            assert rel is not None, f"{path} uses a non-link"
+            if rel == PROVIDER:  # path[k] is the sender's provider: the route went up
+                assert phase == 0, f"valley in {path}"
+            elif rel == PEER:
+                assert phase == 0, f"second peer hop or peer after down in {path}"
+                phase = 1
+            else:
+                phase = 1
+
+
+@SETTINGS
+@given(**graphs)
+def test_converged_state_is_stable(n, seed, origins_count, mrai, rov_share):
+    """No AS would change its mind given what its neighbours export to it now."""
+    topo, engine, origins = scenario(n, seed, origins_count, mrai, rov_share)
+    loc = engine.loc[0]
+    for i in range(topo.n):
+        if i in origins:
+            assert loc[i][1] == ORIGIN
+            continue
+        best = None
+        pol = engine.policy[i]
+        for j, rel in ([(c, CUSTOMER) for c in topo.customers[i]] + [(q, PEER) for q in topo.peers[i]]
+                       + [(p, PROVIDER) for p in topo.providers[i]]):
+            e = loc[j]
+            if e is None or not (e[1] <= CUSTOMER or rel == PROVIDER):
+                continue  # j exports only own and customer routes to non-customers
+            path = (j,) + e[2]
+            if i in path or (pol is not None and not pol.accept(PREFIX, path)):
+                continue
+            key = pol.key(rel, path) if pol else (rel, len(path), j)
+            if best is None or key < best[0]:
+                best = (key, rel, path)
+        assert loc[i] == best, f"AS index {i}: has {loc[i]}, best offered {best}"
