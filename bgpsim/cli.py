@@ -163,6 +163,33 @@ def _summary(run, out: Path, wall: float) -> str:
     return "\n".join(lines)
 
 
+class _Progress:
+    """A progress line on stderr for runs that last more than two seconds (a terminal only)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.started = time.perf_counter()
+        self.bar = None
+
+    def __call__(self, events: int, now: float) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.perf_counter() - self.started < 2.0:
+                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(file=sys.stderr, leave=False, initial=events, desc=f"t = {now:.1f} s simulated",
+                            bar_format="simulating: {n:,} events, {desc} [{elapsed}]")
+        self.bar.n = events
+        self.bar.set_description_str(f"t = {now:.1f} s simulated", refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def cmd_run(args) -> int:
     from . import output
     from .run import simulate
@@ -171,26 +198,12 @@ def cmd_run(args) -> int:
     scn = _scenario(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
     started = time.perf_counter()
-    bar = None
-    if not (args.quiet or args.json):
-        from tqdm import tqdm
-
-        bar = tqdm(desc="simulating", unit=" events", delay=2.0, file=sys.stderr, leave=False,
-                   disable=not sys.stderr.isatty(), bar_format="{desc}: {n:,} events, t = {postfix} [{elapsed}]",
-                   postfix="0.0 s")
+    progress = _Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
     topo = load_topology(scn.topology)
-
-    def progress(events: int, now: float) -> None:
-        if bar is not None:
-            bar.n = events
-            bar.postfix = f"{now:.1f} s"
-            bar.refresh()
-
     try:
         run = simulate(scn, topo, progress)
     finally:
-        if bar is not None:
-            bar.close()
+        progress.close()
     wall = time.perf_counter() - started
     output.write(run, out)
     if args.json:

@@ -157,3 +157,23 @@ def test_bad_flag_is_one_line(tmp_path):
 def test_caida_graph_rejects_unknown_victim(tmp_path, capsys):
     bad(["--topology", CAIDA_2025, "--attack", "subprefix", "--attacker", 17557, "--victim", 4200000000],
         capsys, tmp_path, "4200000000", "not in the topology")
+
+
+def test_progress_line_after_two_seconds(monkeypatch):
+    import io
+
+    from bgpsim import cli
+
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    p = cli._Progress(enabled=True)
+    p(20_000, 1.5)
+    assert buf.getvalue() == ""  # a short run shows nothing
+    p.started -= 5
+    p(40_000, 3.25)
+    p.close()
+    assert "simulating: 40,000 events, t = 3.2 s simulated" in buf.getvalue()
+    quiet = cli._Progress(enabled=False)
+    quiet.started -= 5
+    quiet(1, 1.0)
+    assert quiet.bar is None

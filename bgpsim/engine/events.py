@@ -29,7 +29,7 @@ class EventQueue:
         return len(self._heap)
 
     def run(self, until: float = math.inf, tick: Callable[[int, float], None] | None = None,
-            tick_every: int = 50_000) -> None:
+            tick_every: int = 20_000) -> None:
         """Process events in time order until the queue empties or the next event is after `until`.
         `tick(processed, now)` is called every `tick_every` events (for progress bars)."""
         heap, pop = self._heap, heapq.heappop
