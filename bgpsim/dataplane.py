@@ -33,7 +33,6 @@ class Forwarding:
                  weights: np.ndarray, snapshot_peak: bool = False):
         self.loc = loc
         self.covering = covering
-        self.n = n
         self.attacker = -1 if attacker is None else attacker
         self.victim = -1 if victim is None else victim
         src = np.ones(n, dtype=bool)

@@ -20,8 +20,9 @@ from __future__ import annotations
 from .topology import CUSTOMER, PEER, PROVIDER
 
 ORIGIN = 0  # the relationship class of an AS's own route: preferred over everything it learns
+ORIGIN_KEY = (ORIGIN, 0, -1)  # the preference key of an AS's own route: below every learned route's
 
-__all__ = ["ORIGIN", "CUSTOMER", "PEER", "PROVIDER", "Policy", "ROV", "Leaker", "standard_key", "exportable"]
+__all__ = ["ORIGIN", "ORIGIN_KEY", "CUSTOMER", "PEER", "PROVIDER", "Policy", "ROV", "Leaker", "standard_key", "exportable"]
 
 
 def standard_key(rel: int, path: tuple[int, ...]) -> tuple[int, int, int]:

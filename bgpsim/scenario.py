@@ -8,7 +8,7 @@ ASNs stay ASNs here; `bgpsim.run` resolves them against the topology.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rpki.rov import VRP
@@ -85,9 +85,6 @@ class Scenario:
     weighting: str = "uniform"  # uniform | cone | space | a CSV file of asn,weight
     pfx2as: str | None = None  # prefix-to-AS table for weighting "space"
     target: Address | None = None
-
-    def with_overrides(self, **kw) -> "Scenario":
-        return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
 
 # ---- TOML -------------------------------------------------------------------------------------

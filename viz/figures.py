@@ -10,8 +10,8 @@ disconnected grey, forwarding loop orange.
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 import textwrap
 from itertools import combinations
 from pathlib import Path
@@ -27,7 +27,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Patch  # noqa: E402
 from matplotlib.ticker import MaxNLocator, MultipleLocator, PercentFormatter  # noqa: E402
 
-from bgpsim.dataplane import MAX_DRAWN_ASES  # noqa: E402  (one limit for the drawing and the peak snapshot)
+from bgpsim.dataplane import MAX_DRAWN_ASES  # noqa: E402
+
+from . import write_atomic  # noqa: E402  (one limit for the drawing and the peak snapshot)
 
 COLOURS = {
     "attacker": "#d62728",
@@ -60,22 +62,10 @@ _MARK_COLOUR = "#333333"
 # --------------------------------------------------------------------------------------------- helpers
 
 def _save(fig: Figure, path: str | os.PathLike) -> Path:
-    """Save as PNG, byte-for-byte reproducible, via a temp file renamed into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=DPI, metadata={"Software": None})
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a figure is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    """Save as PNG, byte-for-byte reproducible (no Software stamp)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return write_atomic(path, buf.getvalue())
 
 
 def _columns(timeline: Iterable[Sequence[float]]) -> np.ndarray:

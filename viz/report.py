@@ -12,12 +12,12 @@ import base64
 import ipaddress
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import jinja2
 
+from . import write_atomic
 from .figures import COLOURS, OUTCOME_LABELS, weighting_text
 
 MAX_TABLE_ROWS = 200
@@ -702,18 +702,4 @@ def write_report(path: str | os.PathLike, result: Mapping[str, Any], ases: Seque
     switched_at, prefix, path, relationship), `figures` a list of (caption, png_path) embedded as data URIs.
     """
     html = render_report(result, ases, figures)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(html)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    return write_atomic(path, html.encode("utf-8"))

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Policy
-
-ORIGIN_KEY = (ORIGIN, 0, -1)
+from ..policy import CUSTOMER, ORIGIN, ORIGIN_KEY, PEER, PROVIDER, Policy
 
 
 def converge(topo, prefix, origins: dict[int, tuple], policy: list) -> list:

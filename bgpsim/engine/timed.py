@@ -25,10 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Leaker, Policy, standard_key
+from ..policy import CUSTOMER, ORIGIN, ORIGIN_KEY, PEER, PROVIDER, Leaker, Policy
 from .events import EventQueue
-
-ORIGIN_KEY = (ORIGIN, 0, -1)
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,6 @@ class TimedEngine:
         self.timing = timing
         self.q = queue if queue is not None else EventQueue()
         n = topo.n
-        self.n = n
         self.rng = random.Random(seed)
         self._proc = timing.processing_delay.sampler(self.rng)
         self.policy: list[Policy | None] = [None] * n
@@ -379,4 +376,4 @@ class TimedEngine:
                 self.loc[p][j] = chosen
 
 
-__all__ = ["Delay", "Timing", "TimedEngine", "ORIGIN_KEY", "standard_key"]
+__all__ = ["Delay", "Timing", "TimedEngine"]
