@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from rpki.rov import VRPTable
 
-from .dataplane import MAX_DRAWN_ASES, OUTCOMES, Forwarding
+from .dataplane import MAX_DRAWN_ASES, OUTCOMES, VICTIM, Forwarding
 from .engine.events import EventQueue
 from .engine.steady import converge
 from .engine.timed import TimedEngine
@@ -105,8 +105,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
 
     q = EventQueue()
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies)
-    announce_victim = kind != "squat"
-    start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if announce_victim else {}
+    # Announcements at t = 0: warm-started, or simulated from the start. (A squatter's victim announces nothing.)
+    start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if kind != "squat" else {}
     for e in scn.events:
         if e.type == "originate" and e.at == 0:
             start_origins.setdefault(pid[e.prefix], {})[topo.idx(e.asn, "event AS")] = ()
@@ -142,20 +142,23 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
             q.at(attack.start, engine.originate, a, k_att)
         marks.append({"time": attack.start, "label": label})
         if attack.stop is not None:
-            q.at(attack.stop, engine.set_policy, a, policies.get(a)) if kind == "leak" else q.at(attack.stop, engine.withdraw, a, k_att)
+            if kind == "leak":
+                q.at(attack.stop, engine.set_policy, a, policies.get(a))
+            else:
+                q.at(attack.stop, engine.withdraw, a, k_att)
             marks.append({"time": attack.stop, "label": "leak stops" if kind == "leak" else "attack stops"})
     if scn.mitigation:
         for p in mitigation:
             q.at(scn.mitigation.start, engine.originate, v, pid[p])
         marks.append({"time": scn.mitigation.start, "label": "victim announces more-specifics"})
     for e in scn.events:
-        if e.type == "originate" and not (e.at == 0 and scn.warm_start):
+        if e.type == "originate" and e.at > 0:  # those at t = 0 are in start_origins
             q.at(e.at, engine.originate, topo.idx(e.asn, "event AS"), pid[e.prefix])
         elif e.type == "withdraw":
             q.at(e.at, engine.withdraw, topo.idx(e.asn, "event AS"), pid[e.prefix])
         elif e.type in ("link-down", "link-up"):
             x, y = (topo.idx(s, "event AS") for s in e.link)
-            engine._session(x, y)  # fail early if they are not neighbours
+            engine.session(x, y)  # fail now, not mid-run, if they are not neighbours
             q.at(e.at, engine.link_down if e.type == "link-down" else engine.link_up, x, y)
             marks.append({"time": e.at, "label": f"link AS{e.link[0]}-AS{e.link[1]} {'fails' if e.type == 'link-down' else 'restored'}"})
         if e.type in ("originate", "withdraw") and e.at > 0:
@@ -229,4 +232,4 @@ def _interception(engine, fwd, p, a, v, asns) -> dict:
         return {"route_to_victim": None, "delivered": False}
     first = best[2][0]
     return {"route_to_victim": " ".join(str(asns[x]) for x in (a,) + best[2]),
-            "delivered": first == v or fwd.outcome[first] == 1}
+            "delivered": first == v or fwd.outcome[first] == VICTIM}

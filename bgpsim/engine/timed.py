@@ -135,7 +135,8 @@ class TimedEngine:
         return [((cust[i], cust_d[i], PROVIDER, CUSTOMER), (peer[i], peer_d[i], PEER, PEER),
                  (prov[i], prov_d[i], CUSTOMER, PROVIDER)) for i in range(n)]
 
-    def _session(self, i: int, j: int) -> tuple[float, int, int]:
+    def session(self, i: int, j: int) -> tuple[float, int, int]:
+        """The session i -> j: link delay, how j learns i's routes, what j is to i."""
         for nbrs, delays, rel_at_j, j_is in self._groups[i]:
             if j in nbrs:
                 return delays[nbrs.index(j)], rel_at_j, j_is
@@ -312,7 +313,7 @@ class TimedEngine:
         self.set_policy(r, Leaker())
 
     def link_down(self, a: int, b: int) -> None:
-        self._session(a, b)  # must be neighbours
+        self.session(a, b)  # must be neighbours
         self.down |= {(a, b), (b, a)}
         for x, y in ((a, b), (b, a)):
             self._pending.pop((x, y), None)
@@ -332,7 +333,7 @@ class TimedEngine:
         self.down -= {(a, b), (b, a)}
         for p in range(len(self.prefixes)):
             for x, y in ((a, b), (b, a)):
-                delay, rel_at_y, y_is = self._session(x, y)
+                delay, rel_at_y, y_is = self.session(x, y)
                 val = self._wanted(x, y, p, y_is)
                 if val is not None:
                     if self.rib_out[p][x] is None:
