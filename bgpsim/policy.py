@@ -9,25 +9,40 @@ The standard AS-level model of the literature (Gao & Rexford 2001; BGPy's conven
 * export (Gao-Rexford): own and customer routes to every neighbour; peer and provider routes to
   customers only.
 
-A `Policy` answers the three questions an AS asks of a route — accept it? how much do I prefer it?
-export it to this class of neighbour? — and both engines (timed and converged-state) ask the same
-objects, so a defence is written once. ASes with no policy follow the standard model, which the
-engines inline for speed; `Policy` itself is that model.
+A `Policy` is a defence deployed by a set of adopting ASes. It answers the questions an adopter asks
+of a route offered by a neighbour — accept it? how much do I prefer it? — from *route attributes*
+that travel with the path (its ROV state, the ASPA up- and down-ramps, the BGPsec signature chain,
+the OTC mark...). A policy says how an attribute starts at the origin (`start`) and how it changes
+when one more AS takes the route (`extend`); its rules (`accept`, `prefer`) read the attributes of
+the path as the neighbour sent it. Every method works on numpy arrays — the converged-state solver
+asks for thousands of offers at once — and on numpy scalars: the timed engine folds `extend` along a
+path it received (`check`). So each defence is written once and both engines use it.
+
+An offer is a `Candidate`: sender `S`, receiver `T`, `rel` (what S is to T: CUSTOMER, PEER, PROVIDER,
+or NOT_LINKED for the invented hops of a forged path), `n` (the length of the path S sends, S first)
+and `a` (that path's attributes).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from .topology import CUSTOMER, PEER, PROVIDER
 
 ORIGIN = 0  # the relationship class of an AS's own route: preferred over everything it learns
-ORIGIN_KEY = (ORIGIN, 0, -1)  # the preference key of an AS's own route: below every learned route's
+NOT_LINKED = -1  # "rel" of a hop that is no link of the graph: a forged part of an announced path
+ORIGIN_KEY = (ORIGIN, 0, 0, -1)  # the preference key of an AS's own route: below every learned route's
 
-__all__ = ["ORIGIN", "ORIGIN_KEY", "CUSTOMER", "PEER", "PROVIDER", "Policy", "ROV", "Leaker", "standard_key", "exportable"]
+__all__ = ["ORIGIN", "ORIGIN_KEY", "NOT_LINKED", "CUSTOMER", "PEER", "PROVIDER", "Candidate", "Policy",
+           "Leaker", "standard_key", "exportable"]
 
 
-def standard_key(rel: int, path: tuple[int, ...]) -> tuple[int, int, int]:
-    """Preference key, smaller is better: relationship, path length, next-hop ASN (index)."""
-    return (rel, len(path), path[0] if path else -1)
+def standard_key(rel: int, path: tuple[int, ...], pref: int = 0) -> tuple[int, int, int, int]:
+    """Preference key, smaller is better: relationship, the policy's preference (0 without one),
+    path length, next-hop ASN (index)."""
+    return (rel, pref, len(path), path[0] if path else -1)
 
 
 def exportable(route_rel: int, neighbour_rel: int) -> bool:
@@ -35,49 +50,108 @@ def exportable(route_rel: int, neighbour_rel: int) -> bool:
     return route_rel <= CUSTOMER or neighbour_rel == CUSTOMER
 
 
+@dataclass(slots=True)
+class Candidate:
+    """Routes offered: S sends T the path it announces (length n, attributes a); arrays or scalars."""
+
+    S: object
+    T: object
+    rel: object
+    n: object
+    a: dict
+
+
 class Policy:
-    """The standard model. Subclasses change one answer each."""
+    """The standard model, deployed by `adopters`; subclasses change `accept` or `prefer` and add
+    the attributes they need. `vrps` (an rpki.rov.VRPTable) gives every route its ROV state, the
+    attribute `invalid` (1 when RFC 6811 says invalid), which every policy carries."""
 
     name = "bgp"
 
-    def accept(self, prefix, path: tuple[int, ...]) -> bool:
-        """Import filter, after the loop check."""
-        return True
+    def __init__(self, topo, adopters=(), vrps=None):
+        self.topo = topo
+        self.adopter = np.zeros(topo.n if topo is not None else 0, dtype=bool)
+        self.adopter[np.asarray(list(adopters), dtype=np.int64)] = True
+        self.vrps = vrps
+        self._invalid: dict = {}
+        self._folds: dict = {}
 
-    def key(self, rel: int, path: tuple[int, ...]) -> tuple:
-        return standard_key(rel, path)
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}: {int(self.adopter.sum())} adopters>"
+
+    # ---- route attributes -------------------------------------------------------------------
+
+    def invalid(self, prefix, origin: int) -> int:
+        """1 when the route (prefix, origin index) is RPKI-invalid (RFC 6811), else 0."""
+        key = (prefix, origin)
+        bad = self._invalid.get(key)
+        if bad is None:
+            bad = 0
+            if self.vrps is not None:
+                from rpki.rov import INVALID_ASN, INVALID_LENGTH
+
+                bad = int(self.vrps.validate(prefix, int(self.topo.asns[origin])) in (INVALID_ASN, INVALID_LENGTH))
+            self._invalid[key] = bad
+        return bad
+
+    def start(self, prefix, origin: int) -> dict:
+        """Attributes of the path (origin,)."""
+        return {"invalid": self.invalid(prefix, origin)}
+
+    def extend(self, c: Candidate) -> dict:
+        """Attributes of the path T announces after taking S's: (T,) + S's path."""
+        return {"invalid": c.a["invalid"]}
+
+    # ---- rules (asked only for adopting receivers) --------------------------------------------
+
+    def accept(self, c: Candidate):
+        """Import filter, after the loop check."""
+        return np.ones(np.shape(c.S), dtype=bool) if np.ndim(c.S) else np.True_
+
+    def prefer(self, c: Candidate):
+        """Preference right after the relationship class: 0 best. The standard model has none."""
+        return np.zeros(np.shape(c.S), dtype=np.int64) if np.ndim(c.S) else 0
 
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return exportable(route_rel, neighbour_rel)
 
+    # ---- one route at a time (the timed engine) -------------------------------------------------
 
-class ROV(Policy):
-    """Route origin validation (RFC 6811) with the RFC 8481 drop-invalid policy: a route whose origin
-    is invalid for the declared VRPs is not imported. Not-found routes are kept."""
+    def attributes(self, prefix, path: tuple[int, ...]) -> dict:
+        """Attributes of an announced path (sender first), folding `extend` from the origin."""
+        key = (prefix, path)
+        a = self._folds.get(key)
+        if a is None:
+            a = self.start(prefix, path[-1])
+            rel_of = self.topo.relationship
+            for k in range(len(path) - 2, -1, -1):
+                s, t = path[k + 1], path[k]
+                rel = rel_of(t, s)
+                a = self.extend(Candidate(np.int64(s), np.int64(t), np.int64(NOT_LINKED if rel is None else rel),
+                                          np.int64(len(path) - 1 - k), a))
+            self._folds[key] = a
+        return a
 
-    name = "rov"
-
-    def __init__(self, vrps, asns):
-        self.vrps = vrps  # rpki.rov.VRPTable
-        self.asns = asns  # index -> ASN, to name the origin
-        self._cache: dict = {}
-
-    def accept(self, prefix, path) -> bool:
-        origin = path[-1]
-        ok = self._cache.get((prefix, origin))
-        if ok is None:
-            from rpki.rov import INVALID_ASN, INVALID_LENGTH
-
-            ok = self.vrps.validate(prefix, self.asns[origin]) not in (INVALID_ASN, INVALID_LENGTH)
-            self._cache[(prefix, origin)] = ok
-        return ok
+    def check(self, prefix, s: int, r: int, rel: int, path: tuple[int, ...]) -> int | None:
+        """Adopter r is offered `path` by s over `rel`: None to reject, else its `prefer` value."""
+        c = Candidate(np.int64(s), np.int64(r), np.int64(rel), np.int64(len(path)), self.attributes(prefix, path))
+        if not self.accept(c):
+            return None
+        return int(self.prefer(c))
 
 
 class Leaker(Policy):
     """A route leak (RFC 7908 type 1 and 4): re-export routes learned from a provider or peer to the
-    other providers and peers, as a misconfigured multihomed AS does."""
+    other providers and peers, as a misconfigured multihomed AS does. Not a defence: it imports as
+    the standard model does."""
 
     name = "leak"
+
+    def __init__(self):
+        super().__init__(None)
+
+    def check(self, prefix, s, r, rel, path) -> int:
+        return 0
 
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return True

@@ -9,10 +9,11 @@ from rpki.rov import VRPTable
 
 from .dataplane import MAX_DRAWN_ASES, OUTCOMES, VICTIM, Forwarding
 from .engine.events import EventQueue
-from .engine.steady import converge
+from .defences import defence
+from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
 from .errors import InputError
-from .policy import ORIGIN, ROV
+from .policy import ORIGIN
 from .prefix import covers, halves, sub_prefix
 from .scenario import Scenario
 from .topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology
@@ -90,6 +91,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
 
     # Defence.
     policies = {}
+    pol = None
     adopters: list[int] = []
     if scn.defence:
         if scn.defence.adopters is not None:
@@ -98,8 +100,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
             others = [i for i in range(topo.n) if i != v and i != a]
             adopters = sorted(rng.sample(others, round(scn.defence.adoption * len(others))) + [v])
         adopters = [i for i in adopters if i != a]
-        rov = ROV(VRPTable(scn.roas), topo.asns.tolist())
-        policies = {i: rov for i in adopters}
+        pol = defence(scn.defence.policy, topo, adopters, VRPTable(scn.roas))
+        policies = {i: pol for i in adopters}
 
     w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
 
@@ -112,7 +114,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
             start_origins.setdefault(pid[e.prefix], {})[topo.idx(e.asn, "event AS")] = ()
     if scn.warm_start:
         for p, origins in start_origins.items():
-            engine.install(p, converge(topo, prefixes[p], origins, engine.policy))
+            seeds = [Seed(i, path) for i, path in origins.items()]
+            engine.install(p, propagate(topo, prefixes[p], seeds, pol).entries())
     else:
         for p, origins in start_origins.items():
             for i in origins:

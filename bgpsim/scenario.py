@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rpki.rov import VRP
 
+from .defences import DEFENCES
 from .engine.timed import Delay, Timing
 from .errors import InputError
 from .prefix import Address, Prefix, parse_address, parse_prefix
@@ -28,7 +29,6 @@ ATTACK_HELP = {
     "leak": "the attacker re-exports routes from its providers and peers to its other providers and peers",
     "intercept": "forged-origin announcement to every neighbour but the one the attacker keeps for forwarding to the victim",
 }
-POLICIES = ("rov",)
 EVENT_TYPES = ("originate", "withdraw", "link-down", "link-up")
 WEIGHTINGS = ("uniform", "cone", "space")
 DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare
@@ -225,8 +225,8 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
 
     if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption"})) is not None:
         pol = f.get("policy")
-        if pol not in POLICIES:
-            raise doc.error(f"want one of {', '.join(POLICIES)} (more defences come with the converged-state engine), got {pol!r}", "defence", "policy")
+        if pol not in DEFENCES:
+            raise doc.error(f"want one of {', '.join(DEFENCES)}, got {pol!r}", "defence", "policy")
         scn.defence = Defence(policy=pol)
         if "adopters" in f and "adoption" in f:
             raise doc.error("give adopters or adoption, not both", "defence", "adoption")

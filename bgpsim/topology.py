@@ -102,6 +102,19 @@ class Topology:
                 return rel
         return None
 
+    @cached_property
+    def _link_keys(self) -> np.ndarray:
+        pairs = np.concatenate([self.p2c, self.p2p]).astype(np.int64)
+        return np.unique(np.concatenate([pairs[:, 0] * self.n + pairs[:, 1], pairs[:, 1] * self.n + pairs[:, 0]]))
+
+    def linked(self, a, b):
+        """Whether a and b (indices; arrays or scalars; -1 is no AS) share a link."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        key = a * self.n + b
+        keys = self._link_keys
+        pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+        return (a >= 0) & (b >= 0) & (len(keys) > 0) & (keys[pos] == key)
+
     def stubs(self) -> list[int]:
         """Indices of ASes with no customers."""
         return [i for i, c in enumerate(self.customers) if not c]

@@ -6,33 +6,40 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bgpsim.defences import DEFENCES, defence
 from bgpsim.engine.events import EventQueue
-from bgpsim.engine.steady import converge
+from bgpsim.engine.steady import Seed, propagate
 from bgpsim.engine.timed import Delay, TimedEngine, Timing
 from bgpsim.generate import internet_like
-from bgpsim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER, ROV
+from bgpsim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER
 from rpki.rov import VRP, VRPTable
 
 PREFIX = ipaddress.ip_network("10.0.0.0/16")
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def scenario(n, seed, origins_count, mrai, rov_share):
+def scenario(n, seed, origins_count, mrai, policy, forged=False):
+    """Random graph; 1-3 origins (the lowest holds the ROA); optionally the last one forges the path
+    [itself, first origin]; `policy` deployed by a random 30% of the ASes."""
     topo = internet_like(n, seed)
     rnd = random.Random(seed)
-    origins = {i: () for i in rnd.sample(range(topo.n), origins_count)}
-    policies = {}
-    if rov_share:
-        legit = min(origins)
-        rov = ROV(VRPTable([VRP(PREFIX, 16, int(topo.asns[legit]))]), topo.asns.tolist())
-        policies = {i: rov for i in rnd.sample(range(topo.n), int(rov_share * topo.n))}
+    chosen = rnd.sample(range(topo.n), origins_count)
+    legit = min(chosen)
+    origins = {i: () for i in chosen}
+    if forged and origins_count > 1:
+        origins[max(chosen)] = (legit,)
+    pol = None
+    if policy:
+        pol = defence(policy, topo, rnd.sample(range(topo.n), int(0.3 * topo.n)),
+                      VRPTable([VRP(PREFIX, 16, int(topo.asns[legit]))]))
+    policies = {i: pol for i in range(topo.n) if pol is not None and pol.adopter[i]}
     timing = Timing(mrai=mrai, link_delay=Delay("uniform", 0.001, 0.2), processing_delay=Delay("exponential", 0.01))
     q = EventQueue()
     engine = TimedEngine(topo, [PREFIX], timing, seed, q, policies)
-    for i in origins:
-        q.at(rnd.uniform(0, 5), engine.originate, i, 0)
+    for i, path in origins.items():
+        q.at(rnd.uniform(0, 5), engine.originate, i, 0, path)
     q.run()
-    return topo, engine, origins
+    return topo, engine, origins, pol
 
 
 def relation(topo, i, j):
@@ -40,25 +47,29 @@ def relation(topo, i, j):
 
 
 graphs = dict(n=st.integers(5, 120), seed=st.integers(0, 10_000), origins_count=st.integers(1, 3),
-              mrai=st.sampled_from([0.0, 5.0, 30.0]), rov_share=st.sampled_from([0.0, 0.3]))
+              mrai=st.sampled_from([0.0, 5.0, 30.0]), policy=st.sampled_from([None, *DEFENCES]),
+              forged=st.booleans())
 
 
 @SETTINGS
 @given(**graphs)
-def test_timed_engine_converges_to_the_unique_stable_state(n, seed, origins_count, mrai, rov_share):
-    topo, engine, origins = scenario(n, seed, origins_count, mrai, rov_share)
-    assert engine.loc[0] == converge(topo, PREFIX, origins, engine.policy)
+def test_timed_engine_converges_to_the_unique_stable_state(n, seed, origins_count, mrai, policy, forged):
+    topo, engine, origins, pol = scenario(n, seed, origins_count, mrai, policy, forged)
+    ribs = propagate(topo, PREFIX, [Seed(i, path) for i, path in origins.items()], pol)
+    assert engine.loc[0] == ribs.entries()
 
 
 @SETTINGS
 @given(**graphs)
-def test_converged_routes_are_loop_free_and_valley_free(n, seed, origins_count, mrai, rov_share):
-    topo, engine, origins = scenario(n, seed, origins_count, mrai, rov_share)
+def test_converged_routes_are_loop_free_and_valley_free(n, seed, origins_count, mrai, policy, forged):
+    topo, engine, origins, pol = scenario(n, seed, origins_count, mrai, policy, forged)
     for i, path in enumerate(engine.adv[0]):
         if path is None:
             continue
         assert len(set(path)) == len(path), f"loop in {path}"
-        assert path[-1] in origins or engine.loc[0][path[-1]][1] == ORIGIN
+        # Check the links the route really crossed: up to the AS that announced it (a forged
+        # path goes on past it).
+        path = path[:next(k for k, x in enumerate(path) if x in origins) + 1]
         # Valley-free: zero or more customer->provider hops, at most one peer hop, then only
         # provider->customer hops. Walk from the origin end toward i.
         hops = [relation(topo, path[k + 1], path[k]) for k in range(len(path) - 1)]  # what path[k] is to path[k+1]
@@ -77,9 +88,9 @@ def test_converged_routes_are_loop_free_and_valley_free(n, seed, origins_count, 
 
 @SETTINGS
 @given(**graphs)
-def test_converged_state_is_stable(n, seed, origins_count, mrai, rov_share):
+def test_converged_state_is_stable(n, seed, origins_count, mrai, policy, forged):
     """No AS would change its mind given what its neighbours export to it now."""
-    topo, engine, origins = scenario(n, seed, origins_count, mrai, rov_share)
+    topo, engine, origins, pol = scenario(n, seed, origins_count, mrai, policy, forged)
     loc = engine.loc[0]
     for i in range(topo.n):
         if i in origins:
@@ -93,9 +104,12 @@ def test_converged_state_is_stable(n, seed, origins_count, mrai, rov_share):
             if e is None or not (e[1] <= CUSTOMER or rel == PROVIDER):
                 continue  # j exports only own and customer routes to non-customers
             path = (j,) + e[2]
-            if i in path or (pol is not None and not pol.accept(PREFIX, path)):
+            if i in path:
                 continue
-            key = pol.key(rel, path) if pol else (rel, len(path), j)
+            pref = 0 if pol is None else pol.check(PREFIX, j, i, rel, path)
+            if pref is None:
+                continue
+            key = (rel, pref, len(path), j)
             if best is None or key < best[0]:
                 best = (key, rel, path)
         assert loc[i] == best, f"AS index {i}: has {loc[i]}, best offered {best}"

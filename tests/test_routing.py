@@ -5,9 +5,9 @@ import ipaddress
 from helpers import FAST, graph, path_asns, timed
 
 from bgpsim.dataplane import ATTACKER, VICTIM, Forwarding
-from bgpsim.engine.steady import converge
+from bgpsim.engine.steady import Seed, propagate
 from bgpsim.engine.timed import TimedEngine
-from bgpsim.policy import ROV
+from bgpsim.defences import ROV
 from rpki.rov import VRP, VRPTable
 
 P, SUB = 0, 1  # 10.0.0.0/16 and 10.0.0.0/24 in helpers.timed
@@ -212,7 +212,7 @@ def test_rov_drops_invalid_origin_and_keeps_valid():
     # which buys from both 2 and 3's... simpler: 6 buys from 3 only and from 2 only through 1.
     t = graph(p2c=[(1, 2), (1, 3), (2, 4), (3, 5), (3, 6)])
     vrps = VRPTable([VRP(ipaddress.ip_network("10.0.0.0/16"), 16, 4)])
-    rov = ROV(vrps, t.asns.tolist())
+    rov = ROV(t, [t.index[3]], vrps)
     # Without ROV, 6 takes its provider 3's customer route to the attacker.
     e, _ = run(t, {4: (), 5: ()})
     assert path_asns(t, e, P, 6) == (6, 3, 5)
@@ -221,7 +221,5 @@ def test_rov_drops_invalid_origin_and_keeps_valid():
     assert path_asns(t, e, P, 3) == (3, 1, 2, 4)
     assert path_asns(t, e, P, 6) == (6, 3, 1, 2, 4)
     # The converged-state solver, asked the same, agrees.
-    pols = [None] * t.n
-    pols[t.index[3]] = rov
-    loc = converge(t, ipaddress.ip_network("10.0.0.0/16"), {t.index[4]: (), t.index[5]: ()}, pols)
-    assert loc == e.loc[P]
+    ribs = propagate(t, ipaddress.ip_network("10.0.0.0/16"), [Seed(t.index[4]), Seed(t.index[5])], rov)
+    assert ribs.entries() == e.loc[P]

@@ -149,8 +149,14 @@ class TimedEngine:
         if self.down and (s, r) in self.down:
             return  # the session died while the message was in flight
         pol = self.policy[r]
-        if path is not None and (r in path or (pol is not None and not pol.accept(self.prefixes[p], path))):
-            path = None  # a loop or a rejected route withdraws whatever s sent before
+        pref = 0
+        if path is not None:
+            if r in path:
+                path = None  # a loop withdraws whatever s sent before
+            elif pol is not None:
+                pref = pol.check(self.prefixes[p], s, r, rel, path)
+                if pref is None:
+                    path = None  # and so does a rejected route
         ribs = self.rib_in[p]
         rib = ribs[r]
         loc = self.loc[p]
@@ -163,7 +169,7 @@ class TimedEngine:
                 return
             new = min(rib.values()) if rib else None
         else:
-            entry = ((rel, len(path), s) if pol is None else pol.key(rel, path), rel, path)
+            entry = ((rel, pref, len(path), s), rel, path)
             if rib is None:
                 rib = ribs[r] = {}
             old = rib.get(s)
@@ -362,12 +368,15 @@ class TimedEngine:
                         continue
                     sent[j] = out
                     pol = self.policy[j]
-                    if j in out or (pol is not None and not pol.accept(prefix, out)):
+                    if j in out:
+                        continue
+                    pref = 0 if pol is None else pol.check(prefix, i, j, rel_at_j, out)
+                    if pref is None:
                         continue
                     rib = rib_in[j]
                     if rib is None:
                         rib = rib_in[j] = {}
-                    rib[i] = ((rel_at_j, len(out), i) if pol is None else pol.key(rel_at_j, out), rel_at_j, out)
+                    rib[i] = ((rel_at_j, pref, len(out), i), rel_at_j, out)
         # The solver's entries must be the very objects in the Adj-RIBs-In (selection compares identity).
         for j, e in enumerate(loc):
             if e is not None and e[1] != ORIGIN:

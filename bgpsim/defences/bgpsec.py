@@ -1,0 +1,30 @@
+"""BGPsec in partial deployment (RFC 8205), at the level of the AS graph.
+
+A path is *secure* for a receiver when every AS on it signed it — each adopter signs toward the next
+AS (RFC 8205 section 4.2), so a hop that is no real session (a forged part) breaks the chain — and
+the receiver validates (section 5). A non-adopter forwards a plain BGP UPDATE: the signatures are
+stripped and everyone after it sees an unsigned path. Adopters prefer a secure path right after the
+relationship class, as BGPy's `BGPSec` does, and, like it, drop ROV-invalid routes.
+"""
+
+from __future__ import annotations
+
+from ..policy import NOT_LINKED, Candidate, Policy
+
+
+class BGPsec(Policy):
+    """Prefer BGPsec-secure paths (RFC 8205), plus ROV. BGPy: `BGPSec`."""
+
+    name = "bgpsec"
+
+    def start(self, prefix, origin: int) -> dict:
+        return {**super().start(prefix, origin), "secure": self.adopter[origin]}
+
+    def extend(self, c: Candidate) -> dict:
+        return {**super().extend(c), "secure": c.a["secure"] & self.adopter[c.T] & (c.rel != NOT_LINKED)}
+
+    def accept(self, c: Candidate):
+        return c.a["invalid"] == 0
+
+    def prefer(self, c: Candidate):
+        return 1 - c.a["secure"].astype("int64")

@@ -1,0 +1,31 @@
+"""Peerlock-lite (NTT's Peerlock, as NANOG 67 "Peerlock: Flexsealing BGP" describes the lite form):
+a customer never sends a route whose path holds a tier-1 AS, so an adopter drops such routes from
+customers. Tier-1 ASes are the topology's clique (CAIDA's "input clique" header). The attribute
+`tier1` says whether the path holds one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..policy import CUSTOMER, Candidate, Policy
+
+
+class PeerlockLite(Policy):
+    """Drop customer routes whose path holds a tier-1 AS."""
+
+    name = "peerlock-lite"
+
+    def __init__(self, topo, adopters=(), vrps=None):
+        super().__init__(topo, adopters, vrps)
+        self.tier1 = np.zeros(topo.n, dtype=bool)
+        self.tier1[[topo.index[a] for a in topo.clique if a in topo.index]] = True
+
+    def start(self, prefix, origin: int) -> dict:
+        return {**super().start(prefix, origin), "tier1": self.tier1[origin]}
+
+    def extend(self, c: Candidate) -> dict:
+        return {**super().extend(c), "tier1": c.a["tier1"] | self.tier1[c.T]}
+
+    def accept(self, c: Candidate):
+        return ~((c.rel == CUSTOMER) & c.a["tier1"])
