@@ -67,6 +67,7 @@ class Policy:
     attribute `invalid` (1 when RFC 6811 says invalid), which every policy carries."""
 
     name = "bgp"
+    prefer_after_length = False  # rank `prefer` after the path length instead of before it
 
     def __init__(self, topo, adopters=(), vrps=None):
         self.topo = topo
@@ -75,6 +76,7 @@ class Policy:
         self.vrps = vrps
         self._invalid: dict = {}
         self._folds: dict = {}
+        self._announced: dict = {}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}: {int(self.adopter.sum())} adopters>"
@@ -115,21 +117,49 @@ class Policy:
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return exportable(route_rel, neighbour_rel)
 
+    def key(self, rel: int, pref: int, length: int, sender: int) -> tuple[int, int, int, int]:
+        """An adopter's preference key, smaller is better (see `standard_key`)."""
+        return (rel, length, pref, sender) if self.prefer_after_length else (rel, pref, length, sender)
+
+    def originate(self, prefix, at: int, path: tuple[int, ...]) -> dict:
+        """Attributes of the announcement `path` that AS `at` makes up: (at,) when it originates the
+        prefix, anything when it lies. What depends only on the path's content (origin, ramps,
+        neighbours) is folded from it; a policy whose attributes are earned hop by hop (signatures,
+        marks) overrides this to give what the announcer can really attach."""
+        return self._fold(prefix, path, len(path) - 1, self.start(prefix, path[-1]))
+
+    def announce(self, prefix, at: int, path: tuple[int, ...]) -> dict:
+        """Register an origination (engines call this), so later paths ending in it fold from it."""
+        a = self._announced[(prefix, path)] = self.originate(prefix, at, path)
+        self._folds.clear()  # a path folded before may end in this announcement
+        return a
+
+    def _fold(self, prefix, path: tuple[int, ...], k: int, a: dict) -> dict:
+        """Attributes of path[0:] from those of path[k:], one `extend` per hop."""
+        rel_of = self.topo.relationship
+        for j in range(k - 1, -1, -1):
+            s, t = path[j + 1], path[j]
+            rel = rel_of(t, s)
+            a = self.extend(Candidate(np.int64(s), np.int64(t), np.int64(NOT_LINKED if rel is None else rel),
+                                      np.int64(len(path) - 1 - j), a))
+        return a
+
     # ---- one route at a time (the timed engine) -------------------------------------------------
 
     def attributes(self, prefix, path: tuple[int, ...]) -> dict:
-        """Attributes of an announced path (sender first), folding `extend` from the origin."""
+        """Attributes of a received path (sender first): from the announcement it ends in, one
+        `extend` per hop after it."""
         key = (prefix, path)
         a = self._folds.get(key)
         if a is None:
-            a = self.start(prefix, path[-1])
-            rel_of = self.topo.relationship
-            for k in range(len(path) - 2, -1, -1):
-                s, t = path[k + 1], path[k]
-                rel = rel_of(t, s)
-                a = self.extend(Candidate(np.int64(s), np.int64(t), np.int64(NOT_LINKED if rel is None else rel),
-                                          np.int64(len(path) - 1 - k), a))
-            self._folds[key] = a
+            for k in range(len(path)):
+                a = self._announced.get((prefix, path[k:]))
+                if a is not None:
+                    break
+            else:  # announced by no one we were told of: its origin, plainly
+                k = len(path) - 1
+                a = self.originate(prefix, path[-1], path[-1:])
+            a = self._folds[key] = self._fold(prefix, path, k, a)
         return a
 
     def check(self, prefix, s: int, r: int, rel: int, path: tuple[int, ...]) -> int | None:
@@ -149,6 +179,9 @@ class Leaker(Policy):
 
     def __init__(self):
         super().__init__(None)
+
+    def announce(self, prefix, at, path) -> dict:
+        return {}
 
     def check(self, prefix, s, r, rel, path) -> int:
         return 0

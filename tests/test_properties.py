@@ -109,7 +109,7 @@ def test_converged_state_is_stable(n, seed, origins_count, mrai, policy, forged)
             pref = 0 if pol is None else pol.check(PREFIX, j, i, rel, path)
             if pref is None:
                 continue
-            key = (rel, pref, len(path), j)
+            key = (rel, 0, len(path), j) if pol is None else pol.key(rel, pref, len(path), j)
             if best is None or key < best[0]:
                 best = (key, rel, path)
         assert loc[i] == best, f"AS index {i}: has {loc[i]}, best offered {best}"

@@ -11,7 +11,8 @@ Both are attributes that grow with the path (`up`, `down`): when T takes S's pat
 while the path is still an unbroken up-ramp and hop(S, T) holds, and `down` grows by one when
 hop(T, S) holds or restarts at 1. Verification (section 6): a route from a customer or peer is
 Invalid when max_up_ramp < N (6.1, upstream); a route from a provider when max_up_ramp +
-max_down_ramp < N (6.2, downstream). Invalid routes are dropped; Unknown ones are kept.
+max_down_ramp < N (6.2, downstream); and any route whose first AS is not the neighbour that sent it
+(section 6, first step). Invalid routes are dropped; Unknown ones are kept.
 Like BGPy's `ASPA`, adopters also drop ROV-invalid routes.
 """
 
@@ -28,7 +29,7 @@ class ASPA(Policy):
     name = "aspa"
 
     def start(self, prefix, origin: int) -> dict:
-        return {**super().start(prefix, origin), "up": 1, "down": 1}
+        return {**super().start(prefix, origin), "up": 1, "down": 1, "first": origin}
 
     def extend(self, c: Candidate) -> dict:
         a = c.a
@@ -36,11 +37,11 @@ class ASPA(Policy):
         ts_ok = ~self.adopter[c.T] | (c.rel == PROVIDER)  # hop(T, S): S is T's provider, or T has no record
         return {**super().extend(c),
                 "up": np.where((a["up"] == c.n) & st_ok, a["up"] + 1, a["up"]),
-                "down": np.where(ts_ok, a["down"] + 1, 1)}
+                "down": np.where(ts_ok, a["down"] + 1, 1), "first": c.T}
 
     def accept(self, c: Candidate):
         a = c.a
         upstream_bad = a["up"] < c.n
         downstream_bad = a["up"] + a["down"] < c.n
         bad = np.where(c.rel == PROVIDER, downstream_bad, upstream_bad)
-        return (a["invalid"] == 0) & ~bad
+        return (a["invalid"] == 0) & ~bad & (a["first"] == c.S)

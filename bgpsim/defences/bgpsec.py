@@ -4,7 +4,9 @@ A path is *secure* for a receiver when every AS on it signed it — each adopter
 AS (RFC 8205 section 4.2), so a hop that is no real session (a forged part) breaks the chain — and
 the receiver validates (section 5). A non-adopter forwards a plain BGP UPDATE: the signatures are
 stripped and everyone after it sees an unsigned path. Adopters prefer a secure path right after the
-relationship class, as BGPy's `BGPSec` does, and, like it, drop ROV-invalid routes.
+path length (before the next-hop tie-break), as BGPy's `BGPSec` does — "security third" in the
+terms of Lychev, Goldberg and Schapira, "BGP Security in Partial Deployment" (SIGCOMM 2013) — and,
+like it, drop ROV-invalid routes.
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ class BGPsec(Policy):
     """Prefer BGPsec-secure paths (RFC 8205), plus ROV. BGPy: `BGPSec`."""
 
     name = "bgpsec"
+    prefer_after_length = True
 
     def start(self, prefix, origin: int) -> dict:
         return {**super().start(prefix, origin), "secure": self.adopter[origin]}
+
+    def originate(self, prefix, at: int, path: tuple[int, ...]) -> dict:
+        # Only an origin signs its own announcement; nobody can sign for a path it made up.
+        return {**super().originate(prefix, at, path), "secure": self.adopter[at] & (path == (at,))}
 
     def extend(self, c: Candidate) -> dict:
         return {**super().extend(c), "secure": c.a["secure"] & self.adopter[c.T] & (c.rel != NOT_LINKED)}

@@ -23,6 +23,9 @@ class OnlyToCustomers(Policy):
     def start(self, prefix, origin: int) -> dict:
         return {**super().start(prefix, origin), "otc": -1}
 
+    def originate(self, prefix, at: int, path: tuple[int, ...]) -> dict:
+        return {**super().originate(prefix, at, path), "otc": -1}  # a made-up path carries no mark
+
     def _received(self, c: Candidate):
         """OTC as T receives it: S marks routes it sends to customers and peers."""
         down_or_across = (c.rel == PROVIDER) | (c.rel == PEER)

@@ -30,7 +30,7 @@ import numpy as np
 from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, Policy
 
 NONE = 9  # relationship class of an AS without a route
-_NH_BITS, _LEN_SHIFT, _PREF_SHIFT = 24, 24, 40  # score = pref << 40 | length << 24 | next hop
+_NH_BITS = 24  # score = pref << 40 | length << 24 | next hop, or length << 32 | pref << 24 | next hop
 _NH_MASK = (1 << _NH_BITS) - 1
 _NO_OFFER = np.iinfo(np.int64).max
 
@@ -73,8 +73,12 @@ class Plan:
         prov, cust = topo.p2c[:, 0].astype(np.int64), topo.p2c[:, 1].astype(np.int64)
         rp, rc = ranks[prov], ranks[cust]
         self.up = [_Batch(prov[rp == r], cust[rp == r]) for r in np.unique(rp)]
+        # Peers as adjacency lists (CSR): few ASes have customer routes to offer across.
         a, b = topo.p2p[:, 0].astype(np.int64), topo.p2p[:, 1].astype(np.int64)
-        self.across = _Batch(np.concatenate([a, b]), np.concatenate([b, a]))
+        src, dst = np.concatenate([a, b]), np.concatenate([b, a])
+        order = np.argsort(src, kind="stable")
+        self.peer_to = dst[order]
+        self.peer_start = np.searchsorted(src[order], np.arange(self.n + 1))
         self.down = [_Batch(cust[rc == r], prov[rc == r]) for r in np.unique(rc)[::-1]]
 
 
@@ -98,6 +102,7 @@ class Ribs:
     seed: np.ndarray  # int64: index into seeds of the announcement the route descends from; -1: none
     pref: np.ndarray  # int64: the policy's preference value of the route (0 without a policy)
     attrs: dict = field(default_factory=dict)  # the policy's route attributes, one array each
+    policy: Policy | None = None
 
     def has_route(self) -> np.ndarray:
         return self.rel != NONE
@@ -122,7 +127,10 @@ class Ribs:
         rel = int(self.rel[i])
         if rel == ORIGIN:
             return ((ORIGIN, 0, 0, -1), ORIGIN, path)
-        return ((rel, int(self.pref[i]), len(path), path[0]), rel, path)
+        pol = self.policy
+        if pol is None or not pol.adopter[i]:
+            return ((rel, 0, len(path), path[0]), rel, path)
+        return (pol.key(rel, int(self.pref[i]), len(path), path[0]), rel, path)
 
     def entries(self) -> list:
         return [self.entry(i) for i in range(len(self.rel))]
@@ -146,7 +154,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         ann = s.announced
         rel[s.at], length[s.at], sd[s.at] = ORIGIN, len(ann), k
         if policy is not None:
-            for name, v in policy.attributes(prefix, ann).items():
+            for name, v in policy.announce(prefix, s.at, ann).items():
                 v = np.asarray(v)
                 if name not in attrs:
                     attrs[name] = np.zeros(n, dtype=v.dtype)
@@ -156,49 +164,61 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
                 onpath = np.zeros((len(seeds), n), dtype=bool)
             onpath[k, list(ann)] = True
     adopter = policy.adopter if policy is not None else None
+    len_shift, pref_shift = (32, _NH_BITS) if policy is not None and policy.prefer_after_length else (_NH_BITS, 40)
 
-    def offer(b: _Batch, cls: int, from_customers: bool) -> None:
-        S, T = b.S, b.T
-        r = rel[S]
-        ok = (r <= CUSTOMER) if from_customers else (r != NONE)
-        ok &= rel[T] == NONE
-        idx = np.flatnonzero(ok)
-        if not idx.size:
-            return
-        S, T = S[idx], T[idx]
+    def offer(S: np.ndarray, T: np.ndarray, cls: int, sorted_by_receiver: bool = True) -> None:
+        """Every receiver in T without a route takes the best of the senders' offers, if any."""
         if onpath is not None:
             keep = ~onpath[sd[S], T]
             S, T = S[keep], T[keep]
         for at, ex in excluded:
             keep = ~((S == at) & np.isin(T, ex))
             S, T = S[keep], T[keep]
-        score = (length[S] << _LEN_SHIFT) | S
+        score = (length[S] << len_shift) | S
         if policy is not None:
             c = Candidate(S, T, cls, length[S], {name: v[S] for name, v in attrs.items()})
             adopt = adopter[T]
             bad = adopt & ~policy.accept(c)
-            score |= np.where(adopt, policy.prefer(c), 0).astype(np.int64) << _PREF_SHIFT
+            score |= np.where(adopt, policy.prefer(c), 0).astype(np.int64) << pref_shift
             score[bad] = _NO_OFFER
         if not T.size:
             return
-        starts = np.flatnonzero(np.concatenate(([True], T[1:] != T[:-1])))
-        best = np.minimum.reduceat(score, starts)
-        win = best != _NO_OFFER
-        Tw, best = T[starts][win], best[win]
+        if sorted_by_receiver:
+            starts = np.flatnonzero(np.concatenate(([True], T[1:] != T[:-1])))
+            best = np.minimum.reduceat(score, starts)
+            win = best != _NO_OFFER
+            Tw, best = T[starts][win], best[win]
+        else:
+            best = np.full(n, _NO_OFFER, dtype=np.int64)
+            np.minimum.at(best, T, score)
+            Tw = np.flatnonzero(best != _NO_OFFER)
+            best = best[Tw]
         Sw = best & _NH_MASK
         rel[Tw] = cls
         nh[Tw] = Sw
         length[Tw] = length[Sw] + 1
         sd[Tw] = sd[Sw]
-        pref[Tw] = best >> _PREF_SHIFT
+        pref[Tw] = (best >> pref_shift) & 0xFF
         if policy is not None:
             c = Candidate(Sw, Tw, cls, length[Sw], {name: v[Sw] for name, v in attrs.items()})
             for name, v in policy.extend(c).items():
                 attrs[name][Tw] = v
 
     for b in plan.up:
-        offer(b, CUSTOMER, True)
-    offer(plan.across, PEER, True)
+        r = rel[b.S]
+        idx = np.flatnonzero((r <= CUSTOMER) & (rel[b.T] == NONE))
+        if idx.size:
+            offer(b.S[idx], b.T[idx], CUSTOMER)
+    # Across: the peers of every AS with its own or a customer route, decided all at once.
+    U = np.flatnonzero(rel <= CUSTOMER)
+    lo, hi = plan.peer_start[U], plan.peer_start[U + 1]
+    cnt = hi - lo
+    edge = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())
+    S, T = np.repeat(U, cnt), plan.peer_to[edge]
+    keep = rel[T] == NONE
+    offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
     for b in plan.down:
-        offer(b, PROVIDER, False)
-    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs)
+        idx = np.flatnonzero((rel[b.T] == NONE) & (rel[b.S] != NONE))
+        if idx.size:
+            offer(b.S[idx], b.T[idx], PROVIDER)
+    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, policy)

@@ -169,7 +169,7 @@ class TimedEngine:
                 return
             new = min(rib.values()) if rib else None
         else:
-            entry = ((rel, pref, len(path), s), rel, path)
+            entry = ((rel, 0, len(path), s) if pol is None else pol.key(rel, pref, len(path), s), rel, path)
             if rib is None:
                 rib = ribs[r] = {}
             old = rib.get(s)
@@ -299,6 +299,8 @@ class TimedEngine:
         origin announces (victim,)); `exclude` lists neighbours it does not tell."""
         if exclude:
             self.no_export[(p, r)] = frozenset(exclude)
+        for pol in {id(x): x for x in self.policy if x is not None}.values():
+            pol.announce(self.prefixes[p], r, (r,) + tuple(path))  # what the announcer attaches
         self._install(r, p, (ORIGIN_KEY, ORIGIN, tuple(path)))
 
     def withdraw(self, r: int, p: int) -> None:
@@ -376,7 +378,8 @@ class TimedEngine:
                     rib = rib_in[j]
                     if rib is None:
                         rib = rib_in[j] = {}
-                    rib[i] = ((rel_at_j, pref, len(out), i), rel_at_j, out)
+                    key = (rel_at_j, 0, len(out), i) if pol is None else pol.key(rel_at_j, pref, len(out), i)
+                    rib[i] = (key, rel_at_j, out)
         # The solver's entries must be the very objects in the Adj-RIBs-In (selection compares identity).
         for j, e in enumerate(loc):
             if e is not None and e[1] != ORIGIN:

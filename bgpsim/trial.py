@@ -1,0 +1,162 @@
+"""One converged-state attack trial: who announces what, the routes that result, where packets go.
+
+Conventions are BGPy's, so results compare: the victim announces 1.2.0.0/16 and holds a ROA for it
+(maxLength 16); a sub-prefix attack announces 1.2.3.0/24. Every AS forwards on the most specific
+prefix it has a route for, hop by hop; the attacker and the victim are their own outcome, and the
+fractions count every other AS.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from rpki.rov import VRP, VRPTable
+
+from .dataplane import ATTACKER, DISCONNECTED, LOOP, OUTCOMES, VICTIM
+from .defences import defence
+from .engine.steady import NONE, Plan, Ribs, Seed, plan_for, propagate
+from .errors import InputError
+from .policy import ORIGIN, Policy
+
+PREFIX = ipaddress.ip_network("1.2.0.0/16")
+SUBPREFIX = ipaddress.ip_network("1.2.3.0/24")
+
+ATTACKS = {
+    "prefix": "the attacker originates the victim's prefix",
+    "subprefix": "the attacker originates a more-specific prefix inside the victim's",
+    "forged-origin": "the attacker announces the victim's prefix with path [attacker, victim]",
+    "forged-origin-subprefix": "a more-specific prefix with path [attacker, victim]",
+    "squat": "the attacker originates space the victim holds but does not announce",
+    "first-asn-strip": "the attacker relays the victim's prefix with its own ASN removed: path [victim]",
+    "shortest-path": "the shortest path the defence still accepts: plain origin against no defence, "
+                     "forged origin against ROV, a real neighbour of the victim against path-end, "
+                     "an up-ramp of ASPA-less providers against ASPA",
+    "leak": "the attacker, a multihomed customer, re-exports its route to the victim to its other "
+            "providers and peers",
+    "intercept": "forged-origin announcement to every neighbour but the one the attacker keeps for "
+                 "forwarding to the victim",
+}
+
+
+def vrps_for(topo, victim: int) -> VRPTable:
+    """The victim's ROA: 1.2.0.0/16, maxLength 16."""
+    return VRPTable([VRP(PREFIX, 16, int(topo.asns[victim]))])
+
+
+@dataclass
+class Result:
+    """Outcome of every AS (codes of bgpsim.dataplane) and the routes behind it."""
+
+    outcome: np.ndarray  # int8 per AS
+    ribs: list[Ribs]  # per announced prefix, most specific first
+    attacker: int
+    victim: int
+
+    def fractions(self) -> dict[str, float]:
+        """Share of ASes (attacker and victim aside) with each outcome."""
+        mask = np.ones(len(self.outcome), dtype=bool)
+        mask[[self.attacker, self.victim]] = False
+        counts = np.bincount(self.outcome[mask], minlength=len(OUTCOMES))
+        total = max(int(mask.sum()), 1)
+        return {name: float(counts[k]) / total for k, name in enumerate(OUTCOMES)}
+
+
+def _shortest_path_claim(topo, victim: int, pol: Policy | None) -> tuple[int, ...] | None:
+    """The path (after the attacker) of the shortest announcement `pol` accepts; None: plain origin."""
+    name = pol.name if pol is not None else "bgp"
+    adopts = pol.adopter if pol is not None else np.zeros(topo.n, dtype=bool)
+    if name == "path-end" and adopts[victim]:
+        nbrs = sorted(topo.customers[victim] + topo.peers[victim] + topo.providers[victim])
+        return (nbrs[0], victim) if nbrs else (victim,)
+    if name == "aspa":
+        # Up-ramp: a chain of providers from the victim ending at an AS without an ASPA record, which
+        # may then name the attacker as its provider. Breadth first, lowest ASN first.
+        prev = {victim: None}
+        todo = deque([victim])
+        while todo:
+            x = todo.popleft()
+            if not adopts[x]:
+                chain = []
+                while x is not None:
+                    chain.append(x)
+                    x = prev[x]
+                return tuple(chain)
+            for p in sorted(topo.providers[x]):
+                if p not in prev:
+                    prev[p] = x
+                    todo.append(p)
+        return (victim,)  # every AS up the chain has a record: nothing passes; forge the origin
+    if name in ("rov", "rov-deprefer", "peer-rov", "bgpsec", "path-end"):
+        return (victim,)
+    return None
+
+
+def announcements(topo, kind: str, attacker: int, victim: int, pol: Policy | None,
+                  plan: Plan | None = None) -> dict:
+    """{prefix: [Seed, ...]} for one attack; the leak and the interception look at the routes first."""
+    if kind not in ATTACKS:
+        raise InputError(f"unknown attack {kind!r}; want one of {', '.join(ATTACKS)}")
+    legit = [Seed(victim)]
+    if kind == "prefix":
+        return {PREFIX: legit + [Seed(attacker)]}
+    if kind == "subprefix":
+        return {PREFIX: legit, SUBPREFIX: [Seed(attacker)]}
+    if kind == "forged-origin":
+        return {PREFIX: legit + [Seed(attacker, (victim,))]}
+    if kind == "forged-origin-subprefix":
+        return {PREFIX: legit, SUBPREFIX: [Seed(attacker, (victim,))]}
+    if kind == "squat":
+        return {PREFIX: [Seed(attacker)]}
+    if kind == "first-asn-strip":
+        return {PREFIX: legit + [Seed(attacker, (victim,), strip=True)]}
+    if kind == "shortest-path":
+        claim = _shortest_path_claim(topo, victim, pol)
+        return {PREFIX: legit + [Seed(attacker, claim or ())]}
+    # leak, intercept: what the attacker does depends on the route it has.
+    before = propagate(plan or topo, PREFIX, legit, pol)
+    path = before.path(attacker)
+    if path is None:
+        return {PREFIX: legit}  # nothing to leak or to forward on
+    if kind == "leak":
+        return {PREFIX: legit + [Seed(attacker, path)]}
+    return {PREFIX: legit + [Seed(attacker, (victim,), exclude=frozenset({path[0]}))]}
+
+
+def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
+    """Data-plane outcome of every AS: follow next hops on each AS's most specific route."""
+    nxt = np.full(n, -1, dtype=np.int64)
+    out = np.full(n, -1, dtype=np.int8)
+    chosen = np.zeros(n, dtype=bool)
+    for r in ribs:  # most specific first
+        has = (r.rel != NONE) & ~chosen
+        own = has & (r.rel == ORIGIN)
+        out[own] = DISCONNECTED  # an origin other than the attacker and the victim: BGPy's rule
+        nxt[has & ~own] = r.nh[has & ~own]
+        chosen |= has
+    out[~chosen] = DISCONNECTED
+    out[attacker], out[victim] = ATTACKER, VICTIM
+    ptr = np.where(out >= 0, np.arange(n), nxt)
+    for _ in range(7):  # pointer doubling: 2**7 hops, past BGPy's 64-hop limit
+        todo = out < 0
+        if not todo.any():
+            break
+        out[todo] = out[ptr[todo]]
+        ptr = ptr[ptr]
+    out[out < 0] = LOOP
+    return out
+
+
+def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, adopters=(),
+        plan: Plan | None = None) -> Result:
+    """One trial on the converged state. `adopters` are AS indices deploying `policy`."""
+    if attacker == victim:
+        raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
+    plan = plan or plan_for(topo)
+    pol = defence(policy, topo, adopters, vrps_for(topo, victim)) if policy not in (None, "none", "bgp") else None
+    ann = announcements(topo, kind, attacker, victim, pol, plan)
+    ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]
+    return Result(trace(ribs, topo.n, attacker, victim), ribs, attacker, victim)

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Run BGPy (bgpy-pkg 13.0.x) as a reference oracle for single attack trials.
+
+Usage:
+    python run_bgpy.py REQUEST.json            # prints JSON to stdout
+    python run_bgpy.py REQUEST.json -o OUT.json
+
+REQUEST.json is one request object or a list of them:
+
+    {
+      "graph": "/path/to/caida.as-rel2.txt[.bz2]",  # or "edges": [[a, b, rel], ...]
+      "attack": "prefix" | "subprefix" | "forged-origin",
+      "attacker": 666,
+      "victim": 777,
+      "policy": "rov" | "peer-rov" | "aspa" | "path-end" | "bgpsec" | "otc"
+                | "enforce-first-as" | "none"   (or any class name exported by
+                bgpy.simulation_engine, e.g. "ROVEnforceFirstAS"),
+      "adopters": [asn, ...],
+
+      # optional
+      "victim_always_adopts": false,  # true = BGPy's native rule (victim is always
+                                      # given the adopting policy); default false =
+                                      # adopters are exactly "adopters"
+      "include_routes": true          # false = omit the (large) "routes" map
+    }
+
+Graph lines are "a|b|-1" (a is the provider of customer b) or "a|b|0" (peers),
+optionally followed by "|source" (CAIDA as-rel2); lines starting with '#' are
+comments ("# input clique: ..." and "# IXP ASes: ..." are read as metadata).
+"edges" entries use the same convention: [a, b, -1] or [a, b, 0].
+
+Output, one object per request (a list if the input was a list):
+
+    {"outcomes": {"asn": "attacker"|"victim"|"disconnected"|"loop", ...},
+     "routes":   {"asn": {"prefix": [as_path...], ...}, ...}}
+
+"outcomes" is BGPy's data-plane outcome (ASGraphAnalyzer, the one its metrics
+use) for every AS in the graph; "routes" is every AS's Loc-RIB (AS paths as
+BGPy stores them, i.e. starting with the AS itself). A request that fails
+yields {"error": "..."} instead.
+
+Graphs are parsed once per path and reused across requests; nothing is
+downloaded (BGPy's CAIDA collector is bypassed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import json
+import sys
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable
+
+import bgpy.simulation_engine as bgpy_engine
+from bgpy.as_graphs import ASGraphInfo, CAIDAASGraph
+from bgpy.as_graphs.base.links import CustomerProviderLink as CPLink
+from bgpy.as_graphs.base.links import PeerLink
+from bgpy.shared.enums import Outcomes, Plane, Relationships
+from bgpy.simulation_engine import (
+    ASPA,
+    BGP,
+    ROV,
+    BGPSec,
+    EnforceFirstAS,
+    OnlyToCustomers,
+    PathEnd,
+    PeerROV,
+    Policy,
+    SimulationEngine,
+)
+from bgpy.simulation_framework import (
+    ASGraphAnalyzer,
+    ForgedOriginPrefixHijack,
+    PrefixHijack,
+    ScenarioConfig,
+    SubprefixHijack,
+)
+
+class PeerROVAsDocumented(PeerROV):
+    """PeerROV as its docstring says: drop ROA-invalid routes received from a peer. (BGPy 13.0's
+    PeerROV tests `ann.recv_relationship`, the sender's relationship to its previous hop.)"""
+
+    name = "PeerROVAsDocumented"
+
+    def _valid_ann(self, ann, recv_rel) -> bool:
+        if self.ann_is_invalid_by_roa(ann) and recv_rel == Relationships.PEERS:
+            return False
+        return BGP._valid_ann(self, ann, recv_rel)
+
+
+POLICIES: dict[str, type[Policy]] = {
+    "none": BGP,
+    "bgp": BGP,
+    "rov": ROV,
+    "peer-rov": PeerROV,
+    "peer-rov-as-documented": PeerROVAsDocumented,
+    "aspa": ASPA,
+    "path-end": PathEnd,
+    "bgpsec": BGPSec,
+    "otc": OnlyToCustomers,
+    "enforce-first-as": EnforceFirstAS,
+}
+
+OUTCOME_NAMES: dict[int, str] = {
+    Outcomes.ATTACKER_SUCCESS.value: "attacker",
+    Outcomes.VICTIM_SUCCESS.value: "victim",
+    Outcomes.DISCONNECTED.value: "disconnected",
+    Outcomes.DATA_PLANE_LOOP.value: "loop",
+}
+
+
+def _exact_adopters(ScenarioCls: type) -> type:
+    """Scenario subclass whose victim is NOT force-adopted.
+
+    BGPy's Scenario._default_adopters is the victim set, and
+    Scenario.get_policy_cls gives those ASes AdoptPolicyCls before looking at
+    anything else. Emptying it makes the adopters exactly
+    override_adopting_asns.
+    """
+
+    class Exact(ScenarioCls):  # type: ignore[misc, valid-type]
+        @cached_property
+        def _default_adopters(self) -> frozenset[int]:
+            return frozenset()
+
+    Exact.__name__ = Exact.__qualname__ = f"Exact{ScenarioCls.__name__}"
+    return Exact
+
+
+_NATIVE_SCENARIOS: dict[str, type] = {
+    "prefix": PrefixHijack,
+    "subprefix": SubprefixHijack,
+    "forged-origin": ForgedOriginPrefixHijack,
+}
+_EXACT_SCENARIOS: dict[str, type] = {
+    name: _exact_adopters(cls) for name, cls in _NATIVE_SCENARIOS.items()
+}
+
+
+def resolve_policy(name: str) -> type[Policy]:
+    if name in POLICIES:
+        return POLICIES[name]
+    cls = getattr(bgpy_engine, name, None)
+    if isinstance(cls, type) and issubclass(cls, Policy):
+        return cls
+    raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)}")
+
+
+#########
+# Graph #
+#########
+
+
+def _open_text(path: Path):
+    if path.suffix == ".bz2":
+        return bz2.open(path, "rt")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt")
+    return path.open()
+
+
+def _parse_lines(lines: Iterable[str]) -> ASGraphInfo:
+    """Parses CAIDA serial-1/serial-2 lines into BGPy's ASGraphInfo"""
+
+    cp: dict[tuple[int, int], CPLink] = {}
+    peers: dict[tuple[int, int], PeerLink] = {}
+    clique: set[int] = set()
+    ixps: set[int] = set()
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            if line.startswith("# input clique"):
+                clique.update(int(x) for x in line.split(":")[-1].split())
+            elif line.startswith("# IXP ASes"):
+                ixps.update(int(x) for x in line.split(":")[-1].split())
+            continue
+        fields = line.split("|")
+        if len(fields) < 3:
+            raise ValueError(f"line {lineno}: malformed relationship {line!r}")
+        a, b, rel = int(fields[0]), int(fields[1]), int(fields[2])
+        _add_link(cp, peers, a, b, rel, f"line {lineno}")
+    return _graph_info(cp, peers, clique, ixps)
+
+
+def _add_link(cp, peers, a: int, b: int, rel: int, where: str) -> None:
+    if a == b:
+        raise ValueError(f"{where}: self link {a}")
+    key = (min(a, b), max(a, b))
+    if rel == -1:
+        prev = cp.get(key)
+        if prev is not None and prev.provider_asn != a:
+            raise ValueError(f"{where}: {a}|{b} is provider->customer both ways")
+        if key in peers:
+            raise ValueError(f"{where}: {a}|{b} is both peer and provider/customer")
+        cp[key] = CPLink(customer_asn=b, provider_asn=a)
+    elif rel == 0:
+        if key in cp:
+            raise ValueError(f"{where}: {a}|{b} is both peer and provider/customer")
+        peers[key] = PeerLink(a, b)
+    else:
+        raise ValueError(f"{where}: unknown relationship {rel}")
+
+
+def _graph_info(cp, peers, clique, ixps) -> ASGraphInfo:
+    return ASGraphInfo(
+        customer_provider_links=frozenset(cp.values()),
+        peer_links=frozenset(peers.values()),
+        input_clique_asns=frozenset(clique),
+        ixp_asns=frozenset(ixps),
+    )
+
+
+def graph_info_from_edges(edges: Iterable[Iterable[int]]) -> ASGraphInfo:
+    cp: dict = {}
+    peers: dict = {}
+    for i, edge in enumerate(edges):
+        a, b, rel = (int(x) for x in edge)
+        _add_link(cp, peers, a, b, rel, f"edge {i}")
+    return _graph_info(cp, peers, set(), set())
+
+
+def graph_info_from_file(path: str | Path) -> ASGraphInfo:
+    with _open_text(Path(path)) as f:
+        return _parse_lines(f)
+
+
+def build_engine(as_graph_info: ASGraphInfo) -> SimulationEngine:
+    # Customer cones are only used for metrics/AS rank, not for propagation
+    as_graph = CAIDAASGraph(as_graph_info, store_customer_cone_size=False)
+    return SimulationEngine(as_graph)
+
+
+##########
+# Trials #
+##########
+
+
+def run_trial(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
+    attack = req["attack"]
+    table = _NATIVE_SCENARIOS if req.get("victim_always_adopts") else _EXACT_SCENARIOS
+    if attack not in table:
+        raise ValueError(f"unknown attack {attack!r}; known: {sorted(table)}")
+    ScenarioCls = table[attack]
+    attacker, victim = int(req["attacker"]), int(req["victim"])
+    adopters = frozenset(int(x) for x in req.get("adopters", ()))
+    as_dict = engine.as_graph.as_dict
+    for asn in (attacker, victim, *adopters):
+        if asn not in as_dict:
+            raise ValueError(f"AS {asn} is not in the graph")
+    if attacker == victim:
+        raise ValueError("attacker and victim must differ")
+
+    config = ScenarioConfig(
+        ScenarioCls=ScenarioCls,
+        BasePolicyCls=BGP,
+        AdoptPolicyCls=resolve_policy(req.get("policy", "none")),
+        override_attacker_asns=frozenset({attacker}),
+        override_victim_asns=frozenset({victim}),
+        override_adopting_asns=adopters,
+    )
+    # Same sequence as bgpy.simulation_framework.Simulation._run_chunk and
+    # bgpy.utils.EngineRunner.run_engine
+    scenario = ScenarioCls(scenario_config=config, engine=engine)
+    scenario.setup_engine(engine)
+    for round_ in range(config.propagation_rounds):
+        engine.run(propagation_round=round_, scenario=scenario)
+        for hook in (scenario.pre_aggregation_hook, scenario.post_propagation_hook):
+            hook(engine=engine, percent_adopt=0, trial=0, propagation_round=round_)
+
+    analyzer = ASGraphAnalyzer(
+        engine=engine,
+        scenario=scenario,
+        data_plane_tracking=True,
+        control_plane_tracking=False,
+    )
+    data_plane = analyzer.analyze()[Plane.DATA.value]
+    result: dict[str, Any] = {
+        "outcomes": {
+            str(asn): OUTCOME_NAMES[data_plane[asn]] for asn in sorted(data_plane)
+        }
+    }
+    if req.get("include_routes", True):
+        routes: dict[str, dict[str, list[int]]] = {}
+        for as_obj in sorted(engine.as_graph, key=lambda x: x.asn):
+            rib = as_obj.policy.local_rib
+            if len(rib):
+                routes[str(as_obj.asn)] = {
+                    prefix: list(ann.as_path) for prefix, ann in sorted(rib.items())
+                }
+        result["routes"] = routes
+    return result
+
+
+class Oracle:
+    """Caches one engine per graph so that many requests share a load"""
+
+    def __init__(self) -> None:
+        self._engines: dict[str, SimulationEngine] = {}
+
+    def engine_for(self, req: dict[str, Any]) -> SimulationEngine:
+        if "edges" in req:
+            key = "edges:" + json.dumps(req["edges"])
+            if key not in self._engines:
+                self._engines[key] = build_engine(graph_info_from_edges(req["edges"]))
+        else:
+            key = "file:" + str(Path(req["graph"]).resolve())
+            if key not in self._engines:
+                self._engines[key] = build_engine(graph_info_from_file(req["graph"]))
+        return self._engines[key]
+
+    def run(self, req: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return run_trial(self.engine_for(req), req)
+        except Exception as e:  # report per request, keep the batch going
+            return {"error": f"{type(e).__name__}: {e}"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("request", help="JSON file with one request or a list")
+    parser.add_argument("-o", "--output", help="write JSON here instead of stdout")
+    args = parser.parse_args(argv)
+
+    with open(args.request) as f:
+        payload = json.load(f)
+    oracle = Oracle()
+    if isinstance(payload, list):
+        out: Any = [oracle.run(req) for req in payload]
+        failed = any("error" in r for r in out)
+    else:
+        out = oracle.run(payload)
+        failed = "error" in out
+    text = json.dumps(out, separators=(",", ":"))
+    if args.output:
+        Path(args.output).write_text(text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
