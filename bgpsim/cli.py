@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from importlib.resources import files
@@ -38,6 +39,12 @@ def _seconds(text: str) -> float:
     return v
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}")
+    return int(text)
+
+
 def _seed(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"want a non-negative integer, got {text!r}")
@@ -66,7 +73,31 @@ exit status: 0 done, 2 bad input (one line on stderr naming the file and line, o
 """
 
 
+SWEEP_EPILOG = """\
+examples:
+  bgpsim sweep --trials 20
+      ROV against sub-prefix hijacks on the teaching topology, 0 to 100 % adoption
+  bgpsim sweep --topology ../shared/data/caida/20250901.as-rel2.txt.bz2 --attack subprefix,forged-origin \\
+               --policy rov,aspa,bgpsec,path-end --trials 100 --workers 2 --out sweep-2025
+      the 78,643-AS Internet: 2 x 4 x 11 x 100 = 8,800 trials
+  bgpsim sweep ... --scheduler tcp://10.0.0.5:8786
+      the same trials on a Dask cluster (dask-scheduler; dask-worker tcp://10.0.0.5:8786 on each machine)
+
+each trial draws an attacker and a victim among the stubs (a leaker among multihomed stubs) and, per
+adoption level, the adopters; the victim adopts, the attacker does not (BGPy's convention). "none"
+as a policy is the baseline without a defence.
+
+outputs (in --out): results.csv (one row per trial: policy, attack, adoption, trial, attacker, victim,
+attacker_frac, victim_frac, disconnected_frac, loop_frac, diverted (traffic share weighted by
+customer cone), seconds), summary.json (means and 90 % confidence intervals), success.png.
+The same seed gives the same results.csv (seconds aside) on 1 process, W processes or Dask; an
+interrupted sweep resumes where it stopped when run again with the same options.
+exit status: 0 done, 2 bad input.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .defences import DEFENCES
     from .scenario import ATTACK_HELP, ATTACKS
 
     parser = _Parser(prog="bgpsim", description="Simulate BGP hijacks and route leaks on AS graphs and see what each defence does.")
@@ -83,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     adhoc.add_argument("--prefix", metavar="P", help="the victim's prefix (default 1.2.0.0/16, as in BGPy)")
     adhoc.add_argument("--attack-prefix", metavar="P", help="what the attacker announces (default: the victim's prefix, or for sub-prefix attacks its first /24 or /48)")
     common = run.add_argument_group("options for both forms")
+    common.add_argument("--engine", choices=("timed", "steady"), default="timed",
+                        help="timed: BGP messages, MRAI and convergence over time (default); steady: the converged "
+                             "state only, computed on whole arrays (milliseconds on the 78,643-AS Internet graph)")
+    common.add_argument("--policy", metavar="NAME", help="defence deployed by the adopters: " + ", ".join(DEFENCES))
+    common.add_argument("--adopters", metavar="ASN,ASN,...|@FILE",
+                        help="who deploys --policy: ASNs, or @FILE with ASNs separated by spaces, commas or newlines "
+                             "('#' starts a comment)")
     common.add_argument("--attacker", type=_asn, metavar="ASN", help="attacking (or leaking) AS; default: drawn at random among stubs")
     common.add_argument("--victim", type=_asn, metavar="ASN", help="victim AS; default: drawn at random among stubs")
     common.add_argument("--mrai", type=_seconds, metavar="SECONDS", help="MRAI per session (default 30; 0 disables it)")
@@ -94,6 +132,38 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/<scenario name>)")
     common.add_argument("--quiet", action="store_true", help="print nothing but errors")
     common.add_argument("--json", action="store_true", help="print result.json on stdout instead of the summary")
+
+    from .sweep import ADOPT, POLICIES
+
+    sw = sub.add_parser("sweep", help="attack success against defence adoption, many trials, on the converged-state engine",
+                        description="Adoption sweep: for every attack, policy and adoption level, run --trials trials on "
+                                    "the converged-state engine and report how often the attacker wins.",
+                        epilog=SWEEP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sw.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled 30-AS teaching topology)")
+    sw.add_argument("--attack", default="subprefix", metavar="KIND[,KIND]", help=f"attacks (default subprefix): {', '.join(ATTACKS)}")
+    sw.add_argument("--policy", default="rov", metavar="NAME[,NAME]", help=f"defences (default rov): {', '.join(POLICIES)}")
+    sw.add_argument("--adoption", default="0,10,20,30,40,50,60,70,80,90,100", metavar="PCT,PCT,...",
+                    help="adoption levels in percent (default 0,10,...,100)")
+    sw.add_argument("--trials", type=_count, default=10, metavar="N", help="trials per point (default 10)")
+    sw.add_argument("--seed", type=_seed, default=1, metavar="N", help="seed for attackers, victims and adopters (default 1)")
+    sw.add_argument("--adopt", choices=ADOPT, default="random",
+                    help="who adopts: a random share of all ASes (default), the largest customer cones first, or a share of the tier-1 clique")
+    where = sw.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_count, default=1, metavar="W", help="local processes (default 1)")
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on a Dask distributed cluster")
+    sw.add_argument("--out", metavar="DIR", default="bgpsim-sweep", help="output directory (default ./bgpsim-sweep); "
+                    "run again with the same parameters to resume")
+    sw.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    sw.add_argument("--json", action="store_true", help="print summary.json on stdout instead of the table")
+
+    ro = sub.add_parser("routes", help="every AS's converged route toward every other AS",
+                        description="All-destinations routing: for every origin AS, every AS's converged route "
+                                    "toward it (one origin at a time, no policy), with path-length and "
+                                    "transit-centrality summaries.")
+    ro.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled teaching topology)")
+    ro.add_argument("--out", metavar="DIR", default="bgpsim-routes", help="output directory (default ./bgpsim-routes)")
+    ro.add_argument("--workers", type=_count, default=max(1, os.cpu_count() or 1), metavar="W", help="local processes (default: one per core)")
+    ro.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return parser
 
 
@@ -134,11 +204,47 @@ def _scenario(args):
         scn.pfx2as = args.pfx2as
     if scn.weighting == "space" and not scn.pfx2as:
         raise InputError("--weighting space needs --pfx2as FILE (a prefix-to-AS table)")
+    if args.adopters and not args.policy:
+        raise InputError("--adopters needs --policy NAME")
+    if args.policy:
+        from .defences import DEFENCES
+        from .scenario import Defence
+
+        if args.policy not in DEFENCES:
+            raise InputError(f"--policy: unknown policy {args.policy!r}; want one of {', '.join(DEFENCES)}")
+        if not args.adopters:
+            raise InputError("--policy needs --adopters ASN,ASN,... or @FILE")
+        listed = parse_asns(args.adopters, "--adopters")
+        scn.defence = Defence(policy=args.policy, adopters=[asn for asn, _ in listed])
+        args.adopters_where = dict(listed)
     if args.seed is not None:
         scn.seed = args.seed
     if args.until is not None:
         scn.until = args.until
     return scn
+
+
+def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
+    """ASNs from "64500,AS64501" or from @FILE (spaces, commas, newlines; '#' comments), each with
+    where it was written (for errors)."""
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            lines = path.read_text().splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise InputError(f"{what}: cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+        where = lambda n: f"{path}:{n}"
+    else:
+        lines = [text]
+        where = lambda n: what
+    out = []
+    for n, line in enumerate(lines, start=1):
+        for tok in line.split("#", 1)[0].replace(",", " ").split():
+            try:
+                out.append((_asn(tok), where(n)))
+            except argparse.ArgumentTypeError as e:
+                raise InputError(f"{where(n)}: {e}") from None
+    return out
 
 
 def _summary(run, out: Path, wall: float) -> str:
@@ -152,7 +258,10 @@ def _summary(run, out: Path, wall: float) -> str:
                      f"{', '.join(att['prefixes'])} at t = {att['start']:g} s")
     o = r["outcome"]
     state = f"settled at t = {r['converged_at']:.1f} s" if r["converged"] else f"stopped at t = {r['converged_at']:.1f} s before settling"
-    lines.append(f"  routing {state}: {r['events']:,} events, {r['messages']:,} messages ({wall:.1f} s wall)")
+    if r.get("engine") == "steady":
+        lines.append(f"  converged state ({wall:.2f} s wall, loading the graph included)")
+    else:
+        lines.append(f"  routing {state}: {r['events']:,} events, {r['messages']:,} messages ({wall:.1f} s wall)")
     if att and r["peak"]["attacker"] > o["attacker"]:
         lines.append(f"  at the peak (t = {r['peak']['at']:.1f} s) {pct(r['peak']['attacker'])} of source ASes "
                      f"sent their traffic to the attacker")
@@ -192,7 +301,7 @@ class _Progress:
 
 def cmd_run(args) -> int:
     from . import output
-    from .run import simulate
+    from .run import converged, simulate
     from .topology import load_topology
 
     scn = _scenario(args)
@@ -200,8 +309,11 @@ def cmd_run(args) -> int:
     started = time.perf_counter()
     progress = _Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
     topo = load_topology(scn.topology)
+    for asn, where in getattr(args, "adopters_where", {}).items():
+        if asn not in topo.index:
+            raise InputError(f"{where}: AS{asn} is not in the topology {topo.source}")
     try:
-        run = simulate(scn, topo, progress)
+        run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress)
     finally:
         progress.close()
     wall = time.perf_counter() - started
@@ -213,6 +325,99 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _topology(path: str | None):
+    from .topology import load_topology
+
+    return load_topology(path or str(files("scenarios") / "topologies" / "teaching.toml"))
+
+
+def _split(text: str, what: str) -> tuple[str, ...]:
+    items = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not items:
+        raise InputError(f"{what}: empty list")
+    return items
+
+
+class _Bar:
+    """A progress bar on stderr (a terminal only)."""
+
+    def __init__(self, enabled: bool, unit: str):
+        self.enabled, self.unit, self.bar = enabled, unit, None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit=self.unit, file=sys.stderr, leave=False, smoothing=0.05)
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def cmd_sweep(args) -> int:
+    from .sweep import Sweep, connect, run_sweep
+
+    adoption = []
+    for x in _split(args.adoption, "--adoption"):
+        try:
+            adoption.append(int(x))
+        except ValueError:
+            raise InputError(f"--adoption: want whole percentages from 0 to 100, got {x!r}") from None
+    sw = Sweep(args.topology or "teaching.toml", _split(args.attack, "--attack"), _split(args.policy, "--policy"),
+               tuple(adoption), args.trials, args.seed, args.adopt)
+    client = connect(args.scheduler) if args.scheduler else None
+    topo = _topology(args.topology)
+    bar = _Bar(not (args.quiet or args.json) and sys.stderr.isatty(), "trial")
+    started = time.perf_counter()
+    try:
+        summary = run_sweep(topo, sw, Path(args.out), workers=args.workers, client=client, progress=bar)
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
+    elif not args.quiet:
+        print(_sweep_table(summary, topo, time.perf_counter() - started, Path(args.out)))
+    return 0
+
+
+def _sweep_table(summary: dict, topo, wall: float, out: Path) -> str:
+    sw = summary["sweep"]
+    levels = sorted({c["adoption"] for c in summary["cells"]})
+    lines = [f"bgpsim sweep on {topo.name} ({topo.n:,} ASes): {summary['trials']:,} trials in {wall:.1f} s, seed {sw['seed']}",
+             "  attacker success (mean share of ASes) by adoption:",
+             "  " + f"{'attack':<24}{'policy':<17}" + "".join(f"{x:>6}%" for x in levels)]
+    cell = {(c["attack"], c["policy"], c["adoption"]): c for c in summary["cells"]}
+    for attack in sw["attacks"]:
+        for policy in sw["policies"]:
+            vals = "".join(f"{100 * cell[(attack, policy, x)]['attacker_frac']['mean']:>7.1f}" for x in levels)
+            lines.append(f"  {attack:<24}{policy:<17}{vals}")
+    lines.append(f"  results: {out / 'results.csv'}, {out / 'summary.json'}, {out / 'success.png'}")
+    return "\n".join(lines)
+
+
+def cmd_routes(args) -> int:
+    from .routes import compute_routes
+
+    topo = _topology(args.topology)
+    bar = _Bar(not args.quiet and sys.stderr.isatty(), "origin")
+    started = time.perf_counter()
+    try:
+        summary = compute_routes(topo, Path(args.out), workers=args.workers, progress=bar)
+    finally:
+        bar.close()
+    if not args.quiet:
+        print(f"bgpsim routes on {topo.name} ({topo.n:,} ASes): {summary.get('origins_done', topo.n):,} origins in "
+              f"{time.perf_counter() - started:.1f} s; results in {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -220,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return cmd_run(args)
+        return {"run": cmd_run, "sweep": cmd_sweep, "routes": cmd_routes}[args.command](args)
     except InputError as e:
         print(f"bgpsim: error: {e}", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ def result_json(run: Run) -> str:
 
 
 def write(run: Run, out: Path) -> Path:
-    from viz.figures import MAX_DRAWN_ASES, timeline_figure, topology_figure, traffic_figure
+    from viz.figures import MAX_DRAWN_ASES, outcome_figure, timeline_figure, topology_figure, traffic_figure
     from viz.report import write_report
 
     out = Path(out)
@@ -46,19 +46,25 @@ def write(run: Run, out: Path) -> Path:
         r = run.result
         figures = []
         end = r["converged_at"]
-        timeline_figure(run.timeline, r["marks"], tmp / "timeline.png", title=f"{r['scenario']['name']}: where traffic goes", end=end)
-        figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
-        traffic_figure(run.timeline, r["marks"], r["traffic"]["weighting"], tmp / "traffic.png", end=end)
-        w = r["traffic"]["weighting"]
-        figures.append(("Share of traffic diverted to the attacker. Every source AS counts the same here, so this is the "
-                        "red line of the figure above; --weighting cone or space weighs ASes by size."
-                        if w == "uniform" else f"Share of traffic diverted to the attacker, each AS weighted by {w}.", tmp / "traffic.png"))
+        steady = r.get("engine") == "steady"
+        if steady:
+            outcome_figure(r["outcome"], r["traffic"]["diverted"], r["traffic"]["weighting"], tmp / "outcome.png",
+                           title=f"{r['scenario']['name']}: converged state")
+            figures.append(("Where the traffic of every other AS goes once routing has converged.", tmp / "outcome.png"))
+        else:
+            timeline_figure(run.timeline, r["marks"], tmp / "timeline.png", title=f"{r['scenario']['name']}: where traffic goes", end=end)
+            figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
+            traffic_figure(run.timeline, r["marks"], r["traffic"]["weighting"], tmp / "traffic.png", end=end)
+            w = r["traffic"]["weighting"]
+            figures.append(("Share of traffic diverted to the attacker. Every source AS counts the same here, so this is the "
+                            "red line of the figure above; --weighting cone or space weighs ASes by size."
+                            if w == "uniform" else f"Share of traffic diverted to the attacker, each AS weighted by {w}.", tmp / "traffic.png"))
         if run.topo.n <= MAX_DRAWN_ASES:
             peak = None
             if run.peak_outcomes is not None and r["peak"]["attacker"] > 0:
                 peak = {"time": r["peak"]["at"], "outcomes": run.peak_outcomes}
             topology_figure(run.topo, run.outcomes, r["attacker"], r["victim"], tmp / "topology.png",
-                            title=f"At the end (t = {end:.1f} s)", peak=peak)
+                            title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak)
             figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
                             + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
         write_report(tmp / "report.html", r, run.ases, figures)

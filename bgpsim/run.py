@@ -15,7 +15,7 @@ from .engine.timed import TimedEngine
 from .errors import InputError
 from .policy import ORIGIN
 from .prefix import covers, halves, sub_prefix
-from .scenario import Scenario
+from .scenario import TIMED_ATTACKS, Scenario
 from .topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology
 from .weighting import weights
 
@@ -42,14 +42,10 @@ def _pick(rng: random.Random, candidates: list[int], avoid: set[int]) -> int:
     return rng.choice(pool)
 
 
-def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
-    """Run `scn`. `progress(events, now)` is called now and then during the run."""
-    topo = topo or load_topology(scn.topology)
-    rng = random.Random(scn.seed)  # attacker, victim and adopters; the engine has its own stream
-    attack = scn.attack
-
-    # Who: ASNs from the scenario, or drawn from the stubs.
+def _who(scn: Scenario, topo: Topology, rng: random.Random):
+    """Attacker and victim: ASNs from the scenario, or drawn from the stubs. ASNs and indices."""
     stubs = [int(topo.asns[i]) for i in topo.stubs()]
+    attack = scn.attack
     victim = scn.victim
     attacker = attack.attacker if attack else None
     if victim is None:
@@ -60,6 +56,29 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
     a = topo.idx(attacker, "attacker AS") if attacker is not None else None
     if a is not None and a == v:
         raise InputError(f"attacker and victim are the same AS ({victim})")
+    return attacker, victim, a, v
+
+
+def _adopters(scn: Scenario, topo: Topology, rng: random.Random, a, v) -> list[int]:
+    """Indices of the adopting ASes: the scenario's list, or a seeded share with the victim, never
+    the attacker."""
+    if scn.defence.adopters is not None:
+        adopters = [topo.idx(x, "adopter AS") for x in scn.defence.adopters]
+    else:
+        others = [i for i in range(topo.n) if i != v and i != a]
+        adopters = sorted(rng.sample(others, round(scn.defence.adoption * len(others))) + [v])
+    return [i for i in adopters if i != a]
+
+
+def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
+    """Run `scn`. `progress(events, now)` is called now and then during the run."""
+    topo = topo or load_topology(scn.topology)
+    rng = random.Random(scn.seed)  # attacker, victim and adopters; the engine has its own stream
+    attack = scn.attack
+
+    if attack and attack.kind not in TIMED_ATTACKS:
+        raise InputError(f"the {attack.kind} attack needs --engine steady; the timed engine runs {', '.join(TIMED_ATTACKS)}")
+    attacker, victim, a, v = _who(scn, topo, rng)
 
     # What is announced: the victim's prefixes, the attacker's, the mitigation's, the events'.
     kind = attack.kind if attack else None
@@ -94,12 +113,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> Run:
     pol = None
     adopters: list[int] = []
     if scn.defence:
-        if scn.defence.adopters is not None:
-            adopters = [topo.idx(x, "adopter AS") for x in scn.defence.adopters]
-        else:
-            others = [i for i in range(topo.n) if i != v and i != a]
-            adopters = sorted(rng.sample(others, round(scn.defence.adoption * len(others))) + [v])
-        adopters = [i for i in adopters if i != a]
+        adopters = _adopters(scn, topo, rng, a, v)
         pol = defence(scn.defence.policy, topo, adopters, VRPTable(scn.roas))
         policies = {i: pol for i in adopters}
 
@@ -236,3 +250,26 @@ def _interception(engine, fwd, p, a, v, asns) -> dict:
     first = best[2][0]
     return {"route_to_victim": " ".join(str(asns[x]) for x in (a,) + best[2]),
             "delivered": first == v or fwd.outcome[first] == VICTIM}
+
+
+def converged(scn: Scenario, topo: Topology | None = None) -> Run:
+    """The scenario's attack on the converged-state engine: no time, the routes it settles to."""
+    from . import trial
+    from .steady_report import steady_result
+
+    topo = topo or load_topology(scn.topology)
+    rng = random.Random(scn.seed)
+    if scn.attack is None:
+        raise InputError("the steady engine runs an attack: give --attack KIND (or a scenario with [attack])")
+    for what, given in (("events", scn.events), ("mitigation", scn.mitigation)):
+        if given:
+            raise InputError(f"the steady engine computes one converged state; the scenario's {what} needs the timed engine")
+    attacker, victim, a, v = _who(scn, topo, rng)
+    prefix = scn.prefixes[0]
+    policy, adopters = None, []
+    if scn.defence:
+        policy = scn.defence.policy
+        adopters = _adopters(scn, topo, rng, a, v)
+    vrps = VRPTable(scn.roas) if scn.roas else None
+    res = trial.run(topo, scn.attack.kind, a, v, policy, adopters, prefix=prefix, vrps=vrps)
+    return steady_result(scn, topo, res, attacker, victim, len(adopters))

@@ -13,22 +13,16 @@ from pathlib import Path
 
 from rpki.rov import VRP
 
+from . import trial
 from .defences import DEFENCES
 from .engine.timed import Delay, Timing
 from .errors import InputError
 from .prefix import Address, Prefix, parse_address, parse_prefix
 from .tomlfile import TomlFile
 
-ATTACKS = ("prefix", "subprefix", "forged-origin", "forged-origin-subprefix", "squat", "leak", "intercept")
-ATTACK_HELP = {
-    "prefix": "the attacker originates the victim's prefix",
-    "subprefix": "the attacker originates a more-specific prefix inside the victim's",
-    "forged-origin": "the attacker announces the victim's prefix with path [attacker, victim]",
-    "forged-origin-subprefix": "a more-specific prefix with path [attacker, victim]",
-    "squat": "the attacker originates space the victim holds but does not announce",
-    "leak": "the attacker re-exports routes from its providers and peers to its other providers and peers",
-    "intercept": "forged-origin announcement to every neighbour but the one the attacker keeps for forwarding to the victim",
-}
+ATTACK_HELP = trial.ATTACKS
+ATTACKS = tuple(ATTACK_HELP)
+TIMED_ATTACKS = ("prefix", "subprefix", "forged-origin", "forged-origin-subprefix", "squat", "leak", "intercept")
 EVENT_TYPES = ("originate", "withdraw", "link-down", "link-up")
 WEIGHTINGS = ("uniform", "cone", "space")
 DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare

@@ -21,6 +21,7 @@ from .defences import defence
 from .engine.steady import NONE, Plan, Ribs, Seed, plan_for, propagate
 from .errors import InputError
 from .policy import ORIGIN, Policy
+from .prefix import sub_prefix
 
 PREFIX = ipaddress.ip_network("1.2.0.0/16")
 SUBPREFIX = ipaddress.ip_network("1.2.3.0/24")
@@ -42,9 +43,9 @@ ATTACKS = {
 }
 
 
-def vrps_for(topo, victim: int) -> VRPTable:
-    """The victim's ROA: 1.2.0.0/16, maxLength 16."""
-    return VRPTable([VRP(PREFIX, 16, int(topo.asns[victim]))])
+def vrps_for(topo, victim: int, prefix=PREFIX) -> VRPTable:
+    """The victim's ROA: its prefix (1.2.0.0/16), maxLength its length."""
+    return VRPTable([VRP(prefix, prefix.prefixlen, int(topo.asns[victim]))])
 
 
 @dataclass
@@ -96,34 +97,34 @@ def _shortest_path_claim(topo, victim: int, pol: Policy | None) -> tuple[int, ..
 
 
 def announcements(topo, kind: str, attacker: int, victim: int, pol: Policy | None,
-                  plan: Plan | None = None) -> dict:
+                  plan: Plan | None = None, prefix=PREFIX, subprefix=SUBPREFIX) -> dict:
     """{prefix: [Seed, ...]} for one attack; the leak and the interception look at the routes first."""
     if kind not in ATTACKS:
         raise InputError(f"unknown attack {kind!r}; want one of {', '.join(ATTACKS)}")
     legit = [Seed(victim)]
     if kind == "prefix":
-        return {PREFIX: legit + [Seed(attacker)]}
+        return {prefix: legit + [Seed(attacker)]}
     if kind == "subprefix":
-        return {PREFIX: legit, SUBPREFIX: [Seed(attacker)]}
+        return {prefix: legit, subprefix: [Seed(attacker)]}
     if kind == "forged-origin":
-        return {PREFIX: legit + [Seed(attacker, (victim,))]}
+        return {prefix: legit + [Seed(attacker, (victim,))]}
     if kind == "forged-origin-subprefix":
-        return {PREFIX: legit, SUBPREFIX: [Seed(attacker, (victim,))]}
+        return {prefix: legit, subprefix: [Seed(attacker, (victim,))]}
     if kind == "squat":
-        return {PREFIX: [Seed(attacker)]}
+        return {prefix: [Seed(attacker)]}
     if kind == "first-asn-strip":
-        return {PREFIX: legit + [Seed(attacker, (victim,), strip=True)]}
+        return {prefix: legit + [Seed(attacker, (victim,), strip=True)]}
     if kind == "shortest-path":
         claim = _shortest_path_claim(topo, victim, pol)
-        return {PREFIX: legit + [Seed(attacker, claim or ())]}
+        return {prefix: legit + [Seed(attacker, claim or ())]}
     # leak, intercept: what the attacker does depends on the route it has.
-    before = propagate(plan or topo, PREFIX, legit, pol)
+    before = propagate(plan or topo, prefix, legit, pol)
     path = before.path(attacker)
     if path is None:
-        return {PREFIX: legit}  # nothing to leak or to forward on
+        return {prefix: legit}  # nothing to leak or to forward on
     if kind == "leak":
-        return {PREFIX: legit + [Seed(attacker, path)]}
-    return {PREFIX: legit + [Seed(attacker, (victim,), exclude=frozenset({path[0]}))]}
+        return {prefix: legit + [Seed(attacker, path, relay=True)]}
+    return {prefix: legit + [Seed(attacker, (victim,), exclude=frozenset({path[0]}))]}
 
 
 def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
@@ -151,12 +152,16 @@ def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
 
 
 def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, adopters=(),
-        plan: Plan | None = None) -> Result:
-    """One trial on the converged state. `adopters` are AS indices deploying `policy`."""
+        plan: Plan | None = None, prefix=PREFIX, vrps: VRPTable | None = None) -> Result:
+    """One trial on the converged state. `adopters` are AS indices deploying `policy`; `vrps`
+    default to the victim's ROA for `prefix`; a sub-prefix attack takes its first /24 (/48)."""
     if attacker == victim:
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
     plan = plan or plan_for(topo)
-    pol = defence(policy, topo, adopters, vrps_for(topo, victim)) if policy not in (None, "none", "bgp") else None
-    ann = announcements(topo, kind, attacker, victim, pol, plan)
+    if vrps is None:
+        vrps = vrps_for(topo, victim, prefix)
+    pol = defence(policy, topo, adopters, vrps) if policy not in (None, "none", "bgp") else None
+    sub = SUBPREFIX if prefix == PREFIX else sub_prefix(prefix)
+    ann = announcements(topo, kind, attacker, victim, pol, plan, prefix, sub)
     ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]
     return Result(trace(ribs, topo.n, attacker, victim), ribs, attacker, victim)

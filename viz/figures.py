@@ -796,3 +796,62 @@ def topology_figure(topo, outcomes: Mapping[int, str], attacker: int, victim: in
     of the attack" above and "at the end" (`title`, if given, heads that one) below.
     """
     return _save(topology_plot(topo, outcomes, attacker, victim, title, peak), path)
+
+
+# --------------------------------------------------------------------------------------------- sweeps
+
+def sweep_figure(summary: Mapping, path: str | os.PathLike) -> Path:
+    """Attacker success against adoption, one panel per attack, one line per policy, with the 90 %
+    confidence band of the mean over trials."""
+    cells = summary["cells"]
+    attacks = list(dict.fromkeys(c["attack"] for c in cells))
+    policies = list(dict.fromkeys(c["policy"] for c in cells))
+    fig = Figure(figsize=(5.2 * len(attacks), 4.0), layout="constrained")
+    axes = fig.subplots(1, len(attacks), squeeze=False)[0]
+    colours = matplotlib.colormaps["tab10"]
+    for ax, attack in zip(axes, attacks):
+        for k, policy in enumerate(policies):
+            pts = sorted((c["adoption"], c["attacker_frac"]) for c in cells if c["attack"] == attack and c["policy"] == policy)
+            if not pts:
+                continue
+            x = np.asarray([p[0] for p in pts], dtype=float)
+            mean = np.asarray([100 * p[1]["mean"] for p in pts])
+            lo = np.asarray([100 * p[1]["ci90"][0] for p in pts])
+            hi = np.asarray([100 * p[1]["ci90"][1] for p in pts])
+            colour = colours(k % 10)
+            ax.plot(x, mean, marker="o", markersize=3.5, color=colour, label=policy)
+            ax.fill_between(x, np.clip(lo, 0, 100), np.clip(hi, 0, 100), color=colour, alpha=0.18, linewidth=0)
+        _percent_axis(ax)
+        ax.set_xlim(-2, 102)
+        ax.xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+        ax.set_xlabel("ASes deploying the defence")
+        ax.set_ylabel("ASes whose traffic reaches the attacker")
+        ax.set_title(f"{attack} attack", fontsize=10)
+        ax.legend(fontsize=8, title="defence (band: 90 % CI)", title_fontsize=8, frameon=False)
+    sw = summary.get("sweep", {})
+    fig.suptitle(f"Attacker success vs adoption — {sw.get('topology', '')}, {sw.get('trials', '?')} trials per point, "
+                 f"adoption: {sw.get('adopt', '')}", fontsize=10)
+    return _save(fig, path)
+
+
+def outcome_figure(outcome: Mapping[str, float], diverted: float, weighting: str, path: str | os.PathLike,
+                   title: str = "") -> Path:
+    """Converged state: where the traffic of the source ASes goes, one bar per outcome, and the
+    share of traffic diverted under the weighting."""
+    fig = Figure(figsize=(6.4, 2.9), layout="constrained")
+    ax = fig.subplots()
+    names = list(OUTCOME_LABELS)
+    vals = [100 * outcome.get(k, 0.0) for k in names]
+    bars = ax.barh(range(len(names)), vals, color=[COLOURS[k] for k in names], height=0.6)
+    for b, v in zip(bars, vals):
+        ax.text(min(v + 1.5, 88), b.get_y() + b.get_height() / 2, f"{v:.1f} %", va="center", fontsize=9)
+    ax.set_yticks(range(len(names)), [OUTCOME_LABELS[k] for k in names], fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+    ax.set_xlabel("source ASes (attacker and victim aside)")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_title((title + "\n" if title else "") + f"traffic diverted to the attacker: {100 * diverted:.1f} % "
+                 f"({weighting})", fontsize=10)
+    return _save(fig, path)

@@ -38,12 +38,15 @@ _NO_OFFER = np.iinfo(np.int64).max
 @dataclass(frozen=True)
 class Seed:
     """AS `at` originates the prefix claiming `path` behind it: it announces (at,) + path, or `path`
-    alone when `strip` (an attacker hiding its own ASN). `exclude`: neighbours it does not tell."""
+    alone when `strip` (an attacker hiding its own ASN). `exclude`: neighbours it does not tell.
+    `relay`: the path is a route `at` really learned (a leak), so it keeps the attributes it earned
+    on the way; otherwise the announcement carries only what its announcer can attach."""
 
     at: int
     path: tuple[int, ...] = ()
     strip: bool = False
     exclude: frozenset = frozenset()
+    relay: bool = False
 
     @property
     def announced(self) -> tuple[int, ...]:
@@ -154,7 +157,8 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         ann = s.announced
         rel[s.at], length[s.at], sd[s.at] = ORIGIN, len(ann), k
         if policy is not None:
-            for name, v in policy.announce(prefix, s.at, ann).items():
+            got = policy.attributes(prefix, ann) if s.relay else policy.announce(prefix, s.at, ann)
+            for name, v in got.items():
                 v = np.asarray(v)
                 if name not in attrs:
                     attrs[name] = np.zeros(n, dtype=v.dtype)

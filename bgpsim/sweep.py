@@ -1,0 +1,314 @@
+"""Adoption sweeps: how often does an attack still succeed when x % of ASes deploy a defence?
+
+A sweep is every combination of attack, policy, adoption level and trial number. Trial t draws its
+attacker and victim from the stubs (ASes without customers; a leaker must be multihomed) with a
+random stream of its own, so every policy and adoption level of trial t sees the same pair — paired
+comparisons, as in BGPy. Adopters are drawn per (trial, adoption level): `random` takes that share of
+all ASes, `top-cone` the ASes with the largest customer cones, `tier1` that share of the tier-1
+clique; the victim always adopts and the attacker never does (BGPy's convention). So every row of
+results.csv is a pure function of the seed and its key, whichever process computes it, and the
+rows are written in one canonical order at the end: one process, W processes and a Dask cluster
+give the same file but for the `seconds` column.
+
+Results are appended as trials finish; an interrupted sweep, run again with the same parameters and
+--out, skips what is done.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import trial as trials
+from .dataplane import ATTACKER
+from .defences import DEFENCES
+from .engine.steady import plan_for
+from .errors import InputError
+
+COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
+           "disconnected_frac", "loop_frac", "diverted", "seconds")
+ADOPT = ("random", "top-cone", "tier1")
+POLICIES = ("none", *DEFENCES)
+Z90 = 1.6448536269514722  # two-sided 90 % normal quantile
+
+
+@dataclass(frozen=True)
+class Sweep:
+    topology: str
+    attacks: tuple[str, ...]
+    policies: tuple[str, ...]
+    adoption: tuple[int, ...]  # percent
+    trials: int
+    seed: int = 1
+    adopt: str = "random"
+
+    def __post_init__(self):
+        for a in self.attacks:
+            if a not in trials.ATTACKS:
+                raise InputError(f"--attack: unknown attack {a!r}; want one of {', '.join(trials.ATTACKS)}")
+        for p in self.policies:
+            if p not in POLICIES:
+                raise InputError(f"--policy: unknown policy {p!r}; want one of {', '.join(POLICIES)}")
+        for x in self.adoption:
+            if not 0 <= x <= 100:
+                raise InputError(f"--adoption: want percentages from 0 to 100, got {x}")
+        if self.adopt not in ADOPT:
+            raise InputError(f"--adopt: want one of {', '.join(ADOPT)}, got {self.adopt!r}")
+        if self.trials < 1:
+            raise InputError(f"--trials: want at least 1, got {self.trials}")
+
+    def jobs(self) -> list[tuple]:
+        """(policy, attack, adoption, trial) in the canonical order of results.csv."""
+        return [(p, a, x, t) for a in self.attacks for p in self.policies for x in self.adoption
+                for t in range(self.trials)]
+
+    def params(self) -> dict:
+        d = json.loads(json.dumps(asdict(self)))  # tuples as lists, as sweep.json holds them
+        d["topology"] = Path(self.topology).name
+        return d
+
+
+# ---- one trial ------------------------------------------------------------------------------
+
+def _cached(topo, name: str, make):
+    """Per-topology data the trials share, kept on the topology (and so shipped with it)."""
+    v = topo.__dict__.get(name)
+    if v is None:
+        v = topo.__dict__[name] = make()
+    return v
+
+
+def _stubs(topo) -> tuple[np.ndarray, np.ndarray]:
+    """Stubs (no customers) and multihomed stubs (two providers or more)."""
+    customers = np.bincount(topo.p2c[:, 0], minlength=topo.n) if len(topo.p2c) else np.zeros(topo.n, dtype=np.int64)
+    providers = np.bincount(topo.p2c[:, 1], minlength=topo.n) if len(topo.p2c) else np.zeros(topo.n, dtype=np.int64)
+    stubs = np.flatnonzero(customers == 0)
+    return stubs, stubs[providers[stubs] > 1]
+
+
+def _pair(topo, seed: int, t: int, attack: str) -> tuple[int, int]:
+    rng = np.random.default_rng([seed, t, 0xA77AC])
+    stubs, multihomed = _cached(topo, "_sweep_stubs", lambda: _stubs(topo))
+    if len(stubs) < 2:
+        raise InputError(f"{topo.source}: fewer than two stub ASes to draw attacker and victim from")
+    victim = int(stubs[rng.integers(len(stubs))])
+    pool = stubs
+    if attack == "leak":
+        pool = multihomed
+        if len(pool) < 2:
+            raise InputError(f"{topo.source}: a leak needs a multihomed stub AS, and there is none to draw")
+    attacker = victim
+    while attacker == victim:
+        attacker = int(pool[rng.integers(len(pool))])
+    return attacker, victim
+
+
+def _adopters(topo, sw: Sweep, adoption: int, t: int, attacker: int, victim: int) -> np.ndarray:
+    share = adoption / 100
+    if sw.adopt == "tier1":
+        pool = np.asarray(sorted(topo.index[a] for a in topo.clique if a in topo.index), dtype=np.int64)
+        k = round(share * len(pool))
+    else:
+        pool = (_cached(topo, "_cone_order", lambda: np.lexsort((np.arange(topo.n), -topo.cone_sizes)))
+                if sw.adopt == "top-cone" else np.arange(topo.n))
+        k = round(share * (topo.n - 2))
+    pool = pool[(pool != attacker) & (pool != victim)]
+    if sw.adopt != "top-cone":
+        pool = np.random.default_rng([sw.seed, t, adoption, 0xAD0]).permutation(pool)
+    chosen = np.concatenate([pool[:k], [victim]])
+    return np.sort(chosen)
+
+
+def prepare(topo, sw: Sweep) -> None:
+    """Compute the shared per-topology data once, before the topology goes to workers."""
+    plan_for(topo)
+    _cached(topo, "_sweep_stubs", lambda: _stubs(topo))
+    _cached(topo, "_cone_weights", lambda: topo.cone_sizes.astype(float))
+    if sw.adopt == "top-cone":
+        _adopters(topo, sw, 0, 0, -1, -1)
+
+
+def run_job(topo, sw: Sweep, job: tuple) -> dict:
+    """One row of results.csv."""
+    policy, attack, adoption, t = job
+    started = time.perf_counter()
+    attacker, victim = _pair(topo, sw.seed, t, attack)
+    adopters = _adopters(topo, sw, adoption, t, attacker, victim) if policy != "none" else ()
+    res = trials.run(topo, attack, attacker, victim, policy, adopters, plan_for(topo))
+    fr = res.fractions()
+    w = _cached(topo, "_cone_weights", lambda: topo.cone_sizes.astype(float)).copy()
+    w[[attacker, victim]] = 0
+    diverted = float(w[res.outcome == ATTACKER].sum() / w.sum()) if w.sum() else 0.0
+    return {"policy": policy, "attack": attack, "adoption": adoption, "trial": t,
+            "attacker": int(topo.asns[attacker]), "victim": int(topo.asns[victim]),
+            "attacker_frac": fr["attacker"], "victim_frac": fr["victim"], "disconnected_frac": fr["disconnected"],
+            "loop_frac": fr["loop"], "diverted": diverted, "seconds": time.perf_counter() - started}
+
+
+def run_chunk(topo, sw: Sweep, jobs: list[tuple]) -> list[dict]:
+    return [run_job(topo, sw, j) for j in jobs]
+
+
+# ---- results.csv ----------------------------------------------------------------------------
+
+def _line(row: dict) -> str:
+    vals = []
+    for c in COLUMNS:
+        v = row[c]
+        vals.append(f"{v:.6f}" if isinstance(v, float) else str(v))
+    return ",".join(vals) + "\n"
+
+
+def _key(row: dict) -> tuple:
+    return (row["policy"], row["attack"], int(row["adoption"]), int(row["trial"]))
+
+
+def _read_done(path: Path) -> dict[tuple, str]:
+    """Finished rows of an earlier run, by key. A last line cut short by an interruption is dropped."""
+    if not path.exists():
+        return {}
+    text = path.read_text()
+    lines = text.split("\n")
+    if lines and lines[0] != ",".join(COLUMNS):
+        raise InputError(f"{path}:1: not a bgpsim results.csv (want the header {','.join(COLUMNS)})")
+    done = {}
+    for n, line in enumerate(lines[1:-1], start=2):  # the last piece has no newline: unfinished or empty
+        parts = line.split(",")
+        if len(parts) != len(COLUMNS):
+            raise InputError(f"{path}:{n}: want {len(COLUMNS)} fields, got {len(parts)}")
+        row = dict(zip(COLUMNS, parts))
+        try:
+            done[_key(row)] = line + "\n"
+        except ValueError:
+            raise InputError(f"{path}:{n}: adoption and trial must be integers") from None
+    return done
+
+
+# ---- the whole sweep ------------------------------------------------------------------------
+
+def _chunks(jobs: list, size: int) -> list[list]:
+    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+
+
+_FORKED = {}
+
+
+def _forked_chunk(args):
+    sw, jobs = args
+    return run_chunk(_FORKED["topo"], sw, jobs)
+
+
+def _local(topo, sw, todo, workers, on_rows):
+    if workers <= 1:
+        for job in todo:
+            on_rows([run_job(topo, sw, job)])
+        return
+    import multiprocessing as mp
+
+    _FORKED["topo"] = topo  # forked workers inherit it, and what prepare() computed
+    size = max(1, min(50, len(todo) // (workers * 8) or 1))
+    with mp.get_context("fork").Pool(workers) as pool:
+        for rows in pool.imap_unordered(_forked_chunk, [(sw, c) for c in _chunks(todo, size)]):
+            on_rows(rows)
+
+
+def connect(address: str, timeout: float = 8.0):
+    """A Dask client for `address`, or an InputError within `timeout` seconds."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError("--scheduler needs Dask: pip install 'distributed'") from None
+    try:
+        return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise InputError(f"--scheduler {address}: no Dask scheduler answers there ({type(e).__name__}: {e})") from None
+
+
+def _dask(topo, sw, todo, client, on_rows):
+    from distributed import as_completed
+
+    nworkers = max(1, len(client.scheduler_info().get("workers", {})))
+    graph = client.scatter(topo, broadcast=True)  # once per worker, not per task
+    size = max(1, min(50, len(todo) // (nworkers * 8) or 1))
+    futures = [client.submit(run_chunk, graph, sw, c, pure=False) for c in _chunks(todo, size)]
+    for fut in as_completed(futures):
+        on_rows(fut.result())
+
+
+def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progress=None) -> dict:
+    """Run what is not done yet, then write results.csv in canonical order, summary.json and the figure."""
+    out.mkdir(parents=True, exist_ok=True)
+    params_path = out / "sweep.json"
+    params = sw.params()
+    if params_path.exists():
+        try:
+            old = json.loads(params_path.read_text())
+        except ValueError:
+            raise InputError(f"{params_path}: not JSON; remove it or use another --out") from None
+        if old != params:
+            diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in params.items() if old.get(k) != v)
+            raise InputError(f"{out} holds a sweep with other parameters ({diff}); use another --out")
+    else:
+        params_path.write_text(json.dumps(params, indent=1) + "\n")
+    results = out / "results.csv"
+    done = _read_done(results)
+    jobs = sw.jobs()
+    todo = [j for j in jobs if j not in done]
+    if todo:
+        prepare(topo, sw)
+    with results.open("w") as f:  # rewrite what survived (drops a cut-off last line), then append
+        f.write(",".join(COLUMNS) + "\n")
+        f.writelines(done.values())
+    if progress is not None:
+        progress(len(jobs) - len(todo), len(jobs))
+    with results.open("a") as f:
+        def on_rows(rows):
+            for row in rows:
+                line = _line(row)
+                done[_key(row)] = line
+                f.write(line)
+            f.flush()
+            if progress is not None:
+                progress(len(done), len(jobs))
+
+        if client is not None:
+            _dask(topo, sw, todo, client, on_rows)
+        else:
+            _local(topo, sw, todo, workers, on_rows)
+    body = "".join(done[j] for j in jobs)
+    tmp = results.with_suffix(".csv.tmp")
+    tmp.write_text(",".join(COLUMNS) + "\n" + body)
+    os.replace(tmp, results)
+    summary = summarise(sw, list(csv.DictReader(io.StringIO(",".join(COLUMNS) + "\n" + body))))
+    tmp = out / "summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=1) + "\n")
+    os.replace(tmp, out / "summary.json")
+    from viz.figures import sweep_figure
+
+    sweep_figure(summary, out / "success.png")
+    return summary
+
+
+def summarise(sw: Sweep, rows: list[dict]) -> dict:
+    """Mean and 90 % confidence interval (normal approximation) of each outcome per attack, policy
+    and adoption level."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["attack"], r["policy"], int(r["adoption"])), []).append(r)
+    cells = []
+    for (attack, policy, adoption), rs in groups.items():
+        cell = {"attack": attack, "policy": policy, "adoption": adoption, "trials": len(rs)}
+        for col in ("attacker_frac", "victim_frac", "disconnected_frac", "loop_frac", "diverted"):
+            x = np.asarray([float(r[col]) for r in rs])
+            half = Z90 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else 0.0
+            cell[col] = {"mean": round(float(x.mean()), 6), "ci90": [round(float(x.mean() - half), 6), round(float(x.mean() + half), 6)]}
+        cells.append(cell)
+    return {"sweep": sw.params(), "trials": len(rows), "cells": cells}

@@ -1,0 +1,117 @@
+"""Each defence on a small graph whose answer is worked out by hand (victim 777, attacker 666)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from helpers import graph
+
+from bgpsim import trial
+from bgpsim.defences import DEFENCES, defence
+from bgpsim.engine.steady import Seed, propagate
+
+
+def outcomes(topo, kind, policy=None, adopters=(), attacker=666, victim=777):
+    res = trial.run(topo, kind, topo.index[attacker], topo.index[victim], policy, [topo.index[a] for a in adopters])
+    return {int(topo.asns[i]): trial.OUTCOMES[o] for i, o in enumerate(res.outcome)}
+
+
+def test_every_defence_cites_its_source():
+    for name, cls in DEFENCES.items():
+        doc = (cls.__doc__ or "") + (__import__(cls.__module__, fromlist=["x"]).__doc__ or "")
+        assert any(s in doc for s in ("RFC", "draft-", "SIGCOMM", "NANOG")), name
+
+
+# 1 buys from nobody; its customers 2 and 3; 2 -> 4 -> 777 (the victim, two hops down), 3 -> 666.
+# 5 is a customer of 1. 1 hears [2 4 777] (3 ASes) and [3 666] (2): the shorter, the attacker's, wins.
+ROV_GRAPH = dict(p2c=[(1, 2), (1, 3), (2, 4), (4, 777), (3, 666), (1, 5)])
+
+
+def test_rov_drops_the_invalid_origin():
+    t = graph(**ROV_GRAPH)
+    assert outcomes(t, "prefix")[1] == "attacker"
+    o = outcomes(t, "prefix", "rov", [1])
+    assert o[1] == "victim" and o[5] == "victim"  # 5 follows 1
+    assert o[3] == "attacker"  # 3 does not validate: its customer's route stands
+
+
+def test_rov_deprefer_keeps_invalid_routes_when_nothing_valid_is_as_good():
+    t = graph(**ROV_GRAPH)
+    o = outcomes(t, "prefix", "rov-deprefer", [1, 3])
+    assert o[1] == "victim"  # two customer routes: the valid one wins although longer
+    assert o[3] == "attacker"  # its invalid customer route still beats the valid one from provider 1
+    assert outcomes(t, "prefix", "rov", [1, 3])[3] == "victim"  # dropping it sends 3 up to 1
+
+
+def test_peer_rov_filters_only_routes_from_peers():
+    # 10 hears the attacker from its peer 3 and the victim from its provider 20: the peer route wins.
+    t = graph(p2c=[(3, 666), (20, 777), (20, 10)], p2p=[(10, 3)])
+    assert outcomes(t, "prefix")[10] == "attacker"
+    assert outcomes(t, "prefix", "peer-rov", [10])[10] == "victim"
+    assert outcomes(t, "prefix", "peer-rov", [3])[3] == "attacker"  # from a customer: not filtered
+
+
+# The attacker's provider 3 peers with the victim's provider 1; 5 buys from 3.
+FORGED_GRAPH = dict(p2c=[(1, 777), (3, 666), (3, 5)], p2p=[(1, 3)])
+
+
+def test_aspa_upstream_rejects_a_forged_origin_and_downstream_cannot_always():
+    t = graph(**FORGED_GRAPH)
+    assert outcomes(t, "forged-origin")[3] == "attacker"  # customer route [666 777] beats peer [1 777]
+    # 777 publishes its providers {1}; 3 checks the customer route upstream: hop 777 -> 666 is "Not
+    # Provider+", so max_up_ramp = 1 < N = 2: Invalid.
+    assert outcomes(t, "forged-origin", "aspa", [777, 3])[3] == "victim"
+    # 5 alone checks [3 666 777] downstream: max_up_ramp 1 + max_down_ramp 3 (3 and 666 have no
+    # records) >= 3: not Invalid, so it follows 3 to the attacker.
+    assert outcomes(t, "forged-origin", "aspa", [777, 5])[5] == "attacker"
+
+
+def test_path_end_rejects_a_fake_last_hop_but_not_a_real_one():
+    t = graph(**FORGED_GRAPH)
+    assert outcomes(t, "forged-origin", "path-end", [777, 3])[3] == "victim"  # 666 is no neighbour of 777
+    assert outcomes(t, "forged-origin", "path-end", [3])[3] == "attacker"  # 777 publishes no record
+    # The shortest path path-end still accepts runs through a real neighbour: [666 1 777].
+    o = outcomes(t, "shortest-path", "path-end", [777, 3])
+    assert o[3] == "attacker"
+
+
+def test_bgpsec_prefers_a_signed_path_after_length():
+    # 10 buys nothing and sells to 20 and 30, which both sell to 777: two paths of equal length.
+    t = graph(p2c=[(10, 20), (10, 30), (20, 777), (30, 777)])
+    p = ipaddress.ip_network("1.2.0.0/16")
+    i = t.index
+    plain = propagate(t, p, [Seed(i[777])])
+    assert plain.path(i[10]) == (i[20], i[777])  # lowest next-hop ASN
+    pol = defence("bgpsec", t, [i[10], i[30], i[777]])
+    assert propagate(t, p, [Seed(i[777])], pol).path(i[10]) == (i[30], i[777])  # signed end to end
+    pol = defence("bgpsec", t, [i[10], i[777]])  # 30 does not sign: no secure path, back to the ASN
+    assert propagate(t, p, [Seed(i[777])], pol).path(i[10]) == (i[20], i[777])
+    # Length comes first: a direct insecure route beats a secure longer one.
+    t2 = graph(p2c=[(10, 20), (10, 30), (20, 777), (30, 777), (10, 777)])
+    j = t2.index
+    pol = defence("bgpsec", t2, [j[10], j[30], j[777]])
+    assert propagate(t2, p, [Seed(j[777])], pol).path(j[10]) == (j[777],)
+
+
+# 3 sells to 1 and 2; 1 sells to the victim and to 5, which also buys from 2: 5 leaks 1's route to 2.
+LEAK_GRAPH = dict(p2c=[(3, 1), (3, 2), (1, 777), (1, 5), (2, 5)])
+
+
+def test_otc_stops_a_leak_when_the_provider_marks_and_the_next_one_checks():
+    t = graph(**LEAK_GRAPH)
+    assert outcomes(t, "leak", attacker=5)[2] == "attacker"  # the leaked customer route beats [3 1 777]
+    assert outcomes(t, "leak", "otc", [1, 2], attacker=5)[2] == "victim"  # 1 marks OTC=1 to its customer
+    assert outcomes(t, "leak", "otc", [2], attacker=5)[2] == "attacker"  # nobody marked it: 2 cannot tell
+
+
+def test_enforce_first_as_rejects_a_path_that_does_not_start_with_the_sender():
+    t = graph(**FORGED_GRAPH)
+    assert outcomes(t, "first-asn-strip")[3] == "attacker"  # 666 relays "[777]": one hop, from a customer
+    assert outcomes(t, "first-asn-strip", "enforce-first-as", [3])[3] == "victim"
+
+
+def test_peerlock_lite_drops_customer_routes_through_a_tier1():
+    t = graph(p2c=[(100, 777), (100, 5), (2, 5), (200, 2)], p2p=[(100, 200)])
+    t.clique = [100, 200]
+    assert outcomes(t, "leak", attacker=5)[2] == "attacker"  # [5 100 777] from a customer beats [200 100 777]
+    assert outcomes(t, "leak", "peerlock-lite", [2], attacker=5)[2] == "victim"

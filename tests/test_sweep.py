@@ -1,0 +1,160 @@
+"""Adoption sweeps: determinism across process counts and Dask, resuming, the command line."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bgpsim.generate import internet_like, write_caida
+from bgpsim.sweep import COLUMNS, Sweep, run_sweep
+
+
+@pytest.fixture(scope="module")
+def graph_file(tmp_path_factory):
+    """A synthetic 300-AS Internet-like graph (bgpsim.generate), as a CAIDA file."""
+    return write_caida(internet_like(300, 5), tmp_path_factory.mktemp("g") / "synthetic-300.as-rel2.txt")
+
+
+def sweep_of(path, **kw):
+    args = dict(attacks=("subprefix", "forged-origin"), policies=("none", "rov", "aspa"), adoption=(0, 50, 100),
+                trials=4, seed=3)
+    args.update(kw)
+    return Sweep(str(path), **args)
+
+
+def without_seconds(path):
+    rows = list(csv.reader(open(path)))
+    assert rows[0] == list(COLUMNS)
+    return [r[:-1] for r in rows]
+
+
+def test_results_have_one_row_per_trial_and_a_summary(graph_file, tmp_path):
+    from bgpsim.topology import read_caida
+
+    sw = sweep_of(graph_file)
+    summary = run_sweep(read_caida(graph_file), sw, tmp_path)
+    rows = list(csv.DictReader(open(tmp_path / "results.csv")))
+    assert len(rows) == 2 * 3 * 3 * 4
+    for r in rows:
+        fr = [float(r[c]) for c in ("attacker_frac", "victim_frac", "disconnected_frac", "loop_frac")]
+        assert abs(sum(fr) - 1) < 1e-5
+        assert r["attacker"] != r["victim"]
+    # No defence: adoption changes nothing. Full ROV: a sub-prefix hijack reaches nobody but itself.
+    cells = {(c["attack"], c["policy"], c["adoption"]): c for c in summary["cells"]}
+    assert cells[("subprefix", "none", 0)]["attacker_frac"] == cells[("subprefix", "none", 100)]["attacker_frac"]
+    assert cells[("subprefix", "rov", 100)]["attacker_frac"]["mean"] == 0.0
+    assert cells[("subprefix", "rov", 0)]["attacker_frac"]["mean"] > 0.5
+    lo, hi = cells[("forged-origin", "aspa", 50)]["attacker_frac"]["ci90"]
+    assert lo <= cells[("forged-origin", "aspa", 50)]["attacker_frac"]["mean"] <= hi
+    assert (tmp_path / "success.png").stat().st_size > 10_000
+    assert json.loads((tmp_path / "summary.json").read_text())["trials"] == len(rows)
+
+
+def test_same_seed_same_results_on_one_and_two_processes(graph_file, tmp_path):
+    from bgpsim.topology import read_caida
+
+    topo = read_caida(graph_file)
+    sw = sweep_of(graph_file)
+    run_sweep(topo, sw, tmp_path / "one")
+    run_sweep(read_caida(graph_file), sw, tmp_path / "two", workers=2)
+    assert without_seconds(tmp_path / "one" / "results.csv") == without_seconds(tmp_path / "two" / "results.csv")
+    other = sweep_of(graph_file, seed=4)
+    run_sweep(topo, other, tmp_path / "seed4")
+    assert without_seconds(tmp_path / "one" / "results.csv") != without_seconds(tmp_path / "seed4" / "results.csv")
+
+
+def test_an_interrupted_sweep_resumes_without_redoing_trials(graph_file, tmp_path):
+    from bgpsim.topology import read_caida
+
+    topo = read_caida(graph_file)
+    sw = sweep_of(graph_file)
+    run_sweep(topo, sw, tmp_path / "full")
+    full = (tmp_path / "full" / "results.csv").read_text().splitlines()
+    # Interrupted: 20 rows done, the 21st cut off mid-line.
+    out = tmp_path / "cut"
+    run_sweep(topo, sweep_of(graph_file), out)
+    lines = (out / "results.csv").read_text().splitlines(keepends=True)
+    (out / "results.csv").write_text("".join(lines[:21]) + lines[21][:15])
+    run_sweep(topo, sw, out)
+    again = (out / "results.csv").read_text().splitlines()
+    assert again[:21] == [x.rstrip("\n") for x in lines[:21]]  # kept rows, their seconds too: not redone
+    assert [r.rsplit(",", 1)[0] for r in again] == [r.rsplit(",", 1)[0] for r in full]
+
+
+def test_resume_refuses_other_parameters(graph_file, tmp_path):
+    from bgpsim.errors import InputError
+    from bgpsim.topology import read_caida
+
+    topo = read_caida(graph_file)
+    run_sweep(topo, sweep_of(graph_file, trials=1), tmp_path)
+    with pytest.raises(InputError, match="other parameters"):
+        run_sweep(topo, sweep_of(graph_file, trials=1, seed=9), tmp_path)
+
+
+def test_dask_local_cluster_gives_the_same_results(graph_file, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="needs the pip package distributed (Dask)")
+    from bgpsim.topology import read_caida
+
+    sw = sweep_of(graph_file, policies=("rov", "bgpsec"))
+    run_sweep(read_caida(graph_file), sw, tmp_path / "one")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            run_sweep(read_caida(graph_file), sw, tmp_path / "dask", client=client)
+    assert without_seconds(tmp_path / "one" / "results.csv") == without_seconds(tmp_path / "dask" / "results.csv")
+
+
+def bgpsim(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "bgpsim", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_cli_sweep_runs_and_prints_a_table(graph_file, tmp_path):
+    r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", "0,100", "--trials", "2",
+               "--out", str(tmp_path / "s"))
+    assert r.returncode == 0, r.stderr
+    assert "subprefix" in r.stdout and "path-end" in r.stdout
+    r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", "0,100", "--trials", "2",
+               "--out", str(tmp_path / "s"), "--json")
+    assert json.loads(r.stdout)["trials"] == 1 * 2 * 2 * 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--policy", "rov,magic"], "unknown policy 'magic'; want one of none, rov, rov-deprefer"),
+    (["--attack", "teleport"], "unknown attack 'teleport'; want one of prefix, subprefix"),
+    (["--adoption", "0,101"], "want percentages from 0 to 100, got 101"),
+    (["--adoption", "-5"], "want percentages from 0 to 100, got -5"),
+    (["--adopt", "everyone"], "invalid choice"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answers there"),
+])
+def test_cli_sweep_bad_input(graph_file, tmp_path, args, message):
+    r = bgpsim("sweep", "--topology", str(graph_file), "--out", str(tmp_path / "x"), *args)
+    assert r.returncode == 2
+    assert message in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_steady_run_with_adopters_file(graph_file, tmp_path):
+    from bgpsim.topology import read_caida
+
+    topo = read_caida(graph_file)
+    stubs = [int(topo.asns[i]) for i in topo.stubs()]
+    adopters = tmp_path / "adopters.txt"
+    big = [a for a in topo.asns.tolist() if a not in stubs[:2]][:50]
+    adopters.write_text("# the big ones\n" + ", ".join(str(a) for a in big) + "\n")
+    r = bgpsim("run", "--engine", "steady", "--topology", str(graph_file), "--attack", "subprefix", "--attacker",
+               str(stubs[0]), "--victim", str(stubs[1]), "--policy", "rov", "--adopters", f"@{adopters}",
+               "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(tmp_path / "o" / "ases.csv")))
+    assert len(rows) == topo.n and {"asn", "outcome"} <= set(rows[0])
+    result = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert result["engine"] == "steady" and result["scenario"]["defence"] == {"policy": "rov", "adopters": 50}
+    assert (tmp_path / "o" / "report.html").exists() and (tmp_path / "o" / "outcome.png").exists()
+    adopters.write_text("# the big ones\n5 99999999\n")
+    r = bgpsim("run", "--engine", "steady", "--topology", str(graph_file), "--attack", "subprefix", "--policy", "rov",
+               "--adopters", f"@{adopters}", "--out", str(tmp_path / "o2"))
+    assert r.returncode == 2 and f"{adopters}:2:" in r.stderr and "99999999" in r.stderr
+    assert not (tmp_path / "o2").exists()
