@@ -68,11 +68,15 @@ class Policy:
 
     name = "bgp"
     prefer_after_length = False  # rank `prefer` after the path length instead of before it
+    # True when the policy never rejects nor ranks down a route that a valid origin announced as
+    # itself and that travelled by the routing model's rules: the solver then skips it for such
+    # announcements (the victim's own prefix, mostly).
+    honest_inert = True
 
     def __init__(self, topo, adopters=(), vrps=None):
         self.topo = topo
         self.adopter = np.zeros(topo.n if topo is not None else 0, dtype=bool)
-        self.adopter[np.asarray(list(adopters), dtype=np.int64)] = True
+        self.adopter[np.asarray(adopters if isinstance(adopters, np.ndarray) else list(adopters), dtype=np.int64)] = True
         self.vrps = vrps
         self._invalid: dict = {}
         self._folds: dict = {}

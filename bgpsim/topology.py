@@ -15,8 +15,9 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import re
+import warnings
 import zlib
-from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -105,7 +106,7 @@ class Topology:
     @cached_property
     def _link_keys(self) -> np.ndarray:
         pairs = np.concatenate([self.p2c, self.p2p]).astype(np.int64)
-        return np.unique(np.concatenate([pairs[:, 0] * self.n + pairs[:, 1], pairs[:, 1] * self.n + pairs[:, 0]]))
+        return np.sort(np.concatenate([pairs[:, 0] * self.n + pairs[:, 1], pairs[:, 1] * self.n + pairs[:, 0]]))
 
     def linked(self, a, b):
         """Whether a and b (indices; arrays or scalars; -1 is no AS) share a link."""
@@ -146,25 +147,25 @@ class Topology:
 
 def _ranks(n: int, p2c: np.ndarray, asns: np.ndarray | None = None, lines: np.ndarray | None = None,
            source: str = "") -> np.ndarray:
-    """Kahn's algorithm bottom-up; a provider-customer cycle is an InputError naming its links."""
-    ncust = np.bincount(p2c[:, 0], minlength=n) if len(p2c) else np.zeros(n, dtype=np.int64)
-    providers: list[list[int]] = [[] for _ in range(n)]
-    for p, c in p2c.tolist():
-        providers[c].append(p)
+    """Kahn's algorithm bottom-up, a whole level at a time: an AS's rank is the level at which its
+    last customer is done. A provider-customer cycle is an InputError naming its links."""
+    prov, cust = p2c[:, 0].astype(np.int64), p2c[:, 1].astype(np.int64)
+    order = np.argsort(cust, kind="stable")  # provider links grouped by customer
+    prov_of = prov[order]
+    start = np.searchsorted(cust[order], np.arange(n + 1))
+    left = np.bincount(prov, minlength=n)
     rank = np.zeros(n, dtype=np.int64)
-    left = ncust.copy()
-    queue = deque(np.flatnonzero(ncust == 0).tolist())
-    done = 0
-    while queue:
-        c = queue.popleft()
-        done += 1
-        up = rank[c] + 1
-        for p in providers[c]:
-            if rank[p] < up:
-                rank[p] = up
-            left[p] -= 1
-            if left[p] == 0:
-                queue.append(p)
+    level = np.flatnonzero(left == 0)
+    done, r = 0, 0
+    while level.size:
+        rank[level] = r
+        done += level.size
+        cnt = start[level + 1] - start[level]
+        ups = prov_of[np.repeat(start[level] - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())]
+        dec = np.bincount(ups, minlength=n)
+        left -= dec
+        level = np.flatnonzero((dec > 0) & (left == 0))
+        r += 1
     if done < n:
         raise _cycle_error(p2c, left, asns, lines, source)
     return rank
@@ -215,6 +216,60 @@ def _parse_asn(text: bytes) -> int:
     return asn
 
 
+_SOURCE_CHARS = bytes(range(65, 91)) + bytes(range(97, 123)) + b"_,"  # serial-2's "|bgp,mlp"
+_SOURCE_NOT_LAST = re.compile(rb"[A-Za-z_,][^\n|]*\|")  # such characters before a '|': not the source field
+_NUMERIC = b"0123456789|-\n"
+
+
+def _read_fast(data: bytes, src: str, name: str) -> Topology | None:
+    """The common case in whole-array operations: comments only at the top, then well-formed lines
+    with no self-links or duplicates. None when anything is unusual: the line-by-line reader then
+    reads the file and names the line at fault."""
+    head = 0
+    while data.startswith(b"#", head):
+        head = data.find(b"\n", head) + 1
+        if head == 0:
+            return None
+    body = data[head:]
+    if body and not body.endswith(b"\n"):
+        body += b"\n"
+    if _SOURCE_NOT_LAST.search(body):
+        return None
+    body = body.translate(None, _SOURCE_CHARS).replace(b"|\n", b"\n")
+    if body.translate(None, _NUMERIC):  # anything but digits, '|', '-' and newlines
+        return None
+    lines = body.count(b"\n")
+    if lines == 0 or body.count(b"|") != 2 * lines or b"\n\n" in body or body.startswith(b"\n"):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            v = np.fromstring(body.replace(b"|", b" ").decode("ascii"), dtype=np.int64, sep=" ")
+    except ValueError:
+        return None
+    if v.size != 3 * lines:
+        return None
+    v = v.reshape(-1, 3)
+    a, b, rel = v[:, 0], v[:, 1], v[:, 2]
+    if a.min() < 1 or b.min() < 1 or max(a.max(), b.max()) > MAX_ASN or (a == b).any() or ((rel != 0) & (rel != -1)).any():
+        return None
+    key = np.sort(np.minimum(a, b) << 32 | np.maximum(a, b))
+    if (key[1:] == key[:-1]).any():
+        return None
+    clique: list[int] = []
+    ixps: list[int] = []
+    for number, line in enumerate(data[:head].split(b"\n"), 1):
+        for header, dest in ((b"# input clique:", clique), (b"# IXP ASes:", ixps)):
+            if line.startswith(header):
+                try:
+                    dest.extend(_parse_asn(t) for t in line[len(header):].split())
+                except ValueError:
+                    raise InputError(f"bad ASN in header {header.decode()!r}", src, number) from None
+    is_pc = rel == -1
+    first_line = data[:head].count(b"\n") + 1
+    return _build(v[is_pc, :2], v[~is_pc, :2], src, first_line + np.flatnonzero(is_pc), clique=clique, ixps=ixps, name=name)
+
+
 def read_caida(path: str | Path) -> Topology:
     """Read a CAIDA AS-relationship file (serial-1 or serial-2; plain, .gz or .bz2).
 
@@ -224,6 +279,9 @@ def read_caida(path: str | Path) -> Topology:
     path = Path(path)
     src = str(path)
     data = _open_text(path)
+    fast = _read_fast(data, src, path.name)
+    if fast is not None:
+        return fast
     clique: list[int] = []
     ixps: list[int] = []
     seen: dict[int, tuple[int, int]] = {}  # pair key -> (line, signed rel)
@@ -278,7 +336,8 @@ def read_caida(path: str | Path) -> Topology:
 def _build(p2c_asn, p2p_asn, source, p2c_lines=None, **extra) -> Topology:
     pc = np.array(p2c_asn, dtype=np.int64).reshape(-1, 2)
     pp = np.array(p2p_asn, dtype=np.int64).reshape(-1, 2)
-    asns = np.unique(np.concatenate([pc.ravel(), pp.ravel(), np.array(extra.pop("lonely", []), dtype=np.int64)]))
+    every = np.sort(np.concatenate([pc.ravel(), pp.ravel(), np.array(extra.pop("lonely", []), dtype=np.int64)]))
+    asns = every[np.concatenate(([True], every[1:] != every[:-1]))] if len(every) else every  # np.unique hashes: slower
     if len(asns) == 0:
         raise InputError("no links", source)
     pci = np.searchsorted(asns, pc).astype(np.int32)

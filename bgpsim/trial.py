@@ -25,6 +25,7 @@ from .prefix import sub_prefix
 
 PREFIX = ipaddress.ip_network("1.2.0.0/16")
 SUBPREFIX = ipaddress.ip_network("1.2.3.0/24")
+MAX_HOPS = 64  # BGPy's data plane gives up (a loop) after this many ASes
 
 ATTACKS = {
     "prefix": "the attacker originates the victim's prefix",
@@ -128,26 +129,38 @@ def announcements(topo, kind: str, attacker: int, victim: int, pol: Policy | Non
 
 
 def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
-    """Data-plane outcome of every AS: follow next hops on each AS's most specific route."""
-    nxt = np.full(n, -1, dtype=np.int64)
+    """Data-plane outcome of every AS: follow next hops, each AS on its own most specific route; the
+    attacker and the victim are their own outcome, and so end every walk that reaches them; an
+    origin other than those two ends it "disconnected" (BGPy's rule)."""
     out = np.full(n, -1, dtype=np.int8)
-    chosen = np.zeros(n, dtype=bool)
-    for r in ribs:  # most specific first
-        has = (r.rel != NONE) & ~chosen
-        own = has & (r.rel == ORIGIN)
-        out[own] = DISCONNECTED  # an origin other than the attacker and the victim: BGPy's rule
-        nxt[has & ~own] = r.nh[has & ~own]
-        chosen |= has
-    out[~chosen] = DISCONNECTED
     out[attacker], out[victim] = ATTACKER, VICTIM
-    ptr = np.where(out >= 0, np.arange(n), nxt)
-    for _ in range(7):  # pointer doubling: 2**7 hops, past BGPy's 64-hop limit
-        todo = out < 0
-        if not todo.any():
-            break
-        out[todo] = out[ptr[todo]]
-        ptr = ptr[ptr]
-    out[out < 0] = LOOP
+    for k, r in enumerate(ribs):  # most specific first
+        role = np.asarray([ATTACKER if s.at == attacker else VICTIM if s.at == victim else DISCONNECTED
+                           for s in r.seeds], dtype=np.int8)
+        x = np.flatnonzero((out < 0) & (r.rel != NONE))
+        if not x.size:
+            continue
+        seed_at = np.asarray([s.at for s in r.seeds])
+        through = np.isin(r.nh, [attacker, victim]) & (r.nh != seed_at[r.seed])
+        if k == 0 and not through.any():
+            out[x] = role[r.seed[x]]  # every hop takes this prefix too: the route's announcer it is
+            continue
+        cur = r.nh[x]
+        for _ in range(MAX_HOPS + 1):
+            own = cur < 0  # x is an origin of this prefix
+            out[x[own]] = role[r.seed[x[own]]]
+            x, cur = x[~own], cur[~own]
+            if not x.size:
+                break
+            o = out[cur]
+            done = o >= 0  # a hop with a known outcome (a more specific route, or the walk's end)
+            out[x[done]] = o[done]
+            x, cur = x[~done], cur[~done]
+            end = r.nh[cur] < 0  # the hop originates this prefix
+            out[x[end]] = role[r.seed[cur[end]]]
+            x, cur = x[~end], r.nh[cur[~end]]
+        out[x] = LOOP
+    out[out < 0] = DISCONNECTED
     return out
 
 

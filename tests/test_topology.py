@@ -590,3 +590,28 @@ def test_generator_property(n, seed):
         assert len(t.stubs()) == stub_count(n, default_tier1(n))
     again = internet_like(n, seed)
     assert np.array_equal(t.p2c, again.p2c) and np.array_equal(t.asns, again.asns)
+
+
+def test_whole_array_reader_equals_the_line_reader(tmp_path, monkeypatch):
+    """read_caida's fast path (whole-array parsing) gives exactly what the line-by-line reader
+    gives, ranks included, on real and synthetic files; on anything unusual it steps aside."""
+    import bgpsim.topology as T
+    from bgpsim.generate import internet_like, write_caida
+
+    files = [write_caida(internet_like(400, 3), tmp_path / "g.as-rel2.txt")]
+    real = Path(__file__).resolve().parents[2] / "shared" / "data" / "caida" / "20161101.as-rel.txt.bz2"
+    if real.exists():
+        files.append(real)
+    for f in files:
+        data = T._open_text(f)
+        fast = T._read_fast(data, str(f), f.name)
+        assert fast is not None
+        monkeypatch.setattr(T, "_read_fast", lambda *a: None)
+        slow = T.read_caida(f)
+        monkeypatch.undo()
+        assert fast == slow and np.array_equal(fast.ranks, slow.ranks) and fast.clique == slow.clique
+    body = b"1|2|-1|bgp\n2|3|0|mlp\n"
+    for odd in (b"1|2|-1|bgp\n# late comment\n2|3|0\n", b"1|2|-1\r\n2|3|0\n", b"1a|2|-1\n", b"1|2|-1|b|c\n",
+                b"1|1|0\n", b"1|2|0\n2|1|0\n", b"1|2|5\n", b"0|2|0\n", b"1|99999999999|0\n", b"1|2|-1\n\n2|3|0\n"):
+        assert T._read_fast(odd, "x", "x") is None, odd
+    assert T._read_fast(body, "x", "x") is not None

@@ -19,6 +19,7 @@ class BGPsec(Policy):
 
     name = "bgpsec"
     prefer_after_length = True
+    honest_inert = False  # it ranks unsigned honest routes down
 
     def start(self, prefix, origin: int) -> dict:
         return {**super().start(prefix, origin), "secure": self.adopter[origin]}

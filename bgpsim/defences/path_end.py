@@ -29,5 +29,10 @@ class PathEnd(Policy):
 
     def accept(self, c: Candidate):
         a = c.a
-        ok = (c.n == 1) | ~self.adopter[a["origin"]] | self.topo.linked(a["origin"], a["second"])
+        check = (c.n > 1) & self.adopter[a["origin"]]
+        if np.ndim(check):
+            ok = ~check
+            ok[check] = self.topo.linked(a["origin"][check], a["second"][check])
+        else:
+            ok = ~check or self.topo.linked(a["origin"], a["second"])
         return (a["invalid"] == 0) & ok

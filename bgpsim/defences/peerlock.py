@@ -15,6 +15,7 @@ class PeerlockLite(Policy):
     """Drop customer routes whose path holds a tier-1 AS."""
 
     name = "peerlock-lite"
+    honest_inert = False  # a tier-1 with a provider of its own makes honest customer routes hold one
 
     def __init__(self, topo, adopters=(), vrps=None):
         super().__init__(topo, adopters, vrps)

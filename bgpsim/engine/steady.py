@@ -56,12 +56,15 @@ class Seed:
 class _Batch:
     """Links that deliver offers to receivers T from senders S, sorted by receiver, then sender."""
 
-    __slots__ = ("T", "S")
+    __slots__ = ("T", "S", "starts", "Tu", "rank")
 
-    def __init__(self, T: np.ndarray, S: np.ndarray):
+    def __init__(self, T: np.ndarray, S: np.ndarray, rank: int):
         order = np.lexsort((S, T))
         self.T = np.ascontiguousarray(T[order], dtype=np.int64)
         self.S = np.ascontiguousarray(S[order], dtype=np.int64)
+        self.starts = np.flatnonzero(np.concatenate(([True], self.T[1:] != self.T[:-1])))
+        self.Tu = self.T[self.starts]  # the receivers, once each
+        self.rank = rank
 
 
 class Plan:
@@ -75,14 +78,19 @@ class Plan:
         ranks = topo.ranks
         prov, cust = topo.p2c[:, 0].astype(np.int64), topo.p2c[:, 1].astype(np.int64)
         rp, rc = ranks[prov], ranks[cust]
-        self.up = [_Batch(prov[rp == r], cust[rp == r]) for r in np.unique(rp)]
+        self.ranks = ranks
+        self.up = [_Batch(prov[rp == r], cust[rp == r], int(r)) for r in np.unique(rp)]
+        # Providers as adjacency lists: which up batches an AS that just got a route offers to.
+        order = np.argsort(cust, kind="stable")
+        self.prov_of = prov[order]
+        self.prov_start = np.searchsorted(cust[order], np.arange(self.n + 1))
         # Peers as adjacency lists (CSR): few ASes have customer routes to offer across.
         a, b = topo.p2p[:, 0].astype(np.int64), topo.p2p[:, 1].astype(np.int64)
         src, dst = np.concatenate([a, b]), np.concatenate([b, a])
         order = np.argsort(src, kind="stable")
         self.peer_to = dst[order]
         self.peer_start = np.searchsorted(src[order], np.arange(self.n + 1))
-        self.down = [_Batch(cust[rc == r], prov[rc == r]) for r in np.unique(rc)[::-1]]
+        self.down = [_Batch(cust[rc == r], prov[rc == r], int(r)) for r in np.unique(rc)[::-1]]
 
 
 def plan_for(topo) -> Plan:
@@ -143,6 +151,11 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     """Converged routes for `prefix` announced by `seeds`, with `policy` deployed by its adopters."""
     plan = topo_or_plan if isinstance(topo_or_plan, Plan) else plan_for(topo_or_plan)
     n = plan.n
+    ribs_policy = policy
+    if (policy is not None and policy.honest_inert
+            and all(len(s.announced) == 1 and not (s.strip or s.relay) for s in seeds)
+            and not any(policy.invalid(prefix, s.at) for s in seeds)):
+        policy = None  # it would change nothing here
     rel = np.full(n, NONE, dtype=np.int8)
     nh = np.full(n, -1, dtype=np.int64)
     length = np.zeros(n, dtype=np.int64)
@@ -173,7 +186,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     def offer(S: np.ndarray, T: np.ndarray, cls: int, sorted_by_receiver: bool = True) -> None:
         """Every receiver in T without a route takes the best of the senders' offers, if any."""
         if onpath is not None:
-            keep = ~onpath[sd[S], T]
+            keep = ~onpath[sd[S] if len(seeds) > 1 else 0, T]
             S, T = S[keep], T[keep]
         for at, ex in excluded:
             keep = ~((S == at) & np.isin(T, ex))
@@ -197,18 +210,52 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             np.minimum.at(best, T, score)
             Tw = np.flatnonzero(best != _NO_OFFER)
             best = best[Tw]
+        settle(Tw, best, cls)
+
+    def offer_plain(b: _Batch, cls: int, from_customers: bool) -> None:
+        """`offer` for the standard model on a whole batch: no compaction, the batch's own grouping."""
+        open_ = rel[b.Tu] == NONE
+        if not open_.any():
+            return  # every receiver already has a route
+        r = rel[b.S]
+        ok = (r <= CUSTOMER) if from_customers else (r != NONE)
+        best = np.minimum.reduceat(np.where(ok, (length[b.S] << _NH_BITS) | b.S, _NO_OFFER), b.starts)
+        win = (best != _NO_OFFER) & open_
+        if win.any():
+            settle(b.Tu[win], best[win], cls)
+
+    def settle(Tw: np.ndarray, best: np.ndarray, cls: int) -> None:
+        """Receivers Tw take the routes their best scores name."""
         Sw = best & _NH_MASK
         rel[Tw] = cls
         nh[Tw] = Sw
         length[Tw] = length[Sw] + 1
-        sd[Tw] = sd[Sw]
-        pref[Tw] = (best >> pref_shift) & 0xFF
+        if len(seeds) > 1:
+            sd[Tw] = sd[Sw]
         if policy is not None:
+            pref[Tw] = (best >> pref_shift) & 0xFF
             c = Candidate(Sw, Tw, cls, length[Sw], {name: v[Sw] for name, v in attrs.items()})
             for name, v in policy.extend(c).items():
                 attrs[name][Tw] = v
+        if cls == CUSTOMER:
+            wake(Tw)
 
+    def wake(new: np.ndarray) -> None:
+        """Mark the up batches (ranks) of the providers of ASes that now have routes to offer."""
+        lo, hi = plan.prov_start[new], plan.prov_start[new + 1]
+        cnt = hi - lo
+        ups = plan.prov_of[np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())]
+        pending[plan.ranks[ups]] = True
+
+    plain = policy is None and onpath is None and not excluded
+    pending = np.zeros(int(plan.ranks.max()) + 2, dtype=bool)
+    wake(np.asarray([s.at for s in seeds], dtype=np.int64))
     for b in plan.up:
+        if not pending[b.rank]:
+            continue  # no AS below this rank has a route to offer up to it
+        if plain:
+            offer_plain(b, CUSTOMER, True)
+            continue
         r = rel[b.S]
         idx = np.flatnonzero((r <= CUSTOMER) & (rel[b.T] == NONE))
         if idx.size:
@@ -222,7 +269,12 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     keep = rel[T] == NONE
     offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
     for b in plan.down:
+        if plain:
+            offer_plain(b, PROVIDER, False)
+            continue
         idx = np.flatnonzero((rel[b.T] == NONE) & (rel[b.S] != NONE))
         if idx.size:
             offer(b.S[idx], b.T[idx], PROVIDER)
-    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, policy)
+    if len(seeds) == 1:
+        sd[rel != NONE] = 0
+    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, ribs_policy)

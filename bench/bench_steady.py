@@ -1,0 +1,109 @@
+"""Benchmark: the converged-state engine on the 2025 Internet graph (78,643 ASes), side by side with
+BGPy 13.0 (its own venv, .venv-bgpy or $BGPY_PYTHON) in the same run, on the same trials.
+
+Ours: graph load; per defence, the median of --trials sub-prefix hijack trials with the defence at
+10 % random adoption (victim adopting, attacker not), data-plane outcome included; peak RSS. BGPy:
+graph build and --bgpy-trials of the ROV trials; the ratio of medians; and whether every AS's outcome
+agreed. Figures only; nothing is asserted.
+Usage: python bench/bench_steady.py [--trials N] [--bgpy-trials K] [--no-bgpy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+CAIDA = ROOT.parent / "shared" / "data" / "caida" / "20250901.as-rel2.txt.bz2"
+BGPY_NAMES = {"rov": "rov", "peer-rov": "peer-rov-as-documented", "aspa": "aspa", "path-end": "path-end",
+              "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=30)
+    ap.add_argument("--bgpy-trials", type=int, default=3)
+    ap.add_argument("--no-bgpy", action="store_true")
+    args = ap.parse_args()
+
+    t = time.perf_counter()
+    from bgpsim.topology import read_caida
+
+    topo = read_caida(CAIDA)
+    load = time.perf_counter() - t
+    from bgpsim import trial
+    from bgpsim.defences import DEFENCES
+    from bgpsim.engine.steady import plan_for
+
+    t = time.perf_counter()
+    plan = plan_for(topo)
+    plan_s = time.perf_counter() - t
+    print(f"graph: {CAIDA.name}, {topo.n:,} ASes, {topo.links:,} links")
+    print(f"ours: load {load:.2f} s, solver plan {plan_s:.3f} s")
+    rnd = random.Random(2025)
+    stubs = topo.stubs()
+    trials = []
+    for _ in range(args.trials):
+        v, a = rnd.sample(stubs, 2)
+        adopters = sorted(set(rnd.sample(range(topo.n), round(0.1 * topo.n))) - {a} | {v})
+        trials.append((a, v, np.asarray(adopters)))
+    medians = {}
+    results = {}
+    for name in DEFENCES:
+        ts = []
+        for a, v, ad in trials:
+            t = time.perf_counter()
+            res = trial.run(topo, "subprefix", a, v, name, ad, plan)
+            ts.append(time.perf_counter() - t)
+            if name == "rov":
+                results[(a, v)] = res.outcome
+        medians[name] = float(np.median(ts))
+        print(f"  {name:<17} sub-prefix trial, 10 % adoption: median {1000 * medians[name]:6.1f} ms "
+              f"(min {1000 * min(ts):.1f}, max {1000 * max(ts):.1f}) over {len(ts)}")
+    print(f"ours: peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB (this process)")
+    if args.no_bgpy:
+        return
+    py = os.environ.get("BGPY_PYTHON") or str(ROOT / ".venv-bgpy" / "bin" / "python")
+    if not Path(py).exists():
+        print("BGPy: not measured (needs bgpy-pkg in .venv-bgpy or $BGPY_PYTHON)")
+        return
+    asn = lambda i: int(topo.asns[i])
+    reqs = [{"graph": str(CAIDA), "attack": "subprefix", "attacker": asn(a), "victim": asn(v), "policy": "rov",
+             "adopters": [asn(i) for i in ad]} for a, v, ad in trials[:args.bgpy_trials]]
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "req.json").write_text(json.dumps(reqs))
+        t = time.perf_counter()
+        subprocess.run([py, str(ROOT / "bench" / "bgpy_trials.py"), str(Path(tmp) / "req.json"), str(Path(tmp) / "out.json")],
+                       check=True)
+        wall = time.perf_counter() - t
+        got = json.loads((Path(tmp) / "out.json").read_text())
+    bgpy_trial = float(np.median([x["seconds"] for x in got["trials"]]))
+    agree, extra = 0, set()
+    for (a, v, _), x in zip(trials, got["trials"]):
+        ours = {str(asn(i)): trial.OUTCOMES[o] for i, o in enumerate(results[(a, v)])}
+        # BGPy also makes ASes of the file's '#' header lines that have no link: disconnected.
+        extra |= {k for k in x["outcomes"] if k not in ours and x["outcomes"][k] == "disconnected"}
+        diff = {k: (ours.get(k), o) for k, o in x["outcomes"].items() if k not in extra and ours.get(k) != o}
+        agree += not diff and set(ours) <= set(x["outcomes"])
+        if diff:
+            print(f"  disagreement, attacker AS{asn(a)} victim AS{asn(v)}: {len(diff)} ASes, e.g. {list(diff.items())[:5]}")
+    print(f"BGPy 13.0: graph build {got['load_s']:.1f} s, sub-prefix ROV 10 % trial median {bgpy_trial:.2f} s "
+          f"over {len(got['trials'])}, peak RSS {got['peak_rss_mb']:.0f} MB, {wall:.0f} s wall in all")
+    print(f"ratio (BGPy / ours), ROV trial: {bgpy_trial / medians['rov']:.0f}x; graph load: {got['load_s'] / load:.0f}x")
+    print(f"agreement: {agree} of {len(got['trials'])} trials with every AS's outcome equal to BGPy's "
+          f"(BGPy's {len(extra)} link-less ASes from the file's header lines aside)")
+
+
+if __name__ == "__main__":
+    main()
