@@ -113,3 +113,30 @@ def test_converged_state_is_stable(n, seed, origins_count, mrai, policy, forged)
             if best is None or key < best[0]:
                 best = (key, rel, path)
         assert loc[i] == best, f"AS index {i}: has {loc[i]}, best offered {best}"
+
+
+@SETTINGS
+@given(n=st.integers(8, 150), seed=st.integers(0, 10_000), kind=st.sampled_from(
+    ["prefix", "subprefix", "forged-origin", "forged-origin-subprefix", "leak", "intercept", "first-asn-strip"]),
+    policy=st.sampled_from([None, "rov", "aspa", "bgpsec"]))
+def test_data_plane_follows_each_hops_most_specific_route(n, seed, kind, policy):
+    """trace() against the plain definition: from each AS, hop by hop on the hop's own most specific
+    route, until the attacker, the victim, another origin, no route, or 64 hops."""
+    from bgpsim import trial
+
+    topo = internet_like(n, seed)
+    rnd = random.Random(seed)
+    a, v = rnd.sample(range(topo.n), 2)
+    res = trial.run(topo, kind, a, v, policy, rnd.sample(range(topo.n), topo.n // 3))
+    for x in range(topo.n):
+        hop, want = x, None
+        for _ in range(trial.MAX_HOPS + 1):
+            if hop == a or hop == v:
+                want = "attacker" if hop == a else "victim"
+                break
+            r = next((r for r in res.ribs if r.rel[hop] != 9), None)
+            if r is None or r.nh[hop] < 0:
+                want = "disconnected"
+                break
+            hop = int(r.nh[hop])
+        assert trial.OUTCOMES[res.outcome[x]] == (want or "loop"), (x, kind)

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from bgpsim.generate import internet_like, write_caida
@@ -158,3 +159,25 @@ def test_cli_steady_run_with_adopters_file(graph_file, tmp_path):
                "--adopters", f"@{adopters}", "--out", str(tmp_path / "o2"))
     assert r.returncode == 2 and f"{adopters}:2:" in r.stderr and "99999999" in r.stderr
     assert not (tmp_path / "o2").exists()
+
+
+def test_adopter_choices(graph_file):
+    from bgpsim.sweep import _adopters, _pair
+    from bgpsim.topology import read_caida
+
+    topo = read_caida(graph_file)
+    a, v = _pair(topo, 3, 0, "subprefix")
+    assert a != v and not topo.customers[a] and not topo.customers[v]
+    big = Sweep(str(graph_file), ("subprefix",), ("rov",), (20,), 1, 3, "top-cone")
+    chosen = set(_adopters(topo, big, 20, 0, a, v).tolist())
+    assert v in chosen and a not in chosen and len(chosen) == round(0.2 * (topo.n - 2)) + 1
+    cones = topo.cone_sizes
+    others = [i for i in range(topo.n) if i not in (a, v)]
+    assert min(cones[i] for i in chosen - {v}) >= max(cones[i] for i in set(others) - chosen)
+    t1 = Sweep(str(graph_file), ("subprefix",), ("rov",), (50,), 1, 3, "tier1")
+    clique = {topo.index[x] for x in topo.clique}
+    chosen = set(_adopters(topo, t1, 50, 0, a, v).tolist())
+    assert chosen - {v} <= clique and len(chosen - {v}) == round(0.5 * len(clique))
+    rnd = Sweep(str(graph_file), ("subprefix",), ("rov",), (30,), 2, 3)
+    assert not np.array_equal(_adopters(topo, rnd, 30, 0, a, v), _adopters(topo, rnd, 30, 1, a, v))
+    assert np.array_equal(_adopters(topo, rnd, 30, 0, a, v), _adopters(topo, rnd, 30, 0, a, v))

@@ -181,6 +181,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
                 onpath = np.zeros((len(seeds), n), dtype=bool)
             onpath[k, list(ann)] = True
     adopter = policy.adopter if policy is not None else None
+    prefers = policy is not None and type(policy).prefer is not Policy.prefer  # else every score's pref is 0
     len_shift, pref_shift = (32, _NH_BITS) if policy is not None and policy.prefer_after_length else (_NH_BITS, 40)
 
     def offer(S: np.ndarray, T: np.ndarray, cls: int, sorted_by_receiver: bool = True) -> None:
@@ -196,7 +197,8 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             c = Candidate(S, T, cls, length[S], {name: v[S] for name, v in attrs.items()})
             adopt = adopter[T]
             bad = adopt & ~policy.accept(c)
-            score |= np.where(adopt, policy.prefer(c), 0).astype(np.int64) << pref_shift
+            if prefers:
+                score |= np.where(adopt, policy.prefer(c), 0).astype(np.int64) << pref_shift
             score[bad] = _NO_OFFER
         if not T.size:
             return
@@ -232,8 +234,9 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         length[Tw] = length[Sw] + 1
         if len(seeds) > 1:
             sd[Tw] = sd[Sw]
-        if policy is not None:
+        if prefers:
             pref[Tw] = (best >> pref_shift) & 0xFF
+        if policy is not None:
             c = Candidate(Sw, Tw, cls, length[Sw], {name: v[Sw] for name, v in attrs.items()})
             for name, v in policy.extend(c).items():
                 attrs[name][Tw] = v
