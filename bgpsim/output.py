@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
+from .outdir import staged
 from .run import Run
 
 ASES_COLUMNS = ["asn", "name", "role", "outcome", "attacker_at", "switched_at", "prefix", "path", "relationship"]
@@ -28,12 +26,7 @@ def write(run: Run, out: Path) -> Path:
     from viz.report import write_report
 
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; the output is an ordinary directory
-    try:
+    with staged(out) as tmp:
         (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
         with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
             w = csv.DictWriter(f, fieldnames=ASES_COLUMNS, lineterminator="\n")
@@ -68,14 +61,4 @@ def write(run: Run, out: Path) -> Path:
             figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
                             + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
         write_report(tmp / "report.html", r, run.ases, figures)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            os.replace(out, old / out.name)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out

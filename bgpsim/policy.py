@@ -72,6 +72,9 @@ class Policy:
     # itself and that travelled by the routing model's rules: the solver then skips it for such
     # announcements (the victim's own prefix, mostly).
     honest_inert = True
+    # True when accept and prefer read only the receiver, the relationship and attributes that
+    # `extend` passes on unchanged (so they are the same all along a path).
+    path_constant = False
 
     def __init__(self, topo, adopters=(), vrps=None):
         self.topo = topo

@@ -20,7 +20,7 @@ from .dataplane import ATTACKER, DISCONNECTED, LOOP, OUTCOMES, VICTIM
 from .defences import defence
 from .engine.steady import NONE, Plan, Ribs, Seed, plan_for, propagate
 from .errors import InputError
-from .policy import ORIGIN, Policy
+from .policy import Policy
 from .prefix import sub_prefix
 
 PREFIX = ipaddress.ip_network("1.2.0.0/16")
@@ -141,7 +141,7 @@ def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
         if not x.size:
             continue
         seed_at = np.asarray([s.at for s in r.seeds])
-        through = np.isin(r.nh, [attacker, victim]) & (r.nh != seed_at[r.seed])
+        through = ((r.nh == attacker) | (r.nh == victim)) & (r.nh != seed_at[r.seed])
         if k == 0 and not through.any():
             out[x] = role[r.seed[x]]  # every hop takes this prefix too: the route's announcer it is
             continue

@@ -634,8 +634,6 @@ def render_report(result: Mapping[str, Any], ases: Sequence[Mapping[str, Any]],
     """The report page as a string (see `write_report`)."""
     sc = result.get("scenario") or {}
     topo = result.get("topology") or {}
-    outcome = result.get("outcome") or {}
-    traffic = result.get("traffic") or {}
     names = {}
     for r in ases:
         try:

@@ -14,6 +14,7 @@ class ROV(Policy):
     Not-found routes are kept. BGPy: `ROV`."""
 
     name = "rov"
+    path_constant = True
 
     def accept(self, c: Candidate):
         return c.a["invalid"] == 0
@@ -26,6 +27,7 @@ class ROVDeprefer(Policy):
     needs for a unique stable state; an invalid customer route still beats a valid provider route."""
 
     name = "rov-deprefer"
+    path_constant = True
 
     def prefer(self, c: Candidate):
         return c.a["invalid"]
@@ -36,6 +38,7 @@ class PeerROV(Policy):
     BGPy: `PeerROV`."""
 
     name = "peer-rov"
+    path_constant = True
 
     def accept(self, c: Candidate):
         return (c.a["invalid"] == 0) | (c.rel != PEER)

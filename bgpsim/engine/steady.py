@@ -30,6 +30,7 @@ import numpy as np
 from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, Policy
 
 NONE = 9  # relationship class of an AS without a route
+_BLOCKED = 8  # during one sweep: an AS the policy keeps from taking any offer (it has no route)
 _NH_BITS = 24  # score = pref << 40 | length << 24 | next hop, or length << 32 | pref << 24 | next hop
 _NH_MASK = (1 << _NH_BITS) - 1
 _NO_OFFER = np.iinfo(np.int64).max
@@ -180,6 +181,17 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             if onpath is None:
                 onpath = np.zeros((len(seeds), n), dtype=bool)
             onpath[k, list(ann)] = True
+    # A policy whose rules read only attributes that never change along a path (ROV's state) decides
+    # the same for every offer when all seeds carry the same attributes: per receiver and sweep, a
+    # mask. The sweeps then run as for the standard model, the masked receivers set aside.
+    blocked = None
+    if policy is not None and policy.path_constant and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
+                                                           for s in seeds}) == 1:
+        const = {k: v[seeds[0].at] for k, v in attrs.items()}
+        blocked = {cls: policy.adopter & ~np.broadcast_to(policy.accept(Candidate(None, None, cls, None, const)), (n,))
+                   for cls in (CUSTOMER, PEER, PROVIDER)}
+        const_pref = int(policy.prefer(Candidate(None, None, PROVIDER, None, const)))
+        const_policy, policy = policy, None
     adopter = policy.adopter if policy is not None else None
     prefers = policy is not None and type(policy).prefer is not Policy.prefer  # else every score's pref is 0
     len_shift, pref_shift = (32, _NH_BITS) if policy is not None and policy.prefer_after_length else (_NH_BITS, 40)
@@ -214,14 +226,14 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             best = best[Tw]
         settle(Tw, best, cls)
 
-    def offer_plain(b: _Batch, cls: int, from_customers: bool) -> None:
-        """`offer` for the standard model on a whole batch: no compaction, the batch's own grouping."""
+    def offer_plain(b: _Batch, cls: int) -> None:
+        """`offer` for the standard model on a whole batch: no compaction, the batch's own grouping,
+        and every sender's score kept ready in `ready` (in the up sweep every AS with a route has its
+        own or a customer route, so all may offer up; in the down sweep all may offer down)."""
         open_ = rel[b.Tu] == NONE
         if not open_.any():
             return  # every receiver already has a route
-        r = rel[b.S]
-        ok = (r <= CUSTOMER) if from_customers else (r != NONE)
-        best = np.minimum.reduceat(np.where(ok, (length[b.S] << _NH_BITS) | b.S, _NO_OFFER), b.starts)
+        best = np.minimum.reduceat(ready[b.S], b.starts)
         win = (best != _NO_OFFER) & open_
         if win.any():
             settle(b.Tu[win], best[win], cls)
@@ -232,6 +244,8 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         rel[Tw] = cls
         nh[Tw] = Sw
         length[Tw] = length[Sw] + 1
+        if plain:
+            ready[Tw] = (length[Tw] << _NH_BITS) | Tw
         if len(seeds) > 1:
             sd[Tw] = sd[Sw]
         if prefers:
@@ -250,20 +264,43 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         ups = plan.prov_of[np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())]
         pending[plan.ranks[ups]] = True
 
+    same_everywhere = blocked is not None and all(np.array_equal(blocked[CUSTOMER], m) for m in blocked.values())
+
+    def block(cls: int, mark):
+        """Set aside the receivers the policy refuses in this sweep; the mask to lift after it."""
+        if blocked is None:
+            return None
+        if same_everywhere and cls != CUSTOMER:
+            return mark  # set aside since the up sweep
+        mark = blocked[cls] & (rel == NONE)
+        rel[mark] = _BLOCKED
+        return mark
+
+    def unblock(mark, cls: int) -> None:
+        if mark is not None and (not same_everywhere or cls == PROVIDER):
+            rel[mark] = NONE
+
     plain = policy is None and onpath is None and not excluded
+    if plain:  # the score each AS offers its neighbours: its path length, then itself
+        ready = np.full(n, _NO_OFFER, dtype=np.int64)
+        at = np.asarray([s.at for s in seeds], dtype=np.int64)
+        ready[at] = (length[at] << _NH_BITS) | at
     pending = np.zeros(int(plan.ranks.max()) + 2, dtype=bool)
     wake(np.asarray([s.at for s in seeds], dtype=np.int64))
+    mark = block(CUSTOMER, None)
     for b in plan.up:
         if not pending[b.rank]:
             continue  # no AS below this rank has a route to offer up to it
         if plain:
-            offer_plain(b, CUSTOMER, True)
+            offer_plain(b, CUSTOMER)
             continue
         r = rel[b.S]
         idx = np.flatnonzero((r <= CUSTOMER) & (rel[b.T] == NONE))
         if idx.size:
             offer(b.S[idx], b.T[idx], CUSTOMER)
+    unblock(mark, CUSTOMER)
     # Across: the peers of every AS with its own or a customer route, decided all at once.
+    mark = block(PEER, mark)
     U = np.flatnonzero(rel <= CUSTOMER)
     lo, hi = plan.peer_start[U], plan.peer_start[U + 1]
     cnt = hi - lo
@@ -271,13 +308,23 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     S, T = np.repeat(U, cnt), plan.peer_to[edge]
     keep = rel[T] == NONE
     offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
+    unblock(mark, PEER)
+    mark = block(PROVIDER, mark)
     for b in plan.down:
         if plain:
-            offer_plain(b, PROVIDER, False)
+            offer_plain(b, PROVIDER)
             continue
-        idx = np.flatnonzero((rel[b.T] == NONE) & (rel[b.S] != NONE))
+        idx = np.flatnonzero((rel[b.T] == NONE) & (rel[b.S] < _BLOCKED))
         if idx.size:
             offer(b.S[idx], b.T[idx], PROVIDER)
+    unblock(mark, PROVIDER)
+    if blocked is not None:  # the constant attributes, and preference, of every route
+        policy = const_policy
+        routed = rel != NONE
+        for k, v in const.items():
+            attrs[k][routed] = v
+        if const_pref and type(policy).prefer is not Policy.prefer:
+            pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
     if len(seeds) == 1:
         sd[rel != NONE] = 0
     return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, ribs_policy)
