@@ -5,7 +5,8 @@ for every AS's route toward every origin, with --workers processes (default 2). 
 about N origins are routed (whole groups of an AS and the ASes single-homed to it, spread over the
 graph, so that the share of derived origins is the graph's) and the figures are extrapolated to all
 of them (pessimistic: the sampled groups share few chunks, so start-up and compression weigh
-more; 3,000 origins extrapolated to 8.8 min and 2.28 GB where the full run took 6.3 min, 1.76 GB).
+more; 3,000 origins extrapolated to 8.8 min and 2.28 GB where a full run took 6.3 min, 1.76 GB,
+with an earlier, slower solver).
 --breakdown M times the steps (solver, centrality, copies, compression) on M consecutive
 origins in this process. Figures only; nothing is asserted.
 
