@@ -5,6 +5,13 @@ route is *valid* when some covering VRP has the route's origin ASN and a maxLeng
 length; otherwise it is *invalid*, and we say why: `invalid-asn` when no covering VRP names the origin,
 `invalid-length` when one does but the route is longer than its maxLength. An uncovered route is
 `not-found`. A VRP for AS0 (RFC 7607) covers but never validates.
+
+`VRPTable.validate_many` answers for millions of routes at once. VRP prefixes nest (any two are
+disjoint or one holds the other), so the prefixes that cover a route are a chain: the most specific
+one, found by one binary search among the prefixes sorted by start, and its ancestors. Each link of
+the chain is then asked, by one more binary search, for the best maxLength it grants the route's
+origin. IPv6 prefixes are compared on their first 64 bits; the rare VRP or route longer than /64 is
+answered one at a time.
 """
 
 from __future__ import annotations
@@ -12,10 +19,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network
 
+import numpy as np
+
 VALID = "valid"
 INVALID_ASN = "invalid-asn"
 INVALID_LENGTH = "invalid-length"
 NOT_FOUND = "not-found"
+STATES = (VALID, INVALID_ASN, INVALID_LENGTH, NOT_FOUND)  # validate_many's codes index this
+_VALID, _INVALID_ASN, _INVALID_LENGTH, _NOT_FOUND = range(4)
+_BITS = {4: 32, 6: 64}  # bits of an address the index compares
+_ONES = np.uint64(2**64 - 1)
+
+
+def _host_mask(length: np.ndarray, bits: int) -> np.ndarray:
+    """2**(bits - length) - 1: what a prefix's last address adds to its first."""
+    k = (bits - np.minimum(length, bits)).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return np.where(k == 0, np.uint64(0), _ONES >> (np.uint64(64) - np.maximum(k, np.uint64(1))))
 
 
 @dataclass(frozen=True, order=True)
@@ -31,40 +51,142 @@ class VRP:
             raise ValueError(f"maxLength {self.max_length} outside {self.prefix.prefixlen}..{self.prefix.max_prefixlen} for {self.prefix}")
 
 
-class VRPTable:
-    """VRPs indexed by (address family, prefix length) for covering lookups."""
+class _Family:
+    """The index of one address family: distinct VRP prefixes sorted by start then length, each
+    with its nearest enclosing prefix, and (prefix, ASN) pairs with the best maxLength."""
 
-    def __init__(self, vrps=()):
-        self._by_len: dict[tuple[int, int], dict[int, list[VRP]]] = {}
+    def __init__(self, version: int, vrps: list[VRP]):
+        bits = _BITS[version]
+        shift = 128 - bits if version == 6 else 0
+        rows = {}
         for v in vrps:
-            self.add(v)
+            start = int(v.prefix.network_address) >> shift
+            key = (start, v.prefix.prefixlen)
+            best = rows.setdefault(key, {})
+            if v.asn:
+                best[v.asn] = max(best.get(v.asn, -1), v.max_length)
+        keys = sorted(rows)
+        self.start = np.asarray([k[0] for k in keys], dtype=np.uint64)
+        self.length = np.asarray([k[1] for k in keys], dtype=np.int64)
+        self.end = self.start + _host_mask(self.length, bits)  # inclusive
+        # Nearest enclosing prefix, by a scan with a stack of the open prefixes.
+        parent = np.full(len(keys), -1, dtype=np.int64)
+        stack: list[int] = []
+        end = self.end.tolist()
+        for i, (s, _) in enumerate(keys):
+            while stack and end[stack[-1]] < s:
+                stack.pop()
+            if stack:
+                parent[i] = stack[-1]
+            stack.append(i)
+        self.parent = parent
+        pairs = sorted((i, asn, ml) for i, k in enumerate(keys) for asn, ml in rows[k].items())
+        self.pair = np.asarray([(i << 32) | asn for i, asn, _ in pairs], dtype=np.uint64)
+        self.pair_max = np.asarray([ml for _, _, ml in pairs], dtype=np.int64)
 
-    def add(self, vrp: VRP) -> None:
-        key = (vrp.prefix.version, vrp.prefix.prefixlen)
-        self._by_len.setdefault(key, {}).setdefault(int(vrp.prefix.network_address), []).append(vrp)
-
-    def covering(self, prefix: IPv4Network | IPv6Network) -> list[VRP]:
-        out = []
-        addr = int(prefix.network_address)
-        bits = prefix.max_prefixlen
-        for (version, length), table in self._by_len.items():
-            if version != prefix.version or length > prefix.prefixlen:
-                continue
-            net = addr >> (bits - length) << (bits - length) if length else 0
-            out.extend(table.get(net, ()))
+    def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray, bits: int) -> np.ndarray:
+        out = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
+        if not len(self.start) or not len(start):
+            return out
+        order = np.argsort(start, kind="stable")  # sorted queries: binary searches that hit the cache
+        start, length, origin = start[order], length[order], origin[order]
+        r_end = start + _host_mask(length, bits)
+        i = np.searchsorted(self.start, start, side="right") - 1
+        todo = np.flatnonzero(i >= 0)
+        while todo.size:  # climb to the most specific prefix that holds the route
+            k = i[todo]
+            bad = (self.end[k] < r_end[todo]) | (self.length[k] > length[todo])
+            todo = todo[bad]
+            i[todo] = self.parent[i[todo]]
+            todo = todo[i[todo] >= 0]
+        covered = np.flatnonzero(i >= 0)
+        state = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
+        state[covered] = _INVALID_ASN
+        best = np.full(len(start), -1, dtype=np.int64)
+        live, j = covered, i[covered]
+        while live.size and len(self.pair):  # every covering prefix: the best maxLength for the origin
+            key = (j.astype(np.uint64) << np.uint64(32)) | origin[live].astype(np.uint64)
+            k = np.minimum(np.searchsorted(self.pair, key), len(self.pair) - 1)
+            hit = self.pair[k] == key
+            best[live[hit]] = np.maximum(best[live[hit]], self.pair_max[k[hit]])
+            j = self.parent[j]
+            keep = j >= 0
+            live, j = live[keep], j[keep]
+        state[covered[best[covered] >= 0]] = _INVALID_LENGTH
+        state[covered[best[covered] >= length[covered]]] = _VALID
+        out[order] = state
         return out
 
-    def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
-        covering = self.covering(prefix)
-        if not covering:
-            return NOT_FOUND
-        asn_match = False
-        for v in covering:
-            if v.asn == origin and v.asn != 0:
-                if prefix.prefixlen <= v.max_length:
-                    return VALID
-                asn_match = True
-        return INVALID_LENGTH if asn_match else INVALID_ASN
+
+class VRPTable:
+    """VRPs, for covering lookups one route at a time or millions at once."""
+
+    def __init__(self, vrps=()):
+        self._vrps: list[VRP] = list(vrps)
+        self._index: dict[int, _Family] | None = None
+        self._long: list[VRP] = []  # IPv6 VRPs longer than /64
+
+    def add(self, vrp: VRP) -> None:
+        self._vrps.append(vrp)
+        self._index = None
 
     def __len__(self) -> int:
-        return sum(len(lst) for t in self._by_len.values() for lst in t.values())
+        return len(self._vrps)
+
+    def __iter__(self):
+        return iter(self._vrps)
+
+    def _families(self) -> dict[int, _Family]:
+        if self._index is None:
+            short = [v for v in self._vrps if not (v.prefix.version == 6 and v.prefix.prefixlen > 64)]
+            self._long = [v for v in self._vrps if v.prefix.version == 6 and v.prefix.prefixlen > 64]
+            self._index = {ver: _Family(ver, [v for v in short if v.prefix.version == ver]) for ver in (4, 6)}
+        return self._index
+
+    def covering(self, prefix: IPv4Network | IPv6Network) -> list[VRP]:
+        return [v for v in self._vrps if v.prefix.version == prefix.version and prefix.subnet_of(v.prefix)]
+
+    def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
+        """RFC 6811 state of one route."""
+        return STATES[int(self.validate_many([prefix], [origin])[0])]
+
+    def validate_many(self, prefixes, origins) -> np.ndarray:
+        """RFC 6811 state code (an index into STATES) of each route (prefix, origin ASN)."""
+        fams = self._families()
+        n = len(prefixes)
+        out = np.full(n, _NOT_FOUND, dtype=np.uint8)
+        origins = np.asarray(origins, dtype=np.int64)
+        for ver, fam in fams.items():
+            idx = [k for k, p in enumerate(prefixes) if p.version == ver]
+            if not idx:
+                continue
+            bits = _BITS[ver]
+            shift = 128 - bits if ver == 6 else 0
+            sel = np.asarray(idx, dtype=np.int64)
+            start = np.asarray([int(prefixes[k].network_address) >> shift for k in idx], dtype=np.uint64)
+            length = np.asarray([min(prefixes[k].prefixlen, bits) for k in idx], dtype=np.int64)
+            out[sel] = fam.validate(start, length, origins[sel], bits)
+        for k, p in enumerate(prefixes):  # exact answers where /64 is not enough (only longer routes
+            if p.version == 6 and p.prefixlen > 64:  # can be covered by longer VRPs)
+                out[k] = STATES.index(_validate_slow(self.covering(p), p, int(origins[k])))
+        return out
+
+    def validate_arrays(self, version: int, start: np.ndarray, length: np.ndarray, origin: np.ndarray) -> np.ndarray:
+        """validate_many for routes given as arrays: `start` the network address (IPv4: the address;
+        IPv6: its first 64 bits), `length` the prefix length (IPv6: at most 64). For readers that
+        decode route dumps straight into arrays."""
+        bits = _BITS[version]
+        return self._families()[version].validate(np.asarray(start, dtype=np.uint64), np.asarray(length, dtype=np.int64),
+                                                  np.asarray(origin, dtype=np.int64), bits)
+
+
+def _validate_slow(covering: list[VRP], prefix, origin: int) -> str:
+    if not covering:
+        return NOT_FOUND
+    asn_match = False
+    for v in covering:
+        if v.asn == origin and v.asn != 0:
+            if prefix.prefixlen <= v.max_length:
+                return VALID
+            asn_match = True
+    return INVALID_LENGTH if asn_match else INVALID_ASN
