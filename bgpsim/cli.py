@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--out", metavar="DIR", default="bgpsim-routes", help="output directory (default ./bgpsim-routes)")
     ro.add_argument("--workers", type=_count, default=max(1, os.cpu_count() or 1), metavar="W", help="local processes (default: one per core)")
     ro.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+    from rpki.cli import register
+
+    register(sub, _Parser)
     return parser
 
 
@@ -425,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return {"run": cmd_run, "sweep": cmd_sweep, "routes": cmd_routes}[args.command](args)
+        handler = {"run": cmd_run, "sweep": cmd_sweep, "routes": cmd_routes}.get(args.command) or args.handler
+        return handler(args)
     except InputError as e:
         print(f"bgpsim: error: {e}", file=sys.stderr)
         return 2
