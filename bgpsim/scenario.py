@@ -219,7 +219,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
 
     if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption"})) is not None:
         pol = f.get("policy")
-        if pol not in DEFENCES:
+        if not isinstance(pol, str) or pol not in DEFENCES:
             raise doc.error(f"want one of {', '.join(DEFENCES)}, got {pol!r}", "defence", "policy")
         scn.defence = Defence(policy=pol)
         if "adopters" in f and "adoption" in f:

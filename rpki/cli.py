@@ -3,10 +3,120 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from bgpsim.errors import InputError
+
+VRPS_EPILOG = """\
+examples:
+  bgpsim rpki vrps --from rpki-client.json --format csv
+      rpki-client's JSON as Routinator's CSV, on standard output
+  bgpsim rpki vrps --from routinator.json --slurm exceptions.json --out vrps.json
+      Routinator's JSON with local exceptions (SLURM, RFC 8416) applied, written as rpki-client
+      JSON to vrps.json (atomically: readers see the old file or the new one, never half of one)
+  bgpsim rpki vrps --from vrps.csv --format openbgpd --out /etc/bgpd/roa-set.conf
+      a roa-set for OpenBGPD's bgpd.conf
+  curl -s https://console.rpki-client.org/vrps.json | bgpsim rpki vrps --from - --format bird2
+      '-' reads standard input
+  bgpsim rpki vrps --from vrps.json --slurm ours.json --slurm theirs.json --format csv
+      several SLURM files; RFC 8416 section 4.2 forbids two of them to touch the same prefixes,
+      the same ASN's BGPsec keys (or, here, the same ASPA customer)
+
+input (--from), told from the content:
+  rpki-client JSON     metadata.buildtime, roas, bgpsec_keys, provider_authorizations (8.x) or aspas (9.x)
+  Routinator JSON      json and jsonext: metadata.generated, roas, routerKeys, aspas
+  CSV                  by its header: Routinator csv 'ASN,IP Prefix,Max Length,Trust Anchor',
+                       rpki-client's (the same, then ',Expires'), csvcompat ('"ASN","IP Prefix",...'),
+                       csvext ('URI,ASN,IP Prefix,Max Length,Not Before,Not After'; no trust anchor: N/A)
+
+--slurm FILE: RFC 8416 (slurmVersion 1), or version 2 with ASPA filters and assertions
+(draft-ietf-sidrops-aspa-slurm). Filters remove what they match, then assertions are added with
+trust anchor N/A. Any schema fault is an error naming the JSON path, e.g.
+locallyAddedAssertions.prefixAssertions[0].maxPrefixLength.
+
+output (--format):
+  json       rpki-client 8.2's layout: metadata (buildtime: the input's time if it gives one, else
+             now; counts), roas, bgpsec_keys, provider_authorizations {ipv4, ipv6}; 'expires' where
+             the input gave it
+  csv        Routinator's csv (route origins only)
+  bird2      Routinator's bird2: 'route 192.0.2.0/24 max 24 as 64496;' per VRP
+  openbgpd   Routinator's openbgpd: a 'roa-set { ... }' block
+Entries are sorted by address family, prefix, maxLength and ASN; duplicates in the input are kept.
+
+exit status: 0 done; 2 bad input, with one line on stderr naming the file and the JSON path or
+line, and what was wanted.
+"""
 
 
 def register(sub, parser_class) -> None:
     """Add `rpki` and its subcommands to the `bgpsim` command's subparsers."""
     rpki = sub.add_parser("rpki", help="RPKI: convert and filter VRPs (a CA and a relying party are coming)",
                           description="RPKI tools.", formatter_class=argparse.RawDescriptionHelpFormatter)
-    rpki.add_subparsers(dest="rpki_command", metavar="COMMAND", parser_class=parser_class, required=True)
+    commands = rpki.add_subparsers(dest="rpki_command", metavar="COMMAND", parser_class=parser_class, required=True)
+
+    from .vrps import WRITERS
+
+    vrps = commands.add_parser(
+        "vrps", help="convert a relying party's VRPs, router keys and ASPAs between formats, applying SLURM",
+        description="Read validated payloads (VRPs, BGPsec router keys, ASPAs) as rpki-client or Routinator wrote "
+                    "them, apply local exceptions (SLURM), and write them for a router or another tool.",
+        epilog=VRPS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    vrps.add_argument("--from", dest="source", required=True, metavar="FILE",
+                      help="rpki-client or Routinator JSON, or their CSV ('-': standard input)")
+    vrps.add_argument("--slurm", action="append", metavar="FILE",
+                      help="SLURM file (RFC 8416) to apply; give it again for more files")
+    vrps.add_argument("--format", choices=tuple(WRITERS), default="json",
+                      help="output format (default json: rpki-client 8.2's layout)")
+    vrps.add_argument("--out", metavar="FILE", help="write here, atomically (default: standard output)")
+    vrps.set_defaults(handler=cmd_vrps)
+
+
+def cmd_vrps(args) -> int:
+    from .slurm import apply_slurm, load_slurm
+    from .vrps import WRITERS, read_payloads, read_text
+
+    name = "<stdin>" if args.source == "-" else args.source
+    payloads = read_payloads(read_text(args.source, what="--from"), name)
+    slurms = [load_slurm(path) for path in args.slurm or ()]
+    if slurms:
+        payloads = apply_slurm(payloads, slurms)
+    text = WRITERS[args.format](payloads)
+    if args.out:
+        write_atomic(args.out, text)
+    else:
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head`: the reader has all it wants
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader sees the
+    old file or the new one, never part of one."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise InputError(f"--out: cannot write {path}: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the output is an ordinary file
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise InputError(f"--out: cannot write {path}: {e.strerror or e}") from None
+        raise

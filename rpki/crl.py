@@ -1,0 +1,147 @@
+"""Certificate revocation lists: the RFC 6487 section 5 profile of RFC 5280 section 5.
+
+`Crl.parse(der, source)` runs the DER gate and reads the fields a CA sets; `check_profile(at)`
+raises `ObjectError` naming the check and RFC section (a `at` time adds the staleness check of
+RFC 6487 section 5 / RFC 5280 section 5.1.2.5); `check_issued_by(issuer_cert)` checks the issuer
+name, the AKI and the signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from asn1crypto import core, crl
+
+from . import asn1
+from .cert import UTC_LIMIT_YEAR, Name, ResourceCertificate, check_issuer, name_problems, read_name, verify_rsa_sha256
+from .der import read
+from .errors import raise_first
+
+EXT_AKI, EXT_CRL_NUMBER = "2.5.29.35", "2.5.29.20"
+
+
+@dataclass
+class Crl:
+    """An RPKI CRL (RFC 6487 section 5)."""
+
+    issuer: Name
+    this_update: datetime
+    next_update: datetime | None
+    number: int | None
+    aki: bytes | None
+    revoked: dict[int, datetime] = field(default_factory=dict)  # serial -> revocation date
+    # what was received (filled by parse; a builder fills them when it signs)
+    source: str | None = None
+    der: bytes = b""
+    tbs_der: bytes = b""
+    signature: bytes = b""
+    version: int = 2
+    signature_algorithm: str = asn1.OID_SHA256_WITH_RSA
+    tbs_signature_algorithm: str = asn1.OID_SHA256_WITH_RSA
+    extensions: list[tuple[str, bool]] = field(default_factory=list)
+    time_types: tuple[str, ...] = ()
+    entry_problems: list[str] = field(default_factory=list)
+    revoked_serials: list[int] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, der: bytes, source: str | None = None) -> Crl:
+        return read(crl.CertificateList, der, source, "CertificateList (RFC 5280 section 5.1)", "CRL", cls._read)
+
+    @classmethod
+    def _read(cls, value: crl.CertificateList, der: bytes, source) -> Crl:
+        tbs = value["tbs_cert_list"]
+        ver = tbs["version"]
+        nu = tbs["next_update"]
+        self = cls(
+            issuer=read_name(tbs["issuer"]),
+            this_update=tbs["this_update"].native,
+            next_update=None if isinstance(nu, core.Void) else nu.native,
+            number=None,
+            aki=None,
+            source=source,
+            der=der,
+            tbs_der=tbs.dump(),
+            signature=value["signature"].native,
+            version=1 if isinstance(ver, core.Void) else int(ver) + 1,
+            signature_algorithm=value["signature_algorithm"]["algorithm"].dotted,
+            tbs_signature_algorithm=tbs["signature"]["algorithm"].dotted,
+        )
+        types = [tbs["this_update"].name] + ([] if isinstance(nu, core.Void) else [nu.name])
+        exts = tbs["crl_extensions"]
+        for ext in [] if isinstance(exts, core.Void) else exts:
+            oid = ext["extn_id"].dotted
+            self.extensions.append((oid, bool(ext["critical"].native)))
+            if oid == EXT_AKI:
+                self.aki = ext["extn_value"].parsed["key_identifier"].native
+            elif oid == EXT_CRL_NUMBER:
+                self.number = ext["extn_value"].parsed.native
+        rc = tbs["revoked_certificates"]
+        for entry in [] if isinstance(rc, core.Void) else rc:
+            serial = entry["user_certificate"].native
+            self.revoked_serials.append(serial)
+            self.revoked[serial] = entry["revocation_date"].native
+            types.append(entry["revocation_date"].name)
+            if not isinstance(entry["crl_entry_extensions"], core.Void):
+                self.entry_problems.append(f"serial {serial}: want no crlEntryExtensions")
+        self.time_types = tuple(types)
+        return self
+
+    def is_revoked(self, serial: int) -> bool:
+        return serial in self.revoked
+
+    def problems(self, at: datetime | None = None) -> list[tuple[str, str, str]]:
+        p: list[tuple[str, str, str]] = []
+        add = lambda check, rfc, msg: p.append((check, rfc, msg))  # noqa: E731
+        if self.version != 2:
+            add("version", "RFC 6487 section 5", f"want version 2 (v2), got {self.version}")
+        for check, alg in (("signatureAlgorithm", self.signature_algorithm), ("signature", self.tbs_signature_algorithm)):
+            if alg != asn1.OID_SHA256_WITH_RSA:
+                add(check, "RFC 6487 section 5, RFC 7935 section 2", f"want sha256WithRSAEncryption, got {alg}")
+        p += name_problems(self.issuer, "issuer", "RFC 6487 section 5, section 4.4")
+        times = [self.this_update] + ([self.next_update] if self.next_update else []) + list(self.revoked.values())
+        for typ, when in zip(self.time_types, times):
+            want = "utc_time" if when.year < UTC_LIMIT_YEAR else "general_time"
+            if typ != want:
+                add("time", "RFC 5280 section 5.1.2.4", f"want {'UTCTime' if want == 'utc_time' else 'GeneralizedTime'}"
+                    f" for {when:%Y-%m-%d}, got the other")
+        if self.next_update is None:
+            add("nextUpdate", "RFC 6487 section 5", "want a nextUpdate")
+        elif self.next_update <= self.this_update:
+            add("nextUpdate", "RFC 5280 section 5.1.2.5", "want nextUpdate after thisUpdate")
+        elif at is not None and at > self.next_update:
+            add("nextUpdate", "RFC 6487 section 5", f"want a current CRL, it is stale since {self.next_update:%Y-%m-%d}")
+        oids = [o for o, _ in self.extensions]
+        for oid in set(oids):
+            if oids.count(oid) > 1:
+                add("crlExtensions", "RFC 5280 section 5.2", f"want each extension once, got {oid} {oids.count(oid)} times")
+        extra = sorted(set(oids) - {EXT_AKI, EXT_CRL_NUMBER})
+        if extra:
+            add("crlExtensions", "RFC 6487 section 5", f"want only AKI and CRL number, got {', '.join(extra)}")
+        for oid, critical in self.extensions:
+            if critical and oid in (EXT_AKI, EXT_CRL_NUMBER):
+                add("crlExtensions", "RFC 6487 section 5", f"want {oid} non-critical")
+        if EXT_AKI not in oids or self.aki is None:
+            add("authorityKeyIdentifier", "RFC 6487 section 5", "want an authorityKeyIdentifier with a keyIdentifier")
+        if EXT_CRL_NUMBER not in oids:
+            add("cRLNumber", "RFC 6487 section 5", "want a CRL number")
+        elif self.number is not None and (self.number < 0 or self.number.bit_length() > 159):
+            add("cRLNumber", "RFC 5280 section 5.2.3", f"want a CRL number 0 .. 2^159-1 (20 octets), got {self.number}")
+        for serial in self.revoked_serials:
+            if serial <= 0 or serial.bit_length() > 159:
+                add("revokedCertificates", "RFC 5280 section 5.1.2.6, RFC 6487 section 4.2",
+                    f"want positive serial numbers of at most 20 octets, got {serial}")
+        for msg in self.entry_problems:
+            add("revokedCertificates", "RFC 6487 section 5", msg)
+        return p
+
+    def check_profile(self, at: datetime | None = None) -> Crl:
+        raise_first(self.problems(at), self.source)
+        return self
+
+    def verify_signature(self, issuer_key) -> None:
+        verify_rsa_sha256(issuer_key, self.signature, self.tbs_der, self.source, "signatureValue")
+
+    def check_issued_by(self, issuer: ResourceCertificate) -> None:
+        """RFC 6487 section 5: issued by the CA that issued the certificates it lists."""
+        check_issuer(self, issuer, "RFC 6487 section 5", "RFC 6487 section 5")

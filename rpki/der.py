@@ -1,0 +1,88 @@
+"""The strict DER gate (X.690 section 10, demanded by RFC 6487 section 4 and RFC 6488 section 3).
+
+asn1crypto decodes leniently: it accepts BER (indefinite and non-minimal lengths, non-minimal INTEGERs,
+BOOLEAN TRUE as 0x01, encoded DEFAULT values, unsorted SET OF) and even an extra undeclared SEQUENCE
+element. So every object is decoded completely, re-encoded with `dump(force=True)`, and must come out
+byte for byte identical. The same gate runs on each inner blob (eContent, RFC 3779 extension values).
+
+`decode()` returns a freshly loaded value (re-encoding mutates the value it runs on) whose `.dump()`
+returns the received bytes, so signatures are checked over exactly what was received.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from asn1crypto import core
+
+from .errors import DERError, ObjectError
+
+T = TypeVar("T", bound=core.Asn1Value)
+
+# X.680 section 41.4: the PrintableString alphabet. The re-encode check cannot see a wrong character.
+PRINTABLE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '()+,-./:=?")
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def decode(spec: type[T], data: bytes, source: str | None = None, what: str | None = None) -> T:
+    """Decode `data` as `spec` and require it to be exactly DER; raise DERError otherwise."""
+    name = what or spec.__name__
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DERError(f"want bytes for {name}, got {type(data).__name__}", source)
+    data = bytes(data)
+    if not data:
+        raise DERError(f"want a DER {name}, got 0 bytes", source, offset=0)
+    try:
+        value = spec.load(data, strict=True)
+        value.native  # asn1crypto is lazy: force every byte to be parsed
+        again = value.dump(force=True)
+    except DERError:
+        raise
+    except Exception as e:  # noqa: BLE001 - asn1crypto raises ValueError, TypeError, KeyError, UnicodeError...
+        raise DERError(f"want a DER {name}: {_describe(e)}", source) from None
+    if again != data:
+        at = _first_difference(again, data)
+        raise DERError(
+            f"want DER (X.690 section 10) for {name}: the canonical encoding differs "
+            f"(it has {len(again)} bytes, the input {len(data)})",
+            source,
+            offset=at,
+        )
+    try:
+        fresh = spec.load(data, strict=True)
+        fresh.native
+    except Exception as e:  # noqa: BLE001 - cannot happen after a successful first decode
+        raise DERError(f"want a DER {name}: {_describe(e)}", source) from None
+    return fresh
+
+
+def _describe(e: Exception) -> str:
+    text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    text = text[:200]
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def check_printable(value: str, source: str | None, field: str, rfc: str) -> None:
+    """PrintableString alphabet (X.680 section 41.4), the one rule the re-encode check misses."""
+    bad = sorted({c for c in value if ord(c) > 127 or ord(c) not in PRINTABLE})
+    if bad:
+        raise DERError(f"want PrintableString characters only, got {''.join(bad)!r} in {value!r}",
+                       source, check=field, rfc=rfc)
+
+
+def read(spec: type[T], data: bytes, source: str | None, what: str, noun: str, reader):
+    """Decode `data` as `spec` (strict DER), then build an object with `reader(value, data,
+    source)`; asn1crypto's own exceptions on odd content become an ObjectError naming `noun`."""
+    value = decode(spec, data, source, what)
+    try:
+        return reader(value, bytes(data), source)
+    except ObjectError:
+        raise
+    except Exception as e:  # noqa: BLE001 - asn1crypto raises many types on odd content
+        raise ObjectError(f"want a readable {noun}, got {type(e).__name__}: {e}", source) from None

@@ -1,0 +1,719 @@
+"""Validated payload sets (VRPs, BGPsec router keys, ASPAs) and the formats relying parties write.
+
+A relying party's output is three lists, each entry tagged with the trust anchor it came from:
+
+- route origins: VRPs (RFC 6811: prefix, maxLength, origin ASN), as `Origin(vrp, ta, expires)`;
+- BGPsec router keys (RFC 8209, RFC 8210 section 5.10): ASN, Subject Key Identifier (20 octets,
+  RFC 6487 section 4.8.2) and the DER SubjectPublicKeyInfo, as `RouterKey`;
+- ASPAs (draft-ietf-sidrops-aspa-profile): customer ASN and its provider ASNs, as `ASPA`.
+
+`Payloads` holds them as read (duplicates included, as Routinator's own outputs show them) and
+writes them sorted: origins by address family, prefix address, prefix length, maxLength, ASN, trust
+anchor; keys by ASN, SKI, key; ASPAs by customer, providers.
+
+Writers, byte for byte as the tools write them (each function's docstring names its source):
+
+- `write_json`: rpki-client 8.2's JSON (output-json.c 1.29, December 2022): tab-indented
+  `metadata`, `roas`, `bgpsec_keys`, and ASPAs as `provider_authorizations` split into `ipv4` and
+  `ipv6` (8.2 followed aspa-profile-10, where an ASPA was per address family; an ASPA without one
+  is written in both lists);
+- `write_csv`, `write_bird2`, `write_openbgpd`: Routinator's `csv`, `bird2` and `openbgpd`.
+
+Readers (`read_payloads`, which tells the format from the content): rpki-client JSON (8.2's shape
+and the later `aspas` list; ASNs as numbers or "AS64496"), Routinator `json` and `jsonext`, and the
+CSV flavours `csv` (Routinator), rpki-client's CSV (with `Expires`), `csvcompat` and `csvext`.
+Every reader is strict and total: it returns a `Payloads` or raises `InputError` naming the file
+and the JSON path (`roas[3].maxLength`) or the line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import socket
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from ipaddress import IPv4Network, IPv6Network
+from pathlib import Path
+
+from bgpsim.errors import InputError
+
+from .rov import VRP, VRPTable
+
+MAX_INPUT_BYTES = 512 * 2**20  # today's largest rpki-client JSON is about 100 MB
+MAX_ASN = 2**32 - 1
+MAX_TA_LENGTH = 256
+NO_TA = "N/A"  # Routinator's word for payloads without a trust anchor (local exceptions)
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+Prefix = IPv4Network | IPv6Network
+
+
+# ---------------------------------------------------------------------------------------------
+# The payloads
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """A VRP with the trust anchor it was validated under and, when known, the moment (Unix time)
+    its validation chain expires (rpki-client's `expires`)."""
+
+    vrp: VRP
+    ta: str = NO_TA
+    expires: int | None = None
+
+    def sort_key(self):
+        p = self.vrp.prefix
+        return (p.version, int(p.network_address), p.prefixlen, self.vrp.max_length, self.vrp.asn,
+                self.ta, -1 if self.expires is None else self.expires)
+
+
+@dataclass(frozen=True, slots=True)
+class RouterKey:
+    """A BGPsec router key: ASN, SKI (20 octets) and DER SubjectPublicKeyInfo."""
+
+    asn: int
+    ski: bytes
+    spki: bytes
+    ta: str = NO_TA
+    expires: int | None = None
+
+    @property
+    def ski_hex(self) -> str:
+        return self.ski.hex().upper()
+
+    @property
+    def spki_b64(self) -> str:
+        return base64.b64encode(self.spki).decode("ascii")
+
+    def sort_key(self):
+        return (self.asn, self.ski, self.spki, self.ta, -1 if self.expires is None else self.expires)
+
+
+@dataclass(frozen=True, slots=True)
+class ASPA:
+    """A validated ASPA payload: customer ASN and its provider ASNs, sorted and distinct."""
+
+    customer: int
+    providers: tuple[int, ...]
+    ta: str = NO_TA
+    expires: int | None = None
+
+    def sort_key(self):
+        return (self.customer, self.providers, self.ta, -1 if self.expires is None else self.expires)
+
+
+@dataclass
+class Payloads:
+    """One relying party's output: route origins, router keys and ASPAs, and when it was made."""
+
+    origins: list[Origin] = field(default_factory=list)
+    router_keys: list[RouterKey] = field(default_factory=list)
+    aspas: list[ASPA] = field(default_factory=list)
+    generated: datetime | None = None  # the validation run's time, when the input says it
+
+    def sorted(self) -> Payloads:
+        return Payloads(sorted(self.origins, key=Origin.sort_key), sorted(self.router_keys, key=RouterKey.sort_key),
+                        sorted(self.aspas, key=ASPA.sort_key), self.generated)
+
+    def vrp_table(self) -> VRPTable:
+        """The route origins as a table for route origin validation (rpki.rov)."""
+        return VRPTable(o.vrp for o in self.origins)
+
+    def __len__(self) -> int:
+        return len(self.origins) + len(self.router_keys) + len(self.aspas)
+
+
+# ---------------------------------------------------------------------------------------------
+# Field parsers shared by the readers here and in rpki.slurm. Each one returns a value or raises
+# InputError(message, source, where).
+
+_PREFIX_RE = re.compile(r"[0-9A-Fa-f:.]{2,45}/(?:0|[1-9][0-9]{0,2})")
+_ASN_RE = re.compile(r"AS(0|[1-9][0-9]{0,9})")
+_DIGITS_RE = re.compile(r"0|[1-9][0-9]{0,9}")
+_HEX_SKI_RE = re.compile(r"[0-9A-Fa-f]{40}")
+_B64URL_RE = re.compile(r"[A-Za-z0-9_-]*")
+_UNIX_TIME_RE = re.compile(r"0|[1-9][0-9]{0,18}")
+_JSON_START_RE = re.compile(r"[ \t\r\n]*[{\[]")
+
+
+def parse_prefix(value: object, source: str | None, where) -> Prefix:
+    """An IPv4 or IPv6 prefix in slash notation, host bits zero ('192.0.2.0/24', '2001:db8::/32').
+    The address is read by inet_pton (no zone, no leading zeros in IPv4 octets), five times faster
+    than ipaddress's own parser."""
+    if type(value) is str and _PREFIX_RE.fullmatch(value):
+        addr, _, length = value.partition("/")
+        n = int(length)
+        family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+        try:
+            packed = socket.inet_pton(family, addr)
+        except (OSError, ValueError):
+            packed = None
+        if packed is not None:
+            bits = 8 * len(packed)
+            if n > bits:
+                raise InputError(f"bad prefix {value!r}: length {n} is longer than {bits}", source, where)
+            a = int.from_bytes(packed, "big")
+            if a & ((1 << (bits - n)) - 1):
+                raise InputError(f"bad prefix {value!r}: host bits set", source, where)
+            return IPv4Network((a, n)) if bits == 32 else IPv6Network((a, n))
+    raise InputError(f"want a prefix like 192.0.2.0/24 or 2001:db8::/32, got {value!r}", source, where)
+
+
+def is_int(value: object) -> bool:
+    return type(value) is int  # not bool, not float: JSON's 1.0 and true are no integers
+
+
+def parse_asn_number(value: object, source: str | None, where) -> int:
+    """An ASN as a JSON number, 0 to 4294967295 (RFC 6793)."""
+    if not is_int(value) or not 0 <= value <= MAX_ASN:
+        raise InputError(f"want an AS number from 0 to {MAX_ASN}, got {value!r}", source, where)
+    return value
+
+
+def _asn_json(value: object, source, where) -> int:
+    """An ASN as rpki-client (a number; "AS64496" before 7.1) or Routinator ("AS64496") write it."""
+    if isinstance(value, str):
+        m = _ASN_RE.fullmatch(value)
+        if m and int(m.group(1)) <= MAX_ASN:
+            return int(m.group(1))
+        raise InputError(f"want an AS number such as 64496 or \"AS64496\", got {value!r}", source, where)
+    return parse_asn_number(value, source, where)
+
+
+def _asn_text(value: str, bare_ok: bool, source, where) -> int:
+    """'AS64496' (csv, csvext, rpki-client); csvcompat also allows '64496' (Routinator's manual
+    says it writes that, its code and test outputs write 'AS64496', as the RIPE NCC validator did)."""
+    m = _ASN_RE.fullmatch(value)
+    number = m.group(1) if m else value if bare_ok and _DIGITS_RE.fullmatch(value) else None
+    if number is None or int(number) > MAX_ASN:
+        raise InputError(f"want an AS number like AS64496, got {value!r}", source, where)
+    return int(number)
+
+
+def _max_length(value: object, prefix: Prefix, source, where) -> int:
+    if not is_int(value) or not prefix.prefixlen <= value <= prefix.max_prefixlen:
+        raise InputError(f"want a maxLength from {prefix.prefixlen} to {prefix.max_prefixlen} for {prefix}, "
+                         f"got {value!r}", source, where)
+    return value
+
+
+_TA_SEEN: set[str] = set()  # names already found good (there are a handful)
+
+
+def _ta(value: object, source, where) -> str:
+    """A trust anchor name: printable, at most 256 characters, and nothing that would need quoting in
+    the CSV or JSON outputs (no comma, double quote or backslash)."""
+    if type(value) is str and value in _TA_SEEN:
+        return value
+    if (not isinstance(value, str) or not 0 < len(value) <= MAX_TA_LENGTH or not value.isprintable()
+            or any(c in value for c in ',"\\')):
+        raise InputError(f"want a trust anchor name (printable, no comma, quote or backslash, at most "
+                         f"{MAX_TA_LENGTH} characters), got {value!r}", source, where)
+    if len(_TA_SEEN) < 1024:
+        _TA_SEEN.add(value)
+    return value
+
+
+def _expires(value: object, source, where) -> int:
+    if not is_int(value) or not 0 <= value < 2**63:
+        raise InputError(f"want 'expires' as a Unix time (a non-negative integer), got {value!r}", source, where)
+    return value
+
+
+def _time(value: object, source, where) -> datetime:
+    if isinstance(value, str):
+        try:
+            return datetime.strptime(value, _TIME_FORMAT).replace(tzinfo=timezone.utc)
+        except ValueError:
+            pass
+    raise InputError(f"want a UTC time like 2023-07-27T18:56:02Z, got {value!r}", source, where)
+
+
+def _ski_hex(value: object, source, where) -> bytes:
+    if not isinstance(value, str) or not _HEX_SKI_RE.fullmatch(value):
+        raise InputError(f"want a Subject Key Identifier as 40 hex digits (20 octets, RFC 6487 section 4.8.2), "
+                         f"got {value!r}", source, where)
+    return bytes.fromhex(value)
+
+
+def decode_base64url(value: object, what: str, source, where) -> bytes:
+    """RFC 4648 section 5 (URL-safe alphabet) without trailing '=', as RFC 8416 wants; the last
+    character's unused bits must be zero, so every value has one spelling."""
+    if not isinstance(value, str) or not _B64URL_RE.fullmatch(value) or len(value) % 4 == 1:
+        raise InputError(f"want {what} in base64url without '=' padding (RFC 4648 section 5), got {value!r}",
+                         source, where)
+    data = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    if base64.urlsafe_b64encode(data).decode("ascii").rstrip("=") != value:
+        raise InputError(f"{what} {value!r} is not canonical base64url (non-zero trailing bits)", source, where)
+    return data
+
+
+def _base64_std(value: object, what: str, source, where) -> bytes:
+    """RFC 4648 section 4 with '=' padding, as rpki-client writes public keys."""
+    if isinstance(value, str) and value and len(value) % 4 == 0:
+        try:
+            data = base64.b64decode(value, validate=True)
+            if base64.b64encode(data).decode("ascii") == value:
+                return data
+        except binascii.Error:
+            pass
+    raise InputError(f"want {what} in padded base64 (RFC 4648 section 4), got {value!r}", source, where)
+
+
+def _providers(values: object, customer: int, source, where, parse=parse_asn_number) -> tuple[int, ...]:
+    """Provider ASNs: a non-empty list without repeats and without the customer itself
+    (draft-ietf-sidrops-aspa-profile: the customer is never its own provider). Sorted."""
+    if not isinstance(values, list) or not values:
+        got = "an empty list" if isinstance(values, list) else _kind(values)
+        raise InputError(f"want a non-empty list of provider AS numbers, got {got}", source, where)
+    out = [parse(v, source, f"{where}[{i}]") for i, v in enumerate(values)]
+    if len(set(out)) != len(out):
+        raise InputError(f"provider AS{next(a for a in out if out.count(a) > 1)} is listed twice", source, where)
+    if customer in out:
+        raise InputError(f"customer AS{customer} is listed among its own providers", source, where)
+    return tuple(sorted(out))
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON with the position of every fault
+
+
+class JSONObject(dict):
+    """A JSON object that remembers the first key it saw twice (json keeps the last silently)."""
+
+    __slots__ = ("duplicate",)
+
+
+def _pairs(items):
+    obj = JSONObject(items)
+    obj.duplicate = None
+    if len(obj) != len(items):
+        seen = set()
+        obj.duplicate = next(k for k, _ in items if k in seen or seen.add(k))
+    return obj
+
+
+def _bad_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def load_json(text: str, source) -> object:
+    """Parse JSON strictly: no NaN or Infinity, duplicate keys noted (see `check_object`)."""
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_bad_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(f"bad JSON: {e.msg}", source, f"{e.lineno}:{e.colno}") from None
+    except ValueError as e:
+        raise InputError(f"bad JSON: {e}", source) from None
+    except RecursionError:
+        raise InputError("bad JSON: nested too deeply", source) from None
+
+
+def join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if not path:
+        return key
+    return f"{path}{key}" if key.startswith("[") else f"{path}.{key}"
+
+
+_KEYSETS: dict = {}
+
+
+def check_object(value: object, path: str, source, required=(), optional=(), what="an object") -> JSONObject:
+    """`value` must be a JSON object with every key of `required`, and no key outside
+    `required` and `optional`; each fault names its JSON path."""
+    sets = _KEYSETS.get((required, optional))
+    if sets is None:
+        sets = _KEYSETS[(required, optional)] = (frozenset(required), frozenset(required) | frozenset(optional))
+    if type(value) is JSONObject and value.duplicate is None and sets[0] <= value.keys() <= sets[1]:
+        return value
+    where = path or None
+    if not isinstance(value, JSONObject):
+        raise InputError(f"want {what}, got {_kind(value)}", source, where)
+    if value.duplicate is not None:
+        raise InputError(f"key {value.duplicate!r} appears twice", source, join(path, value.duplicate))
+    for k in required:
+        if k not in value:
+            raise InputError(f"missing key {k!r}", source, join(path, k))
+    for k in value:
+        if k not in sets[1]:
+            raise InputError(f"unknown key {k!r}; want {', '.join(sorted(sets[1]))}", source, join(path, k))
+    return value
+
+
+def each(items: object, path: str, source, parse) -> list:
+    """parse(element) for each element of the JSON list `items`; parse raises InputError with
+    `where` relative to the element (None, 'prefix', 'providers[1]'), to which the element's own
+    path is put in front here. (Paths are made only for faults: a million entries read faster.)"""
+    out = []
+    for i, e in enumerate(check_list(items, path, source)):
+        try:
+            out.append(parse(e))
+        except InputError as err:
+            err.where = f"{path}[{i}]" if err.where is None else join(f"{path}[{i}]", err.where)
+            raise
+    return out
+
+
+def check_list(value: object, path: str, source) -> list:
+    if not isinstance(value, list):
+        raise InputError(f"want a list, got {_kind(value)}", source, path)
+    return value
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {value[:60]!r}"
+    if value is None:
+        return "null"
+    return f"{json.dumps(value)}"
+
+
+def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES, what: str = "") -> str:
+    """A file (or '-' for standard input) as UTF-8 text, at most `limit` bytes."""
+    name = str(path)
+    label = f"{what}: " if what else ""
+    try:
+        if name == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(name, "rb") as f:
+                data = f.read(limit + 1)
+    except OSError as e:
+        raise InputError(f"{label}cannot read {name}: {e.strerror or e}") from None
+    if len(data) > limit:
+        raise InputError(f"larger than {limit // 2**20} MiB; not a file of this kind", name)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(f"not UTF-8 (byte {e.start})", name, line) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Readers
+
+# rpki-client's top-level keys over its versions; the ones we do not read are named here so an
+# unknown key (a format we have not seen) is still an error.
+_RPKI_CLIENT_KEYS = ("metadata", "roas", "bgpsec_keys", "provider_authorizations", "aspas")
+_RPKI_CLIENT_IGNORED = ("nonfunc_cas", "signedprefixlists")
+_ROUTINATOR_KEYS = ("metadata", "roas", "routerKeys", "aspas")
+
+
+def detect_format(text: str) -> str | None:
+    """'json' (rpki-client or Routinator: read_json tells them apart by their metadata) or a CSV
+    flavour ('csv', 'rpki-client-csv', 'csvcompat', 'csvext') by its header line; None if unknown."""
+    if _JSON_START_RE.match(text):
+        return "json"  # which JSON: read_json decides from the metadata
+    end = text.find("\n")
+    return _CSV_HEADERS.get(text[:end if end >= 0 else len(text)].rstrip("\r"))
+
+
+def read_payloads(text: str, source: str | None = None) -> Payloads:
+    """Payloads from rpki-client or Routinator JSON, or from CSV; the format is told from the content."""
+    kind = detect_format(text)
+    if kind == "json":
+        return read_json(text, source)
+    if kind is not None:
+        return read_csv(text, source)
+    first = text.lstrip().split("\n", 1)[0].rstrip("\r")[:80]
+    hint = ""
+    if first.startswith("roa-set") or first.startswith("route ") or first.startswith("roa "):
+        hint = " (this looks like an OpenBGPD or BIRD configuration, which carries no trust anchors; read the JSON or CSV instead)"
+    elif first.startswith("URI,") or first.startswith("ASN,") or first.startswith('"ASN"'):
+        hint = " (a CSV header, but not one we know)"
+    raise InputError(f"unknown format{hint}: want rpki-client or Routinator JSON, or CSV with the header "
+                     f"{', '.join(repr(h) for h in _CSV_HEADERS)}; the first line is {first!r}", source, 1)
+
+
+def read_file(path: str | Path) -> Payloads:
+    return read_payloads(read_text(path), str(path))
+
+
+def read_json(text: str, source: str | None = None) -> Payloads:
+    doc = load_json(text, source)
+    if not isinstance(doc, JSONObject):
+        raise InputError(f"want a JSON object at the top, got {_kind(doc)}", source)
+    if "slurmVersion" in doc:
+        raise InputError("this is a SLURM file (RFC 8416); give it with --slurm", source)
+    meta = doc.get("metadata")
+    if isinstance(meta, JSONObject) and "buildtime" in meta:
+        return _read_rpki_client(doc, source)
+    if isinstance(meta, JSONObject) and "generated" in meta:
+        return _read_routinator(doc, source)
+    raise InputError("unknown JSON: want rpki-client's (metadata.buildtime) or Routinator's (metadata.generated) "
+                     f"VRP output; the top-level keys are {', '.join(map(repr, doc)) or 'none'}", source)
+
+
+def _read_rpki_client(doc: JSONObject, source) -> Payloads:
+    check_object(doc, "", source, optional=_RPKI_CLIENT_KEYS + _RPKI_CLIENT_IGNORED, what="rpki-client JSON")
+    meta = doc["metadata"]
+    if meta.duplicate is not None:
+        raise InputError(f"key {meta.duplicate!r} appears twice", source, join("metadata", meta.duplicate))
+    out = Payloads(generated=_time(meta["buildtime"], source, "metadata.buildtime"))
+
+    def roa(e):
+        check_object(e, "", source, required=("asn", "prefix", "maxLength"), optional=("ta", "expires"))
+        prefix = parse_prefix(e["prefix"], source, "prefix")
+        vrp = VRP(prefix, _max_length(e["maxLength"], prefix, source, "maxLength"), _asn_json(e["asn"], source, "asn"))
+        return Origin(vrp, _ta(e.get("ta", NO_TA), source, "ta"),
+                      _expires(e["expires"], source, "expires") if "expires" in e else None)
+
+    def key(e):
+        check_object(e, "", source, required=("asn", "ski", "pubkey"), optional=("ta", "expires"))
+        return RouterKey(_asn_json(e["asn"], source, "asn"), _ski_hex(e["ski"], source, "ski"),
+                         _base64_std(e["pubkey"], "a public key", source, "pubkey"), _ta(e.get("ta", NO_TA), source, "ta"),
+                         _expires(e["expires"], source, "expires") if "expires" in e else None)
+
+    out.origins = each(doc.get("roas", []), "roas", source, roa)
+    out.router_keys = each(doc.get("bgpsec_keys", []), "bgpsec_keys", source, key)
+    if "provider_authorizations" in doc and "aspas" in doc:
+        raise InputError("both 'provider_authorizations' (rpki-client 8.0-8.4) and 'aspas' (later); want one",
+                         source, "aspas")
+    if "aspas" in doc:
+        out.aspas = each(doc["aspas"], "aspas", source, lambda e: _rpki_client_aspa(e, source))
+    elif "provider_authorizations" in doc:
+        out.aspas = _merge_families(doc["provider_authorizations"], source)
+    return out
+
+
+def _rpki_client_aspa(e, source) -> ASPA:
+    check_object(e, "", source, required=("customer_asid", "providers"), optional=("expires",))
+    customer = _asn_json(e["customer_asid"], source, "customer_asid")
+    return ASPA(customer, _providers(e["providers"], customer, source, "providers", _asn_json), NO_TA,
+                _expires(e["expires"], source, "expires") if "expires" in e else None)
+
+
+def _merge_families(pa, source) -> list[ASPA]:
+    """rpki-client 8.0-8.4 list ASPAs per address family (aspa-profile-10 had an AFI). We hold
+    ASPAs without one, so the two lists must describe the same ASPAs; they are merged, keeping the
+    earlier expiry of the two."""
+    check_object(pa, "provider_authorizations", source, optional=("ipv4", "ipv6"))
+    fams = {}
+    for fam in ("ipv4", "ipv6"):
+        path = f"provider_authorizations.{fam}"
+        seen = {}
+        for i, a in enumerate(each(pa.get(fam, []), path, source, lambda e: _rpki_client_aspa(e, source))):
+            if a.customer in seen:
+                raise InputError(f"customer AS{a.customer} appears twice in {fam} (first at [{seen[a.customer][0]}])",
+                                 source, f"{path}[{i}]")
+            seen[a.customer] = (i, a)
+        fams[fam] = seen
+    out = []
+    v4, v6 = fams["ipv4"], fams["ipv6"]
+    for customer in sorted(set(v4) | set(v6)):
+        if customer not in v4 or customer not in v6 or v4[customer][1].providers != v6[customer][1].providers:
+            fam, (i, _) = ("ipv4", v4[customer]) if customer in v4 else ("ipv6", v6[customer])
+            raise InputError(f"AS{customer}'s providers differ between ipv4 and ipv6; per-family ASPAs "
+                             "(aspa-profile-10's AFI) cannot be represented, only ASPAs for both families",
+                             source, f"provider_authorizations.{fam}[{i}]")
+        a, b = v4[customer][1], v6[customer][1]
+        exp = [x for x in (a.expires, b.expires) if x is not None]
+        out.append(ASPA(customer, a.providers, a.ta, min(exp) if exp else None))
+    return out
+
+
+_SOURCE_KEYS = {"roa": ("type", "uri", "tal", "validity", "chainValidity", "stale"),
+                "cer": ("type", "uri", "tal", "validity", "chainValidity", "stale"),
+                "aspa": ("type", "uri", "tal", "validity", "chainValidity", "stale"),
+                "exception": ("type", "path", "comment")}
+
+
+def _read_routinator(doc: JSONObject, source) -> Payloads:
+    check_object(doc, "", source, required=("metadata",), optional=_ROUTINATOR_KEYS, what="Routinator JSON")
+    meta = check_object(doc["metadata"], "metadata", source, required=("generated", "generatedTime"))
+    generated = _time(meta["generatedTime"], source, "metadata.generatedTime")
+    if not is_int(meta["generated"]) or meta["generated"] != int(generated.timestamp()):
+        raise InputError(f"want the Unix time of generatedTime ({int(generated.timestamp())}), got "
+                         f"{meta['generated']!r}", source, "metadata.generated")
+    out = Payloads(generated=generated)
+
+    def source_tal(s):
+        t = s.get("type") if isinstance(s, JSONObject) else None
+        if t not in _SOURCE_KEYS:
+            raise InputError(f"want a source of type {', '.join(_SOURCE_KEYS)}, got {t!r}", source, None)
+        check_object(s, "", source, required=("type",), optional=_SOURCE_KEYS[t])
+        return _ta(s["tal"], source, "tal") if "tal" in s else None
+
+    def tagged(e, keys):
+        """json has 'ta'; jsonext has 'source', a list whose first 'tal' names the trust anchor."""
+        if "source" in e:
+            check_object(e, "", source, required=keys + ("source",))
+            tals = [t for t in each(e["source"], "source", source, source_tal) if t is not None]
+            return tals[0] if tals else NO_TA
+        check_object(e, "", source, required=keys + ("ta",))
+        return _ta(e["ta"], source, "ta")
+
+    def roa(e):
+        ta = tagged(e, ("asn", "prefix", "maxLength"))
+        prefix = parse_prefix(e["prefix"], source, "prefix")
+        return Origin(VRP(prefix, _max_length(e["maxLength"], prefix, source, "maxLength"),
+                          _asn_json(e["asn"], source, "asn")), ta)
+
+    def key(e):
+        ta = tagged(e, ("asn", "SKI", "routerPublicKey"))
+        spki = decode_base64url(e["routerPublicKey"], "a public key", source, "routerPublicKey")
+        if not spki:
+            raise InputError("empty public key", source, "routerPublicKey")
+        return RouterKey(_asn_json(e["asn"], source, "asn"), _ski_hex(e["SKI"], source, "SKI"), spki, ta)
+
+    def aspa(e):
+        ta = tagged(e, ("customer", "providers"))
+        customer = _asn_json(e["customer"], source, "customer")
+        return ASPA(customer, _providers(e["providers"], customer, source, "providers", _asn_json), ta)
+
+    out.origins = each(doc.get("roas", []), "roas", source, roa)
+    out.router_keys = each(doc.get("routerKeys", []), "routerKeys", source, key)
+    out.aspas = each(doc.get("aspas", []), "aspas", source, aspa)
+    return out
+
+
+_CSV_HEADERS = {
+    "ASN,IP Prefix,Max Length,Trust Anchor": "csv",  # Routinator csv
+    "ASN,IP Prefix,Max Length,Trust Anchor,Expires": "rpki-client-csv",
+    '"ASN","IP Prefix","Max Length","Trust Anchor"': "csvcompat",  # Routinator; RIPE NCC validator
+    "URI,ASN,IP Prefix,Max Length,Not Before,Not After": "csvext",  # Routinator; RIPE NCC validator 1.x
+}
+
+
+def _csv_time(value: str, source, line) -> None:
+    if value != "N/A":
+        try:
+            datetime.strptime(value, "%Y-%m-%d %H:%M:%S")
+        except ValueError:
+            raise InputError(f"want a time like 2017-08-25 13:12:19 or N/A, got {value!r}", source, line) from None
+
+
+def read_csv(text: str, source: str | None = None) -> Payloads:
+    """The CSV flavours of Routinator and rpki-client. Fields never contain commas (prefixes, ASNs,
+    trust anchor names, rsync URIs), so a line is split on commas; csvcompat's fields must all be
+    quoted. A blank line is an error."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    flavour = _CSV_HEADERS.get(lines[0].rstrip("\r") if lines else "")
+    if flavour is None:
+        raise InputError("want a CSV header such as 'ASN,IP Prefix,Max Length,Trust Anchor'", source, 1)
+    width = len(lines[0].rstrip("\r").split(","))
+    out = Payloads()
+    for n, raw in enumerate(lines[1:], start=2):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        fields = line.split(",")
+        if len(fields) != width:
+            raise InputError(f"want {width} comma-separated fields, got {len(fields)}: {line[:80]!r}", source, n)
+        if flavour == "csvcompat":
+            if not all(len(f) >= 2 and f[0] == f[-1] == '"' and '"' not in f[1:-1] for f in fields):
+                raise InputError(f"want every field in double quotes: {line[:80]!r}", source, n)
+            fields = [f[1:-1] for f in fields]
+        expires = None
+        if flavour == "csvext":
+            uri, asn, prefix, maxlen, not_before, not_after = fields
+            if not uri or not uri.isprintable():
+                raise InputError(f"want a URI or N/A, got {uri!r}", source, n)
+            _csv_time(not_before, source, n)
+            _csv_time(not_after, source, n)
+            ta = NO_TA
+        else:
+            asn, prefix, maxlen, ta = fields[:4]
+            ta = _ta(ta, source, n)
+            if flavour == "rpki-client-csv":
+                if not _UNIX_TIME_RE.fullmatch(fields[4]) or int(fields[4]) >= 2**63:
+                    raise InputError(f"want Expires as a Unix time, got {fields[4]!r}", source, n)
+                expires = int(fields[4])
+        p = parse_prefix(prefix, source, n)
+        if not _DIGITS_RE.fullmatch(maxlen):
+            raise InputError(f"want a Max Length from {p.prefixlen} to {p.max_prefixlen}, got {maxlen!r}", source, n)
+        vrp = VRP(p, _max_length(int(maxlen), p, source, n), _asn_text(asn, flavour == "csvcompat", source, n))
+        out.origins.append(Origin(vrp, ta, expires))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Writers
+
+
+def format_address(addr) -> str:
+    """An address as Routinator (Rust's Display) and rpki-client (inet_ntop) print it: RFC 5952
+    for IPv6, with IPv4-mapped addresses as ::ffff:192.0.2.1 whatever Python's version does."""
+    if addr.version == 6 and addr.ipv4_mapped is not None:
+        return f"::ffff:{addr.ipv4_mapped}"
+    return str(addr)
+
+
+def format_prefix(prefix: Prefix) -> str:
+    return f"{format_address(prefix.network_address)}/{prefix.prefixlen}"
+
+
+def write_csv(p: Payloads) -> str:
+    """Routinator's `csv` (output.rs): 'ASN,IP Prefix,Max Length,Trust Anchor' and one line per VRP."""
+    out = ["ASN,IP Prefix,Max Length,Trust Anchor\n"]
+    for o in p.sorted().origins:
+        out.append(f"AS{o.vrp.asn},{format_prefix(o.vrp.prefix)},{o.vrp.max_length},{o.ta}\n")
+    return "".join(out)
+
+
+def write_bird2(p: Payloads) -> str:
+    """Routinator's `bird2`: 'route PREFIX max MAXLEN as ASN;' per VRP, nothing else (the lines go
+    inside a BIRD 2 static protocol for a roa4/roa6 table)."""
+    return "".join(f"route {format_prefix(o.vrp.prefix)} max {o.vrp.max_length} as {o.vrp.asn};\n"
+                   for o in p.sorted().origins)
+
+
+def write_openbgpd(p: Payloads) -> str:
+    """Routinator's `openbgpd`: a `roa-set { }` block, 'maxlen N' only where it exceeds the prefix length."""
+    out = ["roa-set {\n"]
+    for o in p.sorted().origins:
+        v = o.vrp
+        maxlen = f" maxlen {v.max_length}" if v.max_length > v.prefix.prefixlen else ""
+        out.append(f"    {format_prefix(v.prefix)}{maxlen} source-as {v.asn}\n")
+    out.append("}\n")
+    return "".join(out)
+
+
+def write_json(p: Payloads, generated: datetime | None = None) -> str:
+    """rpki-client 8.2's JSON (output-json.c 1.29), byte for byte in its layout: tab indentation,
+    one line per entry, the sections `roas`, `bgpsec_keys` and `provider_authorizations`.
+
+    What we cannot know is left out rather than invented: the metadata holds `buildtime`
+    (`generated`, else the input's time, else now) and the counts of what is written
+    (`bgpsec_pubkeys`, `vrps`, `uniquevrps`, `vaps`, `uniquevaps`), not rpki-client's statistics
+    about repositories and objects; an entry's `expires` is written when it is known (read from
+    rpki-client input), and omitted otherwise (Routinator or CSV input, SLURM assertions);
+    rpki-client writes no trust anchor for ASPAs, nor do we."""
+    p = p.sorted()
+    when = generated or p.generated or datetime.now(timezone.utc)
+    when = when.astimezone(timezone.utc)
+
+    def exp(x):
+        return "" if x.expires is None else f", \"expires\": {x.expires}"
+
+    meta = [f"\"buildtime\": \"{when.strftime(_TIME_FORMAT)}\"",
+            f"\"bgpsec_pubkeys\": {len(p.router_keys)}",
+            f"\"vrps\": {len(p.origins)}",
+            f"\"uniquevrps\": {len({o.vrp for o in p.origins})}",
+            f"\"vaps\": {len(p.aspas)}",
+            f"\"uniquevaps\": {len({a.customer for a in p.aspas})}"]
+    roas = [f"\t\t{{ \"asn\": {o.vrp.asn}, \"prefix\": \"{format_prefix(o.vrp.prefix)}\", "
+            f"\"maxLength\": {o.vrp.max_length}, \"ta\": \"{o.ta}\"{exp(o)} }}" for o in p.origins]
+    keys = [f"\t\t{{ \"asn\": {k.asn}, \"ski\": \"{k.ski_hex}\", \"pubkey\": \"{k.spki_b64}\", "
+            f"\"ta\": \"{k.ta}\"{exp(k)} }}" for k in p.router_keys]
+    vaps = [f"\t\t\t{{ \"customer_asid\": {a.customer}, \"providers\": [{', '.join(map(str, a.providers))}]{exp(a)} }}"
+            for a in p.aspas]
+    return ("{\n\t\"metadata\": {\n" + ",\n".join(f"\t\t{m}" for m in meta) + "\n\t},\n\n"
+            "\t\"roas\": [\n" + ",\n".join(roas) + "\n\t],\n\n"
+            "\t\"bgpsec_keys\": [\n" + ",\n".join(keys) + "\n\t],\n\n"
+            "\t\"provider_authorizations\": {\n\t\t\"ipv4\": [\n" + ",\n".join(vaps) +
+            "\n\t\t],\n\t\t\"ipv6\": [\n" + ",\n".join(vaps) + "\n\t\t]\n\t}\n"
+            "\n}\n")
+
+
+WRITERS = {"json": write_json, "csv": write_csv, "bird2": write_bird2, "openbgpd": write_openbgpd}
