@@ -34,3 +34,39 @@ def timed(topo, mrai=0.0, seed=1, policies=None, prefixes=None, **timing):
 
 
 FAST = dict(link_delay=Delay("constant", 0.01), processing_delay=Delay("constant", 0.001))
+
+
+def mutate(data, seeds: list[bytes]) -> bytes:
+    """A hypothesis-drawn damaged copy of one of `seeds`: 1-3 bytes set, inserted or deleted, or a cut."""
+    from hypothesis import strategies as st
+
+    der = bytearray(data.draw(st.sampled_from(seeds)))
+    for _ in range(data.draw(st.integers(1, 3))):
+        pos = data.draw(st.integers(0, len(der) - 1))
+        kind = data.draw(st.sampled_from(["set", "insert", "delete", "truncate"]))
+        if kind == "set":
+            der[pos] = data.draw(st.integers(0, 255))
+        elif kind == "insert":
+            der.insert(pos, data.draw(st.integers(0, 255)))
+        elif kind == "delete" and len(der) > 1:
+            del der[pos]
+        else:
+            der = der[: max(pos, 1)]
+    return bytes(der)
+
+
+def expect_verdict(path, judge, error_type, known: dict[str, str], root) -> None:
+    """A conformance file's name is its verdict: good* must pass `judge(path)`; bad* must fail it
+    with an `error_type` whose text names the file and says what was wanted. `known` maps files
+    (relative to `root`) whose label we dispute, or that need more than this module, to why."""
+    import pytest
+
+    why = known.get(str(path.relative_to(root)))
+    if why:
+        pytest.xfail(why)
+    if path.name.startswith("good"):
+        judge(path)
+        return
+    with pytest.raises(error_type) as err:
+        judge(path)
+    assert path.name in str(err.value) and "want" in str(err.value)

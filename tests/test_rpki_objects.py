@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -30,20 +29,10 @@ from rpki.resources import (
     encode_ip_extension,
 )
 from rpki.tal import Tal
+from helpers import expect_verdict, mutate
+from rpki_data import CONF, CONFORMANCE_TIME, DATA, RPKI_RS, need
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-OBJECTS = DATA / "rpki" / "objects"
-RPKI_RS = OBJECTS / "rpki-rs"
-CONF = OBJECTS / "rpki-commons" / "conformance"
 TALS = DATA / "rpki" / "tal"
-# The conformance certificates are valid 2011..2046; a fixed evaluation time keeps the run stable.
-CONFORMANCE_TIME = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"{path} is absent (the shared RPKI data set is not here)")
-    return path
 
 
 def load_cert(path: Path) -> ResourceCertificate:
@@ -132,16 +121,7 @@ def judge(path: Path) -> None:
 
 @pytest.mark.parametrize("path", conformance_files(), ids=lambda p: str(p.relative_to(CONF)))
 def test_conformance(path: Path):
-    rel = str(path.relative_to(CONF))
-    if rel in XFAIL:
-        pytest.xfail(XFAIL[rel])
-    if path.name.startswith("good"):
-        judge(path)
-    else:
-        with pytest.raises(ObjectError) as err:
-            judge(path)
-        # the reason names the file and says what was wanted
-        assert path.name in str(err.value) and "want" in str(err.value)
+    expect_verdict(path, judge, ObjectError, XFAIL, CONF)
 
 
 def test_conformance_present():
@@ -312,16 +292,4 @@ def test_mutations_raise_only_project_errors(data):
     seeds = _seeds()
     if not seeds:
         pytest.skip(f"{RPKI_RS} is absent")
-    der = bytearray(data.draw(st.sampled_from(seeds)))
-    for _ in range(data.draw(st.integers(1, 3))):
-        pos = data.draw(st.integers(0, len(der) - 1))
-        kind = data.draw(st.sampled_from(["set", "insert", "delete", "truncate"]))
-        if kind == "set":
-            der[pos] = data.draw(st.integers(0, 255))
-        elif kind == "insert":
-            der.insert(pos, data.draw(st.integers(0, 255)))
-        elif kind == "delete" and len(der) > 1:
-            del der[pos]
-        else:
-            der = der[: max(pos, 1)]
-    _parse_any(bytes(der))
+    _parse_any(mutate(data, seeds))
