@@ -38,7 +38,10 @@ class TomlFile:
         try:
             self.data: dict[str, Any] = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            line = getattr(e, "lineno", None)
+            line = getattr(e, "lineno", None)  # Python 3.14+; before, only in the message
+            found = re.search(r"\(at line (\d+), column \d+\)", str(e))
+            if line is None and found:
+                line = int(found.group(1))
             msg = str(e).split(" (at line")[0]
             raise InputError(f"not valid TOML: {msg}", self.path, line) from None
         self._lines = self._index(text)

@@ -53,7 +53,8 @@ line, and what was wanted.
 
 def register(sub, parser_class) -> None:
     """Add `rpki` and its subcommands to the `bgpsim` command's subparsers."""
-    rpki = sub.add_parser("rpki", help="RPKI: convert and filter VRPs (a CA and a relying party are coming)",
+    rpki = sub.add_parser("rpki", help="RPKI: convert and filter VRPs, build a repository as a CA "
+                          "(a relying party is coming)",
                           description="RPKI tools.", formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = rpki.add_subparsers(dest="rpki_command", metavar="COMMAND", parser_class=parser_class, required=True)
 
@@ -72,6 +73,41 @@ def register(sub, parser_class) -> None:
                       help="output format (default json: rpki-client 8.2's layout)")
     vrps.add_argument("--out", metavar="FILE", help="write here, atomically (default: standard output)")
     vrps.set_defaults(handler=cmd_vrps)
+
+    ca = commands.add_parser("ca", help="a certification authority: build a repository from a spec",
+                             description="An RPKI certification authority driven by a TOML spec.")
+    ca_commands = ca.add_subparsers(dest="ca_command", metavar="COMMAND", parser_class=parser_class, required=True)
+    ca_build = ca_commands.add_parser(
+        "build", help="build (or update) a whole repository from SPEC.toml",
+        description="Build every CA certificate, CRL, manifest, ROA, ASPA and BGPsec router certificate the "
+                    "spec describes under DIR/<host>/<path of the rsync URI>, and a TAL per trust anchor at "
+                    "DIR/<name>.tal. Keys and state stay in DIR/.keys (mode 0600, outside the published tree): "
+                    "running again updates the repository (new CRL and manifest numbers, same keys).",
+        epilog="exit status: 0 done; 2 bad spec, with one line on stderr naming the file and line.")
+    ca_build.add_argument("spec", metavar="SPEC.toml", help="the CA spec")
+    ca_build.add_argument("--out", required=True, metavar="DIR", help="the repository directory")
+    ca_build.add_argument("--now", metavar="TIME", help="ISO 8601 time to issue at (default: now)")
+    ca_build.set_defaults(handler=cmd_ca_build)
+
+
+def cmd_ca_build(args) -> int:
+    from datetime import datetime, timezone
+
+    from .ca import build_repository
+
+    now = None
+    if args.now:
+        try:
+            now = datetime.fromisoformat(args.now)
+        except ValueError:
+            raise InputError(f"--now: want an ISO 8601 time, got {args.now!r}") from None
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=timezone.utc)
+    result = build_repository(args.spec, args.out, now)
+    count = sum(len(f) for f in result.published.values())
+    print(f"{count} files for {len(result.published)} CAs in {result.out}; "
+          f"TAL {', '.join(str(t) for t in result.tals)}")
+    return 0
 
 
 def cmd_vrps(args) -> int:
