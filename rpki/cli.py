@@ -53,8 +53,8 @@ line, and what was wanted.
 
 def register(sub, parser_class) -> None:
     """Add `rpki` and its subcommands to the `bgpsim` command's subparsers."""
-    rpki = sub.add_parser("rpki", help="RPKI: convert and filter VRPs, build a repository as a CA "
-                          "(a relying party is coming)",
+    rpki = sub.add_parser("rpki", help="RPKI: convert and filter VRPs, build a repository as a CA, "
+                          "validate one as a relying party",
                           description="RPKI tools.", formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = rpki.add_subparsers(dest="rpki_command", metavar="COMMAND", parser_class=parser_class, required=True)
 
@@ -89,20 +89,67 @@ def register(sub, parser_class) -> None:
     ca_build.add_argument("--now", metavar="TIME", help="ISO 8601 time to issue at (default: now)")
     ca_build.set_defaults(handler=cmd_ca_build)
 
+    validate = commands.add_parser(
+        "validate", help="a relying party: validate a repository on disk from a TAL and write the payloads",
+        description="Walk the repository under DIR (every object at DIR/<host>/<path of its rsync URI>) from the "
+                    "TAL's trust anchor down: manifests, CRLs, CA and router certificates, ROAs and ASPAs, each "
+                    "checked (signatures, revocation, resources, validity at --time, manifest hashes). Write the "
+                    "VRPs, router keys and ASPAs that pass; a broken manifest or CRL drops the CA's whole subtree.",
+        epilog="exit status: 0 done (rejected objects do not change it; --verbose lists them on stderr); "
+               "2 unusable TAL, --repo or --time, with one line on stderr.")
+    validate.add_argument("--tal", required=True, metavar="FILE", help="the trust anchor locator (RFC 8630)")
+    validate.add_argument("--repo", required=True, metavar="DIR", help="the repository: DIR/<host>/<path>")
+    validate.add_argument("--time", metavar="TIME", help="ISO 8601 time to validate at (default: now)")
+    validate.add_argument("--format", choices=tuple(WRITERS), default="json",
+                          help="output format (default json: rpki-client 8.2's layout, plus metadata.rejected)")
+    validate.add_argument("--out", metavar="FILE", help="write here, atomically (default: standard output)")
+    validate.add_argument("--verbose", action="store_true", help="list rejected objects and why on stderr")
+    validate.set_defaults(handler=cmd_validate)
 
-def cmd_ca_build(args) -> int:
+
+def _time_arg(flag: str, text: str | None):
     from datetime import datetime, timezone
 
+    if not text:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{flag}: want an ISO 8601 time, got {text!r}") from None
+    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when
+
+
+def cmd_validate(args) -> int:
+    from .rp import validate, write_json_with_rejections
+    from .vrps import WRITERS
+
+    result = validate(args.tal, args.repo, _time_arg("--time", args.time))
+    if args.verbose:
+        for r in result.rejected:
+            print(f"rejected: {r.reason}", file=sys.stderr)
+        p = result.payloads
+        print(f"{len(p.origins)} VRPs, {len(p.router_keys)} router keys, {len(p.aspas)} ASPAs from {result.cas} CAs; "
+              f"{len(result.rejected)} rejected", file=sys.stderr)
+    text = write_json_with_rejections(result) if args.format == "json" else WRITERS[args.format](result.payloads)
+    _emit(text, args.out)
+    return 0
+
+
+def _emit(text: str, out: str | None) -> None:
+    if out:
+        write_atomic(out, text)
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has all it wants
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def cmd_ca_build(args) -> int:
     from .ca import build_repository
 
-    now = None
-    if args.now:
-        try:
-            now = datetime.fromisoformat(args.now)
-        except ValueError:
-            raise InputError(f"--now: want an ISO 8601 time, got {args.now!r}") from None
-        if now.tzinfo is None:
-            now = now.replace(tzinfo=timezone.utc)
+    now = _time_arg("--now", args.now)
     result = build_repository(args.spec, args.out, now)
     count = sum(len(f) for f in result.published.values())
     print(f"{count} files for {len(result.published)} CAs in {result.out}; "
