@@ -1,4 +1,4 @@
-"""Output directories that appear whole or not at all."""
+"""Output files and directories that appear whole or not at all."""
 
 from __future__ import annotations
 
@@ -7,6 +7,28 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> Path:
+    """Write `data` through a temporary file beside `path` renamed over it: a reader sees the old
+    file or the new one, never part of one. `mode`: default an ordinary file (0666 less the umask);
+    0o600 for secrets."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask  # mkstemp makes it private
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 @contextmanager

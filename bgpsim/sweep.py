@@ -20,7 +20,6 @@ import csv
 import io
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from .dataplane import ATTACKER
 from .defences import DEFENCES
 from .engine.steady import plan_for
 from .errors import InputError
+from .outdir import write_atomic
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
            "disconnected_frac", "loop_frac", "diverted", "seconds")
@@ -283,14 +283,10 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
             _dask(topo, sw, todo, client, on_rows)
         else:
             _local(topo, sw, todo, workers, on_rows)
-    body = "".join(done[j] for j in jobs)
-    tmp = results.with_suffix(".csv.tmp")
-    tmp.write_text(",".join(COLUMNS) + "\n" + body)
-    os.replace(tmp, results)
-    summary = summarise(sw, list(csv.DictReader(io.StringIO(",".join(COLUMNS) + "\n" + body))))
-    tmp = out / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=1) + "\n")
-    os.replace(tmp, out / "summary.json")
+    text = ",".join(COLUMNS) + "\n" + "".join(done[j] for j in jobs)
+    write_atomic(results, text)
+    summary = summarise(sw, list(csv.DictReader(io.StringIO(text))))
+    write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
     from viz.figures import sweep_figure
 
     sweep_figure(summary, out / "success.png")

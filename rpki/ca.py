@@ -32,6 +32,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bgpsim.errors import InputError
+from bgpsim.outdir import write_atomic
 from bgpsim.tomlfile import TomlFile
 
 from . import asn1, build
@@ -285,20 +286,12 @@ class Store:
         else:
             self.state = {"next_serial": {}, "crl_number": {}, "manifest_number": {}, "revoked": {}, "objects": {}}
 
-    def _write(self, path: Path, data: bytes) -> None:
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-
     def key(self, label: str, make):
         path = self.dir / f"{label}.pem"
         if path.exists():
             return build.load_key_pem(path.read_bytes())
         key = make()
-        self._write(path, build.key_pem(key))
+        write_atomic(path, build.key_pem(key), mode=0o600)
         return key
 
     def serial(self, ca: str) -> int:
@@ -315,7 +308,7 @@ class Store:
         self.state["revoked"].setdefault(ca, {})[str(serial)] = build.utc(when).isoformat()
 
     def save(self) -> None:
-        self._write(self.state_path, json.dumps(self.state, indent=1, sort_keys=True).encode())
+        write_atomic(self.state_path, json.dumps(self.state, indent=1, sort_keys=True), mode=0o600)
 
 
 # ---- building -------------------------------------------------------------------------------------------
@@ -460,9 +453,9 @@ def _build(spec: Spec, out: Path, now: datetime) -> Result:
     for key, rec in objects.get("", {}).items():
         n = key.split(":", 1)[1]
         path = local(cert_uri[n])
-        _write(path, bytes.fromhex(rec["der"]))
+        write_atomic(path, bytes.fromhex(rec["der"]))
         tal = out / f"{n}.tal"
-        _write(tal, build.tal_text(cert_uri[n], spki[n]).encode())
+        write_atomic(tal, build.tal_text(cert_uri[n], spki[n]).encode())
         tals.append(tal)
     numbers = {}
     for n in spec.order():
@@ -491,8 +484,8 @@ def _build(spec: Spec, out: Path, now: datetime) -> Result:
             if old.is_file() and old.name not in files and old.name != mft_name[n]:
                 old.unlink()
         for fname, data in files.items():
-            _write(d / fname, data)
-        _write(d / mft_name[n], mft)
+            write_atomic(d / fname, data)
+        write_atomic(d / mft_name[n], mft)
         files[mft_name[n]] = mft
         published[n] = files
     # CAs the spec dropped: their publication points go
@@ -514,9 +507,3 @@ def _inherit_ip(ip: IpResources | None) -> IpResources:
     vers = [v for v in (4, 6) if ip is not None and ip.family(v) is not None] or [4]
     return IpResources(*(Family(v, inherit=True) if v in vers else None for v in (4, 6)))
 
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)

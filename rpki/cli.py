@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
+
 from pathlib import Path
 
+from bgpsim import outdir
 from bgpsim.errors import InputError
 
 VRPS_EPILOG = """\
@@ -166,40 +167,15 @@ def cmd_vrps(args) -> int:
     slurms = [load_slurm(path) for path in args.slurm or ()]
     if slurms:
         payloads = apply_slurm(payloads, slurms)
-    text = WRITERS[args.format](payloads)
-    if args.out:
-        write_atomic(args.out, text)
-    else:
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:  # `| head`: the reader has all it wants
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    _emit(WRITERS[args.format](payloads), args.out)
     return 0
 
 
 def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader sees the
-    old file or the new one, never part of one."""
-    path = Path(path)
+    """--out, written atomically; a failure (a missing directory too) is a one-line error."""
+    if not Path(path).parent.is_dir():
+        raise InputError(f"--out: cannot write {path}: no such directory {Path(path).parent}")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        outdir.write_atomic(path, text)
     except OSError as e:
         raise InputError(f"--out: cannot write {path}: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the output is an ordinary file
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise InputError(f"--out: cannot write {path}: {e.strerror or e}") from None
-        raise
