@@ -152,14 +152,27 @@ class Topology:
         return f"AS{asn} {self.names[asn]}" if asn in self.names else f"AS{asn}"
 
 
+class Adjacency:
+    """Neighbour lists as arrays (CSR): the neighbours of AS i are `to[start[i]:start[i + 1]]`."""
+
+    def __init__(self, n: int, src: np.ndarray, dst: np.ndarray):
+        order = np.argsort(src, kind="stable")
+        self.to = np.asarray(dst, dtype=np.int64)[order]
+        self.start = np.searchsorted(np.asarray(src)[order], np.arange(n + 1))
+
+    def of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every (row, neighbour) pair of the ASes `rows`, as two arrays."""
+        lo, hi = self.start[rows], self.start[rows + 1]
+        cnt = hi - lo
+        return np.repeat(rows, cnt), self.to[np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())]
+
+
 def _ranks(n: int, p2c: np.ndarray, asns: np.ndarray | None = None, lines: np.ndarray | None = None,
            source: str = "") -> np.ndarray:
     """Kahn's algorithm bottom-up, a whole level at a time: an AS's rank is the level at which its
     last customer is done. A provider-customer cycle is an InputError naming its links."""
     prov, cust = p2c[:, 0].astype(np.int64), p2c[:, 1].astype(np.int64)
-    order = np.argsort(cust, kind="stable")  # provider links grouped by customer
-    prov_of = prov[order]
-    start = np.searchsorted(cust[order], np.arange(n + 1))
+    providers = Adjacency(n, cust, prov)
     left = np.bincount(prov, minlength=n)
     rank = np.zeros(n, dtype=np.int64)
     level = np.flatnonzero(left == 0)
@@ -167,9 +180,7 @@ def _ranks(n: int, p2c: np.ndarray, asns: np.ndarray | None = None, lines: np.nd
     while level.size:
         rank[level] = r
         done += level.size
-        cnt = start[level + 1] - start[level]
-        ups = prov_of[np.repeat(start[level] - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())]
-        dec = np.bincount(ups, minlength=n)
+        dec = np.bincount(providers.of(level)[1], minlength=n)
         left -= dec
         level = np.flatnonzero((dec > 0) & (left == 0))
         r += 1

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, Policy
+from ..topology import Adjacency
 
 NONE = 9  # relationship class of an AS without a route
 _BLOCKED = 8  # during one sweep: an AS the policy keeps from taking any offer (it has no route)
@@ -81,16 +82,11 @@ class Plan:
         rp, rc = ranks[prov], ranks[cust]
         self.ranks = ranks
         self.up = [_Batch(prov[rp == r], cust[rp == r], int(r)) for r in np.unique(rp)]
-        # Providers as adjacency lists: which up batches an AS that just got a route offers to.
-        order = np.argsort(cust, kind="stable")
-        self.prov_of = prov[order]
-        self.prov_start = np.searchsorted(cust[order], np.arange(self.n + 1))
-        # Peers as adjacency lists (CSR): few ASes have customer routes to offer across.
+        # Providers: which up batches an AS that just got a route offers to. Peers: few ASes have
+        # customer routes to offer across, so the across sweep starts from them.
+        self.providers = Adjacency(self.n, cust, prov)
         a, b = topo.p2p[:, 0].astype(np.int64), topo.p2p[:, 1].astype(np.int64)
-        src, dst = np.concatenate([a, b]), np.concatenate([b, a])
-        order = np.argsort(src, kind="stable")
-        self.peer_to = dst[order]
-        self.peer_start = np.searchsorted(src[order], np.arange(self.n + 1))
+        self.peers = Adjacency(self.n, np.concatenate([a, b]), np.concatenate([b, a]))
         self.down = [_Batch(cust[rc == r], prov[rc == r], int(r)) for r in np.unique(rc)[::-1]]
 
 
@@ -152,11 +148,11 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     """Converged routes for `prefix` announced by `seeds`, with `policy` deployed by its adopters."""
     plan = topo_or_plan if isinstance(topo_or_plan, Plan) else plan_for(topo_or_plan)
     n = plan.n
-    ribs_policy = policy
+    rules = policy  # what the sweeps ask: None when the policy cannot change their outcome
     if (policy is not None and policy.honest_inert
             and all(len(s.announced) == 1 and not (s.strip or s.relay) for s in seeds)
             and not any(policy.invalid(prefix, s.at) for s in seeds)):
-        policy = None  # it would change nothing here
+        rules = None  # it would change nothing here
     rel = np.full(n, NONE, dtype=np.int8)
     nh = np.full(n, -1, dtype=np.int64)
     length = np.zeros(n, dtype=np.int64)
@@ -170,8 +166,8 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             raise ValueError(f"two seeds at AS index {s.at}")
         ann = s.announced
         rel[s.at], length[s.at], sd[s.at] = ORIGIN, len(ann), k
-        if policy is not None:
-            got = policy.attributes(prefix, ann) if s.relay else policy.announce(prefix, s.at, ann)
+        if rules is not None:
+            got = rules.attributes(prefix, ann) if s.relay else rules.announce(prefix, s.at, ann)
             for name, v in got.items():
                 v = np.asarray(v)
                 if name not in attrs:
@@ -185,16 +181,16 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     # the same for every offer when all seeds carry the same attributes: per receiver and sweep, a
     # mask. The sweeps then run as for the standard model, the masked receivers set aside.
     blocked = None
-    if policy is not None and policy.path_constant and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
+    if rules is not None and rules.path_constant and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
                                                            for s in seeds}) == 1:
         const = {k: v[seeds[0].at] for k, v in attrs.items()}
         blocked = {cls: policy.adopter & ~np.broadcast_to(policy.accept(Candidate(None, None, cls, None, const)), (n,))
                    for cls in (CUSTOMER, PEER, PROVIDER)}
         const_pref = int(policy.prefer(Candidate(None, None, PROVIDER, None, const)))
-        const_policy, policy = policy, None
-    adopter = policy.adopter if policy is not None else None
-    prefers = policy is not None and type(policy).prefer is not Policy.prefer  # else every score's pref is 0
-    len_shift, pref_shift = (32, _NH_BITS) if policy is not None and policy.prefer_after_length else (_NH_BITS, 40)
+        rules = None
+    adopter = rules.adopter if rules is not None else None
+    prefers = rules is not None and type(rules).prefer is not Policy.prefer  # else every score's pref is 0
+    len_shift, pref_shift = (32, _NH_BITS) if rules is not None and rules.prefer_after_length else (_NH_BITS, 40)
 
     def offer(S: np.ndarray, T: np.ndarray, cls: int, sorted_by_receiver: bool = True) -> None:
         """Every receiver in T without a route takes the best of the senders' offers, if any."""
@@ -205,12 +201,12 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             keep = ~((S == at) & np.isin(T, ex))
             S, T = S[keep], T[keep]
         score = (length[S] << len_shift) | S
-        if policy is not None:
+        if rules is not None:
             c = Candidate(S, T, cls, length[S], {name: v[S] for name, v in attrs.items()})
             adopt = adopter[T]
-            bad = adopt & ~policy.accept(c)
+            bad = adopt & ~rules.accept(c)
             if prefers:
-                score |= np.where(adopt, policy.prefer(c), 0).astype(np.int64) << pref_shift
+                score |= np.where(adopt, rules.prefer(c), 0).astype(np.int64) << pref_shift
             score[bad] = _NO_OFFER
         if not T.size:
             return
@@ -250,19 +246,16 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             sd[Tw] = sd[Sw]
         if prefers:
             pref[Tw] = (best >> pref_shift) & 0xFF
-        if policy is not None:
+        if rules is not None:
             c = Candidate(Sw, Tw, cls, length[Sw], {name: v[Sw] for name, v in attrs.items()})
-            for name, v in policy.extend(c).items():
+            for name, v in rules.extend(c).items():
                 attrs[name][Tw] = v
         if cls == CUSTOMER:
             wake(Tw)
 
     def wake(new: np.ndarray) -> None:
         """Mark the up batches (ranks) of the providers of ASes that now have routes to offer."""
-        lo, hi = plan.prov_start[new], plan.prov_start[new + 1]
-        cnt = hi - lo
-        ups = plan.prov_of[np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())]
-        pending[plan.ranks[ups]] = True
+        pending[plan.ranks[plan.providers.of(new)[1]]] = True
 
     same_everywhere = blocked is not None and all(np.array_equal(blocked[CUSTOMER], m) for m in blocked.values())
 
@@ -280,7 +273,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         if mark is not None and (not same_everywhere or cls == PROVIDER):
             rel[mark] = NONE
 
-    plain = policy is None and onpath is None and not excluded
+    plain = rules is None and onpath is None and not excluded
     if plain:  # the score each AS offers its neighbours: its path length, then itself
         ready = np.full(n, _NO_OFFER, dtype=np.int64)
         at = np.asarray([s.at for s in seeds], dtype=np.int64)
@@ -301,11 +294,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     unblock(mark, CUSTOMER)
     # Across: the peers of every AS with its own or a customer route, decided all at once.
     mark = block(PEER, mark)
-    U = np.flatnonzero(rel <= CUSTOMER)
-    lo, hi = plan.peer_start[U], plan.peer_start[U + 1]
-    cnt = hi - lo
-    edge = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(cnt.sum())
-    S, T = np.repeat(U, cnt), plan.peer_to[edge]
+    S, T = plan.peers.of(np.flatnonzero(rel <= CUSTOMER))
     keep = rel[T] == NONE
     offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
     unblock(mark, PEER)
@@ -319,7 +308,6 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             offer(b.S[idx], b.T[idx], PROVIDER)
     unblock(mark, PROVIDER)
     if blocked is not None:  # the constant attributes, and preference, of every route
-        policy = const_policy
         routed = rel != NONE
         for k, v in const.items():
             attrs[k][routed] = v
@@ -327,4 +315,4 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
     if len(seeds) == 1:
         sd[rel != NONE] = 0
-    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, ribs_policy)
+    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, policy)
