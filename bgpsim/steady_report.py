@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .dataplane import ATTACKER, OUTCOMES
+from .dataplane import OUTCOMES
 from .engine.steady import NONE
 from .run import REL_NAMES, Run
 from .weighting import weights
@@ -26,9 +26,7 @@ def steady_result(scn, topo, res, attacker: int, victim: int, adopters: int) -> 
         })
     fr = res.fractions()
     w, label = weights(scn.weighting, topo, target_ribs[0].prefix.version, scn.pfx2as)
-    w = w.astype(float).copy()
-    w[[res.attacker, res.victim]] = 0
-    diverted = float(w[res.outcome == ATTACKER].sum() / w.sum()) if w.sum() else 0.0
+    diverted = res.diverted(w)
     attack = scn.attack
     result = {
         "engine": "steady",

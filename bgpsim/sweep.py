@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from . import trial as trials
-from .dataplane import ATTACKER
 from .defences import DEFENCES
 from .engine.steady import plan_for
 from .errors import InputError
@@ -88,10 +87,8 @@ def _cached(topo, name: str, make):
 
 def _stubs(topo) -> tuple[np.ndarray, np.ndarray]:
     """Stubs (no customers) and multihomed stubs (two providers or more)."""
-    customers = np.bincount(topo.p2c[:, 0], minlength=topo.n) if len(topo.p2c) else np.zeros(topo.n, dtype=np.int64)
-    providers = np.bincount(topo.p2c[:, 1], minlength=topo.n) if len(topo.p2c) else np.zeros(topo.n, dtype=np.int64)
-    stubs = np.flatnonzero(customers == 0)
-    return stubs, stubs[providers[stubs] > 1]
+    stubs = np.asarray(topo.stubs(), dtype=np.int64)
+    return stubs, stubs[np.bincount(topo.p2c[:, 1], minlength=topo.n)[stubs] > 1]
 
 
 def _pair(topo, seed: int, t: int, attack: str) -> tuple[int, int]:
@@ -131,7 +128,7 @@ def prepare(topo, sw: Sweep) -> None:
     """Compute the shared per-topology data once, before the topology goes to workers."""
     plan_for(topo)
     _cached(topo, "_sweep_stubs", lambda: _stubs(topo))
-    _cached(topo, "_cone_weights", lambda: topo.cone_sizes.astype(float))
+    topo.cone_sizes  # the diverted-traffic weights: computed here once, not in every worker
     if sw.adopt == "top-cone":
         _adopters(topo, sw, 0, 0, -1, -1)
 
@@ -144,9 +141,7 @@ def run_job(topo, sw: Sweep, job: tuple) -> dict:
     adopters = _adopters(topo, sw, adoption, t, attacker, victim) if policy != "none" else ()
     res = trials.run(topo, attack, attacker, victim, policy, adopters, plan_for(topo))
     fr = res.fractions()
-    w = _cached(topo, "_cone_weights", lambda: topo.cone_sizes.astype(float)).copy()
-    w[[attacker, victim]] = 0
-    diverted = float(w[res.outcome == ATTACKER].sum() / w.sum()) if w.sum() else 0.0
+    diverted = res.diverted(topo.cone_sizes)
     return {"policy": policy, "attack": attack, "adoption": adoption, "trial": t,
             "attacker": int(topo.asns[attacker]), "victim": int(topo.asns[victim]),
             "attacker_frac": fr["attacker"], "victim_frac": fr["victim"], "disconnected_frac": fr["disconnected"],

@@ -118,7 +118,7 @@ class Topology:
 
     def stubs(self) -> list[int]:
         """Indices of ASes with no customers."""
-        return [i for i, c in enumerate(self.customers) if not c]
+        return np.flatnonzero(np.bincount(self.p2c[:, 0], minlength=self.n) == 0).tolist()
 
     @cached_property
     def ranks(self) -> np.ndarray:

@@ -66,6 +66,13 @@ class Result:
         total = max(int(mask.sum()), 1)
         return {name: float(counts[k]) / total for k, name in enumerate(OUTCOMES)}
 
+    def diverted(self, weights: np.ndarray) -> float:
+        """Share of the traffic of the other ASes, each weighing `weights[i]`, that reaches the attacker."""
+        w = np.asarray(weights, dtype=float).copy()
+        w[[self.attacker, self.victim]] = 0
+        total = w.sum()
+        return float(w[self.outcome == ATTACKER].sum() / total) if total else 0.0
+
 
 def _shortest_path_claim(topo, victim: int, pol: Policy | None) -> tuple[int, ...] | None:
     """The path (after the attacker) of the shortest announcement `pol` accepts; None: plain origin."""
