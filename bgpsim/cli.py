@@ -276,20 +276,43 @@ def _summary(run, out: Path, wall: float) -> str:
     return "\n".join(lines)
 
 
-class _Progress:
-    """A progress line on stderr for runs that last more than two seconds (a terminal only)."""
+class _Bar:
+    """A progress bar on stderr (a terminal only), shown once the work has lasted `delay` seconds."""
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    def __init__(self, enabled: bool, unit: str, delay: float = 0.0):
+        self.enabled, self.unit, self.delay = enabled, unit, delay
         self.started = time.perf_counter()
         self.bar = None
 
-    def __call__(self, events: int, now: float) -> None:
-        if not self.enabled:
+    def _due(self) -> bool:
+        return self.enabled and (self.bar is not None or time.perf_counter() - self.started >= self.delay)
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._due():
             return
         if self.bar is None:
-            if time.perf_counter() - self.started < 2.0:
-                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit=self.unit, file=sys.stderr, leave=False, smoothing=0.05)
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Progress(_Bar):
+    """The timed engine's progress line: events handled and simulated time (no total is known),
+    for runs that last more than two seconds."""
+
+    def __init__(self, enabled: bool):
+        super().__init__(enabled, "event", delay=2.0)
+
+    def __call__(self, events: int, now: float) -> None:
+        if not self._due():
+            return
+        if self.bar is None:
             from tqdm import tqdm
 
             self.bar = tqdm(file=sys.stderr, leave=False, initial=events, desc=f"t = {now:.1f} s simulated",
@@ -297,10 +320,6 @@ class _Progress:
         self.bar.n = events
         self.bar.set_description_str(f"t = {now:.1f} s simulated", refresh=False)
         self.bar.refresh()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def cmd_run(args) -> int:
@@ -341,26 +360,6 @@ def _split(text: str, what: str) -> tuple[str, ...]:
         raise InputError(f"{what}: empty list")
     return items
 
-
-class _Bar:
-    """A progress bar on stderr (a terminal only)."""
-
-    def __init__(self, enabled: bool, unit: str):
-        self.enabled, self.unit, self.bar = enabled, unit, None
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, initial=done, unit=self.unit, file=sys.stderr, leave=False, smoothing=0.05)
-        self.bar.n = done
-        self.bar.refresh()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def cmd_sweep(args) -> int:

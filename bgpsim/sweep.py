@@ -189,7 +189,9 @@ def _read_done(path: Path) -> dict[tuple, str]:
 
 # ---- the whole sweep ------------------------------------------------------------------------
 
-def _chunks(jobs: list, size: int) -> list[list]:
+def _chunks(jobs: list, workers: int) -> list[list]:
+    """About eight chunks per worker (so they finish together), of at most 50 jobs (so progress shows)."""
+    size = min(50, max(1, len(jobs) // (workers * 8)))
     return [jobs[i:i + size] for i in range(0, len(jobs), size)]
 
 
@@ -209,9 +211,8 @@ def _local(topo, sw, todo, workers, on_rows):
     import multiprocessing as mp
 
     _FORKED["topo"] = topo  # forked workers inherit it, and what prepare() computed
-    size = max(1, min(50, len(todo) // (workers * 8) or 1))
     with mp.get_context("fork").Pool(workers) as pool:
-        for rows in pool.imap_unordered(_forked_chunk, [(sw, c) for c in _chunks(todo, size)]):
+        for rows in pool.imap_unordered(_forked_chunk, [(sw, c) for c in _chunks(todo, workers)]):
             on_rows(rows)
 
 
@@ -232,8 +233,7 @@ def _dask(topo, sw, todo, client, on_rows):
 
     nworkers = max(1, len(client.scheduler_info().get("workers", {})))
     graph = client.scatter(topo, broadcast=True)  # once per worker, not per task
-    size = max(1, min(50, len(todo) // (nworkers * 8) or 1))
-    futures = [client.submit(run_chunk, graph, sw, c, pure=False) for c in _chunks(todo, size)]
+    futures = [client.submit(run_chunk, graph, sw, c, pure=False) for c in _chunks(todo, nworkers)]
     for fut in as_completed(futures):
         on_rows(fut.result())
 
