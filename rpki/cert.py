@@ -134,6 +134,7 @@ class ResourceCertificate:
     bc_path_len: int | None = None
     aki_has_issuer_serial: bool = False
     crldp_problems: list[str] = field(default_factory=list)
+    aia_problems: list[str] = field(default_factory=list)
     policy_qualifiers: list[str] = field(default_factory=list)
     unique_ids: bool = False
     validity_types: tuple[str, str] = ("utc_time", "utc_time")
@@ -218,7 +219,7 @@ class ResourceCertificate:
             elif oid == EXT_AIA:
                 for ad in parsed:
                     if ad["access_method"].dotted != asn1.OID_AD_CA_ISSUERS:
-                        self.crldp_problems.append(f"AIA: want only id-ad-caIssuers, got {ad['access_method'].dotted}")
+                        self.aia_problems.append(f"want only id-ad-caIssuers, got {ad['access_method'].dotted}")
                     elif ad["access_location"].name == "uniform_resource_identifier":
                         self.aia.append(ad["access_location"].chosen.native)
             elif oid == EXT_SIA:
@@ -378,32 +379,24 @@ class ResourceCertificate:
             if ca:
                 add("extendedKeyUsage", "RFC 6487 section 4.8.5", "want no extendedKeyUsage in a CA certificate")
             crit(EXT_EKU, False, "extendedKeyUsage", "RFC 8209 section 3.1.3.2")
-        # 4.8.6 CRL distribution points
-        if kind is Kind.TA:
-            if EXT_CRLDP in seen:
-                add("cRLDistributionPoints", "RFC 6487 section 4.8.6", "want no CRLDP in a self-signed certificate")
-        elif EXT_CRLDP not in seen:
-            add("cRLDistributionPoints", "RFC 6487 section 4.8.6", "want a cRLDistributionPoints extension")
-        else:
-            crit(EXT_CRLDP, False, "cRLDistributionPoints", "RFC 6487 section 4.8.6")
-            for msg in self.crldp_problems:
-                if not msg.startswith("AIA"):
-                    add("cRLDistributionPoints", "RFC 6487 section 4.8.6", msg)
-            if not any(u.startswith("rsync://") for u in self.crldp):
-                add("cRLDistributionPoints", "RFC 6487 section 4.8.6", f"want an rsync URI, got {self.crldp}")
-        # 4.8.7 authority information access
-        if kind is Kind.TA:
-            if EXT_AIA in seen:
-                add("authorityInfoAccess", "RFC 6487 section 4.8.7", "want no AIA in a self-signed certificate")
-        elif EXT_AIA not in seen:
-            add("authorityInfoAccess", "RFC 6487 section 4.8.7", "want an authorityInfoAccess extension")
-        else:
-            crit(EXT_AIA, False, "authorityInfoAccess", "RFC 6487 section 4.8.7")
-            for msg in self.crldp_problems:
-                if msg.startswith("AIA"):
-                    add("authorityInfoAccess", "RFC 6487 section 4.8.7", msg[5:])
-            if not any(u.startswith("rsync://") for u in self.aia):
-                add("authorityInfoAccess", "RFC 6487 section 4.8.7", f"want a caIssuers rsync URI, got {self.aia}")
+        # 4.8.6 CRL distribution points and 4.8.7 authority information access: where the issuer's
+        # CRL and certificate are; a self-signed certificate has neither.
+        for ext, check, rfc, short, problems, uris, what in (
+                (EXT_CRLDP, "cRLDistributionPoints", "RFC 6487 section 4.8.6", "CRLDP", self.crldp_problems,
+                 self.crldp, "an rsync URI"),
+                (EXT_AIA, "authorityInfoAccess", "RFC 6487 section 4.8.7", "AIA", self.aia_problems, self.aia,
+                 "a caIssuers rsync URI")):
+            if kind is Kind.TA:
+                if ext in seen:
+                    add(check, rfc, f"want no {short} in a self-signed certificate")
+            elif ext not in seen:
+                add(check, rfc, f"want the {check} extension")
+            else:
+                crit(ext, False, check, rfc)
+                for msg in problems:
+                    add(check, rfc, msg)
+                if not any(u.startswith("rsync://") for u in uris):
+                    add(check, rfc, f"want {what}, got {uris}")
         # 4.8.8 subject information access
         out += self._sia_problems(kind, seen)
         # 4.8.9 certificate policies
