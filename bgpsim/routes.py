@@ -75,7 +75,6 @@ from __future__ import annotations
 import csv
 import ipaddress
 import json
-import os
 import time
 import zipfile
 from dataclasses import dataclass
@@ -223,9 +222,9 @@ def _descendants(nh: np.ndarray, length: np.ndarray, origin: int, learned: int, 
 
 def _write_chunk(path: Path, origin_asns: np.ndarray, nh: np.ndarray, rel: np.ndarray, level: int) -> None:
     """One .npz of K origins, AS-major (see the module docstring); identical routes, identical bytes.
-    Members are streamed into the zip (no copy of the arrays) with fixed times."""
-    part = path.with_name(path.name + ".part")
-    with zipfile.ZipFile(part, "w", allowZip64=True) as zf:
+    Members are streamed into the zip (no copy of the arrays) with fixed times. It goes straight into
+    the staged output directory, which is dropped whole if the run fails."""
+    with zipfile.ZipFile(path, "w", allowZip64=True) as zf:
         for name, arr in (("origins", origin_asns.astype(np.uint32)), ("nh", nh), ("rel", rel)):
             info = zipfile.ZipInfo(name + ".npy", date_time=_ZIP_TIME)
             info.external_attr = 0o644 << 16
@@ -236,7 +235,6 @@ def _write_chunk(path: Path, origin_asns: np.ndarray, nh: np.ndarray, rel: np.nd
                 info._compresslevel = level  # Python 3.11, 3.12: the same field, then private
             with zf.open(info, "w", force_zip64=arr.nbytes > 2**31) as f:
                 np.lib.format.write_array(f, np.ascontiguousarray(arr), allow_pickle=False)
-    os.replace(part, path)
 
 
 def _chunk_name(c: int) -> str:
