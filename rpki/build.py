@@ -230,15 +230,21 @@ def roa_econtent(asn: int, prefixes) -> bytes:
     return asn1.RouteOriginAttestation({"asID": asn, "ipAddrBlocks": fams}).dump(force=True)
 
 
-def aspa_econtent(customer: int, providers) -> bytes:
-    return asn1.ASProviderAttestation({"version": 1, "customerASID": customer,
-                                       "providers": sorted(set(providers))}).dump(force=True)
+def aspa_econtent(customer: int, providers, profile: str = "current") -> bytes:
+    """draft-ietf-sidrops-aspa-profile section 3 (version 1, providers as ASIDs); or, for `draft-13`,
+    the older profile rpki-client 8.2 reads (version 0, the DEFAULT, so absent; providers as ProviderAS
+    without afiLimit)."""
+    provs = sorted(set(providers))
+    if profile == "draft-13":
+        return asn1.ASProviderAttestationV0({"customerASID": customer,
+                                             "providers": [{"providerASID": p} for p in provs]}).dump(force=True)
+    return asn1.ASProviderAttestation({"version": 1, "customerASID": customer, "providers": provs}).dump(force=True)
 
 
-def manifest_econtent(number: int, this_update: datetime, next_update: datetime, files: dict[str, bytes]) -> bytes:
-    file_list = [asn1.FileAndHash({"file": n,
-                                   "hash": core.BitString.load(b"\x03\x21\x00" + hashlib.sha256(d).digest())})
-                 for n, d in sorted(files.items())]
+def manifest_econtent(number: int, this_update: datetime, next_update: datetime, hashes: dict[str, bytes]) -> bytes:
+    """RFC 9286 section 4.2; `hashes`: file name -> its SHA-256."""
+    file_list = [asn1.FileAndHash({"file": n, "hash": core.BitString.load(b"\x03\x21\x00" + h)})
+                 for n, h in sorted(hashes.items())]
     return asn1.Manifest({
         "manifestNumber": number,
         "thisUpdate": core.GeneralizedTime(utc(this_update)),

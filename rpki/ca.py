@@ -36,6 +36,8 @@ from bgpsim.outdir import write_atomic
 from bgpsim.tomlfile import TomlFile
 
 from . import asn1, build
+from .aspa import CURRENT as ASPA_CURRENT
+from .aspa import DRAFT13 as ASPA_DRAFT13
 from .errors import ObjectError
 from .resources import AS_MAX, AsResources, IntervalSet, IpResources
 
@@ -49,7 +51,7 @@ KEYS = {
     "repository": {"base_uri"},
     "ca": {"name", "parent", "ip", "asn"},
     "roa": {"ca", "asn", "prefixes"},
-    "aspa": {"ca", "customer", "providers"},
+    "aspa": {"ca", "customer", "providers", "profile"},
     "router_key": {"ca", "asn"},
 }
 
@@ -72,7 +74,7 @@ class Spec:
     host: str
     cas: dict[str, CaSpec]
     roas: list[tuple[str, int, list]]  # (ca, asn, [(network, maxLength or None)])
-    aspas: list[tuple[str, int, list[int]]]
+    aspas: list[tuple[str, int, list[int], str]]  # (ca, customer, providers, profile)
     router_keys: list[tuple[str, int]]
 
     def order(self) -> list[str]:
@@ -154,6 +156,11 @@ def load_spec(path: str | Path) -> Spec:
                 raise t.error(e.reason, "ca", i, key) from None
             if r is not None and r.inherit:
                 raise t.error("want explicit resources, got 'inherit'", "ca", i, key)
+            if key == "asn" and r is not None and r.ids.ranges[0] == (0, 0):
+                # encoded as the single id 0, which rpki-client rejects (RFC 3779 section 3.2.3.10 via
+                # RFC 1930: AS 0 is reserved); AS0 ROAs need no AS resources, only the IP space
+                raise t.error("want no lone AS0 in a CA's resources (reserved, RFC 7607); AS0 ROAs need "
+                              "only the prefixes", "ca", i, key)
             res[key] = r
         if res["ip"] is None and res["asn"] is None:
             raise t.error("want ip or asn resources, got neither", "ca", i)
@@ -252,9 +259,14 @@ def load_spec(path: str | Path) -> Spec:
             raise t.error("want at least one provider", "aspa", i, "providers")
         if cust in provs:
             raise t.error(f"want the customer AS{cust} not among its providers", "aspa", i, "providers")
-        if any(c == ca.name and x == cust for c, x, _ in aspas):
+        if any(c == ca.name and x == cust for c, x, _, _ in aspas):
             raise t.error(f"want one ASPA per customer, got AS{cust} again in CA {ca.name!r}", "aspa", i, "customer")
-        aspas.append((ca.name, cust, sorted(set(provs))))
+        profile = a.get("profile", ASPA_CURRENT)
+        if profile not in (ASPA_CURRENT, ASPA_DRAFT13):
+            raise t.error(f"want profile {ASPA_CURRENT!r} (draft-ietf-sidrops-aspa-profile, the default) or "
+                          f"{ASPA_DRAFT13!r} (the older one rpki-client 8.2 reads), got {profile!r}",
+                          "aspa", i, "profile")
+        aspas.append((ca.name, cust, sorted(set(provs)), profile))
     routers = []
     for i, k in enumerate(tables("router_key")):
         ca = owner(k, "router_key", i)
@@ -316,7 +328,7 @@ class Store:
 class Result:
     out: Path
     tals: list[Path]
-    published: dict[str, dict[str, bytes]]  # CA name -> file name -> bytes
+    published: dict[str, dict[str, bytes]]  # CA name -> file name -> its SHA-256
     manifest_numbers: dict[str, int]
 
 
@@ -324,18 +336,100 @@ def _fingerprint(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def build_repository(spec_path: str | Path, out: str | Path, now: datetime | None = None) -> Result:
-    """Build (or update) the repository of `spec_path` under `out`."""
+@dataclass(frozen=True)
+class _Issuer:
+    """What an EE certificate needs from the CA that issues it; plain data, so that signing jobs can
+    run in worker processes."""
+
+    name: str
+    key_pem: bytes
+    ski: bytes
+    repo_uri: str
+    crl_uri: str
+    cert_uri: str
+
+
+@dataclass(frozen=True)
+class _SignJob:
+    """One RPKI signed object (RFC 6488): a fresh one-time-use EE key and certificate, then CMS."""
+
+    ca: str
+    serial: int
+    content_type: str
+    econtent: bytes
+    ext: str
+    now: datetime
+    ip: IpResources | None = None
+    asn: AsResources | None = None
+    not_after: datetime | None = None
+    uri: str | None = None  # the object's rsync URI; default: the CA's repository + EE SKI + ext
+
+
+_ISSUERS: dict[str, tuple[_Issuer, object]] = {}  # per process: CA name -> (issuer, its private key)
+
+
+def _load_issuers(issuers: dict[str, _Issuer]) -> None:
+    _ISSUERS.clear()
+    _ISSUERS.update({n: (i, build.load_key_pem(i.key_pem)) for n, i in issuers.items()})
+
+
+def _ee_cert(iss: _Issuer, ca_key, serial: int, key, kind: str, now: datetime, not_after: datetime,
+             uri: str | None, ip=None, asn=None, subject=None) -> bytes:
+    s = build.spki_der(key)
+    return build.certificate(build.CertSpec(
+        serial=serial, subject=subject or build.name(build.ski_of(s).hex().upper()), issuer=build.name(iss.name),
+        spki=s, not_before=now, not_after=not_after, kind=kind, issuer_ski=iss.ski, ip=ip, asn=asn,
+        crldp=iss.crl_uri, aia=iss.cert_uri, sia=[(asn1.OID_AD_SIGNED_OBJECT, uri)] if uri else []), ca_key)
+
+
+def _sign(job: _SignJob) -> tuple[str, bytes]:
+    """Run one signing job: (file name, DER). RSA key generation is most of the cost."""
+    iss, ca_key = _ISSUERS[job.ca]
+    key = build.new_rsa_key()
+    fname = build.ski_of(build.spki_der(key)).hex() + job.ext
+    ee = _ee_cert(iss, ca_key, job.serial, key, "ee", job.now, job.not_after or job.now + EE_VALIDITY,
+                  job.uri or iss.repo_uri + fname, ip=job.ip, asn=job.asn)
+    return fname, build.signed_object(job.content_type, job.econtent, ee, key, job.now)
+
+
+def _sign_all(jobs: list[_SignJob], issuers: dict[str, _Issuer], progress=None) -> list[tuple[str, bytes]]:
+    """Sign every job, in worker processes when there are many (one per CPU)."""
+    workers = min(os.cpu_count() or 1, len(jobs) // 32)
+    if workers < 2:
+        _load_issuers(issuers)
+        out = []
+        for i, job in enumerate(jobs):
+            out.append(_sign(job))
+            if progress:
+                progress(i + 1, len(jobs))
+        return out
+    from concurrent.futures import ProcessPoolExecutor
+
+    out = []
+    with ProcessPoolExecutor(workers, initializer=_load_issuers, initargs=(issuers,)) as pool:
+        for r in pool.map(_sign, jobs, chunksize=16):
+            out.append(r)
+            if progress and len(out) % 16 == 0:
+                progress(len(out), len(jobs))
+    if progress:
+        progress(len(out), len(jobs))
+    return out
+
+
+def build_repository(spec_path: str | Path, out: str | Path, now: datetime | None = None,
+                     progress=None) -> Result:
+    """Build (or update) the repository of `spec_path` under `out`; `progress(done, total)` is told
+    of the signed objects as they are made."""
     spec = load_spec(spec_path)
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        return _build(spec, out, build.utc(now or datetime.now(timezone.utc)))
+        return _build(spec, out, build.utc(now or datetime.now(timezone.utc)), progress)
     except OSError as e:
         raise InputError(f"--out: cannot write {e.filename or out}: {e.strerror or e}") from None
 
 
-def _build(spec: Spec, out: Path, now: datetime) -> Result:
+def _build(spec: Spec, out: Path, now: datetime, progress=None) -> Result:
     store = Store(out)
     st = store.state
     base = spec.base_uri
@@ -349,6 +443,8 @@ def _build(spec: Spec, out: Path, now: datetime) -> Result:
     cert_uri: dict[str, str] = {}
     for n, ca in spec.cas.items():
         cert_uri[n] = f"{base}{n}.cer" if ca.parent is None else f"{repo_uri[ca.parent]}{ski[n].hex()}.cer"
+    issuers = {n: _Issuer(n, build.key_pem(keys[n]), ski[n], repo_uri[n], repo_uri[n] + crl_name[n], cert_uri[n])
+               for n in spec.cas}
 
     def local(uri: str) -> Path:
         return out / spec.host / uri[len("rsync://") + len(spec.host) + 1:]
@@ -364,7 +460,7 @@ def _build(spec: Spec, out: Path, now: datetime) -> Result:
             aia=None if ca.parent is None else cert_uri[ca.parent],
             sia=[(asn1.OID_AD_CA_REPOSITORY, repo_uri[n]), (asn1.OID_AD_RPKI_MANIFEST, repo_uri[n] + mft_name[n])])
 
-    # what each CA issues: key -> (fingerprint, make(serial) -> (file name, bytes))
+    # what each CA issues: key -> (fingerprint, make(serial) -> (file name, DER) or a _SignJob)
     wanted: dict[str, dict[str, tuple[str, object]]] = {n: {} for n in spec.cas}
     tals = []
     for n in spec.order():
@@ -377,117 +473,112 @@ def _build(spec: Spec, out: Path, now: datetime) -> Result:
             cs = ca_cert_spec(n)
             cs.serial = serial
             return cert_uri[n].rsplit("/", 1)[1], build.certificate(cs, keys[issuer])
-        if ca.parent is None:
-            wanted.setdefault("", {})[f"ta:{n}"] = (fp, make_ca, n)
-        else:
-            wanted[ca.parent][f"ca:{n}"] = (fp, make_ca, n)
-
-    def ee_spec(n: str, serial: int, key, kind: str, uri_of, ip=None, asn=None, subject=None, sia=True):
-        s = build.spki_der(key)
-        return build.CertSpec(
-            serial=serial, subject=subject or build.name(build.ski_of(s).hex().upper()), issuer=names[n],
-            spki=s, not_before=now, not_after=now + EE_VALIDITY, kind=kind, issuer_ski=ski[n], ip=ip, asn=asn,
-            crldp=repo_uri[n] + crl_name[n], aia=cert_uri[n],
-            sia=[(asn1.OID_AD_SIGNED_OBJECT, uri_of(build.ski_of(s)))] if sia else [])
-
-    def signed(n, serial, ctype, econtent, ext, ip=None, asn=None):
-        key = build.new_rsa_key()
-        fname = build.ski_of(build.spki_der(key)).hex() + ext
-        cs = ee_spec(n, serial, key, "ee", lambda s: repo_uri[n] + s.hex() + ext, ip=ip, asn=asn)
-        ee = build.certificate(cs, keys[n])
-        return fname, build.signed_object(ctype, econtent, ee, key, now)
+        wanted.setdefault("" if ca.parent is None else ca.parent, {})[f"{'ta' if ca.parent is None else 'ca'}:{n}"] = (
+            fp, make_ca)
 
     for n, asn, items in spec.roas:
         ident = ["roa", asn, sorted((str(p), m) for p, m in items)]
         ip = IpResources.parse(", ".join(str(p) for p, _ in items))
+        econtent = build.roa_econtent(asn, items)
         wanted[n][_fingerprint(*ident)] = (
             _fingerprint(base, ident, ski[n].hex()),
-            lambda serial, n=n, asn=asn, items=items, ip=ip: signed(
-                n, serial, asn1.OID_CT_ROA, build.roa_econtent(asn, items), ".roa", ip=ip),
-            None)
-    for n, cust, provs in spec.aspas:
-        ident = ["aspa", cust, provs]
+            lambda serial, n=n, e=econtent, ip=ip: _SignJob(n, serial, asn1.OID_CT_ROA, e, ".roa", now, ip=ip))
+    for n, cust, provs, profile in spec.aspas:
+        ident = ["aspa", cust, provs] + ([profile] if profile != ASPA_CURRENT else [])
         asr = AsResources(IntervalSet(((cust, cust),)))
+        econtent = build.aspa_econtent(cust, provs, profile)
         wanted[n][_fingerprint(*ident)] = (
             _fingerprint(base, ident, ski[n].hex()),
-            lambda serial, n=n, cust=cust, provs=provs, asr=asr: signed(
-                n, serial, asn1.OID_CT_ASPA, build.aspa_econtent(cust, provs), ".asa", asn=asr),
-            None)
+            lambda serial, n=n, e=econtent, asr=asr: _SignJob(n, serial, asn1.OID_CT_ASPA, e, ".asa", now, asn=asr))
     counts: dict[tuple, int] = {}
     for n, asn in spec.router_keys:
         i = counts[(n, asn)] = counts.get((n, asn), -1) + 1
         rkey = store.key(f"router-{n}-AS{asn}-{i}", build.new_router_key)
 
         def make_router(serial, n=n, asn=asn, rkey=rkey):
-            cs = ee_spec(n, serial, rkey, "router", None, asn=AsResources(IntervalSet(((asn, asn),))),
-                         subject=build.name(f"ROUTER-{asn:08X}", build.ski_of(build.spki_der(rkey)).hex().upper()),
-                         sia=False)
-            return build.ski_of(cs.spki).hex() + ".cer", build.certificate(cs, keys[n])
+            der = _ee_cert(issuers[n], keys[n], serial, rkey, "router", now, now + EE_VALIDITY, None,
+                           asn=AsResources(IntervalSet(((asn, asn),))),
+                           subject=build.name(f"ROUTER-{asn:08X}", build.ski_of(build.spki_der(rkey)).hex().upper()))
+            return build.ski_of(build.spki_der(rkey)).hex() + ".cer", der
         wanted[n][f"router:{asn}:{i}"] = (_fingerprint(base, "router", asn, i, ski[n].hex(),
-                                                      build.ski_of(build.spki_der(rkey)).hex()), make_router, None)
+                                                      build.ski_of(build.spki_der(rkey)).hex()), make_router)
 
-    # issue, reuse, revoke
+    # issue, reuse, revoke. State keeps each object's file name and SHA-256, not its bytes: they are in
+    # the published tree, and an object whose file is gone or changed there is issued again.
     objects = st["objects"]
+    written: dict[str, bytes] = {}  # local path -> DER, for what is issued now
+    jobs: list[tuple[str, str, str, int, _SignJob]] = []
     for issuer_name in list(objects) + [k for k in wanted if k not in objects]:
         have = objects.setdefault(issuer_name, {})
         want = wanted.get(issuer_name, {})
+        where = (lambda f: local(base) / f) if issuer_name == "" else (lambda f, d=local(repo_uri[issuer_name]): d / f)
         for key in list(have):
-            if key not in want or have[key]["fp"] != want[key][0]:
+            rec = have[key]
+            intact = rec.get("sha256") and _sha256_of(where(rec["file"])) == rec["sha256"]
+            if key not in want or rec["fp"] != want[key][0] or not intact:
                 old = have.pop(key)
                 if issuer_name in spec.cas:
                     store.revoke(issuer_name, old["serial"], now)
-        for key, (fp, make, _) in want.items():
-            rec = have.get(key)
-            if rec is not None and rec["fp"] == fp:
+        for key, (fp, make) in want.items():
+            if key in have:
                 continue
-            signer = issuer_name or key.split(":", 1)[1]
-            serial = store.serial(signer)
-            fname, data = make(serial)
-            have[key] = {"fp": fp, "serial": serial, "file": fname, "der": data.hex()}
-        if not have:
-            del objects[issuer_name]
+            serial = store.serial(issuer_name or key.split(":", 1)[1])
+            made = make(serial)
+            if isinstance(made, _SignJob):
+                jobs.append((issuer_name, key, fp, serial, made))
+                continue
+            fname, data = made
+            have[key] = {"fp": fp, "serial": serial, "file": fname, "sha256": hashlib.sha256(data).hexdigest()}
+            written[str(where(fname))] = data
+    for (issuer_name, key, fp, serial, _), (fname, data) in zip(
+            jobs, _sign_all([j[-1] for j in jobs], issuers, progress)):
+        objects[issuer_name][key] = {"fp": fp, "serial": serial, "file": fname,
+                                     "sha256": hashlib.sha256(data).hexdigest()}
+        written[str(local(repo_uri[issuer_name]) / fname)] = data
+    for issuer_name in [k for k, v in objects.items() if not v]:
+        del objects[issuer_name]
 
     # write: trust anchors and TALs
     published: dict[str, dict[str, bytes]] = {}
-    live_dirs = set()
     for key, rec in objects.get("", {}).items():
         n = key.split(":", 1)[1]
         path = local(cert_uri[n])
-        write_atomic(path, bytes.fromhex(rec["der"]))
+        if str(path) in written:
+            write_atomic(path, written[str(path)])
         tal = out / f"{n}.tal"
         write_atomic(tal, build.tal_text(cert_uri[n], spki[n]).encode())
         tals.append(tal)
     numbers = {}
     for n in spec.order():
-        files: dict[str, bytes] = {rec["file"]: bytes.fromhex(rec["der"]) for rec in objects.get(n, {}).values()}
+        d = local(repo_uri[n])
+        d.mkdir(parents=True, exist_ok=True)
+        hashes = {rec["file"]: bytes.fromhex(rec["sha256"]) for rec in objects.get(n, {}).values()}
         prev = st.setdefault("manifest_ee", {}).get(n)
         if prev is not None:
             store.revoke(n, prev, now)  # the previous manifest's one-time-use EE (RFC 9286 section 5.1)
         crl_no = store.bump("crl_number", n)
         revoked = {int(s): datetime.fromisoformat(t) for s, t in st["revoked"].get(n, {}).items()}
-        files[crl_name[n]] = build.crl_der(names[n], ski[n], crl_no, now, now + CRL_VALIDITY, revoked, keys[n])
+        crl = build.crl_der(names[n], ski[n], crl_no, now, now + CRL_VALIDITY, revoked, keys[n])
+        written[str(d / crl_name[n])] = crl
+        hashes[crl_name[n]] = hashlib.sha256(crl).digest()
         number = store.bump("manifest_number", n)
         numbers[n] = number
-        mkey = build.new_rsa_key()
         serial = store.serial(n)
-        cs = ee_spec(n, serial, mkey, "ee", lambda s, n=n: repo_uri[n] + mft_name[n],
-                     ip=_inherit_ip(spec.cas[n].ip), asn=AsResources(inherit=True))
-        cs.not_after = now + CRL_VALIDITY
-        ee = build.certificate(cs, keys[n])
-        econtent = build.manifest_econtent(number, now, now + CRL_VALIDITY, files)
         st["manifest_ee"][n] = serial
-        mft = build.signed_object(asn1.OID_CT_MANIFEST, econtent, ee, mkey, now)
-        d = local(repo_uri[n])
-        d.mkdir(parents=True, exist_ok=True)
-        live_dirs.add(d)
+        _load_issuers({n: issuers[n]})
+        _, mft = _sign(_SignJob(n, serial, asn1.OID_CT_MANIFEST,
+                                build.manifest_econtent(number, now, now + CRL_VALIDITY, hashes), ".mft", now,
+                                ip=_inherit_ip(spec.cas[n].ip), asn=AsResources(inherit=True),
+                                not_after=now + CRL_VALIDITY, uri=repo_uri[n] + mft_name[n]))
         for old in d.iterdir():
-            if old.is_file() and old.name not in files and old.name != mft_name[n]:
+            if old.is_file() and old.name not in hashes and old.name != mft_name[n]:
                 old.unlink()
-        for fname, data in files.items():
-            write_atomic(d / fname, data)
+        for fname in hashes:
+            if str(d / fname) in written:
+                write_atomic(d / fname, written[str(d / fname)])
         write_atomic(d / mft_name[n], mft)
-        files[mft_name[n]] = mft
-        published[n] = files
+        hashes[mft_name[n]] = hashlib.sha256(mft).digest()
+        published[n] = hashes
     # CAs the spec dropped: their publication points go
     for gone in set(st.get("published_cas", [])) - set(spec.cas):
         shutil.rmtree(local(f"{base}{gone}/"), ignore_errors=True)
@@ -498,6 +589,13 @@ def _build(spec: Spec, out: Path, now: datetime) -> Result:
     st["published_cas"] = sorted(spec.cas)
     store.save()
     return Result(out, tals, published, numbers)
+
+
+def _sha256_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _inherit_ip(ip: IpResources | None) -> IpResources:

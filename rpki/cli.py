@@ -150,8 +150,14 @@ def _emit(text: str, out: str | None) -> None:
 def cmd_ca_build(args) -> int:
     from .ca import build_repository
 
+    from bgpsim.cli import _Bar
+
     now = _time_arg("--now", args.now)
-    result = build_repository(args.spec, args.out, now)
+    bar = _Bar(sys.stderr.isatty(), "object", delay=1.0)
+    try:
+        result = build_repository(args.spec, args.out, now, progress=bar)
+    finally:
+        bar.close()
     count = sum(len(f) for f in result.published.values())
     print(f"{count} files for {len(result.published)} CAs in {result.out}; "
           f"TAL {', '.join(str(t) for t in result.tals)}")

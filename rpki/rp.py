@@ -23,6 +23,8 @@ Decisions:
   section 6.4; rpki-client 8.2 says "bad message digest for X" and drops the publication point:
   tests/test_rp.py checks it agrees).
 - Files in the directory that the manifest does not list are ignored.
+- ASPAs of both profiles are accepted: the current one, and the older one (draft 13) that
+  rpki-client 8.2 reads and pre-0.14 Krill published.
 - The walk is bounded: at most `max_depth` CAs below the TA, `max_objects` objects in all, and a
   CA whose key (SKI) or manifest was already visited is rejected as a cycle.
 
@@ -313,7 +315,9 @@ class Validator:
             self.result.payloads.origins.append(Origin(v, self.ta_name, exp))
 
     def aspa(self, ca, crl, uri, data, ip, asr, expires) -> None:
-        aspa = Aspa.read(data, uri).check(self.at)
+        # both profiles: the older one is what rpki-client 8.2 and pre-0.14 Krill publish and read;
+        # its providers are kept whatever their afiLimit (payloads are not split by address family)
+        aspa = Aspa.read(data, uri).check(self.at, old_profile_ok=True)
         self.ee(ca, crl, aspa.signed.ee, uri, ip, asr)
         exp = min(expires, _ts(aspa.signed.ee.not_after))
         self.result.payloads.aspas.append(ASPA(aspa.customer, tuple(aspa.providers), self.ta_name, exp))

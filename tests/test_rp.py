@@ -7,13 +7,14 @@ from __future__ import annotations
 import base64
 import ipaddress
 import json
-import tempfile
 import tomllib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from test_ca import AT, DEEP, EXAMPLE, NOW, RPKI_CLIENT, run_rpki_client, spec_aspas, spec_vrps
+from rpki_oracles import NO_RPKI_CLIENT, RPKI_CLIENT, rpki_client
+from rpki_tamper import add_roa, ca_cert, ca_key, pub, resign_manifest
+from test_ca import AT, DEEP, EXAMPLE, NOW, spec_aspas, spec_vrps
 
 from bgpsim.cli import main
 from rpki import asn1, build
@@ -22,7 +23,6 @@ from rpki.cert import ResourceCertificate
 from rpki.resources import AsResources, IpResources
 from rpki.rov import VRP
 from rpki.rp import validate
-from rpki.tal import Tal
 
 HOST = "rpki.example.net"
 
@@ -33,10 +33,6 @@ def make(tmp_path: Path, text: str = EXAMPLE, now: datetime = NOW, name: str = "
     out = tmp_path / name
     build_repository(spec, out, now)
     return out
-
-
-def pub(out: Path, ca: str, host: str = HOST, module: str = "repo") -> Path:
-    return out / host / module / ca
 
 
 def one(directory: Path, ext: str) -> Path:
@@ -50,44 +46,6 @@ def vrps_of(result) -> set[VRP]:
 
 def reasons(result) -> str:
     return "\n".join(r.reason for r in result.rejected)
-
-
-def ca_cert(out: Path, name: str) -> ResourceCertificate:
-    for p in out.rglob("*.cer"):
-        if ".keys" in p.parts:
-            continue
-        c = ResourceCertificate.parse(p.read_bytes(), str(p))
-        if c.is_ca and c.subject.common_name == name:
-            return c
-    raise AssertionError(name)
-
-
-def ca_key(out: Path, name: str):
-    return build.load_key_pem((out / ".keys" / f"ca-{name}.pem").read_bytes())
-
-
-def ee_der(ca: ResourceCertificate, ca_name: str, signer, key, uri: str, ip=None, asn=None, serial=10_000) -> bytes:
-    """An EE certificate for a signed object at `uri`, issued in the name of `ca`, signed by `signer`."""
-    spki = build.spki_der(key)
-    repo = ca.sia[asn1.OID_AD_CA_REPOSITORY][0]
-    return build.certificate(build.CertSpec(
-        serial=serial, subject=build.name(build.ski_of(spki).hex().upper()), issuer=build.name(ca_name), spki=spki,
-        not_before=NOW, not_after=NOW + timedelta(days=1), kind="ee", issuer_ski=ca.ski, ip=ip, asn=asn,
-        crldp=repo + "x.crl", aia=repo + "x.cer", sia=[(asn1.OID_AD_SIGNED_OBJECT, uri)]), signer)
-
-
-def resign_manifest(out: Path, name: str, number: int = 1000) -> None:
-    """Re-sign CA `name`'s manifest over whatever files its directory now holds, with the CA's key."""
-    ca = ca_cert(out, name)
-    mft_uri = ca.sia[asn1.OID_AD_RPKI_MANIFEST][0]
-    d = out / mft_uri[len("rsync://"):].rsplit("/", 1)[0]
-    mft_name = mft_uri.rsplit("/", 1)[1]
-    files = {p.name: p.read_bytes() for p in d.iterdir() if p.is_file() and p.name != mft_name}
-    key = build.new_rsa_key()
-    ee = ee_der(ca, name, ca_key(out, name), key, mft_uri,
-                ip=IpResources.parse("inherit4, inherit6"), asn=AsResources(inherit=True))
-    econtent = build.manifest_econtent(number, NOW, NOW + timedelta(days=1), files)
-    (d / mft_name).write_bytes(build.signed_object(asn1.OID_CT_MANIFEST, econtent, ee, key, NOW))
 
 
 def spec_routers(text: str) -> list[int]:
@@ -185,15 +143,7 @@ def test_wrong_signature_on_an_ee_certificate(tmp_path):
     """A ROA whose EE certificate names isp1 as issuer but was signed with another key; the
     manifest is re-signed with isp1's key so that only the signature is wrong."""
     out = make(tmp_path)
-    d = pub(out, "isp1")
-    ca = ca_cert(out, "isp1")
-    key = build.new_rsa_key()
-    fname = build.ski_of(build.spki_der(key)).hex() + ".roa"
-    ip = IpResources.parse("192.0.2.0/24")
-    ee = ee_der(ca, "isp1", build.new_rsa_key(), key, ca.sia[asn1.OID_AD_CA_REPOSITORY][0] + fname, ip=ip)
-    (d / fname).write_bytes(build.signed_object(asn1.OID_CT_ROA, build.roa_econtent(64999, [
-        (ipaddress.ip_network("192.0.2.0/24"), None)]), ee, key, NOW))
-    resign_manifest(out, "isp1")
+    fname = add_roa(out, "isp1", 64999, ["192.0.2.0/24"], "192.0.2.0/24", NOW, signer=build.new_rsa_key())
     r = validate(out / "ta.tal", out, AT)
     assert len(r.rejected) == 1 and r.rejected[0].uri.endswith(fname)
     assert "signatureValue: want a valid sha256WithRSAEncryption signature" in reasons(r)
@@ -202,7 +152,7 @@ def test_wrong_signature_on_an_ee_certificate(tmp_path):
 
 def test_child_claiming_more_than_its_parent(tmp_path):
     out = make(tmp_path)
-    ca = ca_cert(out, "isp1")
+    ca, ca_uri = ca_cert(out, "isp1")
     repo = ca.sia[asn1.OID_AD_CA_REPOSITORY][0]
     child_key = build.new_rsa_key()
     spki = build.spki_der(child_key)
@@ -211,11 +161,11 @@ def test_child_claiming_more_than_its_parent(tmp_path):
         serial=9999, subject=build.name("greedy"), issuer=build.name("isp1"), spki=spki, not_before=NOW,
         not_after=NOW + timedelta(days=30), kind="ca", issuer_ski=ca.ski,
         ip=IpResources.parse("192.0.2.0/24, 10.0.0.0/8"), asn=AsResources.parse("64496"),
-        crldp=repo + one(pub(out, "isp1"), ".crl").name, aia=repo.rstrip("/") + ".cer",
+        crldp=repo + one(pub(out, "isp1"), ".crl").name, aia=ca_uri,
         sia=[(asn1.OID_AD_CA_REPOSITORY, repo + "greedy/"), (asn1.OID_AD_RPKI_MANIFEST, repo + "greedy/g.mft")]),
         ca_key(out, "isp1"))
     (pub(out, "isp1") / f"{name}.cer").write_bytes(der)
-    resign_manifest(out, "isp1")
+    resign_manifest(out, "isp1", NOW)
     r = validate(out / "ta.tal", out, AT)
     assert len(r.rejected) == 1 and r.rejected[0].uri.endswith(f"{name}.cer")
     assert "ipAddrBlocks: want resources within the issuer's, uncovered IP: 10.0.0.0/8" in reasons(r)
@@ -266,38 +216,30 @@ def test_cli_bad_input(tmp_path, capsys, bad, expect):
 
 
 # ---- rpki-client 8.2 on the same repositories ----------------------------------------------------------
-def _rpki_client_vrps(out: Path, ta: str) -> tuple[set[VRP], str]:
-    tal = out / f"{ta}.tal"
-    with tempfile.TemporaryDirectory(prefix="bgpsim-rp-") as work:
-        data, _, stderr = run_rpki_client(out, tal, Tal.load(tal).uris[0], Path(work))
-    return {VRP(ipaddress.ip_network(r["prefix"]), r["maxLength"], int(str(r["asn"]).removeprefix("AS")))
-            for r in data["roas"]}, stderr
-
-
-@pytest.mark.skipif(RPKI_CLIENT is None, reason="rpki-client is not installed (Debian package rpki-client)")
+@pytest.mark.skipif(RPKI_CLIENT is None, reason=NO_RPKI_CLIENT)
 @pytest.mark.parametrize("text,ta", [(EXAMPLE, "ta"), (DEEP, "root")], ids=["example", "deep"])
 def test_rpki_client_agrees(tmp_path, text, ta):
     now = datetime.now(timezone.utc) - timedelta(minutes=5)  # rpki-client validates at the real time
     out = make(tmp_path, text, now)
     ours = validate(out / f"{ta}.tal", out)
-    theirs, stderr = _rpki_client_vrps(out, ta)
-    assert vrps_of(ours) == theirs == spec_vrps(text), stderr
+    theirs = rpki_client(out, out / f"{ta}.tal")
+    assert vrps_of(ours) == theirs.vrps == spec_vrps(text), theirs.log
     assert ours.rejected == []
 
 
-@pytest.mark.skipif(RPKI_CLIENT is None, reason="rpki-client is not installed (Debian package rpki-client)")
+@pytest.mark.skipif(RPKI_CLIENT is None, reason=NO_RPKI_CLIENT)
 def test_rpki_client_rejects_the_altered_roa_too(tmp_path):
     now = datetime.now(timezone.utc) - timedelta(minutes=5)
     out = make(tmp_path, DEEP, now)
-    lir = pub(out, "lir", host="rpki.test", module="module/deep")
+    lir = pub(out, "lir")
     roas = sorted(lir.glob("*.roa"))
     victim = roas[0]
     data = bytearray(victim.read_bytes())
     data[-1] ^= 1
     victim.write_bytes(bytes(data))
     ours = validate(out / "root.tal", out)
-    theirs, stderr = _rpki_client_vrps(out, "root")
+    theirs = rpki_client(out, out / "root.tal")
     assert len(ours.rejected) == 1 and victim.name in ours.rejected[0].reason
-    assert f"bad message digest for {victim.name}" in stderr  # rpki-client names it too
+    assert f"bad message digest for {victim.name}" in theirs.log  # rpki-client names it too
     # both drop lir's whole publication point (both its ROAs), and keep the rest
-    assert vrps_of(ours) == theirs == {v for v in spec_vrps(DEEP) if v.asn not in (0, 64510)}, stderr
+    assert vrps_of(ours) == theirs.vrps == {v for v in spec_vrps(DEEP) if v.asn not in (0, 64510)}, theirs.log
