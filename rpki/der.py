@@ -54,12 +54,8 @@ def decode(spec: type[T], data: bytes, source: str | None = None, what: str | No
             source,
             offset=at,
         )
-    try:
-        fresh = spec.load(data, strict=True)
-        fresh.native
-    except Exception as e:  # noqa: BLE001 - cannot happen after a successful first decode
-        raise DERError(f"want a DER {name}: {_describe(e)}", source) from None
-    return fresh
+    # parsed lazily again: the bytes passed the check above, so this cannot fail
+    return spec.load(data, strict=True)
 
 
 def _describe(e: Exception) -> str:
