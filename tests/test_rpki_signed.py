@@ -24,6 +24,7 @@ from rpki.aspa import CURRENT, DRAFT13, Aspa
 from rpki.cert import ResourceCertificate
 from rpki.cms import SignedObject
 from rpki.errors import DERError, ObjectError
+from rpki.gbr import Gbr
 from rpki.manifest import Manifest
 from rpki.roa import Roa
 from rpki.rov import VRP
@@ -270,23 +271,14 @@ def conformance_files() -> list[Path]:
     return sorted(files, key=lambda p: str(p.relative_to(CONF)))
 
 
-_GBR_EE = "GBR: the EE resource rule (inherit) of RFC 6493 belongs in a GBR module, not in this step"
-_GBR_VCARD = "GBR: the vCard content checks of RFC 6493 section 5 are not in this step (wrapper checks only)"
-# Files whose label we do not reach in this step, and why. GBRs get the CMS wrapper checks (RFC 6488),
-# the eContentType id-ct-rpkiGhostbusters and the EE profile; their payload is not read yet.
+# Files whose label we do not reach, and why.
 XFAIL: dict[str, str] = {
     # RFC 7935 section 2 (2016) allows rsaEncryption as SignerInfo signatureAlgorithm; the 2011 label
     # follows RFC 6485, which allowed sha256WithRSAEncryption only. The brief and rpki-client accept it.
     "root/badCMSSigInfoWrongSigAlg.roa": "rsaEncryption is allowed since RFC 7935 section 2",
-    "root/badGBRASNotInherit.gbr": _GBR_EE,
-    "root/badGBRIPv4NotInherit.gbr": _GBR_EE,
-    "root/badGBRIPv6NotInherit.gbr": _GBR_EE,
-    "root/badGBRExtraProperty.gbr": _GBR_VCARD,
-    "root/badGBRNoContact.gbr": _GBR_VCARD,
-    "root/badGBRNotVCard.gbr": _GBR_VCARD,
-    # a real rg.net GBR of 2016: its issuer is not in the suite (needs the chain) and its EE expired
-    # in 2017, so at CONFORMANCE_TIME it is rightly stale.
-    "root/goodRealGbrNothingIsWrong.gbr": "needs its absent issuer chain; EE expired 2017",
+    # a real rg.net GBR of 2016: its issuer is not in the suite, its EE expired in 2017, and its vCard
+    # is VERSION:3.0 with an N property, which the RFC 6493 section 5 profile does not allow
+    "root/goodRealGbrNothingIsWrong.gbr": "vCard 3.0 with N (RFC 6493 section 5); issuer absent; EE expired 2017",
 }
 
 
@@ -305,10 +297,7 @@ def judge(path: Path) -> None:
     elif path.suffix == ".mft":
         signed = Manifest.parse(data, path.name, at=CONFORMANCE_TIME).signed
     else:
-        signed = SignedObject.parse(data, path.name, at=CONFORMANCE_TIME)
-        if signed.content_type != asn1.OID_CT_GBR:
-            raise ObjectError(f"want id-ct-rpkiGhostbusters, got {signed.content_type}", path.name,
-                              check="eContentType", rfc="RFC 6493 section 3.1")
+        signed = Gbr.parse(data, path.name, at=CONFORMANCE_TIME).signed
     issuer = issuer_of(path)
     signed.check_issued_by(ResourceCertificate.parse(issuer.read_bytes(), issuer.name))
 
@@ -383,3 +372,29 @@ def test_mutations_raise_only_project_errors(data):
     if not seeds:
         pytest.skip(f"{RPKI_RS} is absent")
     _parse_all(mutate(data, seeds))
+
+
+# ---- Ghostbusters records (RFC 6493) -------------------------------------------------------------------
+def test_gbr_contact_read():
+    path = need(CONF / "root" / "goodGBRNothingWrong.gbr")
+    g = Gbr.parse(path.read_bytes(), path.name, at=CONFORMANCE_TIME)
+    assert g.props["FN"] == ["Human's Name"] and g.props["EMAIL"] == ["human@example.com"]
+    assert len(g.props["TEL"]) == 2 and g.props["TEL"][0] == "tel:+1-666-555-1212"
+
+
+def test_gbr_vcard_rules():
+    ok = b"BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ann\r\nEMAIL:a@example.net\r\nEND:VCARD\r\n"
+    assert Gbr.from_vcard(ok).problems() == []
+    folded = ok.replace(b"FN:Ann", b"FN:An\r\n n")  # RFC 6350 section 3.2 folding
+    assert Gbr.from_vcard(folded).props["FN"] == ["Ann"]
+    for bad, check in [(ok.replace(b"EMAIL:a@example.net\r\n", b""), "at least one of ADR, TEL and EMAIL"),
+                       (ok.replace(b"4.0", b"3.0"), "want one VERSION:4.0"),
+                       (ok.replace(b"FN:Ann\r\n", b"FN:Ann\r\nNOTE:hi\r\n"), "got NOTE"),
+                       (ok.replace(b"FN:Ann\r\n", b""), "want an FN")]:
+        problems = Gbr.from_vcard(bad).problems()
+        assert any(check in msg for _, _, msg in problems), (bad, problems)
+    with pytest.raises(ObjectError, match="CRLF"):
+        Gbr.from_vcard(ok[:-2])
+    with pytest.raises(ObjectError, match="UTF-8") as err:
+        Gbr.from_vcard(b"BEGIN:\xff")
+    assert err.value.offset == 6
