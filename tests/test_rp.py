@@ -206,10 +206,14 @@ def test_cli_validate(tmp_path, capsys):
     (["--tal", "/nonexistent/x.tal", "--repo", "."], "x.tal: cannot read"),
     (["--tal", "TAL", "--repo", "/nonexistent"], "--repo: want a directory"),
     (["--tal", "TAL", "--repo", ".", "--time", "yesterday"], "--time: want an ISO 8601 time"),
+    (["--tal", "BROKEN", "--repo", "."], "broken.tal"),  # a TAL whose key is cut short
 ])
 def test_cli_bad_input(tmp_path, capsys, bad, expect):
     out = make(tmp_path)
-    bad = [str(out / "ta.tal") if a == "TAL" else a for a in bad]
+    head, _, key = (out / "ta.tal").read_text().partition("\n\n")
+    (tmp_path / "broken.tal").write_text(head + "\n\n" + key.replace("\n", "")[:200] + "\n")
+    bad = [str(out / "ta.tal") if a == "TAL" else str(tmp_path / "broken.tal") if a == "BROKEN" else a
+           for a in bad]
     assert main(["rpki", "validate", *bad]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expect in err
