@@ -1,0 +1,34 @@
+"""Bogon prefixes and AS numbers (bgpsim.bogons): each block and range at its edges, and the array
+form agreeing with the scalar one."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import numpy as np
+import pytest
+
+from bgpsim.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind
+
+
+@pytest.mark.parametrize("prefix,bogon", [
+    ("10.1.0.0/16", "RFC 1918"), ("11.0.0.0/8", None), ("100.64.0.0/10", "RFC 6598"), ("100.128.0.0/10", None),
+    ("192.0.2.0/24", "RFC 5737"), ("192.0.3.0/24", None), ("224.0.0.0/24", "RFC 5771"),
+    ("0.0.0.0/0", None),  # a default route covers bogons but is not inside one
+    ("2001:db8:1::/48", "RFC 3849"), ("2001:db9::/32", None), ("fe80::/64", "outside 2000::/3"),
+    ("fc00::/7", "outside 2000::/3"), ("2a00::/12", None), ("::/0", "outside 2000::/3"),
+])
+def test_prefix(prefix, bogon):
+    kind = prefix_kind(ipaddress.ip_network(prefix))
+    assert (kind is None) if bogon is None else (bogon in kind), kind
+
+
+def test_asn_edges_and_arrays():
+    probes = []
+    for lo, hi, kind, _ in ASN_RANGES:
+        assert asn_kind(lo)[0] == kind and asn_kind(hi)[0] == kind
+        probes += [lo - 1, lo, hi, hi + 1]
+    assert asn_kind(3356) is None and asn_kind(64511)[0] == "documentation" and asn_kind(64512)[0] == "private"
+    probes = [p for p in probes if 0 <= p <= 4294967295]
+    codes = asn_kinds(np.array(probes))
+    assert [KINDS[c] or None for c in codes] == [(asn_kind(p) or (None,))[0] for p in probes]
