@@ -168,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     from rpki.cli import register
 
     register(sub, _Parser)
+    from .mrt.cli import register as register_dump
+
+    register_dump(sub, _Parser)
     return parser
 
 

@@ -1,0 +1,88 @@
+"""Bytes of a possibly compressed file, in bounded chunks.
+
+gzip (RFC 1952, magic 1f 8b; several members allowed) and bzip2 (magic "BZh"; several streams
+allowed) are recognised by their first bytes, whatever the file is called. Output arrives in chunks
+of at most CHUNK bytes however well the input compresses, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import bz2
+import zlib
+
+from ..errors import InputError
+
+CHUNK = 1 << 20
+RAW = 1 << 16
+
+
+class Chunks:
+    """Iterate over the decompressed bytes of `path`. After the end, `truncated` holds a message when
+    the compressed stream stopped before its end marker."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.f = open(path, "rb")
+        except OSError as e:
+            raise InputError(f"cannot read: {e.strerror or e}", str(path)) from None
+        head = self.f.read(3)
+        self.f.seek(0)
+        self.kind = "gzip" if head[:2] == b"\x1f\x8b" else "bzip2" if head == b"BZh" else "raw"
+        self.truncated: str | None = None
+
+    def close(self) -> None:
+        self.f.close()
+
+    def __iter__(self):
+        try:
+            if self.kind == "raw":
+                while True:
+                    data = self.f.read(CHUNK)
+                    if not data:
+                        return
+                    yield data
+            else:
+                yield from self._inflate()
+        except OSError as e:
+            raise InputError(f"cannot read: {e.strerror or e}", str(self.path)) from None
+
+    def _new(self):
+        return zlib.decompressobj(31) if self.kind == "gzip" else bz2.BZ2Decompressor()
+
+    def _inflate(self):
+        d = self._new()
+        gz = self.kind == "gzip"
+        pending = b""
+        consumed = 0
+        while True:
+            if not pending:
+                pending = self.f.read(RAW)
+                if not pending:
+                    break
+            try:
+                if gz:
+                    out = d.decompress(pending, CHUNK)
+                    used = len(pending) - len(d.unconsumed_tail) - len(d.unused_data)
+                    pending = d.unconsumed_tail or d.unused_data
+                else:
+                    out = d.decompress(pending, CHUNK)
+                    used = len(pending) - (len(d.unused_data) if d.eof else 0)
+                    pending = d.unused_data if d.eof else b""
+                    while not d.eof and not d.needs_input:
+                        if out:
+                            yield out
+                        out = d.decompress(b"", CHUNK)
+            except (zlib.error, OSError, EOFError, ValueError) as e:
+                raise InputError(f"{self.kind} data damaged near compressed byte {consumed}: {e}", str(self.path)) from None
+            consumed += used
+            if out:
+                yield out
+            if d.eof:
+                rest = pending or self.f.read(RAW)
+                if not rest.strip(b"\0"):
+                    return  # padding after the last member
+                pending = rest
+                d = self._new()
+        if not d.eof:
+            self.truncated = f"the {self.kind} stream ends without its end marker after {consumed} compressed bytes"

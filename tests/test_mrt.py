@@ -1,0 +1,254 @@
+"""MRT reading (RFC 6396) and the `bgpdump -m` formatter, against bgpdump's own reference output and,
+when it is installed, against bgpdump 1.6 itself (Debian package `bgpdump`)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import itertools
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bgpsim.cli import main
+from bgpsim.errors import InputError
+from bgpsim.mrt import read_routes
+from bgpsim.mrt.bgpdump import line
+from bgpsim.wire import WireError
+from bgpsim.wire.aspath import merge_as4_path, path_text
+from bgpsim.wire.attributes import parse_attributes
+from bgpsim.wire.nlri import ipv6_text, parse_prefixes
+
+MRT = Path(__file__).resolve().parents[2] / "shared" / "data" / "mrt"
+RIPE = MRT / "ripe_bgpdump_testdata"
+EXPECTED = RIPE / "expected_bgpdump_output"
+# updates.et-header.2015.gz has 577,744 lines; its first 20,000 keep the suite quick (the whole file
+# matches too: see the README's MRT section)
+PREFIX_ONLY = {"updates.et-header.2015.gz": 20_000}
+
+needs_data = pytest.mark.skipif(not RIPE.is_dir(), reason=f"shared data not found at {MRT}")
+needs_bgpdump = pytest.mark.skipif(shutil.which("bgpdump") is None,
+                                   reason="bgpdump not installed (Debian package `bgpdump`: apt-get install -y bgpdump)")
+
+
+def _compare(ours, theirs, limit=None):
+    pairs = itertools.zip_longest(ours, theirs)
+    if limit:
+        pairs = itertools.islice(pairs, limit)
+    n = 0
+    for n, (a, b) in enumerate(pairs, start=1):
+        assert a == b, f"line {n}:\n ours:     {a}\n bgpdump:  {b}"
+    return n
+
+
+def _expected_cases():
+    if not EXPECTED.is_dir():
+        return []
+    return sorted(p.name[:-len(".bgp.gz")] for p in EXPECTED.glob("*.bgp.gz") if (RIPE / p.name[:-len(".bgp.gz")]).is_file())
+
+
+@needs_data
+@pytest.mark.parametrize("name", _expected_cases())
+def test_matches_bgpdump_reference_output(name):
+    warnings = []
+    limit = PREFIX_ONLY.get(name)
+    with gzip.open(EXPECTED / f"{name}.bgp.gz", "rt") as f:
+        expected = (x.rstrip("\n") for x in f)
+        ours = (line(r) for r in read_routes(str(RIPE / name), warnings.append))
+        n = _compare(ours, expected, limit)
+    assert n > 0
+    if name == "updates.nlri_mask_trailing_bits.gz":  # a cut NLRI: the whole prefix is kept, one warning
+        assert len(warnings) == 1 and "byte 88" in warnings[0]
+    elif not limit:
+        assert warnings == []
+
+
+BGPDUMP_FILES = ["mrtparse_samples/quagga_bgp", "mrtparse_samples/quagga_rib", "mrtparse_samples/openbgpd_bgp",
+                 "mrtparse_samples/openbgpd_rib_table-v2", "mrtparse_samples/bird-mrtdump_rib",
+                 "mrtparse_samples/bird6-mrtdump_bgp", "libbgpstream_test/ris.rrc06.updates.1427846400.gz",
+                 "libbgpstream_test/routeviews.route-views.jinx.updates.1427846400.bz2",
+                 "bgpkit_fixtures/examples_local_only_updates.bz2",
+                 "bgpkit_fixtures/ripe_rrc03_2010.02_updates.20100227.1600.first-796-records.gz"]
+
+
+@needs_data
+@needs_bgpdump
+@pytest.mark.parametrize("name", BGPDUMP_FILES)
+def test_matches_bgpdump(name):
+    path = MRT / name
+    out = subprocess.run(["bgpdump", "-m", "-q", str(path)], capture_output=True, text=True, check=True).stdout
+    assert _compare((line(r) for r in read_routes(str(path), lambda w: None)), out.splitlines()) > 0
+
+
+@needs_data
+@pytest.mark.parametrize("name,lines", [("rib.20140523.0600_firstMB.bz2", 270_005),
+                                        ("rib6.20151101.0600_firstMB.bz2", 149_578),
+                                        ("rib.20080501.0644_firstMB.bz2", 139_291)])
+def test_truncated_file_gives_whole_records_then_one_warning(name, lines):
+    warnings = []
+    path = MRT / "pyasn_data" / name
+    assert sum(1 for _ in read_routes(str(path), warnings.append)) == lines  # bgpdump -m's count
+    assert len(warnings) == 1
+    assert str(path) in warnings[0] and "truncated" in warnings[0] and "byte " in warnings[0]
+
+
+@needs_data
+def test_rib_without_peer_index_table_is_an_input_error():
+    with pytest.raises(InputError, match="PEER_INDEX_TABLE"):
+        list(read_routes(str(MRT / "pyasn_data" / "bview.20140112.1600_3samples.bz2")))
+
+
+# --- hand-made records --------------------------------------------------------------------------
+
+def _attr(code, value, flags=0x40):
+    if len(value) > 255:
+        return bytes((flags | 0x10, code)) + struct.pack(">H", len(value)) + value
+    return bytes((flags, code, len(value))) + value
+
+
+def _update(attrs=b"", nlri=b"", withdrawn=b""):
+    body = struct.pack(">H", len(withdrawn)) + withdrawn + struct.pack(">H", len(attrs)) + attrs + nlri
+    return b"\xff" * 16 + struct.pack(">HB", 19 + len(body), 2) + body
+
+
+def _bgp4mp(msg, ts=1000, sub=4, et_usec=None):
+    head = struct.pack(">IIHH", 64500, 64501, 0, 1) + bytes([192, 0, 2, 1, 192, 0, 2, 2])
+    body = head + msg
+    rtype = 16
+    if et_usec is not None:
+        body = struct.pack(">I", et_usec) + body
+        rtype = 17
+    return struct.pack(">IHHI", ts, rtype, sub, len(body)) + body
+
+
+def _path4(*segments):
+    out = b""
+    for stype, asns in segments:
+        out += bytes((stype, len(asns))) + b"".join(struct.pack(">I", a) for a in asns)
+    return out
+
+
+BASIC = (_attr(1, b"\x00") + _attr(2, _path4((2, [64500, 3356]), (1, [65001, 65002]))) +
+         _attr(3, bytes([192, 0, 2, 1])) + _attr(8, struct.pack(">III", (3356 << 16) | 100, 0xFFFFFF01, 0xFFFFFF03), 0xC0) +
+         _attr(32, struct.pack(">III", 64500, 1, 2), 0xC0) + _attr(6, b""))
+
+
+def _write(tmp_path, data, name="x.mrt"):
+    p = tmp_path / name
+    p.write_bytes(data)
+    return str(p)
+
+
+def test_update_line_as_bgpdump_prints_it(tmp_path):
+    f = _write(tmp_path, _bgp4mp(_update(BASIC, b"\x18\xc6\x33\x64"), et_usec=42))
+    (r,) = read_routes(f)
+    assert r.kind == "announce" and r.prefix == "198.51.100.0/24" and r.usec == 42
+    assert r.as_path == ((2, (64500, 3356)), (1, (65001, 65002)))
+    assert r.large_communities == ((64500, 1, 2),) and r.atomic_aggregate
+    assert line(r) == ("BGP4MP_ET|1000.000042|A|192.0.2.1|64500|198.51.100.0/24|64500 3356 {65001,65002}|IGP|"
+                       "192.0.2.1|0|0|3356:100 no-export local-AS|AG||")
+
+
+def test_add_path_ids_and_withdrawals(tmp_path):
+    nlri = struct.pack(">I", 7) + b"\x10\x0a\x00"
+    f = _write(tmp_path, _bgp4mp(_update(BASIC, nlri, withdrawn=struct.pack(">I", 9) + b"\x08\x0b"), sub=9))
+    w, a = read_routes(f)
+    assert (w.kind, w.prefix, w.path_id) == ("withdraw", "11.0.0.0/8", 9)
+    assert line(w) == "BGP4MP_AP|1000|W|192.0.2.1|64500|11.0.0.0/8|9"
+    assert (a.prefix, a.path_id) == ("10.0.0.0/16", 7)
+
+
+def test_as4_path_merge_and_as_trans_aggregator():
+    # a 2-byte speaker: AS_PATH 64500 23456 23456, AS4_PATH 4200000000 4200000001
+    path2 = bytes((2, 3)) + struct.pack(">HHH", 64500, 23456, 23456)
+    attrs = (_attr(2, path2) + _attr(7, struct.pack(">H", 23456) + bytes([10, 0, 0, 1]), 0xC0) +
+             _attr(17, _path4((2, [4200000000, 4200000001])), 0xC0) +
+             _attr(18, struct.pack(">I", 4200000001) + bytes([10, 0, 0, 1]), 0xC0))
+    a = parse_attributes(attrs, asn_size=2)
+    assert path_text(a.as_path) == "64500 4200000000 4200000001"
+    assert a.aggregator == (4200000001, "10.0.0.1")
+    # RFC 6793 section 4.2.3: a longer AS4_PATH is ignored
+    assert merge_as4_path(((2, (1,)),), ((2, (5, 6)),)) == ((2, (1,)),)
+
+
+def test_confederation_segments_text():
+    assert path_text(((3, (1, 2)), (4, (3, 4)), (2, (5,)))) == "(1 2) [3,4] 5"
+
+
+@pytest.mark.parametrize("attrs,message", [
+    (_attr(1, b"\x00\x00"), "ORIGIN (RFC 4271 section 4.3 a): want 1 bytes, got 2"),
+    (_attr(3, b"\x01\x02"), "NEXT_HOP (RFC 4271 section 4.3 c): want 4 bytes, got 2"),
+    (_attr(8, b"\x00\x00\x01"), "COMMUNITIES (RFC 1997): want a multiple of 4 bytes, got 3"),
+    (_attr(32, b"\x00" * 8), "LARGE_COMMUNITY (RFC 8092 section 3): want a multiple of 12 bytes, got 8"),
+    (_attr(2, bytes((2, 3, 0, 1))), "AS_PATH (RFC 4271 section 4.3): segment of 3 4-byte ASNs wants 12 bytes, got 2"),
+    (_attr(2, bytes((9, 1, 0, 0, 0, 1))), "want segment type 1 to 4, got 9"),
+    (b"\x40\x01\x05\x00", "path attribute type 1 (RFC 4271 section 4.3): want 5 bytes, got 1"),
+    (b"\x40\x01", "want a 3-byte header, got 2 bytes"),
+])
+def test_attribute_rejections_say_what_was_wanted(attrs, message):
+    with pytest.raises(WireError) as e:
+        parse_attributes(attrs)
+    assert message in e.value.message
+    assert 0 <= e.value.offset <= len(attrs)
+
+
+def test_nlri_trailing_bits_cleared_and_bad_length_rejected():
+    assert parse_prefixes(b"\x0d\x0b\x0f", 0, 3, 1) == [("11.8.0.0/13", None)]
+    with pytest.raises(WireError, match="want a prefix length <= 32, got 33"):
+        parse_prefixes(b"\x21\x00\x00\x00\x00\x00", 0, 6, 1)
+
+
+def test_ipv6_text_as_bgpdump():
+    assert ipv6_text(bytes.fromhex("200107f8003000000001000100001853")) == "2001:7f8:30::1:1:0:1853"
+    assert ipv6_text(bytes.fromhex("00000000000000000000ffffc1000038")) == "::ffff:193.0.0.56"
+    assert ipv6_text(bytes(16)) == "::"
+    assert ipv6_text(bytes.fromhex("fe800000000000000000000000000000")) == "fe80::"
+
+
+def test_damaged_record_is_skipped_with_its_offset(tmp_path):
+    good = _bgp4mp(_update(BASIC, b"\x08\x0a"))
+    bad = _bgp4mp(_update(BASIC[:-3] + b"\x40\x06\x09", b"\x08\x0a"))  # attribute longer than the block
+    warnings = []
+    routes = list(read_routes(_write(tmp_path, good + bad + good), warnings.append))
+    assert len(routes) == 2 and len(warnings) == 1
+    assert f"record at byte {len(good)}" in warnings[0] and "want 9 bytes" in warnings[0]
+
+
+@pytest.mark.parametrize("compress", [None, gzip.compress, bz2.compress])
+def test_truncated_stream_one_warning(tmp_path, compress):
+    rec = _bgp4mp(_update(BASIC, b"\x08\x0a"))
+    data = rec * 3 + rec[:20]
+    if compress:
+        data = compress(data)[:-6] if compress is gzip.compress else compress(data)
+    warnings = []
+    routes = list(read_routes(_write(tmp_path, data), warnings.append))
+    assert len(routes) == 3 and len(warnings) == 1
+    assert "truncated" in warnings[0] and f"byte {3 * len(rec)}" in warnings[0]
+
+
+def test_oversized_record_is_an_error_not_an_allocation(tmp_path):
+    f = _write(tmp_path, struct.pack(">IHHI", 0, 16, 4, 0xFFFFFFF0))
+    with pytest.raises(InputError, match=r"byte 8: MRT record header .* want a length <= \d+, got 4294967280"):
+        list(read_routes(f))
+
+
+def test_not_mrt_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="not an MRT file"):
+        list(read_routes(_write(tmp_path, b"hello, this is not an MRT file\n")))
+
+
+def test_cli_dump_formats_and_errors(tmp_path, capsys):
+    f = _write(tmp_path, _bgp4mp(_update(BASIC, b"\x08\x0a")))
+    assert main(["dump", f]) == 0
+    assert capsys.readouterr().out.startswith("BGP4MP|1000|A|192.0.2.1|64500|10.0.0.0/8|")
+    assert main(["dump", "--format", "json", f]) == 0
+    assert '"prefix":"10.0.0.0/8"' in capsys.readouterr().out
+    assert main(["dump", "--format", "csv", f]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("record,time,kind,") and len(out) == 2
+    assert main(["dump", _write(tmp_path, b"garbage" * 3, "g.mrt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not an MRT file" in err
