@@ -17,7 +17,7 @@ from enum import Enum
 
 from asn1crypto import core, x509
 
-from . import asn1
+from . import asn1, quickder
 from .der import check_printable, read
 from .errors import ObjectError, raise_first
 from .resources import AsResources, IpResources, decode_as_extension, decode_ip_extension
@@ -141,11 +141,15 @@ class ResourceCertificate:
 
     # ---- parsing ----------------------------------------------------------------------------------
     @classmethod
-    def parse(cls, der: bytes, source: str | None = None) -> ResourceCertificate:
-        return read(x509.Certificate, der, source, "Certificate (RFC 5280 section 4.1)", "certificate", cls._read)
+    def parse(cls, der: bytes, source: str | None = None, *, checked: bool = False) -> ResourceCertificate:
+        """`checked`: the bytes were DER-checked as part of a whole (the EE certificate of a signed
+        object): that check reached every extension value, so none is checked again."""
+        return read(x509.Certificate, der, source, "Certificate (RFC 5280 section 4.1)", "certificate",
+                    lambda value, data, src: cls._read(value, data, src, checked), checked=checked,
+                    fast=quickder.certificate)
 
     @classmethod
-    def _read(cls, cert: x509.Certificate, der: bytes, source) -> ResourceCertificate:
+    def _read(cls, cert: x509.Certificate, der: bytes, source, checked: bool = False) -> ResourceCertificate:
         tbs = cert["tbs_certificate"]
         spki = tbs["subject_public_key_info"]
         alg = spki["algorithm"]
@@ -182,9 +186,9 @@ class ResourceCertificate:
             self.extensions.append(Extension(oid, bool(ext["critical"].native), value))
             parsed = ext["extn_value"].parsed if oid in KNOWN_EXTENSIONS - {EXT_IP, EXT_AS} else None
             if oid == EXT_IP:
-                self.ip_resources = decode_ip_extension(value, source)
+                self.ip_resources = decode_ip_extension(value, source, checked=checked)
             elif oid == EXT_AS:
-                self.as_resources = decode_as_extension(value, source)
+                self.as_resources = decode_as_extension(value, source, checked=checked)
             elif oid == EXT_SKI:
                 self.ski = parsed.native
             elif oid == EXT_AKI:

@@ -26,7 +26,7 @@ from datetime import datetime
 
 from asn1crypto import cms, core
 
-from . import asn1
+from . import asn1, quickder
 from .cert import Kind, ResourceCertificate, verify_rsa_sha256
 from .der import decode
 from .errors import DERError, ObjectError, raise_first
@@ -90,7 +90,7 @@ class SignedObject:
         what = "ContentInfo (RFC 6488 section 2)"
         ber = False
         try:
-            info = decode(_ContentInfo, data, source, what)
+            info = decode(_ContentInfo, data, source, what, fast=quickder.content_info)
         except DERError as e:
             if not ber_ok or e.offset is None:
                 raise
@@ -138,7 +138,8 @@ class SignedObject:
         if certs[0].name != "certificate":
             raise ObjectError(f"want an X.509 certificate, got {certs[0].name}", source,
                               check="certificates", rfc=SEC + ".4")
-        ee = ResourceCertificate.parse(certs[0].chosen.dump(), source)
+        # a DER wrapper was checked whole (EE certificate, its extensions); a BER one was not
+        ee = ResourceCertificate.parse(certs[0].chosen.dump(), source, checked=not ber)
         # 2.1.5 crls
         if not isinstance(sd["crls"], core.Void):
             add("crls", SEC + ".5", "want no CRLs in a signed object")
@@ -169,7 +170,8 @@ class SignedObject:
         if isinstance(attrs, core.Void) or len(attrs) == 0:
             raise ObjectError("want signed attributes, got none", source, check="signedAttrs", rfc=SEC + ".6.4")
         signed_der = b"\x31" + attrs.dump()[1:]  # RFC 5652 section 5.4: the DER of the SET OF
-        decode(cms.CMSAttributes, signed_der, source, "signedAttrs (RFC 6488 section 2.1.6.4)")
+        if ber:  # otherwise checked with the whole object
+            decode(cms.CMSAttributes, signed_der, source, "signedAttrs (RFC 6488 section 2.1.6.4)")
         self = cls(content_type=ctype, econtent=econtent, ee=ee, source=source, der=der, ber=ber,
                    signed_attrs_der=signed_der, signature=si["signature"].native, signature_algorithm=salg)
         seen: dict[str, int] = {}
@@ -241,9 +243,10 @@ class SignedObject:
         """One step up: the EE certificate was issued (and signed) by `issuer`."""
         self.ee.check_issued_by(issuer)
 
-    def payload(self, spec, what: str):
-        """The eContent decoded as `spec` through the DER gate (RFC 6488 section 3 item 1)."""
-        return decode(spec, self.econtent, self.source, what)
+    def payload(self, spec, what: str, fast=None):
+        """The eContent decoded as `spec` through the DER gate (RFC 6488 section 3 item 1); `fast`
+        as for rpki.der.decode."""
+        return decode(spec, self.econtent, self.source, what, fast=fast)
 
     def expect(self, content_type: str, name: str, rfc: str) -> None:
         """RFC 6488 section 3 item 2: the eContentType this kind of object must have."""
@@ -251,10 +254,10 @@ class SignedObject:
             raise ObjectError(f"want eContentType {name} {content_type}, got {self.content_type}", self.source,
                               check="eContentType", rfc=rfc)
 
-    def read_payload(self, spec, what: str, noun: str, reader):
+    def read_payload(self, spec, what: str, noun: str, reader, fast=None):
         """`reader(value, self, source)` on the decoded eContent; asn1crypto's own exceptions on odd
         content become an ObjectError naming `noun`."""
-        value = self.payload(spec, what)
+        value = self.payload(spec, what, fast)
         try:
             return reader(value, self, self.source)
         except ObjectError:

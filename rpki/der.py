@@ -5,13 +5,17 @@ BOOLEAN TRUE as 0x01, encoded DEFAULT values, unsorted SET OF) and even an extra
 element. So every object is decoded completely, re-encoded with `dump(force=True)`, and must come out
 byte for byte identical. The same gate runs on each inner blob (eContent, RFC 3779 extension values).
 
+Two shortcuts, neither of which accepts anything the re-encode would reject: `fast=` (rpki.quickder)
+decodes the usual shape of an object with a strict-DER Rust decoder first, and `checked=True` marks
+bytes inside a whole that already passed (the EE certificate of a DER signed object).
+
 `decode()` returns a freshly loaded value (re-encoding mutates the value it runs on) whose `.dump()`
 returns the received bytes, so signatures are checked over exactly what was received.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from asn1crypto import core
 
@@ -30,8 +34,15 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return min(len(a), len(b))
 
 
-def decode(spec: type[T], data: bytes, source: str | None = None, what: str | None = None) -> T:
-    """Decode `data` as `spec` and require it to be exactly DER; raise DERError otherwise."""
+def decode(spec: type[T], data: bytes, source: str | None = None, what: str | None = None, *,
+           checked: bool = False, fast: Callable[[bytes], bool] | None = None) -> T:
+    """Decode `data` as `spec` and require it to be exactly DER; raise DERError otherwise.
+    `checked`: the bytes lie inside a whole that passed this gate (its decode reached them), so
+    they are only loaded. `fast`: a check of rpki.quickder; when it says the bytes are certainly
+    DER, the re-encode is skipped."""
+    if checked or (fast is not None and isinstance(data, (bytes, bytearray, memoryview))
+                   and _certainly_der(fast, data)):
+        return spec.load(bytes(data), strict=True)
     name = what or spec.__name__
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DERError(f"want bytes for {name}, got {type(data).__name__}", source)
@@ -58,6 +69,13 @@ def decode(spec: type[T], data: bytes, source: str | None = None, what: str | No
     return spec.load(data, strict=True)
 
 
+def _certainly_der(fast: Callable[[bytes], bool], data) -> bool:
+    try:
+        return fast(bytes(data))
+    except Exception:  # noqa: BLE001 - a shape the fast path did not foresee: the full gate decides
+        return False
+
+
 def _describe(e: Exception) -> str:
     text = str(e).strip().splitlines()[0] if str(e).strip() else ""
     text = text[:200]
@@ -72,10 +90,12 @@ def check_printable(value: str, source: str | None, field: str, rfc: str) -> Non
                        source, check=field, rfc=rfc)
 
 
-def read(spec: type[T], data: bytes, source: str | None, what: str, noun: str, reader):
-    """Decode `data` as `spec` (strict DER), then build an object with `reader(value, data,
-    source)`; asn1crypto's own exceptions on odd content become an ObjectError naming `noun`."""
-    value = decode(spec, data, source, what)
+def read(spec: type[T], data: bytes, source: str | None, what: str, noun: str, reader, *, checked: bool = False,
+         fast: Callable[[bytes], bool] | None = None):
+    """Decode `data` as `spec` (strict DER, unless `checked`), then build an object with
+    `reader(value, data, source)`; asn1crypto's own exceptions on odd content become an ObjectError
+    naming `noun`."""
+    value = decode(spec, data, source, what, checked=checked, fast=fast)
     try:
         return reader(value, bytes(data), source)
     except ObjectError:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import asn1
+from . import asn1, quickder
 from .cms import OID_SHA256, SignedObject
 from .errors import ObjectError, raise_first
 
@@ -54,7 +54,8 @@ class Manifest:
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Manifest:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
         signed.expect(asn1.OID_CT_MANIFEST, "id-ct-rpkiManifest", f"{SEC} 4.1")
-        return signed.read_payload(asn1.Manifest, "Manifest (RFC 9286 section 4.2)", "manifest", cls._read)
+        return signed.read_payload(asn1.Manifest, "Manifest (RFC 9286 section 4.2)", "manifest", cls._read,
+                                   quickder.manifest)
 
     @classmethod
     def _read(cls, value: asn1.Manifest, signed: SignedObject, source) -> Manifest:

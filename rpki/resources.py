@@ -340,9 +340,10 @@ def _trailing(value: int, width: int, bit: int) -> int:
 
 
 # ---- decoding the extensions ----------------------------------------------------------------------
-def decode_ip_extension(octets: bytes, source: str | None = None) -> IpResources:
-    """sbgp-ipAddrBlock extnValue -> IpResources, enforcing RFC 3779 section 2.2.3 and RFC 6487 section 4.8.10."""
-    blocks = decode(asn1.IPAddrBlocks, octets, source, "IPAddrBlocks (RFC 3779 section 2.2.3.1)")
+def decode_ip_extension(octets: bytes, source: str | None = None, *, checked: bool = False) -> IpResources:
+    """sbgp-ipAddrBlock extnValue -> IpResources, enforcing RFC 3779 section 2.2.3 and RFC 6487 section 4.8.10.
+    `checked`: the octets already passed the DER gate inside their certificate."""
+    blocks = decode(asn1.IPAddrBlocks, octets, source, "IPAddrBlocks (RFC 3779 section 2.2.3.1)", checked=checked)
     if len(blocks) == 0:
         raise ObjectError("want at least one IPAddressFamily, got none", source, check="IPAddrBlocks",
                           rfc="RFC 6487 section 4.8.10")
@@ -420,9 +421,10 @@ def _decode_family(ver: int, items: asn1.IPAddressesOrRanges, source) -> Interva
     return IntervalSet(tuple(ranges))
 
 
-def decode_as_extension(octets: bytes, source: str | None = None) -> AsResources:
-    """sbgp-autonomousSysNum extnValue -> AsResources, enforcing RFC 3779 section 3.2.3 and RFC 6487 section 4.8.11."""
-    ids = decode(asn1.ASIdentifiers, octets, source, "ASIdentifiers (RFC 3779 section 3.2.3.1)")
+def decode_as_extension(octets: bytes, source: str | None = None, *, checked: bool = False) -> AsResources:
+    """sbgp-autonomousSysNum extnValue -> AsResources, enforcing RFC 3779 section 3.2.3 and RFC 6487 section 4.8.11.
+    `checked`: the octets already passed the DER gate inside their certificate."""
+    ids = decode(asn1.ASIdentifiers, octets, source, "ASIdentifiers (RFC 3779 section 3.2.3.1)", checked=checked)
     if ids["rdi"].native is not None or not isinstance(ids["rdi"], asn1.core.Void):
         raise ObjectError("want no rdi element", source, check="ASIdentifiers", rfc="RFC 6487 section 4.8.11")
     asnum = ids["asnum"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from ipaddress import IPv4Network, IPv6Network
 
-from . import asn1
+from . import asn1, quickder
 from .cms import SignedObject
 from .errors import ObjectError, raise_first
 from .resources import AS_MAX, IntervalSet, IpResources, _bits
@@ -91,7 +91,7 @@ class Roa:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
         signed.expect(asn1.OID_CT_ROA, "id-ct-routeOriginAuthz", f"{SEC} 3")
         return signed.read_payload(asn1.RouteOriginAttestation, "RouteOriginAttestation (RFC 9582 section 4)", "ROA",
-                                   cls._read)
+                                   cls._read, quickder.roa)
 
     @classmethod
     def _read(cls, value: asn1.RouteOriginAttestation, signed: SignedObject, source) -> Roa:

@@ -1,0 +1,58 @@
+"""rpki.quickder, the fast path to the DER gate: whatever it calls certainly DER, the full gate
+(asn1crypto decode and re-encode, X.690 section 10) accepts too; what it declines goes to that gate."""
+
+from __future__ import annotations
+
+import pytest
+from asn1crypto import x509
+from cryptography.hazmat import asn1 as a
+
+from rpki import quickder
+from rpki.cms import _ContentInfo
+from rpki.der import decode
+from rpki.errors import DERError
+from rpki_data import OBJECTS, need
+
+CHECKS = {".cer": (x509.Certificate, quickder.certificate), ".roa": (_ContentInfo, quickder.content_info),
+          ".mft": (_ContentInfo, quickder.content_info), ".asa": (_ContentInfo, quickder.content_info),
+          ".gbr": (_ContentInfo, quickder.content_info)}
+
+
+def test_fast_yes_implies_gate_yes():
+    """Over every stored certificate and signed object, good and malformed: a fast True is never a
+    gate rejection, and the fast path answers for the common shape."""
+    files = [p for p in sorted(need(OBJECTS).rglob("*")) if p.suffix in CHECKS and p.is_file()]
+    fast_yes = 0
+    for path in files:
+        spec, fast = CHECKS[path.suffix]
+        data = path.read_bytes()
+        if fast(data):
+            fast_yes += 1
+            decode(spec, data, str(path))  # raises DERError if the fast path was wrong
+    assert fast_yes > len(files) // 2
+
+
+@pytest.mark.parametrize("hexdata, ok", [
+    ("03020780", True),  # digitalSignature
+    ("03020106", True),  # keyCertSign, cRLSign
+    ("0303060600", False),  # a trailing zero octet: not the DER of a named bit list
+    ("03020208", False),  # a trailing zero bit left in (6 bits, the last 0)
+])
+def test_key_usage_named_bits(hexdata, ok):
+    assert quickder._key_usage(bytes.fromhex(hexdata)) is ok
+
+
+@pytest.mark.parametrize("uri, ok", [
+    ("rsync://rpki.example.net/repo/a.roa", True),
+    ("rsync://RPKI.example.net/repo/a.roa", False),  # asn1crypto lower-cases the host on re-encoding
+])
+def test_uri_round_trip(uri, ok):
+    assert quickder._uri_ok(a.IA5String(uri)) is ok
+
+
+def test_ber_goes_to_the_gate():
+    """An indefinite length is declined by the fast path; the gate names it with its offset."""
+    data = bytes.fromhex("3080020101 0000".replace(" ", ""))
+    assert not quickder.roa(data)
+    with pytest.raises(DERError):
+        decode(_ContentInfo, data, "x", fast=quickder.content_info)
