@@ -59,30 +59,34 @@ class _Family:
         bits = _BITS[version]
         shift = 128 - bits if version == 6 else 0
         rows = {}
+        members: dict[tuple[int, int], list[VRP]] = {}
         for v in vrps:
             start = int(v.prefix.network_address) >> shift
             key = (start, v.prefix.prefixlen)
             best = rows.setdefault(key, {})
+            members.setdefault(key, []).append(v)
             if v.asn:
                 best[v.asn] = max(best.get(v.asn, -1), v.max_length)
         keys = sorted(rows)
+        self.members = [members[k] for k in keys]  # the VRPs of each prefix, for covering()
         self.start = np.asarray([k[0] for k in keys], dtype=np.uint64)
         self.length = np.asarray([k[1] for k in keys], dtype=np.int64)
         self.end = self.start + _host_mask(self.length, bits)  # inclusive
-        # Nearest enclosing prefix, by a scan with a stack of the open prefixes.
-        parent = np.full(len(keys), -1, dtype=np.int64)
-        stack: list[int] = []
-        end = self.end.tolist()
-        for i, (s, _) in enumerate(keys):
-            while stack and end[stack[-1]] < s:
-                stack.pop()
-            if stack:
-                parent[i] = stack[-1]
-            stack.append(i)
-        self.parent = parent
+        self.parent = nest(self.start, self.end)
         pairs = sorted((i, asn, ml) for i, k in enumerate(keys) for asn, ml in rows[k].items())
         self.pair = np.asarray([(i << 32) | asn for i, asn, _ in pairs], dtype=np.uint64)
         self.pair_max = np.asarray([ml for _, _, ml in pairs], dtype=np.int64)
+
+    def chain(self, start: int, length: int, bits: int) -> list[int]:
+        """The prefixes that hold a route, most specific first."""
+        r_end = start + int(_host_mask(np.asarray([length]), bits)[0])
+        i = int(np.searchsorted(self.start, np.uint64(start), side="right")) - 1
+        out = []
+        while i >= 0:
+            if self.end[i] >= r_end and self.length[i] <= length:
+                out.append(i)
+            i = int(self.parent[i])
+        return out
 
     def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray, bits: int) -> np.ndarray:
         out = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
@@ -144,7 +148,17 @@ class VRPTable:
         return self._index
 
     def covering(self, prefix: IPv4Network | IPv6Network) -> list[VRP]:
-        return [v for v in self._vrps if v.prefix.version == prefix.version and prefix.subnet_of(v.prefix)]
+        """The VRPs whose prefix holds `prefix`, most specific first."""
+        fam = self._families()[prefix.version]
+        bits = _BITS[prefix.version]
+        if prefix.prefixlen > bits:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
+            long = [v for v in self._long if prefix.subnet_of(v.prefix)]
+            long.sort(key=lambda v: -v.prefix.prefixlen)
+        else:
+            long = []
+        shift = 128 - bits if prefix.version == 6 else 0
+        start = int(prefix.network_address) >> shift
+        return long + [v for i in fam.chain(start, min(prefix.prefixlen, bits), bits) for v in fam.members[i]]
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
         """RFC 6811 state of one route."""
@@ -178,6 +192,22 @@ class VRPTable:
         bits = _BITS[version]
         return self._families()[version].validate(np.asarray(start, dtype=np.uint64), np.asarray(length, dtype=np.int64),
                                                   np.asarray(origin, dtype=np.int64), bits)
+
+
+def nest(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """For prefixes sorted by (start, length) with inclusive `end`s, each one's nearest enclosing
+    prefix (-1 for none): one scan with a stack of the prefixes still open. Prefixes nest or are
+    disjoint, so the open ones form a chain."""
+    parent = np.full(len(start), -1, dtype=np.int64)
+    stack: list[int] = []
+    ends = end.tolist()
+    for i, s in enumerate(start.tolist()):
+        while stack and ends[stack[-1]] < s:
+            stack.pop()
+        if stack:
+            parent[i] = stack[-1]
+        stack.append(i)
+    return parent
 
 
 def _validate_slow(covering: list[VRP], prefix, origin: int) -> str:

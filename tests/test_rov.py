@@ -50,7 +50,11 @@ def test_batch_index_equals_the_definition():
         routes = [(_prefix(rnd), rnd.choice([0, 1, 2, 3])) for _ in range(60)]
         got = t.validate_many([p for p, _ in routes], [o for _, o in routes])
         for (p, o), g in zip(routes, got):
-            assert STATES[g] == _validate_slow(t.covering(p), p, o), (p, o)
+            by_scan = [v for v in vrps if v.prefix.version == p.version and p.subnet_of(v.prefix)]
+            assert STATES[g] == _validate_slow(by_scan, p, o), (p, o)
+            fast = t.covering(p)  # through the index, most specific first
+            assert sorted(fast) == sorted(by_scan), p
+            assert [v.prefix.prefixlen for v in fast] == sorted((v.prefix.prefixlen for v in fast), reverse=True)
 
 
 def test_arrays_entry_point():
