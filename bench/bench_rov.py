@@ -13,8 +13,6 @@ Usage: python bench/bench_rov.py [--routes N] [--repeat K]
 from __future__ import annotations
 
 import argparse
-import gzip
-import ipaddress
 import sys
 import time
 from pathlib import Path
@@ -25,20 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PFX2AS = ROOT.parent / "shared" / "data" / "pfx2as"
 
-from rpki.rov import STATES, VRP, VRPTable  # noqa: E402
-
-
-def table(path: Path) -> list[tuple]:
-    rows = []
-    with gzip.open(path, "rt") as f:
-        for line in f:
-            if line.startswith(";"):
-                continue
-            pfx, asn = line.split()[:2]
-            if "_" in asn or "," in asn:
-                continue  # AS sets and MOAS lines: not an origin
-            rows.append((ipaddress.ip_network(pfx), int(asn)))
-    return rows
+from rpki.rov import STATES, VRPTable  # noqa: E402
+from rpki.synthetic import pfx2as, pfx2as_vrps  # noqa: E402
 
 
 def main() -> None:
@@ -47,15 +33,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     rng = np.random.default_rng(1)
-    rows = table(PFX2AS / "ipasn_20140513.dat.gz") + table(PFX2AS / "ipasn6_20151101.dat.gz")
-    vrps = []
-    for (p, asn), r in zip(rows, rng.random(len(rows))):
-        ml = p.prefixlen if r < 0.8 else min(p.max_prefixlen, p.prefixlen + 2)
-        vrps.append(VRP(p, ml, asn))
-        if r > 0.97 and p.prefixlen > 8:  # a covering ROA of someone else, or AS0
-            sup = p.supernet(new_prefix=max(8, p.prefixlen - 4))
-            vrps.append(VRP(sup, sup.prefixlen, 0 if r > 0.99 else asn + 1))
-    vrps = sorted(set(vrps), key=lambda v: (v.prefix.version, v.prefix, v.max_length, v.asn))
+    tables = [PFX2AS / "ipasn_20140513.dat.gz", PFX2AS / "ipasn6_20151101.dat.gz"]
+    rows = [r for p in tables for r in pfx2as(p)]
+    vrps = pfx2as_vrps(tables)
     t = time.perf_counter()
     vt = VRPTable(vrps)
     vt._families()

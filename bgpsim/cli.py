@@ -169,8 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register(sub, _Parser)
     from .mrt.cli import register as register_dump
+    from .validate.cli import register as register_validate
 
     register_dump(sub, _Parser)
+    register_validate(sub, _Parser)
     return parser
 
 

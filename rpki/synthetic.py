@@ -1,6 +1,13 @@
-"""Synthetic CA specs (labelled so: the address space and AS numbers are made up) for tests and
-benchmarks of the CA and relying party: `synthetic_spec(roas=50_000, cas=100)` is the benchmark
-repository of bench/bench_rpki.py.
+"""Synthetic RPKI data for tests and benchmarks, labelled so.
+
+`synthetic_spec(roas=50_000, cas=100)`: a CA spec with made-up resources, the benchmark repository
+of bench/bench_rpki.py.
+`pfx2as_vrps(paths)`: a realistic VRP set made from real prefix-to-origin tables
+(../shared/data/pfx2as): every announced (prefix, origin) becomes a VRP, most with maxLength equal
+to the prefix length, a seeded share longer, and a seeded share of covering VRPs for another AS or
+for AS0. Used by bench/bench_rov.py and bench/bench_validate.py.
+
+The spec:
 
 The CA tree is three levels deep below the trust anchor whenever there are at least 5 CAs: a few
 RIR-like CAs, LIR-like CAs under them, and customer CAs under some LIRs. Each CA holds disjoint
@@ -13,6 +20,7 @@ text.
 
 from __future__ import annotations
 
+import gzip
 import ipaddress
 import random
 
@@ -101,3 +109,36 @@ def _nth_subnet(block, length: int, n: int):
     if not 0 <= n < count:
         raise ValueError(f"want at most {count} /{length}s in {block}")
     return ipaddress.ip_network((int(block.network_address) + n * size, length))
+
+
+def pfx2as(path) -> list[tuple]:
+    """(network, origin ASN) of a pyasn-style table (`prefix<TAB>asn` lines, gzip); AS sets and MOAS
+    lines are left out."""
+    rows = []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.startswith(";"):
+                continue
+            pfx, asn = line.split()[:2]
+            if "_" in asn or "," in asn:
+                continue
+            rows.append((ipaddress.ip_network(pfx), int(asn)))
+    return rows
+
+
+def pfx2as_vrps(paths, seed: int = 1) -> list:
+    """Synthetic VRPs from real pfx2as tables (see the module docstring), sorted, distinct."""
+    import numpy as np
+
+    from .rov import VRP
+
+    rows = [r for p in paths for r in pfx2as(p)]
+    rng = np.random.default_rng(seed)
+    vrps = []
+    for (p, asn), r in zip(rows, rng.random(len(rows))):
+        ml = p.prefixlen if r < 0.8 else min(p.max_prefixlen, p.prefixlen + 2)
+        vrps.append(VRP(p, ml, asn))
+        if r > 0.97 and p.prefixlen > 8:  # a covering ROA of someone else, or AS0
+            sup = p.supernet(new_prefix=max(8, p.prefixlen - 4))
+            vrps.append(VRP(sup, sup.prefixlen, 0 if r > 0.99 else asn + 1))
+    return sorted(set(vrps), key=lambda v: (v.prefix.version, v.prefix, v.max_length, v.asn))

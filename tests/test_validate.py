@@ -1,0 +1,148 @@
+"""`bgpsim validate` on a real RIS update dump (updates.20160811.1600.gz, 39,256 announcements): every
+announced route gets a row whose RPKI status equals the RFC 6811 definition (a linear scan of the
+VRPs), counts agree with bgpdump's own output for the file, hand-made VRPs and ASPAs give the verdicts
+worked out by hand, findings match what the dump's text shows, and bad input is one line, exit 2,
+with no output directory left behind."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import ipaddress
+import json
+from collections import defaultdict
+
+import pytest
+from helpers import SHARED
+
+from bgpsim.cli import main
+from rpki.rov import VRP, _validate_slow
+
+MRT = SHARED / "mrt" / "ripe_bgpdump_testdata"
+DUMP = MRT / "updates.20160811.1600.gz"
+EXPECTED = MRT / "expected_bgpdump_output" / "updates.20160811.1600.gz.bgp.gz"
+# three routes of the dump (bgpdump -m lines 1-3) and what hand-made VRPs make of them:
+#   2804:14d::/40 from AS28573; 192.140.252.0/22 and 103.213.236.0/22 from AS135310
+VRPS = """ASN,IP Prefix,Max Length,Trust Anchor
+AS28573,2804:14d::/32,40,hand
+AS64500,192.140.252.0/22,22,hand
+AS135310,103.213.0.0/16,20,hand
+AS0,10.0.0.0/8,8,hand
+"""
+
+
+def need_data():
+    if not DUMP.exists():
+        pytest.skip(f"shared data not found: {DUMP}")
+
+
+def lines():
+    with gzip.open(EXPECTED, "rt") as f:
+        return [line.rstrip("\n").split("|") for line in f]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    need_data()
+    tmp = tmp_path_factory.mktemp("validate")
+    (tmp / "vrps.csv").write_text(VRPS)
+    out = tmp / "out"
+    assert main(["validate", str(DUMP), "--vrps", str(tmp / "vrps.csv"), "--out", str(out), "--quiet"]) == 0
+    with open(out / "routes.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return out, rows, json.loads((out / "summary.json").read_text())
+
+
+def test_every_announcement_has_a_row(run):
+    out, rows, doc = run
+    announced = [p for p in lines() if p[2] == "A"]
+    assert doc["routes"] == len(rows) == len(announced) == 39_256
+    assert doc["withdrawals"] == sum(p[2] == "W" for p in lines())
+    assert [(r["peer_ip"], r["prefix"], r["as_path"]) for r in rows] == [(p[3], p[5], p[6]) for p in announced]
+    assert sum(doc["rpki"].values()) == doc["routes"]
+    assert sum(p["routes"] for p in doc["by_peer"]) == doc["routes"]
+    for name in ("findings.json", "report.html"):
+        assert (out / name).stat().st_size > 0
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 3
+
+
+def test_hand_made_vrps(run):
+    _, rows, doc = run
+    first = {r["prefix"]: r for r in rows[:3]}
+    assert first["2804:14d::/40"]["rpki"] == "valid"
+    assert first["192.140.252.0/22"]["rpki"] == "invalid-asn"
+    assert "AS64500" in first["192.140.252.0/22"]["rpki_reason"] and "none for AS135310" in first["192.140.252.0/22"]["rpki_reason"]
+    assert first["103.213.236.0/22"]["rpki"] == "invalid-length"
+    assert "longer than maxLength 20" in first["103.213.236.0/22"]["rpki_reason"]
+    assert doc["rpki"]["valid"] >= 1 and doc["top_invalid_origins"][0]["invalid"] >= 1
+
+
+def test_status_equals_the_definition(run):
+    """Every row against RFC 6811 computed by a linear scan of the VRPs."""
+    _, rows, _ = run
+    vrps = [VRP(ipaddress.ip_network(p), int(m), int(a[2:])) for a, p, m, _ in
+            (line.split(",") for line in VRPS.splitlines()[1:])]
+    for r in rows:
+        prefix = ipaddress.ip_network(r["prefix"])
+        covering = [v for v in vrps if v.prefix.version == prefix.version and prefix.subnet_of(v.prefix)]
+        origin = int(r["origin_as"]) if r["origin_as"] else -1
+        assert r["rpki"] == _validate_slow(covering, prefix, origin), r
+
+
+def test_findings_match_the_text(run):
+    out, rows, doc = run
+    findings = json.loads((out / "findings.json").read_text())
+    origins = defaultdict(set)
+    for p in lines():
+        if p[2] == "A" and not p[6].endswith("}"):
+            origins[p[5]].add(int(p[6].split()[-1]))
+    assert {f["prefix"] for f in findings if f["kind"] == "moas"} == {k for k, v in origins.items() if len(v) > 1}
+    for f in findings:
+        if f["kind"] == "loop":
+            seq = [a for i, a in enumerate(f["path"].split()) if i == 0 or a != f["path"].split()[i - 1]]
+            assert len(set(seq)) < len(seq)
+        if f["kind"] == "private-asn":
+            assert all(64512 <= a <= 65534 or a >= 4200000000 for a in f["asns"])
+    assert doc["findings"]["moas"] == sum(f["kind"] == "moas" for f in findings) > 0
+    loops = [f for f in findings if f["kind"] == "loop"]
+    flagged = [r for r in rows if "loop" in r["findings"].split()]
+    assert {r["as_path"] for r in flagged} == {f["path"] for f in loops}
+    assert sum(f["routes"] for f in loops) == len(flagged) > 0
+
+
+def test_aspa_file(tmp_path):
+    """ASPAs from an rpki-client JSON: route 1's path 59689 6939 3356 4230 28573, seen downstream."""
+    need_data()
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    aspas = {"metadata": {"buildtime": "2016-08-11T16:00:00Z"}, "roas": [], "aspas": [
+        {"customer_asid": 28573, "providers": [4230]}, {"customer_asid": 4230, "providers": [3356]},
+        {"customer_asid": 59689, "providers": [6939]}]}
+    (tmp_path / "aspa.json").write_text(json.dumps(aspas))
+    out = tmp_path / "o"
+    assert main(["validate", str(DUMP), "--vrps", str(tmp_path / "vrps.csv"), "--aspa", str(tmp_path / "aspa.json"),
+                 "--out", str(out), "--quiet"]) == 0
+    with open(out / "routes.csv", newline="") as f:
+        first = next(csv.DictReader(f))
+    # up 28573 -> 4230 -> 3356 attested; 3356 -> 6939 the apex (3356 published nothing); down 6939 -> 59689
+    # attested by 59689: every AS on a ramp, so valid
+    assert first["as_path"] == "59689 6939 3356 4230 28573" and first["aspa"] == "valid"
+    doc = json.loads((out / "summary.json").read_text())
+    assert doc["aspas"] == 3 and sum(doc["aspa"].values()) == doc["routes"]
+
+
+@pytest.mark.parametrize("bad,expect", [
+    (["--vrps", "VRPS", "NOFILE"], "cannot read"),
+    (["--vrps", "/nonexistent.csv", "DUMP"], "nonexistent.csv"),
+    (["--vrps", "VRPS", "NOTMRT"], "not an MRT file"),
+])
+def test_bad_input(tmp_path, capsys, bad, expect):
+    need_data()
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    (tmp_path / "notmrt").write_text("hello, this is not a route dump\n" * 10)
+    subst = {"VRPS": str(tmp_path / "vrps.csv"), "NOFILE": str(tmp_path / "missing.mrt"), "DUMP": str(DUMP),
+             "NOTMRT": str(tmp_path / "notmrt")}
+    out = tmp_path / "out"
+    assert main(["validate", *[subst.get(a, a) for a in bad], "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expect in err, err
+    assert not out.exists()  # nothing half-written
