@@ -5,7 +5,7 @@
         ...
 """
 
-from .reader import MAX_RECORD, MRTReader, read_routes
+from .reader import MAX_RECORD, MRTReader, RouteBatch, read_batches, read_routes
 from .record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
 
-__all__ = ["read_routes", "MRTReader", "Route", "ANNOUNCE", "WITHDRAW", "RIB", "STATE", "MAX_RECORD"]
+__all__ = ["read_routes", "read_batches", "RouteBatch", "MRTReader", "Route", "ANNOUNCE", "WITHDRAW", "RIB", "STATE", "MAX_RECORD"]

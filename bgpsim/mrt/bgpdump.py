@@ -4,6 +4,8 @@
     TABLE_DUMP2|...same...         TABLE_DUMP2_AP|time|B|peer|peer_as|prefix|path_id|as_path|...
     BGP4MP|time|A|peer|peer_as|prefix|as_path|...|     BGP4MP|time|W|peer|peer_as|prefix
     BGP4MP|time|STATE|peer|peer_as|old_state|new_state
+    BGP|time|A|peer|peer_as|prefix|as_path|origin|next_hop|local_pref|med<communities>|AG|aggregator|
+    BGP|time|W|peer|peer_as|peer/length      (the deprecated BGP type, bgpdump's quirks kept)
 BGP4MP_ET prints the time with microseconds; the _LOCAL and _AP variants show sent messages and
 ADD-PATH ids (after the prefix). Absent LOCAL_PREF and MED print 0, an absent AS_PATH an empty
 field, an absent ORIGIN "INCOMPLETE". Large communities are not printed (bgpdump -m prints them only
@@ -14,18 +16,23 @@ from __future__ import annotations
 
 from typing import Iterable, TextIO
 
+from ..wire.attributes import Attrs
 from ..wire.communities import community_text
 from .record import ANNOUNCE, STATE, WITHDRAW, Route
 
 NO_NEXT_HOP = "255.255.255.255"  # bgpdump's inet_ntoa of its "unset" next hop
 _ORIGIN = {0: "IGP", 1: "EGP"}
+_NO_ATTRS = Attrs()
 
 
-def _tail(attrs, nh: str | None) -> str:
+def _tail(attrs, nh: str | None, mrtd: bool = False) -> str:
+    if attrs is None:  # an UPDATE with NLRI and no path attributes: bgpdump prints the defaults
+        attrs = _NO_ATTRS
     fmt = attrs._fmt
     if fmt is None:
         fmt = attrs._fmt = {}
-    t = fmt.get(nh)
+    key = ("BGP", nh) if mrtd else nh
+    t = fmt.get(key)
     if t is None:
         agg = attrs.aggregator
         agg = f"{agg[0]} {agg[1]}" if agg is not None and agg[1] != "255.255.255.255" else ""
@@ -33,12 +40,15 @@ def _tail(attrs, nh: str | None) -> str:
         lp = attrs.local_pref or 0
         med = attrs.med or 0
         head = f"{attrs.as_path_text if attrs.has_as_path else ''}|{_ORIGIN.get(attrs.origin, 'INCOMPLETE')}|"
-        if nh == "":  # an MP next hop of an odd length: bgpdump prints no next hop, LOCAL_PREF or MED
+        if mrtd:  # bgpdump's line for the BGP type lacks the "|" between MED and the communities
+            t = (f"{head}{NO_NEXT_HOP if nh is None else nh}|{lp}|{med}{comm}|"
+                 f"{'AG' if attrs.atomic_aggregate else 'NAG'}|{agg}|")
+        elif nh == "":  # an MP next hop of an odd length: bgpdump prints no next hop, LOCAL_PREF or MED
             t = f"{head}{comm}|{'AG' if attrs.atomic_aggregate else 'NAG'}|{agg}|"
         else:
             t = (f"{head}{NO_NEXT_HOP if nh is None else nh}|{lp}|{med}|{comm}|"
                  f"{'AG' if attrs.atomic_aggregate else 'NAG'}|{agg}|")
-        fmt[nh] = t
+        fmt[key] = t
     return t
 
 
@@ -48,6 +58,12 @@ def line(r: Route) -> str:
     kind = r.kind
     if kind == STATE:
         return f"{r.record}|{t}|STATE|{r.peer_ip}|{r.peer_as}|{r.old_state}|{r.new_state}"
+    if r.record == "BGP":  # the deprecated BGP type (RFC 6396 appendix B)
+        if kind == WITHDRAW:
+            # bgpdump passes inet_ntoa() twice to one printf: its static buffer makes the prefix's
+            # address print as the peer's
+            return f"BGP|{t}|W|{r.peer_ip}|{r.peer_as}|{r.peer_ip}/{r.plen}"
+        return f"BGP|{t}|A|{r.peer_ip}|{r.peer_as}|{r.prefix}|{_tail(r.attrs, r.next_hop, True)}"
     if kind == WITHDRAW:
         if r.path_id is None:
             return f"{r.record}|{t}|W|{r.peer_ip}|{r.peer_as}|{r.prefix}"

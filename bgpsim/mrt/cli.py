@@ -1,4 +1,4 @@
-"""`bgpsim dump`: print the routes of MRT files."""
+"""`bgpsim dump`: print the routes of MRT files, `bgpdump -m` text and pcap/pcapng captures."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ examples:
       one JSON object per line
   bgpsim dump --format csv bview.gz > routes.csv
 
-input: MRT (RFC 6396) TABLE_DUMP, TABLE_DUMP_V2 (incl. ADD-PATH), BGP4MP and BGP4MP_ET; plain, gzip or
-bzip2 (recognised by content). A file cut short gives its whole records and one warning.
-exit status: 0 done, 2 bad input (one line on stderr naming the file and byte offset).
+input: MRT (RFC 6396) TABLE_DUMP, TABLE_DUMP_V2 (incl. ADD-PATH), BGP4MP and BGP4MP_ET; `bgpdump -m` text;
+pcap/pcapng captures of BGP sessions (TCP port 179); plain, gzip or bzip2 (all recognised by content).
+A file cut short gives its whole records and one warning; a damaged packet in a capture is a warning.
+exit status: 0 done, 2 bad input (one line on stderr naming the file and byte offset or line).
 """
 
 
@@ -23,19 +24,38 @@ def register(sub, parser_class) -> None:
     p = sub.add_parser("dump", help="print the routes of MRT dumps (bgpdump -m, JSON or CSV)",
                        description="Read MRT route dumps and print one line per prefix per peer.",
                        epilog=DUMP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="+", metavar="FILE", help="MRT file (plain, .gz, .bz2)")
+    p.add_argument("files", nargs="+", metavar="FILE", help="MRT, bgpdump -m text or pcap/pcapng file (plain, .gz, .bz2)")
     p.add_argument("--format", choices=("bgpdump", "json", "csv"), default="bgpdump",
                    help="bgpdump: exactly `bgpdump -m` (default); json: one object per line; csv: with a header")
     p.set_defaults(handler=cmd_dump)
 
 
+def _reader(path: str):
+    """The route reader for `path`, chosen by its first (decompressed) bytes: pcap/pcapng magic
+    numbers, a `bgpdump -m` line, or else MRT."""
+    from ..capture import is_capture, read_capture_routes
+    from .reader import read_routes
+    from .stream import Chunks
+    from .text import LINE_START, read_text_routes
+
+    chunks = Chunks(path)
+    try:
+        head = next(iter(chunks), b"")[:64]
+    finally:
+        chunks.close()
+    if is_capture(head):
+        return read_capture_routes
+    if LINE_START.match(head):
+        return read_text_routes
+    return read_routes
+
+
 def cmd_dump(args) -> int:
     from . import bgpdump, formats
-    from .reader import read_routes
 
     def routes():
         for f in args.files:
-            yield from read_routes(f)
+            yield from _reader(f)(f)
 
     out = sys.stdout
     try:

@@ -1,6 +1,9 @@
 """A streaming MRT reader (RFC 6396): one `Route` per prefix per peer, one record at a time.
 
 Record types read:
+- BGP (5), the deprecated type of 1999-2000 RIS dumps (RFC 6396 appendix B): BGP_UPDATE (1), whose body
+  is the peer AS and address, the local AS and address and an UPDATE without its 19-byte header
+  (2-byte ASNs), and BGP_STATE_CHANGE (3). Other subtypes carry no routes.
 - TABLE_DUMP (12; RFC 6396 section 4.2), subtypes AFI_IPv4 (1) and AFI_IPv6 (2): 2-byte ASNs.
 - TABLE_DUMP_V2 (13; section 4.3): PEER_INDEX_TABLE (1), RIB_IPV4/IPV6_UNICAST/MULTICAST (2-5) and
   the RFC 8050 section 4 ADD-PATH variants (8-11): 4-byte ASNs in attributes.
@@ -9,34 +12,48 @@ Record types read:
   and the RFC 8050 section 3 _ADDPATH variants (8-11). Only UPDATE messages carry routes.
 Other types are skipped (one warning per type).
 
+Two ways to read: `read_routes` gives `Route` objects; `read_batches` gives numpy columns of many
+routes at once (what a validator of millions of routes wants), with the Route records behind them.
+Both share one parser, which turns each record into groups of prefixes sharing everything else.
+
 Errors. Every fault names the file and a byte offset in the decompressed MRT stream. A file whose
-first record is not MRT, a record longer than MAX_RECORD, or a RIB record without a PEER_INDEX_TABLE
-is an `InputError`. Damage inside a record whose framing is intact is a warning (the record is
-skipped and reading goes on with the next). A file cut short (or a compressed stream without its end
-marker) yields every whole record, then one warning.
+first record is not MRT, or a RIB record without a PEER_INDEX_TABLE, is an `InputError`. Damage inside
+a record whose framing is intact is a warning (the record is skipped and reading goes on with the
+next). A record longer than MAX_RECORD is skipped unread, as bgpdump skips a record it cannot parse;
+if the file ends inside it (a damaged length field, as in some 2000 RIS files), reading stops there
+with a warning, as bgpdump stops. A record of length 0 stops reading too (bgpdump: "invalid entry
+length"). A file cut short (or a compressed stream without its end marker) yields every whole record,
+then one warning.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from struct import unpack_from
 from typing import Callable, Iterator
 
+import numpy as np
+
 from ..errors import InputError
 from ..wire import WireError
-from ..wire.attributes import parse_attributes
-from ..wire.nlri import PrefixError, address_text, parse_prefixes, prefix_text
+from ..wire.attributes import NO_PATH, scan_attributes
+from ..wire.nlri import MASK4, MASK6, PrefixError, address_text, parse_prefix_ints
 from ..wire.update import UPDATE, parse_header, split_update
-from .record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
+from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Route, wire_route
 from .stream import Chunks
 
 MAX_RECORD = 1 << 24  # 16 MiB: far above any real record (a full-table RIB entry is kilobytes)
-CACHE = 1 << 16  # attribute blocks remembered per file
+CACHE = 1 << 16  # attribute blocks remembered per file (RIB dumps repeat them across prefixes)
 
-TABLE_DUMP, TABLE_DUMP_V2, BGP4MP, BGP4MP_ET = 12, 13, 16, 17
+BGP, TABLE_DUMP, TABLE_DUMP_V2, BGP4MP, BGP4MP_ET = 5, 12, 13, 16, 17
 KNOWN_TYPES = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 32, 33, 48, 49}
 _MESSAGE_SUBTYPES = {1: (2, False, False), 4: (4, False, False), 6: (2, True, False), 7: (4, True, False),
                      8: (2, False, True), 9: (4, False, True), 10: (2, True, True), 11: (4, True, True)}
+KIND_CODES = {ANNOUNCE: 0, WITHDRAW: 1, RIB: 2}
+
+# A group: prefixes of one record that share everything but the prefix (and the ADD-PATH id).
+# (record, time, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, next_hop[, old, new])
 
 
 def _stderr_warning(message: str) -> None:
@@ -44,7 +61,7 @@ def _stderr_warning(message: str) -> None:
 
 
 class _Damage(Exception):
-    """Damage inside a record; `partial` holds the routes read before it (bgpdump prints those)."""
+    """Damage inside a record; `partial` holds the groups read before it (bgpdump prints those)."""
 
     def __init__(self, message: str, offset: int, partial=()):
         super().__init__(message)
@@ -58,12 +75,68 @@ def read_routes(path: str, warn: Callable[[str], None] | None = None) -> Iterato
     return MRTReader(path, warn).routes()
 
 
+def read_batches(path: str, size: int = 65536, warn: Callable[[str], None] | None = None) -> Iterator["RouteBatch"]:
+    """The routes of the MRT file at `path` as `RouteBatch`es of about `size` routes (a record's
+    routes are never split), in file order. State changes are left out: they have no prefix."""
+    return MRTReader(path, warn).batches(size)
+
+
+class RouteBatch:
+    """Columns of a run of routes (numpy arrays, one entry per route):
+
+    kind     uint8   0 announce, 1 withdraw, 2 RIB entry (KIND_CODES)
+    afi      uint8   1 IPv4, 2 IPv6
+    hi, lo   uint64  the network address: IPv4 in `lo` (hi 0); IPv6 as its upper and lower 64 bits
+    plen     uint8   prefix length
+    origin   int64   origin AS (RFC 6811 section 2): -1 when the path ends in an AS_SET (origin NONE),
+                     -2 without a path (a withdrawal, or no or an empty AS_PATH)
+    peer     int32   index into `peers`, the (peer address, peer AS) pairs of the file so far
+    time     int64   record time (seconds)
+    path_id  int64   ADD-PATH id (RFC 7911), -1 without
+    group    int32   index into `groups`: the routes of one group share record, peer and attributes
+
+    `route(i)` and `routes()` give the `Route` records themselves."""
+
+    __slots__ = ("kind", "afi", "hi", "lo", "plen", "origin", "peer", "time", "path_id", "group", "groups", "peers",
+                 "_first")
+
+    def __len__(self) -> int:
+        return len(self.plen)
+
+    def networks(self) -> list[int]:
+        """The network addresses as Python integers."""
+        return [(h << 64) | lo for h, lo in zip(self.hi.tolist(), self.lo.tolist())]
+
+    def route(self, i: int) -> Route:
+        g = self.groups[self.group[i]]
+        j = i - self._first[self.group[i]]
+        (record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh) = g
+        return wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, nets[j], plens[j],
+                          None if pids is None else pids[j], attrs, nh)
+
+    def routes(self) -> Iterator[Route]:
+        for g in self.groups:
+            yield from _expand(g)
+
+
+def _expand(g) -> Iterator[Route]:
+    record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh = g
+    if pids is None:
+        for net, plen in zip(nets, plens):
+            yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, None, attrs, nh)
+    else:
+        for net, plen, pid in zip(nets, plens, pids):
+            yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, pid, attrs, nh)
+
+
 class MRTReader:
     def __init__(self, path: str, warn: Callable[[str], None] | None = None):
         self.path = str(path)
         self.warn = warn or _stderr_warning
         self.peers: list[tuple[str, int]] | None = None
         self._attr_cache: dict = {}
+        self._update_attrs: tuple[dict, dict] = ({}, {})  # UPDATE attribute bytes -> Attrs, per ASN size
+        self._ip_text: dict = {}
         self._skipped_types: set[int] = set()
         self.records = 0
         self.at = 0
@@ -72,25 +145,108 @@ class MRTReader:
         key = (buf, asn_size, rib_afi)
         a = self._attr_cache.get(key)
         if a is None:
-            a = parse_attributes(buf, asn_size, rib_afi)
+            a = scan_attributes(buf, asn_size, rib_afi)
             if len(self._attr_cache) >= CACHE:
                 self._attr_cache.clear()
             self._attr_cache[key] = a
         return a
 
+    def _ip(self, raw: bytes) -> str:
+        t = self._ip_text.get(raw)
+        if t is None:
+            t = self._ip_text[raw] = address_text(raw)
+        return t
+
     def routes(self) -> Iterator[Route]:
+        for groups in self._records():
+            for g in groups:
+                if g[3] is STATE:
+                    yield Route(g[0], g[1], g[2], STATE, g[4], g[5], None, None, None, None, g[12], g[13])
+                    continue
+                record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh = g
+                if pids is None:
+                    for net, plen in zip(nets, plens):
+                        yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, None, attrs, nh)
+                else:
+                    for net, plen, pid in zip(nets, plens, pids):
+                        yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, pid, attrs, nh)
+
+    def batches(self, size: int = 65536) -> Iterator[RouteBatch]:
+        peers: list[tuple[str, int]] = []
+        peer_index: dict = {}
+        # the parser makes many short-lived containers and no cycles: the cyclic collector, left on,
+        # would walk the attribute caches again and again (a fifth of the time); it runs while the
+        # consumer has a batch (if it was on)
+        gc_was = gc.isenabled()
+        gc.disable()
+        try:
+            for batch in self._fill(size, peers, peer_index):
+                if gc_was:
+                    gc.enable()
+                yield batch
+                gc.disable()
+        finally:
+            if gc_was:
+                gc.enable()
+
+    def _fill(self, size, peers, peer_index):
+        groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count = [], [], [], [], [], [], []
+        nets, plens, pids = [], [], []
+        n = 0
+        any_v6 = any_pid = False
+        for record_groups in self._records():
+            for g in record_groups:
+                kind = g[3]
+                if kind is STATE or not g[7]:
+                    continue
+                key = (g[4], g[5])
+                p = peer_index.get(key)
+                if p is None:
+                    p = peer_index[key] = len(peers)
+                    peers.append(key)
+                attrs = g[10]
+                count = len(g[7])
+                groups.append(g[:12])
+                g_kind.append(KIND_CODES[kind])
+                g_afi.append(g[6])
+                g_origin.append(attrs.origin_as if attrs is not None and kind is not WITHDRAW else NO_PATH)
+                g_peer.append(p)
+                g_time.append(g[1])
+                g_count.append(count)
+                nets += g[7]
+                plens += g[8]
+                if g[9] is None:
+                    pids += [-1] * count
+                else:
+                    pids += g[9]
+                    any_pid = True
+                any_v6 = any_v6 or g[6] == 2
+                n += count
+            if n >= size:
+                yield _batch(groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count, nets, plens, pids, peers,
+                             any_v6, any_pid)
+                groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count = [], [], [], [], [], [], []
+                nets, plens, pids = [], [], []
+                n = 0
+                any_v6 = any_pid = False
+        if n:
+            yield _batch(groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count, nets, plens, pids, peers,
+                         any_v6, any_pid)
+
+    def _records(self) -> Iterator[list]:
+        """The groups of each record, one list per record."""
         chunks = Chunks(self.path)
         try:
-            yield from self._routes(chunks)
+            yield from self._read(chunks)
         finally:
             chunks.close()
 
-    def _routes(self, chunks: Chunks) -> Iterator[Route]:
+    def _read(self, chunks: Chunks) -> Iterator[list]:
         source = iter(chunks)
         buf = b""
         pos = 0
         base = 0  # stream offset of buf[0]
-        handlers = {TABLE_DUMP: self._table_dump, TABLE_DUMP_V2: self._table_dump_v2,
+        handlers = {BGP: self._bgp, TABLE_DUMP: self._table_dump, TABLE_DUMP_V2: self._table_dump_v2,
                     BGP4MP: self._bgp4mp, BGP4MP_ET: self._bgp4mp}
         first = True
         while True:
@@ -111,9 +267,39 @@ class MRTReader:
             if first and rtype not in KNOWN_TYPES:
                 raise InputError(f"not an MRT file: want a record type of RFC 6396 section 4 (such as 13 "
                                  f"TABLE_DUMP_V2 or 16 BGP4MP), got {rtype}", self.path, "byte 0")
-            if length > MAX_RECORD:
-                raise InputError(f"MRT record header (RFC 6396 section 2): want a length <= {MAX_RECORD}, got "
-                                 f"{length} (type {rtype}, subtype {sub})", self.path, f"byte {base + pos + 8}")
+            first = False
+            at = self.at = base + pos
+            if length == 0 or length > MAX_RECORD:
+                # bgpdump stops at a record of length 0, and skips an overlong one if the file holds it
+                if length == 0:
+                    self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length 0 "
+                              f"(type {rtype}, subtype {sub}); reading stops here, as bgpdump's does")
+                    return
+                skip = 12 + length - (len(buf) - pos)  # bytes of the record past the buffer
+                if skip <= 0:
+                    pos += 12 + length
+                else:
+                    base += len(buf)
+                    buf = b""
+                    pos = 0
+                    while skip > 0:
+                        more = next(source, b"")
+                        if not more:
+                            self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length "
+                                      f"{length} (type {rtype}, subtype {sub}) runs past the end of the file; reading "
+                                      f"stops here, as bgpdump's does (read {self.records} whole records)")
+                            return
+                        if len(more) > skip:
+                            buf = more[skip:]
+                            base += skip
+                            skip = 0
+                        else:
+                            base += len(more)
+                            skip -= len(more)
+                self.records += 1
+                self.warn(f"{self.path}: byte {at}: record of {length} bytes (type {rtype}, subtype {sub}) longer "
+                          f"than {MAX_RECORD}: skipped unread")
+                continue
             end = pos + 12 + length
             while end > len(buf):
                 more = next(source, b"")
@@ -127,9 +313,7 @@ class MRTReader:
                 self._truncated(chunks, base + pos, f"the record there wants {12 + length} bytes, "
                                                     f"{len(buf) - pos} remain")
                 return
-            first = False
             self.records += 1
-            at = self.at = base + pos
             body = buf[pos + 12:end]
             pos = end
             handler = handlers.get(rtype)
@@ -143,7 +327,7 @@ class MRTReader:
             except (_Damage, WireError) as e:
                 partial = getattr(e, "partial", ())
                 if partial:
-                    yield from partial
+                    yield partial
                 self.warn(f"{self.path}: byte {at + 12 + e.offset}: {e.message}; record at byte {at} "
                           f"(type {rtype}, subtype {sub}){' partly read' if partial else ' skipped'}")
                 continue
@@ -152,7 +336,7 @@ class MRTReader:
                           f"fields; skipped")
                 continue
             if out:
-                yield from out
+                yield out
 
     def _truncated(self, chunks: Chunks, offset: int, what: str | None) -> None:
         parts = []
@@ -161,6 +345,21 @@ class MRTReader:
         if chunks.truncated:
             parts.append(chunks.truncated)
         self.warn(f"{self.path}: truncated: " + "; ".join(parts) + f" (read {self.records} whole records)")
+
+    # RFC 6396 appendix B: the deprecated BGP type, as bgpdump reads it
+    def _bgp(self, ts, rtype, sub, body):
+        n = len(body)
+        if sub == 3:  # BGP_STATE_CHANGE: peer AS, peer address, old and new state
+            if n < 10:
+                raise _Damage(f"BGP_STATE_CHANGE (RFC 6396 appendix B): want 10 bytes, got {n}", 0)
+            peer_as, old, new = unpack_from(">H4xHH", body, 0)
+            return [("BGP", ts, None, STATE, self._ip(body[2:6]), peer_as, 0, (), (), None, None, None, old, new)]
+        if sub != 1:
+            return ()  # OPEN, NOTIFY, KEEPALIVE and the like: no routes
+        if n < 12:
+            raise _Damage(f"BGP_UPDATE (RFC 6396 appendix B): want 12 bytes of peer and local AS and address, "
+                          f"got {n}", 0)
+        return self._update(body, 12, n, "BGP", ts, None, self._ip(body[2:6]), (body[0] << 8) | body[1], 2, False)
 
     # RFC 6396 section 4.2
     def _table_dump(self, ts, rtype, sub, body):
@@ -183,11 +382,11 @@ class MRTReader:
             attrs = self._attrs(body[fixed:fixed + attr_len], 2)
         except WireError as e:
             raise _Damage(e.message, fixed + e.offset) from None
-        nh = attrs.next_hop
+        nh = FROM_ATTRS
         if attrs.mp_reach is not None and attrs.mp_reach[0] == 2:
             nh = attrs.mp_reach[3]
-        prefix = f"{address_text(pfx)}/{plen}"
-        return (Route("TABLE_DUMP", ts, None, RIB, address_text(peer), peer_as, prefix, None, attrs, nh),)
+        net = int.from_bytes(pfx, "big") & (MASK4 if sub == 1 else MASK6)[plen]
+        return [("TABLE_DUMP", ts, None, RIB, self._ip(peer), peer_as, sub, (net,), (plen,), None, attrs, nh)]
 
     # RFC 6396 section 4.3
     def _table_dump_v2(self, ts, rtype, sub, body):
@@ -212,7 +411,9 @@ class MRTReader:
         p = 5 + pb
         if p + 2 > n:
             raise _Damage(f"RIB record (RFC 6396 section 4.3.2): /{plen} and the entry count want {pb + 2} bytes, got {n - 5}", 5)
-        prefix = prefix_text(body[5:p], plen, afi) if pb else ("0.0.0.0/0" if afi == 1 else "::/0")
+        width = 4 if afi == 1 else 16
+        net = ((int.from_bytes(body[5:p], "big") << (8 * (width - pb))) & (MASK4 if afi == 1 else MASK6)[plen],)
+        plens = (plen,)
         count = (body[p] << 8) | body[p + 1]
         p += 2
         record = "TABLE_DUMP2_AP" if addpath else "TABLE_DUMP2"
@@ -225,10 +426,7 @@ class MRTReader:
             if p + hdr + 2 > n:
                 raise _Damage(f"RIB entry (RFC 6396 section 4.3.4): want {hdr + 2} header bytes, got {n - p}", p)
             idx = (body[p] << 8) | body[p + 1]
-            if addpath:
-                pid = unpack_from(">I", body, p + 6)[0]
-            else:
-                pid = None
+            pid = unpack_from(">I", body, p + 6) if addpath else None
             alen = (body[p + hdr] << 8) | body[p + hdr + 1]
             a = p + hdr + 2
             if a + alen > n:
@@ -240,9 +438,9 @@ class MRTReader:
             except WireError as e:
                 raise _Damage(e.message, a + e.offset) from None
             mp = attrs.mp_reach
-            nh = mp[3] if mp is not None else attrs.next_hop
             peer_ip, peer_as = peers[idx]
-            out.append(Route(record, ts, None, RIB, peer_ip, peer_as, prefix, pid, attrs, nh))
+            out.append((record, ts, None, RIB, peer_ip, peer_as, afi, net, plens, pid, attrs,
+                        mp[3] if mp is not None else FROM_ATTRS))
             p = a + alen
         return out
 
@@ -285,11 +483,12 @@ class MRTReader:
                 raise _Damage(f"BGP4MP_ET (RFC 6396 section 3): want a 4-byte microsecond field, got {len(body)} bytes", 0)
             usec = unpack_from(">I", body, 0)[0]
             p = 4
+        record = "BGP4MP_ET" if et else "BGP4MP"
         msg = _MESSAGE_SUBTYPES.get(sub)
         if msg is not None:
             asn_size, local, addpath = msg
         elif sub == 0 or sub == 5:
-            asn_size, local, addpath = (2 if sub == 0 else 4), False, False
+            return self._state_change(body, p, record, ts, usec, 2 if sub == 0 else 4)
         else:
             return ()  # BGP4MP_ENTRY, SNAPSHOT and the like: no routes bgpdump prints
         n = len(body)
@@ -305,70 +504,153 @@ class MRTReader:
             alen = 4
         elif afi == 2:
             alen = 16
+        elif afi == 0xFFFF and _ifindex == 0xFFFF:
+            return ()  # Zebra wrote OPEN messages without interface, family or addresses: no routes
         else:
             raise _Damage(f"BGP4MP (RFC 6396 section 4.4): want address family 1 or 2, got {afi}", p - 2)
         if p + 2 * alen > n:
             raise _Damage(f"BGP4MP (RFC 6396 section 4.4): want two {alen}-byte addresses, got {n - p} bytes", p)
-        peer_ip = body[p:p + alen]
-        local_ip = body[p + alen:p + 2 * alen]
-        p += 2 * alen
-        if et:
-            record = "BGP4MP_ET"
-        else:
-            record = "BGP4MP"
-        if msg is None:  # state change, RFC 6396 section 4.4.1
-            if p + 4 > n:
-                raise _Damage(f"BGP4MP_STATE_CHANGE (RFC 6396 section 4.4.1): want 4 state bytes, got {n - p}", p)
-            old, new = unpack_from(">HH", body, p)
-            return (Route(record, ts, usec, STATE, address_text(peer_ip), peer_as, None, None, None, None, old, new),)
         if local:
             record += "_LOCAL"
-            peer_ip, peer_as = local_ip, local_as
+            peer_ip, peer_as = body[p + alen:p + 2 * alen], local_as
+        else:
+            peer_ip = body[p:p + alen]
         if addpath:
             record += "_AP"
-        mtype, mend = parse_header(body, p, n)
-        if mtype != UPDATE:
+        p += 2 * alen
+        # RFC 4271 section 4.1 header; parse_header's checks, inline on this hot path
+        mend = p + ((body[p + 16] << 8) | body[p + 17]) if n - p >= 19 else 0
+        if mend < p + 19 or mend > n:
+            parse_header(body, p, n)  # raises its error
+        if body[p + 18] != UPDATE:
             return ()
-        return self._update(body, p + 19, mend, record, ts, usec, address_text(peer_ip), peer_as, asn_size, addpath)
+        return self._update(body, p + 19, mend, record, ts, usec, self._ip(peer_ip), peer_as, asn_size, addpath)
+
+    def _state_change(self, body, p, record, ts, usec, asn_size):
+        # RFC 6396 section 4.4.1
+        n = len(body) - p
+        if n == 8 and asn_size == 2:
+            # Zebra once wrote state changes of 8 bytes: the two ASNs and the states, no interface,
+            # family or addresses; bgpdump reads them so and prints 0.0.0.0 as the peer address
+            peer_as, _local_as, old, new = unpack_from(">HHHH", body, p)
+            return [(record, ts, usec, STATE, "0.0.0.0", peer_as, 0, (), (), None, None, None, old, new)]
+        fixed = 2 * asn_size + 4
+        if n < fixed:
+            raise _Damage(f"BGP4MP_STATE_CHANGE (RFC 6396 section 4.4.1): want {fixed} header bytes, got {n}", p)
+        peer_as = unpack_from(">H" if asn_size == 2 else ">I", body, p)[0]
+        afi = unpack_from(">H", body, p + fixed - 2)[0]
+        if afi != 1 and afi != 2:
+            raise _Damage(f"BGP4MP_STATE_CHANGE (RFC 6396 section 4.4.1): want address family 1 or 2, got {afi}",
+                          p + fixed - 2)
+        alen = 4 if afi == 1 else 16
+        if n != fixed + 2 * alen + 4:  # bgpdump takes no other length
+            raise _Damage(f"BGP4MP_STATE_CHANGE (RFC 6396 section 4.4.1): want {fixed + 2 * alen + 4} bytes for "
+                          f"address family {afi}, got {n}", p)
+        q = p + fixed
+        old, new = unpack_from(">HH", body, q + 2 * alen)
+        return [(record, ts, usec, STATE, self._ip(body[q:q + alen]), peer_as, 0, (), (), None, None, None, old, new)]
+
+    def update_routes(self, msg: bytes, record: str, ts: int, usec: int | None, peer: str, peer_as: int,
+                      asn_size: int, addpath: bool = False) -> tuple[list[Route], str | None]:
+        """Routes of one whole UPDATE message `msg` (19-byte header included), for readers of other
+        containers (pcap): (routes, None), or (the routes before a fault, "byte N: what was wanted")."""
+        try:
+            groups, damage = self._update(msg, 19, len(msg), record, ts, usec, peer, peer_as, asn_size, addpath), None
+        except (_Damage, WireError) as e:
+            groups, damage = getattr(e, "partial", ()), f"byte {e.offset}: {e.message}"
+        except IndexError:
+            groups, damage = (), "UPDATE shorter than its fields"
+        return [r for g in groups for r in _expand(g)], damage
 
     def _update(self, body, p, end, record, ts, usec, peer, peer_as, asn_size, addpath):
-        (w0, w1), (a0, a1), (n0, n1) = split_update(body, p, end)
+        # RFC 4271 section 4.3; split_update's checks, inline on this hot path
+        if end - p < 4:
+            split_update(body, p, end)  # raises its error
+        w0 = p + 2
+        w1 = w0 + ((body[p] << 8) | body[p + 1])
+        if w1 + 2 > end:
+            split_update(body, p, end)
+        a0 = w1 + 2
+        a1 = a0 + ((body[w1] << 8) | body[w1 + 1])
+        if a1 > end:
+            split_update(body, p, end)
         out = []
         damage = None
-
-        def prefixes(start, stop, afi):
-            nonlocal damage
-            try:
-                return parse_prefixes(body, start, stop, afi, addpath)
-            except PrefixError as e:  # keep the whole prefixes before the fault, as bgpdump does
-                if damage is None:
-                    damage = _Damage(e.message, e.offset)
-                return e.parsed
-
         if w1 > w0:
-            for prefix, pid in prefixes(w0, w1, 1):
-                out.append(Route(record, ts, usec, WITHDRAW, peer, peer_as, prefix, pid))
+            try:
+                nets, plens, pids = parse_prefix_ints(body, w0, w1, 1, addpath)
+            except PrefixError as e:  # keep the whole prefixes before the fault, as bgpdump does
+                damage = _Damage(e.message, e.offset)
+                nets, plens, pids = e.parsed
+            if nets:
+                out.append((record, ts, usec, WITHDRAW, peer, peer_as, 1, nets, plens, pids, None, None))
         attrs = None
         if a1 > a0:
-            try:
-                attrs = self._attrs(body[a0:a1], asn_size)
-            except WireError as e:
-                raise _Damage(e.message, a0 + e.offset, out) from None
+            raw = body[a0:a1]
+            cache = self._update_attrs[asn_size == 4]
+            attrs = cache.get(raw)
+            if attrs is None:
+                try:
+                    attrs = scan_attributes(raw, asn_size)
+                except WireError as e:
+                    raise _Damage(e.message, a0 + e.offset, out) from None
+                if len(cache) >= CACHE:
+                    cache.clear()
+                cache[raw] = attrs
             mu = attrs.mp_unreach
-            if mu is not None and mu[0] in (1, 2) and mu[1] in (1, 2, 3):
-                for prefix, pid in prefixes(a0 + mu[2], a0 + mu[3], mu[0]):
-                    out.append(Route(record, ts, usec, WITHDRAW, peer, peer_as, prefix, pid))
-        if n1 > n0:
-            nh = attrs.next_hop if attrs is not None else None
-            for prefix, pid in prefixes(n0, n1, 1):
-                out.append(Route(record, ts, usec, ANNOUNCE, peer, peer_as, prefix, pid, attrs, nh))
-        if attrs is not None:
+            if mu is not None and mu[0] in (1, 2) and mu[1] in (1, 2, 3) and record != "BGP":
+                try:
+                    nets, plens, pids = parse_prefix_ints(body, a0 + mu[2], a0 + mu[3], mu[0], addpath)
+                except PrefixError as e:
+                    damage = damage or _Damage(e.message, e.offset)
+                    nets, plens, pids = e.parsed
+                if nets:
+                    out.append((record, ts, usec, WITHDRAW, peer, peer_as, mu[0], nets, plens, pids, None, None))
+        if end > a1:
+            try:
+                nets, plens, pids = parse_prefix_ints(body, a1, end, 1, addpath)
+            except PrefixError as e:
+                damage = damage or _Damage(e.message, e.offset)
+                nets, plens, pids = e.parsed
+            if nets:
+                out.append((record, ts, usec, ANNOUNCE, peer, peer_as, 1, nets, plens, pids, attrs,
+                            FROM_ATTRS if attrs is not None else None))
+        if attrs is not None and attrs.mp_reach is not None and record != "BGP":
             mr = attrs.mp_reach
-            if mr is not None and mr[0] in (1, 2) and mr[1] in (1, 2, 3):
-                nh = mr[3] if mr[2] in (4, 16, 32) else ""
-                for prefix, pid in prefixes(a0 + mr[4], a0 + mr[5], mr[0]):
-                    out.append(Route(record, ts, usec, ANNOUNCE, peer, peer_as, prefix, pid, attrs, nh))
+            if mr[0] in (1, 2) and mr[1] in (1, 2, 3):
+                try:
+                    nets, plens, pids = parse_prefix_ints(body, a0 + mr[4], a0 + mr[5], mr[0], addpath)
+                except PrefixError as e:
+                    damage = damage or _Damage(e.message, e.offset)
+                    nets, plens, pids = e.parsed
+                if nets:
+                    out.append((record, ts, usec, ANNOUNCE, peer, peer_as, mr[0], nets, plens, pids, attrs,
+                                mr[3] if mr[2] in (4, 16, 32) else ""))
         if damage is not None:
             damage.partial = out
             raise damage
         return out
+
+
+def _batch(groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count, nets, plens, pids, peers, any_v6, any_pid):
+    b = RouteBatch()
+    counts = np.array(g_count, dtype=np.int64)
+    b.groups = groups
+    b.peers = peers
+    b._first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    b.group = np.repeat(np.arange(len(groups), dtype=np.int32), counts)
+    b.kind = np.repeat(np.array(g_kind, dtype=np.uint8), counts)
+    b.afi = np.repeat(np.array(g_afi, dtype=np.uint8), counts)
+    b.origin = np.repeat(np.array(g_origin, dtype=np.int64), counts)
+    b.peer = np.repeat(np.array(g_peer, dtype=np.int32), counts)
+    b.time = np.repeat(np.array(g_time, dtype=np.int64), counts)
+    b.plen = np.array(plens, dtype=np.uint8)
+    b.path_id = np.array(pids, dtype=np.int64) if any_pid else np.full(len(plens), -1, dtype=np.int64)
+    if any_v6:
+        m = (1 << 64) - 1
+        b.hi = np.array([x >> 64 for x in nets], dtype=np.uint64)
+        b.lo = np.array([x & m for x in nets], dtype=np.uint64)
+    else:
+        b.hi = np.zeros(len(nets), dtype=np.uint64)
+        b.lo = np.array(nets, dtype=np.uint64)
+    return b

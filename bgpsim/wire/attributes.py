@@ -10,14 +10,20 @@ Others are kept as raw (flags, type, value) triples.
 
 RFC 6793 section 4.2.3: a 2-byte speaker's AS_PATH is merged with AS4_PATH, and an AGGREGATOR of
 AS_TRANS is replaced by AS4_AGGREGATOR, as bgpdump does; the raw AS4 attributes stay available.
+
+Decoding is lazy where it can be (`scan_attributes`): one pass over the attribute headers checks every
+length the RFCs fix and decodes what a reader of routes needs at once (ORIGIN, AS_PATH, MP_REACH and
+MP_UNREACH, which carry prefixes); NEXT_HOP, MED, LOCAL_PREF, the communities and the aggregators are
+decoded when first read. AS_PATH values repeat across UPDATEs, so their decoding (and the origin AS)
+is cached by their bytes.
 """
 
 from __future__ import annotations
 
-from struct import unpack_from
+from struct import Struct, unpack_from
 
 from . import WireError
-from .aspath import AS_TRANS, merge_as4_path, parse_as_path, path_text
+from .aspath import AS_SEQUENCE, AS_TRANS, merge_as4_path, parse_as_path, path_text
 from .communities import parse_communities, parse_large_communities
 from .mp import parse_mp_reach, parse_mp_reach_rib, parse_mp_unreach
 from .nlri import address_text
@@ -26,34 +32,78 @@ ORIGIN, AS_PATH, NEXT_HOP, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR, COMMUN
 MP_REACH_NLRI, MP_UNREACH_NLRI, AS4_PATH, AS4_AGGREGATOR, LARGE_COMMUNITY = 14, 15, 17, 18, 32
 ORIGINS = ("IGP", "EGP", "INCOMPLETE")
 
+# origin_as when no origin AS can be named: the path ends in an AS_SET or a confederation segment
+# (RFC 6811 section 2: origin NONE), or there is no AS_PATH or it is empty
+ORIGIN_NONE, NO_PATH = -1, -2
+
+_LAZY = object()  # a backing slot whose attribute is present but not decoded yet
+# attributes of a fixed length: (name, RFC section); checked while scanning
+_FIXED = {NEXT_HOP: ("NEXT_HOP", "RFC 4271 section 4.3 c"), MED: ("MULTI_EXIT_DISC", "RFC 4271 section 4.3 d"),
+          LOCAL_PREF: ("LOCAL_PREF", "RFC 4271 section 4.3 e"), ATOMIC_AGGREGATE: ("ATOMIC_AGGREGATE", "RFC 4271 section 4.3 f"),
+          AS4_AGGREGATOR: ("AS4_AGGREGATOR", "RFC 6793 section 3")}
+_KNOWN = {ORIGIN, AS_PATH, NEXT_HOP, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR, COMMUNITIES, MP_REACH_NLRI,
+          MP_UNREACH_NLRI, AS4_PATH, AS4_AGGREGATOR, LARGE_COMMUNITY}
+_PATH_CACHE = 1 << 16
+_paths: tuple[dict, dict] = ({}, {})  # AS_PATH bytes -> (path, origin AS); one dict per ASN size (2, 4)
+
+
+def origin_of(path) -> int:
+    """The origin AS of a decoded path: its last AS when it ends in an AS_SEQUENCE, ORIGIN_NONE when it
+    ends in another segment type (RFC 6811 section 2), NO_PATH when it is empty."""
+    if not path:
+        return NO_PATH
+    stype, asns = path[-1]
+    if stype == AS_SEQUENCE and asns:
+        return asns[-1]
+    return ORIGIN_NONE
+
+
+_SEQ2 = [Struct(">%dH" % n).unpack_from for n in range(256)]
+_SEQ4 = [Struct(">%dI" % n).unpack_from for n in range(256)]
+
+
+def _path(buf: bytes, v: int, e: int, asn_size: int):
+    """(path, origin AS) of the AS_PATH value buf[v:e], cached by its bytes."""
+    cache = _paths[asn_size == 4]
+    raw = buf[v:e]
+    hit = cache.get(raw)
+    if hit is None:
+        if e - v > 2 and buf[v] == AS_SEQUENCE and v + 2 + buf[v + 1] * asn_size == e:  # one sequence: most paths
+            count = buf[v + 1]
+            asns = (_SEQ4 if asn_size == 4 else _SEQ2)[count](buf, v + 2)
+            hit = (((AS_SEQUENCE, asns),), asns[-1])
+        else:
+            path = parse_as_path(buf, v, e, asn_size)
+            hit = (path, origin_of(path))
+        if len(cache) >= _PATH_CACHE:
+            cache.clear()
+        cache[raw] = hit
+    return hit
+
 
 class Attrs:
     """Decoded path attributes. Shared by every route announced with the same attribute bytes, so
-    treat as read-only. `as_path` is the effective path (AS4_PATH merged in); absent attributes are
-    None (communities: empty tuples)."""
+    treat as read-only. `as_path` is the effective path (AS4_PATH merged in) and `origin_as` its
+    origin AS (see `origin_of`); absent attributes are None (communities: empty tuples).
+    `Attrs()` is an empty block whose fields may be set (a reader of text output builds them so)."""
 
-    __slots__ = ("origin", "as_path", "next_hop", "med", "local_pref", "atomic_aggregate", "aggregator",
-                 "communities", "large_communities", "mp_reach", "mp_unreach", "as4_path", "as4_aggregator",
-                 "unknown", "has_as_path", "_text", "_fmt")
+    __slots__ = ("origin", "as_path", "origin_as", "has_as_path", "atomic_aggregate", "mp_reach", "mp_unreach",
+                 "as4_path", "_unknown", "_next_hop", "_med", "_local_pref", "_communities", "_large",
+                 "_aggregator", "_as4_aggregator", "_buf", "_spans", "_asn_size", "_text", "_fmt")
 
     def __init__(self):
         self.origin = None
         self.as_path = ()
+        self.origin_as = NO_PATH
         self.has_as_path = False
-        self.next_hop = None
-        self.med = None
-        self.local_pref = None
         self.atomic_aggregate = False
-        self.aggregator = None
-        self.communities = ()
-        self.large_communities = ()
-        self.mp_reach = None
-        self.mp_unreach = None
-        self.as4_path = None
-        self.as4_aggregator = None
-        self.unknown = ()
-        self._text = None
-        self._fmt = None
+        self.mp_reach = self.mp_unreach = self.as4_path = None
+        self._unknown = ()
+        self._next_hop = self._med = self._local_pref = self._aggregator = self._as4_aggregator = None
+        self._communities = self._large = ()
+        self._buf = self._spans = None
+        self._asn_size = 4
+        self._text = self._fmt = None
 
     @property
     def as_path_text(self) -> str:
@@ -65,91 +115,249 @@ class Attrs:
     def origin_text(self) -> str | None:
         return None if self.origin is None else (ORIGINS[self.origin] if self.origin < 3 else str(self.origin))
 
+    def _span(self, code: int) -> tuple[bytes, int, int]:
+        spans = self._spans
+        if spans is None:  # the scan kept no offsets: walk the headers again (the scan checked them)
+            spans = self._spans = {}
+            buf = self._buf
+            pos, end = 0, len(buf)
+            while pos < end:
+                c = buf[pos + 1]
+                if buf[pos] & 0x10:
+                    v = pos + 4
+                    pos = v + ((buf[pos + 2] << 8) | buf[pos + 3])
+                else:
+                    v = pos + 3
+                    pos = v + buf[pos + 2]
+                spans[c] = (v, pos)
+        v, e = spans[code]
+        return self._buf, v, e
+
+    @property
+    def unknown(self) -> tuple[tuple[int, int, bytes], ...]:
+        """(flags, type, value) of each attribute not decoded here, in block order."""
+        u = self._unknown
+        if u is None:
+            out = []
+            buf = self._buf
+            pos, end = 0, len(buf)
+            while pos < end:
+                flags, c = buf[pos], buf[pos + 1]
+                if flags & 0x10:
+                    v = pos + 4
+                    pos = v + ((buf[pos + 2] << 8) | buf[pos + 3])
+                else:
+                    v = pos + 3
+                    pos = v + buf[pos + 2]
+                if c not in _KNOWN:
+                    out.append((flags, c, buf[v:pos]))
+            u = self._unknown = tuple(out)
+        return u
+
+    @unknown.setter
+    def unknown(self, value):
+        self._unknown = value
+
+    # the lazily decoded attributes: each getter decodes its bytes once (lengths were checked by the scan)
+    @property
+    def next_hop(self) -> str | None:
+        nh = self._next_hop
+        if nh is _LAZY:
+            buf, v, e = self._span(NEXT_HOP)
+            nh = self._next_hop = address_text(buf[v:e])
+        return nh
+
+    @next_hop.setter
+    def next_hop(self, value):
+        self._next_hop = value
+
+    @property
+    def med(self) -> int | None:
+        m = self._med
+        if m is _LAZY:
+            buf, v, _ = self._span(MED)
+            m = self._med = unpack_from(">I", buf, v)[0]
+        return m
+
+    @med.setter
+    def med(self, value):
+        self._med = value
+
+    @property
+    def local_pref(self) -> int | None:
+        lp = self._local_pref
+        if lp is _LAZY:
+            buf, v, _ = self._span(LOCAL_PREF)
+            lp = self._local_pref = unpack_from(">I", buf, v)[0]
+        return lp
+
+    @local_pref.setter
+    def local_pref(self, value):
+        self._local_pref = value
+
+    @property
+    def communities(self) -> tuple[int, ...]:
+        c = self._communities
+        if c is _LAZY:
+            c = self._communities = parse_communities(*self._span(COMMUNITIES))
+        return c
+
+    @communities.setter
+    def communities(self, value):
+        self._communities = value
+
+    @property
+    def large_communities(self) -> tuple[tuple[int, int, int], ...]:
+        c = self._large
+        if c is _LAZY:
+            c = self._large = parse_large_communities(*self._span(LARGE_COMMUNITY))
+        return c
+
+    @large_communities.setter
+    def large_communities(self, value):
+        self._large = value
+
+    @property
+    def as4_aggregator(self) -> tuple[int, str] | None:
+        a = self._as4_aggregator
+        if a is _LAZY:
+            buf, v, e = self._span(AS4_AGGREGATOR)
+            a = self._as4_aggregator = (unpack_from(">I", buf, v)[0], address_text(buf[v + 4:e]))
+        return a
+
+    @as4_aggregator.setter
+    def as4_aggregator(self, value):
+        self._as4_aggregator = value
+
+    @property
+    def aggregator(self) -> tuple[int, str] | None:
+        a = self._aggregator
+        if a is _LAZY:
+            buf, v, e = self._span(AGGREGATOR)
+            if e - v == 6:
+                a = ((buf[v] << 8) | buf[v + 1], address_text(buf[v + 2:e]))
+            else:
+                a = (unpack_from(">I", buf, v)[0], address_text(buf[v + 4:e]))
+            if self._asn_size == 2 and a[0] == AS_TRANS and self.as4_aggregator is not None:
+                a = self.as4_aggregator  # RFC 6793 section 4.2.3
+            self._aggregator = a
+        return a
+
+    @aggregator.setter
+    def aggregator(self, value):
+        self._aggregator = value
+
+
+_new = object.__new__
+
 
 def _want(name: str, section: str, want: int, got: int, pos: int):
     raise WireError(f"{name} ({section}): want {want} bytes, got {got}", pos)
 
 
-def parse_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, merge_as4: bool = True) -> Attrs:
-    """Decode the attribute block `buf`. `asn_size`: 2 or 4 (RFC 6793); `rib_afi`: set for TABLE_DUMP_V2
-    RIB entries, whose MP_REACH_NLRI is abbreviated (RFC 6396 section 4.3.4)."""
-    a = Attrs()
+def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, merge_as4: bool = True) -> Attrs:
+    """Scan the attribute block `buf`: check its framing and every fixed length, decode ORIGIN, AS_PATH
+    (and AS4_PATH), MP_REACH_NLRI and MP_UNREACH_NLRI, leave the rest to be decoded when read.
+    `asn_size`: 2 or 4 (RFC 6793); `rib_afi`: set for TABLE_DUMP_V2 RIB entries, whose MP_REACH_NLRI is
+    abbreviated (RFC 6396 section 4.3.4)."""
+    a = _new(Attrs)
+    origin = mp_reach = mp_unreach = as4_path = path = None
+    nh = med = lp = comm = large = agg = agg4 = None
+    atomic = False
     pos = 0
     end = len(buf)
-    unknown = None
     while pos < end:
         if pos + 3 > end:
             raise WireError(f"path attribute (RFC 4271 section 4.3): want a 3-byte header, got {end - pos} bytes", pos)
-        flags = buf[pos]
         code = buf[pos + 1]
-        if flags & 0x10:  # Extended Length
+        if buf[pos] & 0x10:  # Extended Length
             if pos + 4 > end:
                 raise WireError(f"path attribute (RFC 4271 section 4.3): want a 4-byte extended-length header, "
                                 f"got {end - pos} bytes", pos)
-            alen = (buf[pos + 2] << 8) | buf[pos + 3]
             v = pos + 4
+            pos = v + ((buf[pos + 2] << 8) | buf[pos + 3])
         else:
-            alen = buf[pos + 2]
             v = pos + 3
-        e = v + alen
-        if e > end:
-            raise WireError(f"path attribute type {code} (RFC 4271 section 4.3): want {alen} bytes, got {end - v}", v)
+            pos = v + buf[pos + 2]
+        n = pos - v
+        if pos > end:
+            raise WireError(f"path attribute type {code} (RFC 4271 section 4.3): want {n} bytes, got {end - v}", v)
+        # most frequent first; a repeated attribute: the last one counts
         if code == AS_PATH:
-            a.as_path = parse_as_path(buf, v, e, asn_size)
-            a.has_as_path = True
+            path = _path(buf, v, pos, asn_size)
         elif code == ORIGIN:
-            if alen != 1:
-                _want("ORIGIN", "RFC 4271 section 4.3 a", 1, alen, v)
-            a.origin = buf[v]
-        elif code == NEXT_HOP:
-            if alen != 4:
-                _want("NEXT_HOP", "RFC 4271 section 4.3 c", 4, alen, v)
-            a.next_hop = address_text(buf[v:e])
-        elif code == MED:
-            if alen != 4:
-                _want("MULTI_EXIT_DISC", "RFC 4271 section 4.3 d", 4, alen, v)
-            a.med = unpack_from(">I", buf, v)[0]
-        elif code == LOCAL_PREF:
-            if alen != 4:
-                _want("LOCAL_PREF", "RFC 4271 section 4.3 e", 4, alen, v)
-            a.local_pref = unpack_from(">I", buf, v)[0]
+            if n != 1:
+                _want("ORIGIN", "RFC 4271 section 4.3 a", 1, n, v)
+            origin = buf[v]
+        elif code == NEXT_HOP or code == MED or code == LOCAL_PREF:
+            if n != 4:
+                _want(*_FIXED[code], 4, n, v)
+            if code == NEXT_HOP:
+                nh = _LAZY
+            elif code == MED:
+                med = _LAZY
+            else:
+                lp = _LAZY
         elif code == COMMUNITIES:
-            a.communities = parse_communities(buf, v, e)
-        elif code == ATOMIC_AGGREGATE:
-            if alen != 0:
-                _want("ATOMIC_AGGREGATE", "RFC 4271 section 4.3 f", 0, alen, v)
-            a.atomic_aggregate = True
+            if n & 3:
+                raise WireError(f"COMMUNITIES (RFC 1997): want a multiple of 4 bytes, got {n}", v)
+            comm = _LAZY if n else ()
+        elif code == MP_REACH_NLRI:
+            mp_reach = parse_mp_reach(buf, v, pos) if rib_afi is None else parse_mp_reach_rib(buf, v, pos, rib_afi)
+        elif code == MP_UNREACH_NLRI:
+            mp_unreach = parse_mp_unreach(buf, v, pos)
         elif code == AGGREGATOR:
             # RFC 4271 section 4.3 g: 2-byte AS + IPv4; RFC 6793 section 3: 4-byte AS between 4-byte speakers
-            if alen == 6:
-                a.aggregator = ((buf[v] << 8) | buf[v + 1], address_text(buf[v + 2:e]))
-            elif alen == 8:
-                a.aggregator = (unpack_from(">I", buf, v)[0], address_text(buf[v + 4:e]))
-            else:
-                raise WireError(f"AGGREGATOR (RFC 4271 section 4.3 g, RFC 6793 section 3): want 6 or 8 bytes, got {alen}", v)
-        elif code == MP_REACH_NLRI:
-            a.mp_reach = parse_mp_reach(buf, v, e) if rib_afi is None else parse_mp_reach_rib(buf, v, e, rib_afi)
-        elif code == MP_UNREACH_NLRI:
-            a.mp_unreach = parse_mp_unreach(buf, v, e)
-        elif code == AS4_PATH:
-            a.as4_path = parse_as_path(buf, v, e, 4)
-        elif code == AS4_AGGREGATOR:
-            if alen != 8:
-                _want("AS4_AGGREGATOR", "RFC 6793 section 3", 8, alen, v)
-            a.as4_aggregator = (unpack_from(">I", buf, v)[0], address_text(buf[v + 4:e]))
+            if n != 6 and n != 8:
+                raise WireError(f"AGGREGATOR (RFC 4271 section 4.3 g, RFC 6793 section 3): want 6 or 8 bytes, got {n}", v)
+            agg = _LAZY
+        elif code == ATOMIC_AGGREGATE:
+            if n != 0:
+                _want(*_FIXED[code], 0, n, v)
+            atomic = True
         elif code == LARGE_COMMUNITY:
-            a.large_communities = parse_large_communities(buf, v, e)
-        else:
-            if unknown is None:
-                unknown = []
-            unknown.append((flags, code, buf[v:e]))
-        pos = e
-    if unknown:
-        a.unknown = tuple(unknown)
-    if merge_as4 and asn_size == 2:
-        # RFC 6793 section 4.2.3
-        if a.as4_path is not None and a.has_as_path:
-            a.as_path = merge_as4_path(a.as_path, a.as4_path)
-        if a.as4_aggregator is not None and a.aggregator is not None and a.aggregator[0] == AS_TRANS:
-            a.aggregator = a.as4_aggregator
+            if n % 12:
+                raise WireError(f"LARGE_COMMUNITY (RFC 8092 section 3): want a multiple of 12 bytes, got {n}", v)
+            large = _LAZY if n else ()
+        elif code == AS4_PATH:
+            as4_path = parse_as_path(buf, v, pos, 4)
+        elif code == AS4_AGGREGATOR:
+            if n != 8:
+                _want(*_FIXED[code], 8, n, v)
+            agg4 = _LAZY
+    a.origin = origin
+    if path is None:
+        a.as_path = ()
+        a.origin_as = NO_PATH
+        a.has_as_path = False
+    else:
+        a.as_path, a.origin_as = path
+        a.has_as_path = True
+        if as4_path is not None and merge_as4 and asn_size == 2:  # RFC 6793 section 4.2.3
+            a.as_path = merge_as4_path(a.as_path, as4_path)
+            a.origin_as = origin_of(a.as_path)
+    a.atomic_aggregate = atomic
+    a.mp_reach = mp_reach
+    a.mp_unreach = mp_unreach
+    a.as4_path = as4_path
+    a._next_hop = nh
+    a._med = med
+    a._local_pref = lp
+    a._communities = () if comm is None else comm
+    a._large = () if large is None else large
+    a._aggregator = agg
+    a._as4_aggregator = agg4
+    a._unknown = None
+    a._buf = buf
+    a._spans = None
+    a._asn_size = asn_size if merge_as4 else 4
+    a._text = a._fmt = None
+    return a
+
+
+def parse_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, merge_as4: bool = True) -> Attrs:
+    """Decode the attribute block `buf` in full (every fault raised now, none left for a later read)."""
+    a = scan_attributes(buf, asn_size, rib_afi, merge_as4)
+    for name in ("next_hop", "med", "local_pref", "communities", "large_communities", "aggregator"):
+        getattr(a, name)
     return a

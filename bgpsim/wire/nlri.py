@@ -10,7 +10,7 @@ RFC 7911 section 3 (ADD-PATH): each prefix is preceded by a 4-octet Path Identif
 from __future__ import annotations
 
 import socket
-from struct import unpack_from
+from struct import Struct, unpack_from
 
 from . import AFI_IPV4, WireError
 
@@ -77,41 +77,87 @@ def prefix_text(raw: bytes, plen: int, afi: int) -> str:
 
 
 class PrefixError(WireError):
-    """A fault in a run of prefixes; `parsed` holds the whole prefixes before it."""
+    """A fault in a run of prefixes; `parsed` holds what was read before it, in the form the parser
+    returns (`parse_prefixes`: a list of (text, path id); `parse_prefix_ints`: the three lists)."""
 
-    def __init__(self, message: str, offset: int, parsed: list):
+    def __init__(self, message: str, offset: int, parsed):
         super().__init__(message, offset)
         self.parsed = parsed
+
+
+_U32 = Struct(">I").unpack_from
+MASK4 = tuple((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF for n in range(33))
+MASK6 = tuple(((1 << 128) - 1) ^ ((1 << (128 - n)) - 1) for n in range(129))
+
+
+def parse_prefix_ints(buf: bytes, pos: int, end: int, afi: int, addpath: bool = False):
+    """The prefixes in buf[pos:end] as three lists: networks (the address as an integer, bits past
+    the length cleared), lengths, and path ids (None without ADD-PATH). A fault raises `PrefixError`
+    carrying the lists of the whole prefixes before it."""
+    nets: list[int] = []
+    plens: list[int] = []
+    pids: list[int] | None = [] if addpath else None
+    blen = len(buf)
+    if afi == AFI_IPV4 and not addpath:  # the common case, kept tight
+        while pos < end:
+            plen = buf[pos]
+            if plen > 32:
+                raise PrefixError(f"NLRI (RFC 4271 section 4.3): want a prefix length <= 32, got {plen}", pos,
+                                  (nets, plens, pids))
+            q = pos + 1
+            pos = q + ((plen + 7) >> 3)
+            if pos > end:
+                raise PrefixError(f"NLRI (RFC 4271 section 4.3): /{plen} wants {pos - q} address bytes, got {end - q}",
+                                  q, (nets, plens, pids))
+            if q + 4 <= blen:  # read 4 bytes whatever the length and mask: no slice
+                nets.append(_U32(buf, q)[0] & MASK4[plen])
+            else:
+                nets.append((int.from_bytes(buf[q:pos], "big") << (8 * (4 - pos + q))) & MASK4[plen])
+            plens.append(plen)
+        return nets, plens, pids
+    maxbits, width, masks = (32, 4, MASK4) if afi == AFI_IPV4 else (128, 16, MASK6)
+    while pos < end:
+        if addpath:
+            # RFC 7911 section 3: Path Identifier (4 octets) before each prefix
+            if pos + 5 > end:
+                raise PrefixError(f"ADD-PATH NLRI (RFC 7911 section 3): want a 4-byte path id and a length, got "
+                                  f"{end - pos} bytes", pos, (nets, plens, pids))
+            pids.append(_U32(buf, pos)[0])
+            pos += 4
+        plen = buf[pos]
+        if plen > maxbits:
+            if addpath:
+                pids.pop()
+            raise PrefixError(f"NLRI (RFC 4271 section 4.3): want a prefix length <= {maxbits}, got {plen}", pos,
+                              (nets, plens, pids))
+        q = pos + 1
+        pos = q + ((plen + 7) >> 3)
+        if pos > end:
+            if addpath:
+                pids.pop()
+            raise PrefixError(f"NLRI (RFC 4271 section 4.3): /{plen} wants {pos - q} address bytes, got {end - q}",
+                              q, (nets, plens, pids))
+        nets.append((int.from_bytes(buf[q:pos], "big") << (8 * (width - pos + q))) & masks[plen])
+        plens.append(plen)
+    return nets, plens, pids
+
+
+def network_text(afi: int, network: int, plen: int) -> str:
+    """'a.b.c.d/len' or 'x::/len' (bgpdump's IPv6 text) of an integer network."""
+    if afi == AFI_IPV4:
+        return f"{_inet_ntoa(network.to_bytes(4, 'big'))}/{plen}"
+    return f"{ipv6_text(network.to_bytes(16, 'big'))}/{plen}"
 
 
 def parse_prefixes(buf: bytes, pos: int, end: int, afi: int, addpath: bool = False) -> list[tuple[str, int | None]]:
     """The prefixes in buf[pos:end] as (text, path id or None). A fault raises `PrefixError`, which
     carries the prefixes read before it."""
-    out = []
-    append = out.append
-    maxbits = 32 if afi == AFI_IPV4 else 128
-    pad = _PAD4 if afi == AFI_IPV4 else _PAD16
-    pid = None
-    while pos < end:
-        if addpath:
-            # RFC 7911 section 3: Path Identifier (4 octets) before each prefix
-            if pos + 5 > end:
-                raise PrefixError(f"ADD-PATH NLRI (RFC 7911 section 3): want a 4-byte path id and a length, got {end - pos} bytes", pos, out)
-            pid = unpack_from(">I", buf, pos)[0]
-            pos += 4
-        plen = buf[pos]
-        if plen > maxbits:
-            raise PrefixError(f"NLRI (RFC 4271 section 4.3): want a prefix length <= {maxbits}, got {plen}", pos, out)
-        n = (plen + 7) >> 3
-        pos += 1
-        if pos + n > end:
-            raise PrefixError(f"NLRI (RFC 4271 section 4.3): /{plen} wants {n} address bytes, got {end - pos}", pos, out)
-        raw = buf[pos:pos + n]
-        pos += n
-        if plen & 7:
-            raw = raw[:-1] + bytes((raw[-1] & _MASK[plen & 7],))
-        if maxbits == 32:
-            append((f"{_inet_ntoa(raw + pad[n])}/{plen}", pid))
-        else:
-            append((f"{ipv6_text(raw + pad[n])}/{plen}", pid))
-    return out
+    try:
+        nets, plens, pids = parse_prefix_ints(buf, pos, end, afi, addpath)
+    except PrefixError as e:
+        raise PrefixError(e.message, e.offset, _texts(afi, *e.parsed)) from None
+    return _texts(afi, nets, plens, pids)
+
+
+def _texts(afi, nets, plens, pids):
+    return [(network_text(afi, n, p), None if pids is None else pids[i]) for i, (n, p) in enumerate(zip(nets, plens))]
