@@ -146,3 +146,20 @@ def test_bad_input(tmp_path, capsys, bad, expect):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expect in err, err
     assert not out.exists()  # nothing half-written
+
+
+def test_a_capture_and_bgpdump_text(tmp_path):
+    """The other inputs: a pcapng of a BGP session, and bgpdump -m text (bgpdump's own output for
+    the dump above gives the same rows as the dump itself)."""
+    need_data()
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    cap = SHARED / "pcap" / "eveng_bgp.pcapng"
+    assert main(["validate", str(cap), "--vrps", str(tmp_path / "vrps.csv"), "--out", str(tmp_path / "c"),
+                 "--quiet"]) == 0
+    doc = json.loads((tmp_path / "c" / "summary.json").read_text())
+    # 10.20.71.24/30 falls under the AS0 VRP 10.0.0.0/8; the rest no VRP covers
+    assert doc["routes"] == 5 and doc["rpki"]["not-found"] == 4 and doc["rpki"]["invalid-asn"] == 1
+    assert main(["validate", str(EXPECTED), "--vrps", str(tmp_path / "vrps.csv"), "--out", str(tmp_path / "t"),
+                 "--quiet"]) == 0
+    doc = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert doc["routes"] == 39_256 and doc["rpki"]["invalid-length"] >= 1

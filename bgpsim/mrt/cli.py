@@ -30,7 +30,7 @@ def register(sub, parser_class) -> None:
     p.set_defaults(handler=cmd_dump)
 
 
-def _reader(path: str):
+def reader_for(path: str):
     """The route reader for `path`, chosen by its first (decompressed) bytes: pcap/pcapng magic
     numbers, a `bgpdump -m` line, or else MRT."""
     from ..capture import is_capture, read_capture_routes
@@ -55,7 +55,7 @@ def cmd_dump(args) -> int:
 
     def routes():
         for f in args.files:
-            yield from _reader(f)(f)
+            yield from reader_for(f)(f)
 
     out = sys.stdout
     try:

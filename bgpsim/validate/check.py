@@ -193,9 +193,9 @@ def _time(r: Route) -> str:
     return f"{r.time}.{r.usec:06d}" if r.usec is not None else str(r.time)
 
 
-def routes_of(paths: Iterable[str], warn: Callable[[str], None] | None = None) -> Iterator[Route]:
-    """Every route of every file, in order."""
-    from ..mrt import read_routes
+def routes_of(paths: Iterable[str]) -> Iterator[Route]:
+    """Every route of every file, in order: MRT, `bgpdump -m` text or pcap/pcapng, told by content."""
+    from ..mrt.cli import reader_for
 
     for p in paths:
-        yield from read_routes(p, warn)
+        yield from reader_for(p)(p)

@@ -26,7 +26,7 @@ what each route gets:
 
 output directory (--out, default bgpsim-validate): summary.json (routes and counts per status),
 routes.csv (one row per route), findings.json, report.html (figures). It appears whole or not at all.
-input: MRT (plain, gzip or bzip2). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
+input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
 exit status: 0 done, 2 bad input (one line naming the file and the line, key or byte offset).
 """
 
@@ -36,7 +36,8 @@ def register(sub, parser_class) -> None:
                        description="Check every announced route of route dumps: its RFC 6811 status against "
                                    "VRPs, its ASPA verdict, and what looks like a hijack or a leak.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="+", metavar="FILE", help="route dump: MRT (plain, .gz, .bz2)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="route dump: MRT, bgpdump -m text or pcap/pcapng (plain, .gz, .bz2)")
     p.add_argument("--vrps", required=True, metavar="FILE", help="VRPs: rpki-client/Routinator JSON or CSV")
     p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON (aspas or provider_authorizations)")
