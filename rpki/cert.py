@@ -6,6 +6,11 @@ same dataclass and signs it. `check_profile()` enforces the profile and raises `
 the check and the RFC section; `problems()` lists every failure. `check_issued_by(issuer)` checks
 the one step from an issuer: name, AKI and the signature (RFC 6487 sections 4.4, 4.8.3, RFC 5280
 section 4.1.1.3). Chains, resource containment along a path and revocation are validation, not here.
+
+Two readers fill the dataclass: `read_quick` from rpki.quickder's decode, when the bytes are
+certainly DER and of the usual RPKI shape (most certificates), and `_read` through asn1crypto and
+the DER gate for everything else. Only the second words rejections: anything the first does not
+foresee, or any error it meets, sends the certificate to the second.
 """
 
 from __future__ import annotations
@@ -14,13 +19,19 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
+from functools import lru_cache
 
-from asn1crypto import core, x509
+from asn1crypto import _iri, core, x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from . import asn1, quickder
 from .der import check_printable, read
 from .errors import ObjectError, raise_first
-from .resources import AsResources, IpResources, decode_as_extension, decode_ip_extension
+from .resources import (AsResources, IpResources, as_resources_from_quick, decode_as_extension, decode_ip_extension,
+                        ip_resources_from_quick)
 
 OID_CN = "2.5.4.3"
 OID_SERIAL_NUMBER = "2.5.4.5"
@@ -64,6 +75,54 @@ def read_name(name: x509.Name) -> Name:
     cn = next((v for o, _, v in attrs if o == OID_CN), None)
     sn = next((v for o, _, v in attrs if o == OID_SERIAL_NUMBER), None)
     return Name(cn, sn, name.dump(), tuple(attrs), len(name.chosen))
+
+
+def _quick_name(rdns, der: bytes) -> Name:
+    """`read_name` from rpki.quickder's decode (PrintableString CommonName and serialNumber only)."""
+    attrs = tuple((atv.type.dotted_string, "PrintableString", atv.value.as_str())
+                  for rdn in rdns for atv in rdn.as_list())
+    cn = next((v for o, _, v in attrs if o == OID_CN), None)
+    sn = next((v for o, _, v in attrs if o == OID_SERIAL_NUMBER), None)
+    return Name(cn, sn, der, attrs, len(rdns))
+
+
+def _time_type(t) -> str:
+    return "utc_time" if isinstance(t, quickder.a.UTCTime) else "general_time"
+
+
+_KEY_USAGE = dict(x509.KeyUsage._map)  # bit number -> asn1crypto's name
+
+
+def _key_usage_names(bits) -> frozenset[str]:
+    data = bits.as_bytes()
+    return frozenset(_KEY_USAGE[i] for i in range(len(data) * 8) if data[i // 8] >> (7 - i % 8) & 1)
+
+
+def _uri_text(uri: str) -> str:
+    """The URI as asn1crypto gives it (an IRI). A path of unreserved characters only stays as it
+    is (rpki.quickder._PLAIN_PATH), so only the scheme and authority are converted, once each."""
+    m = quickder._PLAIN_PATH.fullmatch(uri)
+    if m:
+        head = _iri_text(m.group(1) + "/")
+        if head.endswith("/"):
+            return head[:-1] + uri[m.end(1):]
+    return _iri_text(uri)
+
+
+@lru_cache(maxsize=4096)
+def _iri_text(uri: str) -> str:
+    return _iri.uri_to_iri(uri.encode("ascii"))
+
+
+def read_quick(der: bytes, source) -> ResourceCertificate | None:
+    """`ResourceCertificate.parse` when rpki.quickder certainly accepts the bytes and reads them
+    without surprise; None otherwise (the asn1crypto path then decides, with its own texts)."""
+    try:
+        decoded = quickder.certificate_value(der)
+        return None if decoded is None else ResourceCertificate._read_quick(
+            *decoded, der, quickder.children(der, 0, len(der))[0], source)
+    except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+        return None
 
 
 def name_problems(n: Name, what: str, rfc: str) -> list[tuple[str, str, str]]:
@@ -144,6 +203,10 @@ class ResourceCertificate:
     def parse(cls, der: bytes, source: str | None = None, *, checked: bool = False) -> ResourceCertificate:
         """`checked`: the bytes were DER-checked as part of a whole (the EE certificate of a signed
         object): that check reached every extension value, so none is checked again."""
+        if isinstance(der, (bytes, bytearray, memoryview)):
+            quick = read_quick(bytes(der), source)
+            if quick is not None:
+                return quick
         return read(x509.Certificate, der, source, "Certificate (RFC 5280 section 4.1)", "certificate",
                     lambda value, data, src: cls._read(value, data, src, checked), checked=checked,
                     fast=quickder.certificate)
@@ -233,6 +296,79 @@ class ResourceCertificate:
                         uris.append(ad["access_location"].chosen.native)
         return self
 
+    @classmethod
+    def _read_quick(cls, cert: quickder.Certificate, values: list, der: bytes, at: tuple[int, int, int], source
+                    ) -> ResourceCertificate:
+        """The fields `_read` reads, from rpki.quickder's decode: `cert`, certainly DER, is the
+        element `at` (rpki.quickder.children) of `der`; `values` are its extension values decoded."""
+        tbs = cert.tbs_certificate
+        parts = quickder.inside(der, at)
+        fields = quickder.inside(der, parts[0])
+        if der[fields[0][0]] == 0xA0:  # [0] version
+            fields = fields[1:]
+        span = lambda e: der[e[0]:e[2]]  # noqa: E731
+        spki = tbs.subject_public_key_info
+        validity = tbs.validity
+        self = cls(
+            serial=tbs.serial_number,
+            issuer=_quick_name(tbs.issuer, span(fields[2])),
+            subject=_quick_name(tbs.subject, span(fields[4])),
+            not_before=validity.not_before.as_datetime(),
+            not_after=validity.not_after.as_datetime(),
+            public_key_info=span(fields[5]),
+            source=source,
+            der=span(at),
+            tbs_der=span(parts[0]),
+            signature=cert.signature_value.as_bytes(),
+            version=tbs.version + 1,
+            signature_algorithm=cert.signature_algorithm.algorithm.dotted_string,
+            tbs_signature_algorithm=tbs.signature.algorithm.dotted_string,
+            signature_parameters=None if cert.signature_algorithm.parameters is None else b"\x05\x00",
+            key_algorithm=spki.algorithm.algorithm.dotted_string,
+            key_parameters=None,  # quickder takes RSA keys only
+            key_bits=spki.subject_public_key.as_bytes(),
+            validity_types=(_time_type(validity.not_before), _time_type(validity.not_after)),
+        )
+        for ext, parsed in zip(tbs.extensions or (), values):
+            oid = ext.extn_id.dotted_string
+            self.extensions.append(Extension(oid, ext.critical, ext.extn_value))
+            if oid == EXT_IP:
+                self.ip_resources = ip_resources_from_quick(parsed, source)
+            elif oid == EXT_AS:
+                self.as_resources = as_resources_from_quick(parsed, source)
+            elif oid == EXT_SKI:
+                self.ski = parsed
+            elif oid == EXT_AKI:  # quickder takes no authorityCertIssuer or authorityCertSerialNumber
+                self.aki = parsed.key_identifier
+            elif oid == EXT_BC:
+                self.bc_present = True
+                self.is_ca = parsed.ca
+                self.bc_path_len = parsed.path_len_constraint
+            elif oid == EXT_KU:
+                self.key_usage = _key_usage_names(parsed)
+            elif oid == EXT_EKU:
+                self.eku = [k.dotted_string for k in parsed]
+            elif oid == EXT_CP:
+                for pol in parsed:
+                    self.policies.append(pol.policy_identifier.dotted_string)
+                    for q in pol.policy_qualifiers or ():
+                        self.policy_qualifiers.append(q.policy_qualifier_id.dotted_string)
+            elif oid == EXT_CRLDP:  # quickder takes fullName URIs only, no reasons, no cRLIssuer
+                for uris in parsed:
+                    self.crldp += [_uri_text(u.as_str()) for u in uris]
+            elif oid == EXT_AIA:
+                for ad in parsed:
+                    method = ad.access_method.dotted_string
+                    if method != asn1.OID_AD_CA_ISSUERS:
+                        self.aia_problems.append(f"want only id-ad-caIssuers, got {method}")
+                    else:
+                        self.aia.append(_uri_text(ad.access_location.as_str()))
+            elif oid == EXT_SIA:
+                for ad in parsed:
+                    self.sia.setdefault(ad.access_method.dotted_string, []).append(
+                        _uri_text(ad.access_location.as_str()))
+        return self
+
     # ---- derived facts ----------------------------------------------------------------------------
     @property
     def self_signed(self) -> bool:
@@ -248,8 +384,6 @@ class ResourceCertificate:
 
     def public_key(self):
         """The subject's key as a `cryptography` public key."""
-        from cryptography.hazmat.primitives.serialization import load_der_public_key
-
         try:
             return load_der_public_key(self.public_key_info)
         except Exception as e:  # noqa: BLE001 - cryptography raises ValueError / UnsupportedAlgorithm
@@ -481,10 +615,6 @@ def check_issuer(obj, issuer: ResourceCertificate, name_rfc: str, aki_rfc: str, 
 
 def verify_rsa_sha256(key, signature: bytes, data: bytes, source, check: str) -> None:
     """An RSA PKCS #1 v1.5 SHA-256 signature (RFC 7935 section 2) over `data`."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding, rsa
-
     if not isinstance(key, rsa.RSAPublicKey):
         raise ObjectError("want an RSA issuer key", source, check=check, rfc="RFC 7935 section 2")
     try:

@@ -105,6 +105,9 @@ def register(sub, parser_class) -> None:
                           help="output format (default json: rpki-client 8.2's layout, plus metadata.rejected)")
     validate.add_argument("--out", metavar="FILE", help="write here, atomically (default: standard output)")
     validate.add_argument("--verbose", action="store_true", help="list rejected objects and why on stderr")
+    validate.add_argument("--workers", type=int, metavar="N",
+                          help="processes checking the ROAs and ASPAs of large publication points "
+                               "(default: the idle CPUs; 1: none besides this one); the output is the same")
     validate.set_defaults(handler=cmd_validate)
 
 
@@ -124,7 +127,9 @@ def cmd_validate(args) -> int:
     from .rp import validate, write_json_with_rejections
     from .vrps import WRITERS
 
-    result = validate(args.tal, args.repo, _time_arg("--time", args.time))
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers: want at least 1, got {args.workers}")
+    result = validate(args.tal, args.repo, _time_arg("--time", args.time), workers=args.workers)
     if args.verbose:
         for r in result.rejected:
             print(f"rejected: {r.reason}", file=sys.stderr)

@@ -16,6 +16,10 @@ payload must still be DER each, so nothing signed or interpreted is ever lenient
 records `ber=True`. Off by default: a relying party here rejects BER unless told otherwise.
 
 A CA fills the same dataclass (content type, eContent, EE certificate, signing time) and signs it.
+
+As for certificates (rpki.cert), `read_quick` fills the dataclass from rpki.quickder's decode when
+the object is certainly DER and of the usual shape; anything else goes through asn1crypto (`_read`),
+which alone words rejections.
 """
 
 from __future__ import annotations
@@ -55,6 +59,16 @@ class _ContentInfo(cms.ContentInfo):
     _oid_specs = {**cms.ContentInfo._oid_specs, "signed_data": _SignedData}
 
 
+def read_quick(data: bytes, source) -> SignedObject | None:
+    """`SignedObject.read` when rpki.quickder certainly accepts the bytes and reads them without
+    surprise; None otherwise (the asn1crypto path then decides, with its own texts)."""
+    try:
+        decoded = quickder.content_info_value(data)
+        return None if decoded is None else SignedObject._read_quick(*decoded, data, source)
+    except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+        return None
+
+
 @dataclass
 class SignedObject:
     """An RFC 6488 signed object: what is signed (eContent of a type) and by which EE certificate."""
@@ -87,6 +101,10 @@ class SignedObject:
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> SignedObject:
         """Decode (DER gate, or BER outer wrapper with `ber_ok`) and collect profile problems
         without raising for them; `check()` raises."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            quick = read_quick(bytes(data), source)
+            if quick is not None:
+                return quick
         what = "ContentInfo (RFC 6488 section 2)"
         ber = False
         try:
@@ -204,12 +222,63 @@ class SignedObject:
                 if not isinstance(val, int) or val < 0:
                     add("signedAttrs.binary-signing-time", "RFC 6019 section 2", "want a non-negative INTEGER")
                 self.binary_signing_time = val
-        for oid, n in seen.items():
-            if n > 1:
-                add("signedAttrs", SEC + ".6.4", f"want each attribute once, got {oid} {n} times")
-        for oid, name in ((OID_ATTR_CONTENT_TYPE, "content-type"), (OID_ATTR_MESSAGE_DIGEST, "message-digest")):
-            if oid not in seen:
-                add("signedAttrs", SEC + ".6.4", f"want a {name} attribute, got none")
+        _attribute_counts(seen, add)
+        self.problems_found = p
+        return self
+
+    @classmethod
+    def _read_quick(cls, info: quickder.ContentInfo, cert_values: list[list], der: bytes, source
+                    ) -> SignedObject | None:
+        """The fields `_read` reads, from rpki.quickder's decode of `der` (certainly DER, so version
+        3, sha256, RSA, no CRLs, no unsigned attributes, attribute values of the right types); None
+        where `_read` would raise."""
+        sd = info.content
+        certs = sd.certificates.as_list()
+        infos = sd.signer_infos.as_list()
+        if len(certs) != 1 or len(infos) != 1:
+            return None
+        si = infos[0]
+        attrs = si.signed_attrs.as_list()
+        if not attrs:
+            return None
+        # where the EE certificate and the signed attributes lie: ContentInfo > [0] > SignedData
+        (ci,) = quickder.children(der, 0, len(der))
+        sd_at = quickder.inside(der, quickder.inside(der, ci)[1])[0]
+        # version, digestAlgorithms, encapContentInfo, [0] certificates, signerInfos
+        parts = quickder.inside(der, sd_at)
+        ee_at = quickder.inside(der, parts[3])[0]
+        si_at = quickder.inside(der, parts[4])[0]
+        attrs_at = quickder.inside(der, si_at)[3]
+        ee = ResourceCertificate._read_quick(certs[0], cert_values[0], der, ee_at, source)
+        p: list[tuple[str, str, str]] = []
+        add = lambda check, rfc, msg: p.append((check, rfc, msg))  # noqa: E731
+        algs = [a.algorithm.dotted_string for a in sd.digest_algorithms.as_list()]
+        if algs != [OID_SHA256]:
+            add("digestAlgorithms", SEC + ".2, RFC 7935 section 2", f"want exactly one algorithm sha256, got {algs}")
+        ctype = sd.encap_content_info.e_content_type.dotted_string
+        if si.sid != ee.ski:
+            add("SignerInfo.sid", SEC + ".6.2", "want the EE certificate's subjectKeyIdentifier, got another")
+        self = cls(content_type=ctype, econtent=sd.encap_content_info.e_content, ee=ee, source=source, der=der,
+                   signed_attrs_der=b"\x31" + der[attrs_at[0] + 1:attrs_at[2]], signature=si.signature,
+                   signature_algorithm=si.signature_algorithm.algorithm.dotted_string)
+        seen: dict[str, int] = {}
+        for attr in attrs:  # quickder takes content-type, message-digest and signing-time only
+            oid = attr.type.dotted_string
+            seen[oid] = seen.get(oid, 0) + 1
+            values = attr.values.as_list()
+            if len(values) != 1:
+                add("signedAttrs", SEC + ".6.4", f"want exactly one value in attribute {oid}, got {len(values)}")
+                continue
+            v = values[0]
+            if oid == OID_ATTR_CONTENT_TYPE:
+                got = v.dotted_string
+                if got != ctype:
+                    add("signedAttrs.content-type", SEC + ".6.4.1", f"want the eContentType {ctype}, got {got}")
+            elif oid == OID_ATTR_MESSAGE_DIGEST:
+                self.message_digest = v
+            else:
+                self.signing_time = v.as_datetime()
+        _attribute_counts(seen, add)
         self.problems_found = p
         return self
 
@@ -264,3 +333,13 @@ class SignedObject:
             raise
         except Exception as e:  # noqa: BLE001 - asn1crypto raises many types on odd content
             raise ObjectError(f"want a readable {noun}, got {type(e).__name__}: {e}", self.source) from None
+
+
+def _attribute_counts(seen: dict, add) -> None:
+    """RFC 6488 section 2.1.6.4: each signed attribute once, content-type and message-digest there."""
+    for oid, n in seen.items():
+        if n > 1:
+            add("signedAttrs", SEC + ".6.4", f"want each attribute once, got {oid} {n} times")
+    for oid, name in ((OID_ATTR_CONTENT_TYPE, "content-type"), (OID_ATTR_MESSAGE_DIGEST, "message-digest")):
+        if oid not in seen:
+            add("signedAttrs", SEC + ".6.4", f"want a {name} attribute, got none")

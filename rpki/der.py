@@ -15,6 +15,7 @@ returns the received bytes, so signatures are checked over exactly what was rece
 
 from __future__ import annotations
 
+import re
 from typing import Callable, TypeVar
 
 from asn1crypto import core
@@ -25,6 +26,7 @@ T = TypeVar("T", bound=core.Asn1Value)
 
 # X.680 section 41.4: the PrintableString alphabet. The re-encode check cannot see a wrong character.
 PRINTABLE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '()+,-./:=?")
+_PRINTABLE_TEXT = re.compile(r"[A-Za-z0-9 '()+,\-./:=?]*")
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
@@ -84,6 +86,8 @@ def _describe(e: Exception) -> str:
 
 def check_printable(value: str, source: str | None, field: str, rfc: str) -> None:
     """PrintableString alphabet (X.680 section 41.4), the one rule the re-encode check misses."""
+    if _PRINTABLE_TEXT.fullmatch(value):
+        return
     bad = sorted({c for c in value if ord(c) > 127 or ord(c) not in PRINTABLE})
     if bad:
         raise DERError(f"want PrintableString characters only, got {''.join(bad)!r} in {value!r}",

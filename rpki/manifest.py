@@ -54,37 +54,58 @@ class Manifest:
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Manifest:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
         signed.expect(asn1.OID_CT_MANIFEST, "id-ct-rpkiManifest", f"{SEC} 4.1")
+        quick = cls._read_quick(signed)
+        if quick is not None:
+            return quick
         return signed.read_payload(asn1.Manifest, "Manifest (RFC 9286 section 4.2)", "manifest", cls._read,
                                    quickder.manifest)
 
     @classmethod
+    def _read_quick(cls, signed: SignedObject) -> Manifest | None:
+        """`_read` from rpki.quickder's decode of the eContent when it is certainly DER and reads
+        without surprise; None otherwise (the asn1crypto path decides, with its own texts)."""
+        try:
+            value = quickder.manifest_value(signed.econtent)
+            if value is None:
+                return None
+            files = [(f.file.as_str().encode("ascii"), bytes((f.hash.padding_bits(),)) + f.hash.as_bytes())
+                     for f in value.file_list]
+            return cls._build(value.version, value.manifest_number, value.this_update.as_datetime(),
+                              value.next_update.as_datetime(), value.file_hash_alg.dotted_string, files, signed,
+                              signed.source)
+        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+            return None
+
+    @classmethod
     def _read(cls, value: asn1.Manifest, signed: SignedObject, source) -> Manifest:
+        files = [(bytes(entry["file"].contents), bytes(entry["hash"].contents)) for entry in value["fileList"]]
+        return cls._build(value["version"].native, value["manifestNumber"].native, value["thisUpdate"].native,
+                          value["nextUpdate"].native, value["fileHashAlg"].dotted, files, signed, source)
+
+    @classmethod
+    def _build(cls, version: int, number: int, this_update: datetime, next_update: datetime, alg: str,
+               entries: list[tuple[bytes, bytes]], signed: SignedObject, source) -> Manifest:
+        """The checks of the eContent: `entries` holds (file name octets, hash BIT STRING contents
+        with the unused-bits octet first) per FileAndHash."""
         p: list[tuple[str, str, str]] = []
         add = lambda check, rfc, msg: p.append((check, rfc, msg))  # noqa: E731
-        version = value["version"].native
         if version != 0:
             add("version", f"{SEC} 4.2.1", f"want version 0, got {version}")
-        number = value["manifestNumber"].native
         if number < 0:
             add("manifestNumber", f"{SEC} 4.2.1", f"want a non-negative manifestNumber, got {number}")
         elif number > NUMBER_MAX:
             add("manifestNumber", f"{SEC} 4.2.1", f"want a manifestNumber of at most 20 octets, got {number.bit_length()} bits")
-        this_update, next_update = value["thisUpdate"].native, value["nextUpdate"].native
         if not this_update < next_update:
             add("nextUpdate", f"{SEC} 4.2.1", f"want nextUpdate after thisUpdate, got {next_update} <= {this_update}")
-        alg = value["fileHashAlg"].dotted
         if alg != OID_SHA256:
             add("fileHashAlg", f"{SEC} 4.2.1, RFC 7935 section 2", f"want id-sha256, got {alg}")
         files: dict[str, bytes] = {}
-        for entry in value["fileList"]:
-            raw = bytes(entry["file"].contents)
+        for raw, octets in entries:
             name = raw.decode("ascii", "replace")
             if not NAME.fullmatch(name):
                 add("fileList", f"{SEC} 4.2.2", f"want a file name [a-zA-Z0-9_-]+.xyz, got {name!r}")
             if name in files:
                 add("fileList", f"{SEC} 4.2.2", f"want each file name once, got {name!r} twice")
-            bits = entry["hash"]
-            octets = bytes(bits.contents)
             if octets[:1] != b"\x00":
                 add("fileList", f"{SEC} 4.2.1", f"want a hash of whole octets for {name!r}")
             digest = octets[1:]

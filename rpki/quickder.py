@@ -11,6 +11,11 @@ signed attributes) decoded here too and is in a form asn1crypto re-encodes uncha
 are narrower than the profiles (RSA keys, PrintableString names, URI general names, no CRLs in a
 signed object, ...): anything else gives False and the full gate decides, with its own error text.
 So a True never accepts what the gate would reject, and a False changes nothing but the time.
+
+The `*_value` forms return what they decoded (None where the check says False), and `children`
+finds where each element lies in the bytes: rpki.cert, rpki.cms, rpki.roa and rpki.manifest fill
+their objects from these directly (`read_quick`, `_read_quick`) and use the asn1crypto readers only
+for what the fast path declines; tests/test_rpki_quickread.py holds the two to the same result.
 """
 
 from __future__ import annotations
@@ -21,7 +26,11 @@ from typing import Annotated
 
 from asn1crypto import _iri, x509 as ax509
 from cryptography.hazmat import asn1 as a
-from cryptography.x509 import ObjectIdentifier as OID
+
+try:  # the class cryptography.x509 exports, without importing all of cryptography.x509 (50 ms)
+    from cryptography.hazmat._oid import ObjectIdentifier as OID
+except ImportError:  # pragma: no cover - another layout of cryptography
+    from cryptography.x509 import ObjectIdentifier as OID
 
 from . import asn1
 
@@ -327,72 +336,126 @@ def _named_bits_ok(bits: a.BitString) -> bool:
                                        and len(data) * 8 - pad <= _KEY_USAGE_BITS)
 
 
-def _ip_choice_ok(choice: a.TLV) -> bool:
+def _ip_choice(choice: a.TLV):
+    """An IPAddressChoice: "inherit" for NULL, the list of prefixes and ranges, or None."""
     if choice.tag_bytes == b"\x05":
-        return len(choice.data) == 0
+        return "inherit" if len(choice.data) == 0 else None
     if choice.tag_bytes != b"\x30":
-        return False
-    return _wrapped(IPAddressesOrRanges, _seq(choice.data)) is not None
+        return None
+    items = _wrapped(IPAddressesOrRanges, _seq(choice.data))
+    return None if items is None else items.items
+
+
+def _ip_choice_ok(choice: a.TLV) -> bool:
+    return _ip_choice(choice) is not None
+
+
+def _ip_blocks_value(v: bytes):
+    """[(addressFamily octets, "inherit" or [BitString | IPAddressRange])] or None."""
+    blocks = _wrapped(IPAddrBlocks, v)
+    if blocks is None:
+        return None
+    out = []
+    for f in blocks.items:
+        choice = _ip_choice(f.ip_address_choice)
+        if choice is None:
+            return None
+        out.append((f.address_family, choice))
+    return out
 
 
 def _ip_blocks(v: bytes) -> bool:
-    blocks = _wrapped(IPAddrBlocks, v)
-    return blocks is not None and all(_ip_choice_ok(f.ip_address_choice) for f in blocks.items)
+    return _ip_blocks_value(v) is not None
+
+
+def _as_ids_value(v: bytes):
+    """"inherit", the list of [int | ASRange], or None."""
+    ids = _decodes(ASIdentifiers, v)
+    if ids is None:
+        return None
+    t = ids.asnum
+    if t.tag_bytes == b"\x05":
+        return "inherit" if len(t.data) == 0 else None
+    if t.tag_bytes != b"\x30":
+        return None
+    items = _wrapped(ASIdsOrRanges, _seq(t.data))
+    return None if items is None else items.items
 
 
 def _as_ids(v: bytes) -> bool:
-    ids = _decodes(ASIdentifiers, v)
-    if ids is None:
-        return False
-    t = ids.asnum
-    if t.tag_bytes == b"\x05":
-        return len(t.data) == 0
-    return t.tag_bytes == b"\x30" and _wrapped(ASIdsOrRanges, _seq(t.data)) is not None
+    return _as_ids_value(v) is not None
 
 
-def _crldp(v: bytes) -> bool:
+def _crldp_value(v: bytes):
+    """The URIs of each DistributionPoint's fullName, or None."""
     dps = _wrapped(DistributionPoints, v)
     if dps is None:
-        return False
+        return None
+    out = []
     for dp in dps.items:
         name = dp.distribution_point
         if name.tag_bytes != b"\xa0":  # fullName [0] IMPLICIT GeneralNames
-            return False
+            return None
         uris = _wrapped(URIs, _seq(name.data))
         if uris is None or not all(_uri_ok(u) for u in uris.items):
-            return False
-    return True
+            return None
+        out.append(uris.items)
+    return out
+
+
+def _crldp(v: bytes) -> bool:
+    return _crldp_value(v) is not None
+
+
+def _access_value(v: bytes):
+    ads = _wrapped(AccessDescriptions, v)
+    return ads.items if ads is not None and all(_uri_ok(ad.access_location) for ad in ads.items) else None
 
 
 def _access(v: bytes) -> bool:
-    ads = _wrapped(AccessDescriptions, v)
-    return ads is not None and all(_uri_ok(ad.access_location) for ad in ads.items)
+    return _access_value(v) is not None
+
+
+def _policies_value(v: bytes):
+    pols = _wrapped(CertificatePolicies, v)
+    ok = pols is not None and all(q.policy_qualifier_id.dotted_string == OID_QT_CPS
+                                  for p in pols.items for q in p.policy_qualifiers or ())
+    return pols.items if ok else None
 
 
 def _policies(v: bytes) -> bool:
-    pols = _wrapped(CertificatePolicies, v)
-    return pols is not None and all(q.policy_qualifier_id.dotted_string == OID_QT_CPS
-                                    for p in pols.items for q in p.policy_qualifiers or ())
+    return _policies_value(v) is not None
+
+
+def _key_usage_value(v: bytes):
+    ku = _wrapped(KeyUsage, v)
+    return ku.value if ku is not None and _named_bits_ok(ku.value) else None
 
 
 def _key_usage(v: bytes) -> bool:
-    ku = _wrapped(KeyUsage, v)
-    return ku is not None and _named_bits_ok(ku.value)
+    return _key_usage_value(v) is not None
 
 
-EXTENSIONS = {
-    "2.5.29.19": lambda v: _decodes(BasicConstraints, v) is not None,
-    "2.5.29.14": lambda v: _wrapped(OctetString, v) is not None,
-    "2.5.29.35": lambda v: _decodes(AuthorityKeyIdentifier, v) is not None,
-    "2.5.29.15": _key_usage,
-    "2.5.29.37": lambda v: _wrapped(OIDs, v) is not None,
-    "2.5.29.31": _crldp,
-    "2.5.29.32": _policies,
-    "1.3.6.1.5.5.7.1.1": _access,
-    "1.3.6.1.5.5.7.1.11": _access,
-    asn1.OID_IP_ADDR_BLOCKS: _ip_blocks,
-    asn1.OID_AS_IDENTIFIERS: _as_ids,
+def _unwrap(cls, v: bytes):
+    value = _wrapped(cls, v)
+    return None if value is None else value.items
+
+
+# extension OID -> its value decoded (None: not certainly DER, the full gate decides)
+EXTENSION_VALUES = {
+    "2.5.29.19": lambda v: _decodes(BasicConstraints, v),
+    "2.5.29.14": lambda v: None if (ski := _wrapped(OctetString, v)) is None else ski.value,
+    "2.5.29.35": lambda v: _decodes(AuthorityKeyIdentifier, v),
+    "2.5.29.15": _key_usage_value,
+    "2.5.29.37": lambda v: _unwrap(OIDs, v),
+    "2.5.29.31": _crldp_value,
+    "2.5.29.32": _policies_value,
+    "1.3.6.1.5.5.7.1.1": _access_value,
+    "1.3.6.1.5.5.7.1.11": _access_value,
+    asn1.OID_IP_ADDR_BLOCKS: _ip_blocks_value,
+    asn1.OID_AS_IDENTIFIERS: _as_ids_value,
 }
+EXTENSIONS = {oid: (lambda f: lambda v: f(v) is not None)(f) for oid, f in EXTENSION_VALUES.items()}
 
 
 def _asn1crypto_parses(oid: str) -> bool:
@@ -404,7 +467,9 @@ def _names_ok(name) -> bool:
     return all(atv.type.dotted_string in (OID_CN, OID_SERIAL_NUMBER) for rdn in name for atv in rdn.as_list())
 
 
-def _cert_ok(cert: Certificate) -> bool:
+def _cert_extensions(cert: Certificate) -> list | None:
+    """Each extension's value decoded (None for one asn1crypto does not parse either), or None when
+    the certificate is not certainly DER."""
     tbs = cert.tbs_certificate
     spki = tbs.subject_public_key_info
     if not (tbs.version in (0, 1, 2) and _names_ok(tbs.issuer) and _names_ok(tbs.subject)
@@ -413,19 +478,53 @@ def _cert_ok(cert: Certificate) -> bool:
             and spki.algorithm.algorithm.dotted_string == asn1.OID_RSA
             and spki.subject_public_key.padding_bits() == 0 and cert.signature_value.padding_bits() == 0
             and _decodes(RSAPublicKey, spki.subject_public_key.as_bytes()) is not None):
-        return False
+        return None
+    values = []
     for ext in tbs.extensions or ():
         oid = ext.extn_id.dotted_string
-        check = EXTENSIONS.get(oid)
-        if check is None and _asn1crypto_parses(oid) or check is not None and not check(ext.extn_value):
-            return False
-    return True
+        decode = EXTENSION_VALUES.get(oid)
+        if decode is None:
+            if _asn1crypto_parses(oid):
+                return None
+            values.append(None)
+            continue
+        value = _shared.get((oid, ext.extn_value)) if oid in SHARED else None
+        if value is None:
+            value = decode(ext.extn_value)
+            if value is None:
+                return None
+            if oid in SHARED:
+                if len(_shared) >= 4096:
+                    _shared.clear()
+                _shared[oid, ext.extn_value] = value
+        values.append(value)
+    return values
+
+
+# extensions whose values recur from certificate to certificate (the same issuer, CRL, policy):
+# decoded once; the decoded values are only read
+SHARED = frozenset({"2.5.29.19", "2.5.29.35", "2.5.29.15", "2.5.29.37", "2.5.29.31", "2.5.29.32",
+                    "1.3.6.1.5.5.7.1.1", asn1.OID_AS_IDENTIFIERS})
+_shared: dict[tuple[str, bytes], object] = {}
+
+
+def _cert_ok(cert: Certificate) -> bool:
+    return _cert_extensions(cert) is not None
+
+
+def certificate_value(data: bytes) -> tuple[Certificate, list] | None:
+    """A Certificate of RPKI shape that is certainly DER, decoded, with its extension values
+    decoded (`_cert_extensions`); None otherwise."""
+    cert = _decodes(Certificate, data)
+    if cert is None:
+        return None
+    exts = _cert_extensions(cert)
+    return None if exts is None else (cert, exts)
 
 
 def certificate(data: bytes) -> bool:
     """A Certificate (RFC 5280 section 4.1) of RPKI shape is certainly DER."""
-    cert = _decodes(Certificate, data)
-    return cert is not None and _cert_ok(cert)
+    return certificate_value(data) is not None
 
 
 _ATTR_TYPES = {
@@ -435,30 +534,76 @@ _ATTR_TYPES = {
 }
 
 
-def content_info(data: bytes) -> bool:
-    """A ContentInfo holding an RFC 6488 signed object of the usual shape is certainly DER."""
+def content_info_value(data: bytes) -> tuple[ContentInfo, list[list]] | None:
+    """A ContentInfo holding an RFC 6488 signed object of the usual shape that is certainly DER,
+    decoded, with the decoded extension values of each certificate; None otherwise."""
     info = _decodes(ContentInfo, data)
     if info is None or info.content_type.dotted_string != asn1.OID_SIGNED_DATA:
-        return False
+        return None
     sd = info.content
     if sd.version != 3 or not all(alg.algorithm.dotted_string == OID_SHA256 for alg in sd.digest_algorithms.as_list()):
-        return False
+        return None
     for si in sd.signer_infos.as_list():
         if si.version != 3 or si.digest_algorithm.algorithm.dotted_string != OID_SHA256 \
                 or si.signature_algorithm.algorithm.dotted_string not in (asn1.OID_RSA, asn1.OID_SHA256_WITH_RSA):
-            return False
+            return None
         for attr in si.signed_attrs.as_list():
             want = _ATTR_TYPES.get(attr.type.dotted_string)
             if want is None or not all(isinstance(v, want) for v in attr.values.as_list()):
-                return False
-    return all(_cert_ok(c) for c in sd.certificates.as_list())
+                return None
+    exts = []
+    for c in sd.certificates.as_list():
+        values = _cert_extensions(c)
+        if values is None:
+            return None
+        exts.append(values)
+    return info, exts
+
+
+def content_info(data: bytes) -> bool:
+    """A ContentInfo holding an RFC 6488 signed object of the usual shape is certainly DER."""
+    return content_info_value(data) is not None
+
+
+def roa_value(data: bytes) -> RouteOriginAttestation | None:
+    """A RouteOriginAttestation eContent that is certainly DER, decoded; None otherwise."""
+    return _decodes(RouteOriginAttestation, data)
 
 
 def roa(data: bytes) -> bool:
     """A RouteOriginAttestation eContent (RFC 9582 section 4) is certainly DER."""
-    return _decodes(RouteOriginAttestation, data) is not None
+    return roa_value(data) is not None
+
+
+def manifest_value(data: bytes) -> Manifest | None:
+    """A Manifest eContent that is certainly DER, decoded; None otherwise."""
+    return _decodes(Manifest, data)
 
 
 def manifest(data: bytes) -> bool:
     """A Manifest eContent (RFC 9286 section 4.2) is certainly DER."""
-    return _decodes(Manifest, data) is not None
+    return manifest_value(data) is not None
+
+
+# ---- where each element lies: the received bytes of a part (what a signature covers, a name's DER) --
+def children(buf: bytes, start: int, end: int) -> list[tuple[int, int, int]]:
+    """(offset of the tag, offset of the contents, end) of each element in buf[start:end], for
+    bytes that decoded above (DER, so one-octet tags here and definite lengths)."""
+    out = []
+    pos = start
+    while pos < end:
+        tag_at = pos
+        n = buf[pos + 1]
+        pos += 2
+        if n & 0x80:
+            k = n & 0x7F
+            n = int.from_bytes(buf[pos:pos + k], "big")
+            pos += k
+        out.append((tag_at, pos, pos + n))
+        pos += n
+    return out
+
+
+def inside(buf: bytes, element: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """The elements inside a constructed `element` of `children`."""
+    return children(buf, element[1], element[2])

@@ -344,13 +344,54 @@ def decode_ip_extension(octets: bytes, source: str | None = None, *, checked: bo
     """sbgp-ipAddrBlock extnValue -> IpResources, enforcing RFC 3779 section 2.2.3 and RFC 6487 section 4.8.10.
     `checked`: the octets already passed the DER gate inside their certificate."""
     blocks = decode(asn1.IPAddrBlocks, octets, source, "IPAddrBlocks (RFC 3779 section 2.2.3.1)", checked=checked)
-    if len(blocks) == 0:
+    return _ip_resources([(bytes(fam["addressFamily"].native),
+                           "inherit" if fam["ipAddressChoice"].name == "inherit" else fam["ipAddressChoice"].chosen)
+                          for fam in blocks], source)
+
+
+class _Bits:
+    """An RFC 3779 BIT STRING as read here: `contents`, the unused-bits octet first (as asn1crypto has it)."""
+
+    __slots__ = ("contents",)
+
+    def __init__(self, contents: bytes):
+        self.contents = contents
+
+
+class _Choice:
+    """An IPAddressOrRange as read here (asn1crypto's `name` and `chosen`)."""
+
+    __slots__ = ("name", "chosen")
+
+    def __init__(self, name: str, chosen):
+        self.name, self.chosen = name, chosen
+
+
+def bits_from_quick(bits) -> _Bits:
+    return _Bits(bytes((bits.padding_bits(),)) + bits.as_bytes())
+
+
+def ip_resources_from_quick(families, source: str | None = None) -> IpResources:
+    """The same as `decode_ip_extension`, from rpki.quickder's decode of the value (certainly DER):
+    [(addressFamily octets, "inherit" or [BitString | IPAddressRange])]."""
+    out = []
+    for afi, choice in families:
+        if choice != "inherit":
+            choice = [_Choice("addressPrefix", bits_from_quick(x)) if hasattr(x, "padding_bits")
+                      else _Choice("addressRange", {"min": bits_from_quick(x.min), "max": bits_from_quick(x.max)})
+                      for x in choice]
+        out.append((afi, choice))
+    return _ip_resources(out, source)
+
+
+def _ip_resources(families: list, source) -> IpResources:
+    """[(addressFamily octets, "inherit" or the IPAddressOrRange items)] -> IpResources, checked."""
+    if len(families) == 0:
         raise ObjectError("want at least one IPAddressFamily, got none", source, check="IPAddrBlocks",
                           rfc="RFC 6487 section 4.8.10")
     fams: dict[int, Family] = {}
     prev_afi = b""
-    for fam in blocks:
-        afi = bytes(fam["addressFamily"].native)
+    for afi, choice in families:
         # RFC 6487 section 4.8.10: AFI 0001 or 0002 and no SAFI
         if len(afi) != 2:
             raise ObjectError(f"want a 2-octet addressFamily (no SAFI), got {afi.hex()}", source,
@@ -367,11 +408,10 @@ def decode_ip_extension(octets: bytes, source: str | None = None, *, checked: bo
                               source, check="addressFamily", rfc="RFC 3779 section 2.2.3.2")
         prev_afi = afi
         ver = 4 if afi == AFI_IPV4 else 6
-        choice = fam["ipAddressChoice"]
-        if choice.name == "inherit":
+        if isinstance(choice, str):  # "inherit"
             fams[ver] = Family(ver, inherit=True)
             continue
-        fams[ver] = Family(ver, _decode_family(ver, choice.chosen, source))
+        fams[ver] = Family(ver, _decode_family(ver, choice, source))
     return IpResources(fams.get(4), fams.get(6))
 
 
@@ -386,7 +426,7 @@ def _decode_family(ver: int, items: asn1.IPAddressesOrRanges, source) -> Interva
         if aor.name == "addressPrefix":
             lo, n = _bit_value(aor.chosen, width, False, f"IPv{ver} prefix", source)
             hi = lo | ((1 << (width - n)) - 1)
-            text = f"{_addr(ver, lo)}/{n}"
+            text = None  # written out only for a rejection below
         else:
             rmin, rmax = aor.chosen["min"], aor.chosen["max"]
             lo, nmin = _bit_value(rmin, width, False, f"IPv{ver} range min", source)
@@ -408,6 +448,8 @@ def _decode_family(ver: int, items: asn1.IPAddressesOrRanges, source) -> Interva
                                   source, check="addressRange", rfc="RFC 3779 section 2.2.3.7")
         if ranges:
             plo, phi = ranges[-1]
+            if text is None and lo <= phi + 1:
+                text = f"{_addr(ver, lo)}/{n}"
             if lo < plo:
                 raise ObjectError(f"IPv{ver} {text}: want addresses sorted ascending, it follows a higher one",
                                   source, check="addressesOrRanges", rfc=rule)
@@ -433,18 +475,31 @@ def decode_as_extension(octets: bytes, source: str | None = None, *, checked: bo
                           rfc="RFC 6487 section 4.8.11")
     if asnum.name == "inherit":
         return AsResources(inherit=True)
-    items = asnum.chosen
+    return _as_resources([(x.chosen.native,) if x.name == "id" else (x.chosen["min"].native, x.chosen["max"].native)
+                          for x in asnum.chosen], source)
+
+
+def as_resources_from_quick(value, source: str | None = None) -> AsResources:
+    """The same as `decode_as_extension`, from rpki.quickder's decode of the value (certainly DER):
+    "inherit" or [int | ASRange]."""
+    if isinstance(value, str):  # "inherit"
+        return AsResources(inherit=True)
+    return _as_resources([(x,) if isinstance(x, int) else (x.min, x.max) for x in value], source)
+
+
+def _as_resources(items: list[tuple[int] | tuple[int, int]], source) -> AsResources:
+    """asIdsOrRanges, each (id,) or (min, max) -> AsResources, checked."""
     if len(items) == 0:
         raise ObjectError("want at least one AS number or range, got an empty asIdsOrRanges", source,
                           check="asIdsOrRanges", rfc="RFC 6487 section 4.8.11")
     rule = "RFC 3779 section 3.2.3.6"
     out: list[tuple[int, int]] = []
     for x in items:
-        if x.name == "id":
-            lo = hi = x.chosen.native
+        if len(x) == 1:
+            lo = hi = x[0]
             text = str(lo)
         else:
-            lo, hi = x.chosen["min"].native, x.chosen["max"].native
+            lo, hi = x
             text = f"{lo}-{hi}"
             if lo >= hi:
                 raise ObjectError(f"AS range {text}: want min < max (a single AS is an id)", source,

@@ -29,7 +29,7 @@ from ipaddress import IPv4Network, IPv6Network
 from . import asn1, quickder
 from .cms import SignedObject
 from .errors import ObjectError, raise_first
-from .resources import AS_MAX, IntervalSet, IpResources, _bits
+from .resources import AS_MAX, IntervalSet, IpResources, _bits, bits_from_quick
 from .rov import VRP
 
 AFIS = {b"\x00\x01": 4, b"\x00\x02": 6}
@@ -90,26 +90,48 @@ class Roa:
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Roa:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
         signed.expect(asn1.OID_CT_ROA, "id-ct-routeOriginAuthz", f"{SEC} 3")
+        quick = cls._read_quick(signed)
+        if quick is not None:
+            return quick
         return signed.read_payload(asn1.RouteOriginAttestation, "RouteOriginAttestation (RFC 9582 section 4)", "ROA",
                                    cls._read, quickder.roa)
 
     @classmethod
+    def _read_quick(cls, signed: SignedObject) -> Roa | None:
+        """`_read` from rpki.quickder's decode of the eContent when it is certainly DER and reads
+        without surprise; None otherwise (the asn1crypto path decides, with its own texts)."""
+        try:
+            value = quickder.roa_value(signed.econtent)
+            if value is None:
+                return None
+            blocks = [(fam.address_family, [(bits_from_quick(a.address), a.max_length) for a in fam.addresses])
+                      for fam in value.ip_addr_blocks]
+            return cls._build(value.version, value.as_id, blocks, signed, signed.source)
+        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+            return None
+
+    @classmethod
     def _read(cls, value: asn1.RouteOriginAttestation, signed: SignedObject, source) -> Roa:
+        blocks = [(bytes(fam["addressFamily"].native), [(item["address"], item["maxLength"].native)
+                                                         for item in fam["addresses"]])
+                  for fam in value["ipAddrBlocks"]]
+        return cls._build(value["version"].native, value["asID"].native, blocks, signed, source)
+
+    @classmethod
+    def _build(cls, version: int, asn: int, blocks: list, signed: SignedObject, source) -> Roa:
+        """The checks of the eContent: `blocks` holds (addressFamily octets, [(address BIT STRING
+        with its `contents`, maxLength or None)]) per ROAIPAddressFamily."""
         p: list[tuple[str, str, str]] = []
-        version = value["version"].native
         if version != 0:
             p.append(("version", f"{SEC} 4.1", f"want version 0, got {version}"))
-        asn = value["asID"].native
         if not 0 <= asn <= AS_MAX:
             raise ObjectError(f"want an AS number 0..{AS_MAX}, got {asn}", source, check="asID", rfc=f"{SEC} 4.2")
-        blocks = list(value["ipAddrBlocks"])
         if not 1 <= len(blocks) <= 2:
             p.append(("ipAddrBlocks", f"{SEC} 4.3.1", f"want one or two address families, got {len(blocks)}"))
         prefixes: list[RoaPrefix] = []
         noncanonical: list[str] = []
         seen_afi: list[int] = []
-        for fam in blocks:
-            afi = bytes(fam["addressFamily"].native)
+        for afi, addrs in blocks:
             if afi not in AFIS:
                 raise ObjectError(f"want addressFamily 0001 (IPv4) or 0002 (IPv6), got {afi.hex() or 'empty'}",
                                   source, check="ROAIPAddressFamily.addressFamily", rfc=f"{SEC} 4.3.1")
@@ -117,13 +139,11 @@ class Roa:
             if ver in seen_afi:
                 p.append(("ipAddrBlocks", f"{SEC} 4.3.1", f"want each address family once, got IPv{ver} twice"))
             seen_afi.append(ver)
-            addrs = list(fam["addresses"])
             if not addrs:
                 p.append(("ROAIPAddressFamily.addresses", f"{SEC} 4.3.1", f"want at least one IPv{ver} address"))
             fam_prefixes = []
-            for item in addrs:
-                net = read_prefix(item["address"], ver, source)
-                ml = item["maxLength"].native
+            for address, ml in addrs:
+                net = read_prefix(address, ver, source)
                 if ml is not None and not net.prefixlen <= ml <= WIDTH[ver]:
                     raise ObjectError(f"want maxLength {net.prefixlen}..{WIDTH[ver]} for {net}, got {ml}", source,
                                       check="ROAIPAddress.maxLength", rfc=f"{SEC} 4.3.2")

@@ -19,7 +19,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network
 
-import numpy as np
+
+class _Numpy:
+    """numpy, imported on first use: a relying party run reads VRPs (rpki.roa) but validates no
+    routes, and numpy takes a tenth of a second to import."""
+
+    def __getattr__(self, name: str):
+        global np
+        import numpy
+
+        np = numpy
+        return getattr(numpy, name)
+
+
+np = _Numpy()
 
 VALID = "valid"
 INVALID_ASN = "invalid-asn"
@@ -28,14 +41,13 @@ NOT_FOUND = "not-found"
 STATES = (VALID, INVALID_ASN, INVALID_LENGTH, NOT_FOUND)  # validate_many's codes index this
 _VALID, _INVALID_ASN, _INVALID_LENGTH, _NOT_FOUND = range(4)
 _BITS = {4: 32, 6: 64}  # bits of an address the index compares
-_ONES = np.uint64(2**64 - 1)
 
 
 def _host_mask(length: np.ndarray, bits: int) -> np.ndarray:
     """2**(bits - length) - 1: what a prefix's last address adds to its first."""
     k = (bits - np.minimum(length, bits)).astype(np.uint64)
     with np.errstate(over="ignore"):
-        return np.where(k == 0, np.uint64(0), _ONES >> (np.uint64(64) - np.maximum(k, np.uint64(1))))
+        return np.where(k == 0, np.uint64(0), np.uint64(2**64 - 1) >> (np.uint64(64) - np.maximum(k, np.uint64(1))))
 
 
 @dataclass(frozen=True, order=True)

@@ -28,6 +28,11 @@ Decisions:
 - The walk is bounded: at most `max_depth` CAs below the TA, `max_objects` objects in all, and a
   CA whose key (SKI) or manifest was already visited is rejected as a cycle.
 
+Worker processes: the ROAs and ASPAs of a publication point depend on nothing but its CA, CRL and
+resources, so with at least PARALLEL_MIN of them they are read and checked in a pool of forked
+processes (`workers`, by default the CPUs idle at the start: on a busy machine they would only cost),
+and their outcomes are taken in manifest order, so the result is the single-process one exactly.
+
 Every rejection is a `Rejection(uri, reason)`, the reason being the ObjectError text
 ("URI: [RFC ...] check: want ..."). The payloads carry the trust anchor name (the TAL file's stem)
 and `expires`: the earliest notAfter / nextUpdate along the chain, as rpki-client computes it.
@@ -35,6 +40,8 @@ and `expires`: the earliest notAfter / nextUpdate along the chain, as rpki-clien
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -57,6 +64,9 @@ MAX_DEPTH = 32
 MAX_OBJECTS = 1_000_000
 MAX_FILE_BYTES = 64 * 2**20
 MAX_ROUTER_ASES = 1024  # router keys emitted per router certificate (one per AS it holds)
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_~+=,@-][A-Za-z0-9._~+=,@-]*")  # a last path segment urlsplit leaves alone
+PARALLEL_MIN = 32  # ROAs and ASPAs in one publication point worth checking in worker processes
+MAX_AUTO_WORKERS = 8  # processes chosen by default (each is forked and costs a little)
 
 
 @dataclass
@@ -82,7 +92,7 @@ def _ts(dt: datetime) -> int:
 
 class Validator:
     def __init__(self, tal_path: str | Path, repo: str | Path, at: datetime | None = None, *,
-                 max_depth: int = MAX_DEPTH, max_objects: int = MAX_OBJECTS):
+                 max_depth: int = MAX_DEPTH, max_objects: int = MAX_OBJECTS, workers: int | None = None):
         self.tal_path = Path(tal_path)
         self.repo = Path(repo)
         self.at = at or datetime.now(timezone.utc)
@@ -93,32 +103,39 @@ class Validator:
         self.seen_keys: set[bytes] = set()
         self.seen_manifests: set[str] = set()
         self.stopped = False  # the object limit was reached: nothing more is read
+        # worker processes for the ROAs and ASPAs of a publication point with at least PARALLEL_MIN
+        self.workers = auto_workers() if workers is None else max(1, workers)
+        self.parallel_min = PARALLEL_MIN if self.workers > 1 else MAX_OBJECTS + 1
+        self.pool = None
+        self.dirs: dict[str, Path] = {}  # URI up to its last "/" -> the directory `local` gave for it
 
     # ---- helpers --------------------------------------------------------------------------------
     def reject(self, uri: str, e: Exception) -> None:
-        if isinstance(e, ObjectError):
-            text = str(e)
-            if not text.startswith(uri) and uri not in text:
-                text = f"{uri}: {text}"
-        else:
-            text = f"{uri}: want a readable object, got {type(e).__name__}: {e}"
-        self.result.rejected.append(Rejection(uri, text))
+        self.result.rejected.append(Rejection(uri, _rejection_text(uri, e)))
 
     def local(self, uri: str) -> Path:
+        head, _, name = uri.rpartition("/")
+        parent = self.dirs.get(head)
+        if parent is not None and _PLAIN_NAME.fullmatch(name):  # what the parse below gives, sooner
+            return parent / name
         parts = urlsplit(uri)
         segs = [s for s in parts.path.split("/") if s]
         if parts.scheme != "rsync" or not parts.hostname or not segs or any(s in (".", "..") for s in segs):
             raise ObjectError(f"want an rsync URI with a host and a path, got {uri!r}", uri, check="URI",
                               rfc="RFC 6487 section 4.8.8")
-        return self.repo.joinpath(parts.hostname, *segs)
+        path = self.repo.joinpath(parts.hostname, *segs)
+        if _PLAIN_NAME.fullmatch(name) and not parts.query and not parts.fragment and parts.path.endswith("/" + name):
+            self.dirs[head] = path.parent
+        return path
 
     def read(self, uri: str) -> bytes:
         path = self.local(uri)
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ObjectError(f"want at most {MAX_FILE_BYTES} bytes, got {path.stat().st_size}", uri,
-                                  check="size")
-            return path.read_bytes()
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size > MAX_FILE_BYTES:
+                    raise ObjectError(f"want at most {MAX_FILE_BYTES} bytes, got {size}", uri, check="size")
+                return f.read()
         except OSError as e:
             raise ObjectError(f"want the file in the repository at {path}, {e.strerror or e}", uri,
                               check="file", rfc="RFC 9286 section 6.4") from None
@@ -187,7 +204,12 @@ class Validator:
             self.reject(uri, e)
             return self.result
         self.seen_keys.add(ta.ski)
-        self.walk(ta, uri, ip, asr, 0, _ts(ta.not_after))
+        try:
+            self.walk(ta, uri, ip, asr, 0, _ts(ta.not_after))
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(cancel_futures=True)
+                self.pool = None
         return self.result
 
     def walk(self, ca: ResourceCertificate, ca_uri: str, ip: IpResources, asr: AsResources, depth: int,
@@ -229,21 +251,63 @@ class Validator:
         self.result.cas += 1
         expires = min(expires, _ts(mft.next_update), _ts(mft.signed.ee.not_after),
                       _ts(crl.next_update) if crl.next_update else expires)
+        # ROAs and ASPAs depend on nothing but this CA: with enough of them they are checked in worker
+        # processes first; their outcomes are then taken in the same order as the single-process walk
+        leaves = [(base + name, data) for name, data in files.items() if name.endswith((".roa", ".asa"))]
+        done = iter(self.leaves(ca, crl, leaves, ip, asr, expires) if len(leaves) >= self.parallel_min else ())
         for name, data in files.items():
             if self.stopped:
                 return
             uri = base + name
-            try:
-                if name.endswith(".cer"):
+            if name.endswith(".cer"):
+                try:
                     self.certificate(ca, crl, uri, data, ip, asr, depth, expires)
-                elif name.endswith(".roa"):
-                    self.roa(ca, crl, uri, data, ip, asr, expires)
-                elif name.endswith(".asa"):
-                    self.aspa(ca, crl, uri, data, ip, asr, expires)
-            except ObjectError as e:
-                self.reject(uri, e)
-            except Exception as e:  # noqa: BLE001 - one odd object must not stop the run
-                self.reject(uri, e)
+                except Exception as e:  # noqa: BLE001 - ObjectError, or one odd object that must not stop the run
+                    self.reject(uri, e)
+            elif name.endswith((".roa", ".asa")):
+                outcome = next(done, None) or _leaf(ca, crl, uri, data, ip, asr, expires, self.at, self.ta_name)
+                self.take(uri, outcome)
+
+    def take(self, uri: str, outcome: tuple[str, object]) -> None:
+        kind, value = outcome
+        if kind == "rejected":
+            self.result.rejected.append(Rejection(uri, value))
+        elif kind == "origins":
+            self.result.payloads.origins += value
+        else:
+            self.result.payloads.aspas.append(value)
+
+    def leaves(self, ca, crl, leaves: list[tuple[str, bytes]], ip, asr, expires) -> list[tuple[str, object]]:
+        """`_leaf` of each (uri, data) in order: this process takes the first share, `workers - 1`
+        forked worker processes the rest."""
+        args = (ca, crl)
+        rest = (ip, asr, expires, self.at, self.ta_name)
+        shares = min(self.workers, max(2, len(leaves) // max(1, PARALLEL_MIN // 2)))  # none too small to pay
+        mine = -(-len(leaves) // shares)
+        others = leaves[mine:]
+        if not others:
+            return _leaves(*args, leaves, *rest)
+        size = -(-len(others) // (2 * (shares - 1)))
+        futures = None
+        try:
+            if self.pool is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                self.pool = ProcessPoolExecutor(self.workers - 1, mp_context=multiprocessing.get_context("fork"))
+            futures = [self.pool.submit(_leaves, *args, others[i:i + size], *rest) for i in range(0, len(others), size)]
+        except Exception:  # noqa: BLE001 - no pool to be had: all in this process
+            pass
+        out = _leaves(*args, leaves[:mine], *rest)
+        if futures is not None:
+            try:
+                return out + [outcome for f in futures for outcome in f.result()]
+            except Exception:  # noqa: BLE001 - a pool that broke (a worker killed): on in this process alone
+                pass
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+        self.pool, self.workers, self.parallel_min = None, 1, MAX_OBJECTS + 1
+        return out + _leaves(*args, others, *rest)
 
     def manifest(self, ca: ResourceCertificate, uri: str) -> Manifest:
         mft = Manifest.read(self.read(uri), uri)
@@ -302,34 +366,70 @@ class Validator:
         self.seen_keys.add(cert.ski)
         self.walk(cert, uri, mine_ip, mine_as, depth + 1, min(expires, _ts(cert.not_after)))
 
-    def ee(self, ca, crl, ee: ResourceCertificate, uri, ip, asr) -> None:
-        ee.check_issued_by(ca)
-        self.not_revoked(ee, crl, uri)
-        self.contained(ee, ip, asr, uri)
 
-    def roa(self, ca, crl, uri, data, ip, asr, expires) -> None:
-        roa = Roa.read(data, uri).check(self.at)
-        self.ee(ca, crl, roa.signed.ee, uri, ip, asr)
-        exp = min(expires, _ts(roa.signed.ee.not_after))
-        for v in roa.vrps():
-            self.result.payloads.origins.append(Origin(v, self.ta_name, exp))
+def _rejection_text(uri: str, e: Exception) -> str:
+    if isinstance(e, ObjectError):
+        text = str(e)
+        if not text.startswith(uri) and uri not in text:
+            text = f"{uri}: {text}"
+        return text
+    return f"{uri}: want a readable object, got {type(e).__name__}: {e}"
 
-    def aspa(self, ca, crl, uri, data, ip, asr, expires) -> None:
+
+def _ee(ca, crl, ee: ResourceCertificate, uri, ip, asr) -> None:
+    ee.check_issued_by(ca)
+    Validator.not_revoked(ee, crl, uri)
+    Validator.contained(ee, ip, asr, uri)
+
+
+def _leaf(ca, crl, uri: str, data: bytes, ip, asr, expires: int, at: datetime, ta_name: str) -> tuple[str, object]:
+    """A ROA or an ASPA of the publication point of `ca`: ("origins", [Origin]), ("aspa", ASPA) or
+    ("rejected", the rejection text)."""
+    try:
+        if uri.endswith(".roa"):
+            roa = Roa.read(data, uri).check(at)
+            _ee(ca, crl, roa.signed.ee, uri, ip, asr)
+            exp = min(expires, _ts(roa.signed.ee.not_after))
+            return "origins", [Origin(v, ta_name, exp) for v in roa.vrps()]
         # both profiles: the older one is what rpki-client 8.2 and pre-0.14 Krill publish and read;
         # its providers are kept whatever their afiLimit (payloads are not split by address family)
-        aspa = Aspa.read(data, uri).check(self.at, old_profile_ok=True)
-        self.ee(ca, crl, aspa.signed.ee, uri, ip, asr)
+        aspa = Aspa.read(data, uri).check(at, old_profile_ok=True)
+        _ee(ca, crl, aspa.signed.ee, uri, ip, asr)
         exp = min(expires, _ts(aspa.signed.ee.not_after))
-        self.result.payloads.aspas.append(ASPA(aspa.customer, tuple(aspa.providers), self.ta_name, exp))
+        return "aspa", ASPA(aspa.customer, tuple(aspa.providers), ta_name, exp)
+    except Exception as e:  # noqa: BLE001 - ObjectError, or one odd object that must not stop the run
+        return "rejected", _rejection_text(uri, e)
+
+
+def _leaves(ca, crl, leaves, ip, asr, expires, at, ta_name) -> list[tuple[str, object]]:
+    """`_leaf` of each (uri, data): one task of a worker process."""
+    return [_leaf(ca, crl, uri, data, ip, asr, expires, at, ta_name) for uri, data in leaves]
 
 
 def validate(tal: str | Path, repo: str | Path, at: datetime | None = None, *, max_depth: int = MAX_DEPTH,
-             max_objects: int = MAX_OBJECTS) -> Result:
+             max_objects: int = MAX_OBJECTS, workers: int | None = None) -> Result:
     """Validate the repository at `repo` from the TAL at `tal` at time `at` (default now).
 
+    `workers`: processes that check the ROAs and ASPAs of a large publication point (1: all in
+    this process; None: `auto_workers()`). The result is the same whatever the number.
     Raises InputError (ObjectError) only for an unusable TAL or repository directory; everything
     wrong inside the repository becomes a Rejection in the result."""
-    return Validator(tal, repo, at, max_depth=max_depth, max_objects=max_objects).run()
+    return Validator(tal, repo, at, max_depth=max_depth, max_objects=max_objects, workers=workers).run()
+
+
+def auto_workers() -> int:
+    """The CPUs that are idle now (at least 1): worker processes only pay on otherwise idle CPUs
+    (on a busy machine they cost more CPU time and take longer)."""
+    cpus = os.cpu_count() or 1
+    try:
+        idle = round(cpus - os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average here
+        return 1
+    if min(cpus, idle) < 2:
+        return 1
+    import multiprocessing
+
+    return min(cpus, MAX_AUTO_WORKERS, idle) if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
 def write_json_with_rejections(result: Result) -> str:

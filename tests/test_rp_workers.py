@@ -1,0 +1,64 @@
+"""The relying party's worker processes (rpki.rp `workers`): the result is the single-process one,
+payloads and rejections in the same order."""
+
+from __future__ import annotations
+
+import pytest
+from rpki_tamper import add_roa
+from test_ca import AT, DEEP, EXAMPLE, NOW
+from test_rp import make
+
+from rpki import build, rp
+from rpki.rp import validate
+
+
+def _same(a, b):
+    assert a.payloads.origins == b.payloads.origins
+    assert a.payloads.aspas == b.payloads.aspas
+    assert a.payloads.router_keys == b.payloads.router_keys
+    assert a.rejected == b.rejected
+    assert (a.cas, a.objects) == (b.cas, b.objects)
+
+
+@pytest.mark.parametrize("text,ta,ca", [(EXAMPLE, "ta", "isp1"), (DEEP, "root", "lir")], ids=["example", "deep"])
+def test_workers_give_the_single_process_result(tmp_path, monkeypatch, text, ta, ca):
+    out = make(tmp_path, text)
+    # a rejection among the leaves, between good ones: a ROA signed by another key
+    add_roa(out, ca, 64999, ["192.0.2.0/24"], "192.0.2.0/24", NOW, signer=build.new_rsa_key())
+    single = validate(out / f"{ta}.tal", out, AT, workers=1)
+    assert single.rejected and single.payloads.origins
+    monkeypatch.setattr(rp, "PARALLEL_MIN", 1)  # every publication point goes to the workers
+    parallel = validate(out / f"{ta}.tal", out, AT, workers=2)
+    _same(single, parallel)
+
+
+def test_auto_workers_is_at_least_one():
+    assert 1 <= rp.auto_workers() <= max(1, __import__("os").cpu_count() or 1)
+
+
+def test_cli_workers(tmp_path, capsys):
+    from bgpsim.cli import main
+    out = make(tmp_path, DEEP)
+    args = ["rpki", "validate", "--tal", str(out / "root.tal"), "--repo", str(out), "--time", AT.isoformat(),
+            "--format", "csv"]
+    assert main(args + ["--workers", "1"]) == 0
+    one = capsys.readouterr().out
+    assert main(args + ["--workers", "2"]) == 0
+    assert capsys.readouterr().out == one
+    assert main(args + ["--workers", "0"]) == 2
+
+
+def test_a_failing_worker_falls_back_to_this_process(tmp_path, monkeypatch):
+    import os
+    out = make(tmp_path, DEEP)
+    single = validate(out / "root.tal", out, AT, workers=1)
+    parent, real = os.getpid(), rp._leaves
+
+    def leaves_here_only(*args):
+        if os.getpid() != parent:
+            raise MemoryError("a worker that fails")
+        return real(*args)
+
+    monkeypatch.setattr(rp, "_leaves", leaves_here_only)
+    monkeypatch.setattr(rp, "PARALLEL_MIN", 1)
+    _same(single, validate(out / "root.tal", out, AT, workers=2))
