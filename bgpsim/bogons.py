@@ -2,13 +2,13 @@
 RFC that sets it aside. Used by the route-dump validator's findings.
 
 Prefixes (IANA special-purpose registries, RFC 6890): a prefix is a bogon when it lies inside one of
-the blocks below (a covering announcement, e.g. 0.0.0.0/0, is not flagged here). IPv6 outside
-2000::/3, the global unicast space (RFC 4291 section 2.4), is a bogon too.
+the blocks below (a covering announcement, e.g. 0.0.0.0/0 or ::/0, is not flagged here). IPv6 inside ::/3, 4000::/2
+or 8000::/1, outside 2000::/3, the global unicast space (RFC 4291 section 2.4), is a bogon too.
 AS numbers (IANA special-purpose AS numbers): `private` (RFC 6996) apart, because a private AS in a
 path is its own finding; the rest are `reserved`, `documentation` or `as-trans`.
 
-`asn_kind(asn)` and `prefix_kind(network)` answer for one; `asn_kinds(array)` for a whole numpy array
-of AS numbers at once (codes into KINDS, 0 meaning none).
+`asn_kind(asn)` and `prefix_kind(network)` answer for one; `asn_kinds(array)` and `prefix_mask(...)`
+for whole numpy arrays at once.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ PREFIXES = [(ipaddress.ip_network(p), why) for p, why in [
     ("2001:db8::/32", "RFC 3849: documentation"),
     ("3fff::/20", "RFC 9637: documentation"),
 ]]
-GLOBAL_UNICAST6 = ipaddress.ip_network("2000::/3")
+NOT_GLOBAL6 = [ipaddress.ip_network(p) for p in ("::/3", "4000::/2", "8000::/1")]  # all but 2000::/3
 
 _LO = np.array([r[0] for r in ASN_RANGES], dtype=np.int64)
 _HI = np.array([r[1] for r in ASN_RANGES], dtype=np.int64)
@@ -74,11 +74,37 @@ def asn_kind(asn: int) -> tuple[str, str] | None:
     return None
 
 
+def _blocks(version: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """First and last address (IPv6: of the top 64 bits) and length of each block of a version."""
+    shift = 64 if version == 6 else 0
+    blocks = [b for b, _ in PREFIXES if b.version == version]
+    if version == 6:
+        blocks += NOT_GLOBAL6
+    lo = np.array([int(b.network_address) >> shift for b in blocks], dtype=np.uint64)
+    hi = np.array([int(b.broadcast_address) >> shift for b in blocks], dtype=np.uint64)
+    return lo, hi, np.array([b.prefixlen for b in blocks], dtype=np.int64)
+
+
+_BLOCKS = {4: _blocks(4), 6: _blocks(6)}
+
+
+def prefix_mask(version: int, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """For routes of one IP version given as arrays (`start`: the IPv4 address, or the top 64 bits of
+    the IPv6 one; every IPv6 block here is /64 or shorter), whether each lies inside a bogon block."""
+    lo, hi, blen = _BLOCKS[version]
+    start = np.asarray(start, dtype=np.uint64)
+    length = np.asarray(length, dtype=np.int64)
+    out = np.zeros(len(start), dtype=bool)
+    for a, b, n in zip(lo, hi, blen):
+        out |= (start >= a) & (start <= b) & (length >= n)
+    return out
+
+
 def prefix_kind(net: ipaddress.IPv4Network | ipaddress.IPv6Network) -> str | None:
     """Why `net` is a bogon (the RFC and what the block is for), else None."""
     for block, why in PREFIXES:
         if block.version == net.version and net.prefixlen >= block.prefixlen and net.subnet_of(block):
             return f"{block} {why}"
-    if net.version == 6 and not (net.prefixlen >= 3 and net.subnet_of(GLOBAL_UNICAST6)):
+    if net.version == 6 and any(net.subnet_of(b) for b in NOT_GLOBAL6):
         return "outside 2000::/3, the IPv6 global unicast space (RFC 4291 section 2.4)"
     return None

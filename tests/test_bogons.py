@@ -8,7 +8,7 @@ import ipaddress
 import numpy as np
 import pytest
 
-from bgpsim.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind
+from bgpsim.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind, prefix_mask
 
 
 @pytest.mark.parametrize("prefix,bogon", [
@@ -16,7 +16,7 @@ from bgpsim.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind
     ("192.0.2.0/24", "RFC 5737"), ("192.0.3.0/24", None), ("224.0.0.0/24", "RFC 5771"),
     ("0.0.0.0/0", None),  # a default route covers bogons but is not inside one
     ("2001:db8:1::/48", "RFC 3849"), ("2001:db9::/32", None), ("fe80::/64", "outside 2000::/3"),
-    ("fc00::/7", "outside 2000::/3"), ("2a00::/12", None), ("::/0", "outside 2000::/3"),
+    ("fc00::/7", "outside 2000::/3"), ("2a00::/12", None), ("::/0", None), ("::/8", "outside 2000::/3"),
 ])
 def test_prefix(prefix, bogon):
     kind = prefix_kind(ipaddress.ip_network(prefix))
@@ -32,3 +32,23 @@ def test_asn_edges_and_arrays():
     probes = [p for p in probes if 0 <= p <= 4294967295]
     codes = asn_kinds(np.array(probes))
     assert [KINDS[c] or None for c in codes] == [(asn_kind(p) or (None,))[0] for p in probes]
+
+
+def test_prefix_mask_equals_prefix_kind():
+    import random
+
+    rnd = random.Random(1)
+    nets = [ipaddress.ip_network(p) for p in ("10.1.0.0/16", "11.0.0.0/8", "0.0.0.0/0", "192.0.2.128/25",
+                                              "2001:db8::/48", "fe80::/64", "2a00::/12", "::/0")]
+    for _ in range(3000):
+        v6 = rnd.random() < 0.5
+        length = rnd.randint(0, 64 if v6 else 32)
+        bits = 128 if v6 else 32
+        addr = rnd.getrandbits(bits) >> (bits - length) << (bits - length) if length else 0
+        nets.append((ipaddress.IPv6Network if v6 else ipaddress.IPv4Network)((addr, length)))
+    for version in (4, 6):
+        sel = [n for n in nets if n.version == version]
+        shift = 64 if version == 6 else 0
+        got = prefix_mask(version, np.array([int(n.network_address) >> shift for n in sel], dtype=np.uint64),
+                          np.array([n.prefixlen for n in sel]))
+        assert got.tolist() == [prefix_kind(n) is not None for n in sel]

@@ -163,3 +163,28 @@ def test_a_capture_and_bgpdump_text(tmp_path):
                  "--quiet"]) == 0
     doc = json.loads((tmp_path / "t" / "summary.json").read_text())
     assert doc["routes"] == 39_256 and doc["rpki"]["invalid-length"] >= 1
+
+
+def test_findings_replay_as_scenarios(tmp_path, capsys):
+    """With relationships, MOAS and sub-prefix conflicts become scenarios that `bgpsim run` replays
+    on the same graph."""
+    need_data()
+    caida = SHARED / "caida" / "20250901.as-rel2.txt.bz2"
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    out = tmp_path / "o"
+    assert main(["validate", str(DUMP), "--vrps", str(tmp_path / "vrps.csv"), "--relationships", str(caida),
+                 "--out", str(out), "--quiet"]) == 0
+    findings = json.loads((out / "findings.json").read_text())
+    replayed = [f for f in findings if "scenario" in f]
+    assert replayed and all(f["kind"] in ("moas", "subprefix") for f in replayed)
+    assert sorted(p.name for p in (out / "scenarios").iterdir()) == sorted(f["scenario"][10:] for f in replayed)
+    doc = json.loads((out / "summary.json").read_text())
+    assert doc["aspa"] is not None and doc["findings"]["leak"] > 0  # relationships stand in for ASPA
+    f = next(f for f in replayed if f["kind"] == "subprefix")
+    from bgpsim.scenario import load_scenario
+
+    scn = load_scenario(out / f["scenario"])
+    assert scn.attack.kind == "subprefix" and scn.attack.attacker == f["origin"]
+    assert str(scn.attack.prefix) == f["prefix"] and scn.victim == f["covering_origins"][0]
+    capsys.readouterr()
+    assert main(["run", str(out / f["scenario"]), "--engine", "steady", "--out", str(tmp_path / "run")]) == 0

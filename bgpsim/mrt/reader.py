@@ -139,6 +139,7 @@ class MRTReader:
         self._ip_text: dict = {}
         self._skipped_types: set[int] = set()
         self.records = 0
+        self.state_changes = 0  # left out of batches: counted here
         self.at = 0
 
     def _attrs(self, buf: bytes, asn_size: int, rib_afi: int | None = None):
@@ -197,7 +198,10 @@ class MRTReader:
         for record_groups in self._records():
             for g in record_groups:
                 kind = g[3]
-                if kind is STATE or not g[7]:
+                if kind is STATE:
+                    self.state_changes += 1
+                    continue
+                if not g[7]:
                     continue
                 key = (g[4], g[5])
                 p = peer_index.get(key)

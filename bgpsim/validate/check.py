@@ -2,9 +2,12 @@
 gets its RFC 6811 status through rpki.rov, its ASPA verdict through rpki.aspa_path when ASPA data
 (or relationships standing in for it) is given, and its findings (bgpsim.validate.findings).
 
-Routes go through in batches of BATCH: the prefixes and origins of a batch become arrays for
-`VRPTable.validate_arrays`, then each route's row is written and forgotten, so memory stays flat as
-the dump grows (what grows is one entry per distinct prefix and per distinct AS_PATH).
+Routes come in batches: MRT files through `read_batches` (numpy columns; the routes of one UPDATE
+or RIB entry share one group: time, peer, attributes), other inputs route by route, grouped here.
+The prefixes and origins of a batch go to `VRPTable.validate_arrays` at once; what depends on the
+AS_PATH (its text, ASPA verdict, path findings) is worked out once per group and once per distinct
+path; then each route's row is written and forgotten, so memory stays flat as the dump grows (what
+grows is one entry per distinct prefix and per distinct AS_PATH).
 
 - Origin AS (RFC 6811 section 2): the last AS of the AS_PATH when its last segment is an
   AS_SEQUENCE; NONE when it is an AS_SET (such a route is never valid: invalid when covered); the
@@ -15,7 +18,6 @@ the dump grows (what grows is one entry per distinct prefix and per distinct AS_
 
 from __future__ import annotations
 
-import socket
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -25,15 +27,20 @@ import numpy as np
 from rpki.aspa_path import AspaTable
 from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
+from ..bogons import prefix_mask
 from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
 from ..wire.aspath import AS_SEQUENCE, AS_SET
+from ..wire.nlri import network_text
 from .findings import Findings
 
-BATCH = 50_000
+BATCH = 65_536
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
+NO_PATH = -2  # the reader's mark for a route without an AS_PATH
 COLUMNS = ("time", "peer_ip", "peer_as", "prefix", "as_path", "origin_as", "rpki", "rpki_reason", "aspa",
            "findings")
-_BITS = {4: 32, 6: 64}  # what VRPTable.validate_arrays compares
+_BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
+_VERSION = {1: 4, 2: 6}
+_REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
 
 
 @dataclass
@@ -50,125 +57,165 @@ class Tally:
     routes_by_origin: Counter = field(default_factory=Counter)
 
 
-class Checker:
-    """Feed it routes (`feed`), then `finish()`; each announced route's row goes to `emit`."""
+@dataclass(slots=True)
+class _Group:
+    """What the routes of one group share: their CSV fields before the prefix, and the AS_PATH."""
 
-    def __init__(self, vrps: VRPTable, emit: Callable[[tuple], None], aspa: AspaTable | None = None,
+    head: str  # "time,peer_ip,peer_as"
+    peer: tuple[str, int]
+    path: tuple  # ASNs, an AS_SET as a tuple inside
+    path_csv: str
+    aspa: str
+
+
+class Checker:
+    """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; each announced route's
+    CSV line (no newline) goes to `emit`."""
+
+    def __init__(self, vrps: VRPTable, emit: Callable[[str], None], aspa: AspaTable | None = None,
                  topo=None):
         self.vrps = vrps
         self.aspa = aspa
         self.emit = emit
         self.tally = Tally()
         self.findings = Findings(topo)
-        self._batch: list[tuple] = []
-        self._where: dict[str, tuple[int, int, int]] = {}
-        self._reasons: dict[tuple[str, int, int], str] = {}
+        self._pending: list[Route] = []
+        self._reasons: dict[tuple, str] = {}
         self._aspa_cache: dict[tuple, str] = {}
+        self._path_cache: dict[int, tuple[tuple, str]] = {}  # id(attrs) -> (path, CSV text), per batch
 
-    def feed_all(self, routes: Iterable[Route]) -> None:
-        for r in routes:
-            self.feed(r)
+    # ---- input ----------------------------------------------------------------------------------------
+    def feed_batch(self, b) -> None:
+        """A bgpsim.mrt.RouteBatch."""
+        self._pending_flush()
+        self.tally.withdrawals += int(np.count_nonzero(b.kind == 1))
+        sel = np.flatnonzero(b.kind != 1)
+        if not len(sel):
+            return
+        self._path_cache.clear()
+        groups = [self._group_of(g[1], g[2], g[4], g[5], g[10]) for g in b.groups]
+        nets = b.networks()
+        self._check([groups[k] for k in b.group[sel].tolist()], b.afi[sel], [nets[i] for i in sel.tolist()],
+                    b.plen[sel], b.origin[sel])
 
     def feed(self, r: Route) -> None:
         if r.kind == ANNOUNCE or r.kind == RIB:
-            self._batch.append((r, self._prefix(r.prefix), _path(r)))
-            if len(self._batch) >= BATCH:
-                self._flush()
+            self._pending.append(r)
+            if len(self._pending) >= BATCH:
+                self._pending_flush()
         elif r.kind == WITHDRAW:
             self.tally.withdrawals += 1
         elif r.kind == STATE:
             self.tally.state_changes += 1
 
     def finish(self) -> list[dict]:
-        self._flush()
+        self._pending_flush()
         return self.findings.finish()
 
-    # ---- internals --------------------------------------------------------------------------------------
-    def _prefix(self, text: str) -> tuple[int, int, int]:
-        w = self._where.get(text)
-        if w is None:
-            addr, _, length = text.partition("/")
-            v6 = ":" in addr
-            start = int.from_bytes(socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, addr), "big")
-            w = self._where[text] = (6 if v6 else 4, start, int(length))
-            if len(self._where) > 4_000_000:  # bounded: a pathological dump of only distinct prefixes
-                self._where.clear()
-        return w
-
-    def _flush(self) -> None:
-        batch, self._batch = self._batch, []
-        if not batch:
+    def _pending_flush(self) -> None:
+        routes, self._pending = self._pending, []
+        if not routes:
             return
-        n = len(batch)
-        origin = np.array([_origin(path, r.peer_as) for r, _, path in batch], dtype=np.int64)
-        version = np.array([w[0] for _, w, _ in batch], dtype=np.int8)
+        self._path_cache.clear()
+        groups = [self._group_of(r.time, r.usec, r.peer_ip, r.peer_as, r.attrs) for r in routes]
+        self._check(groups, np.array([r.afi for r in routes], dtype=np.uint8), [r.network for r in routes],
+                    np.array([r.plen for r in routes], dtype=np.int64),
+                    np.array([_origin(g.path) for g in groups], dtype=np.int64))
+
+    def _group_of(self, time: int, usec: int | None, peer_ip: str, peer_as: int, attrs) -> _Group:
+        cached = self._path_cache.get(id(attrs))
+        if cached is None:
+            path = _path(attrs.as_path) if attrs is not None else ()
+            text = attrs.as_path_text if attrs is not None else ""
+            cached = self._path_cache[id(attrs)] = (path, f'"{text}"' if "," in text else text)
+        path, path_csv = cached
+        verdict = ""
+        if self.aspa is not None and path:
+            verdict = self._aspa_cache.get(path)
+            if verdict is None:
+                verdict = self._aspa_cache[path] = self.aspa.verify(path, from_provider=True)
+        when = f"{time}.{usec:06d}" if usec is not None else str(time)
+        return _Group(f"{when},{peer_ip},{peer_as}", (peer_ip, peer_as), path, path_csv, verdict)
+
+    # ---- the checks ---------------------------------------------------------------------------------------
+    def _check(self, groups: list[_Group], afi: np.ndarray, nets: list[int], plen: np.ndarray,
+               origin: np.ndarray) -> None:
+        n = len(groups)
+        origin = origin.astype(np.int64)
+        empty = np.flatnonzero(origin == NO_PATH)  # no path: the peer originated it
+        if len(empty):
+            origin[empty] = [groups[i].peer[1] for i in empty.tolist()]
+        plen = plen.astype(np.int64)
         status = np.full(n, STATES.index(NOT_FOUND), dtype=np.uint8)
-        for v, bits in _BITS.items():
-            sel = np.flatnonzero(version == v)
+        bogon = np.zeros(n, dtype=bool)
+        for a, bits in _BITS.items():
+            sel = np.flatnonzero(afi == a)
             if not len(sel):
                 continue
-            shift = 128 - bits if v == 6 else 0
-            start = np.array([batch[i][1][1] >> shift for i in sel.tolist()], dtype=np.uint64)
-            length = np.array([min(batch[i][1][2], bits) for i in sel.tolist()], dtype=np.int64)
-            status[sel] = self.vrps.validate_arrays(v, start, length, origin[sel])
-        long6 = [i for i, (_, w, _) in enumerate(batch) if w[0] == 6 and w[2] > 64]
-        for i in long6:  # IPv6 routes longer than /64: exactly, one at a time
-            status[i] = STATES.index(self.vrps.validate(_network(batch[i][1]), int(origin[i])))
-        t = self.tally
-        for (r, w, path), o, s in zip(batch, origin.tolist(), status.tolist()):
-            state = STATES[s]
-            t.routes += 1
-            t.rpki[state] += 1
-            peer = t.by_peer.get((r.peer_ip, r.peer_as))
-            if peer is None:
-                peer = t.by_peer[(r.peer_ip, r.peer_as)] = Counter()
-            peer[state] += 1
-            peer["routes"] += 1
-            t.routes_by_origin[o] += 1
-            if state in (INVALID_ASN, INVALID_LENGTH):
-                t.invalid_by_origin[o] += 1
-            verdict = ""
-            if self.aspa is not None:
-                verdict = self._aspa_cache.get(path)
-                if verdict is None:
-                    verdict = self._aspa_cache[path] = self.aspa.verify(path, from_provider=True)
-                t.aspa[verdict] += 1
-            kinds = self.findings.route(r.prefix, w, o, path, r.peer_ip)
-            self.emit((_time(r), r.peer_ip, r.peer_as, r.prefix, r.as_path_text, "" if o == NONE else o, state,
-                       self._reason(r.prefix, w, o, state), verdict, " ".join(kinds)))
+            if a == 1:
+                start = np.array([nets[i] for i in sel.tolist()], dtype=np.uint64)
+            else:
+                start = np.array([nets[i] >> 64 for i in sel.tolist()], dtype=np.uint64)
+            status[sel] = self.vrps.validate_arrays(_VERSION[a], start, np.minimum(plen[sel], bits), origin[sel])
+            bogon[sel] = prefix_mask(_VERSION[a], start, plen[sel])
+        long6 = np.flatnonzero((afi == 2) & (plen > 64))
+        for i in long6.tolist():  # IPv6 routes longer than /64: exactly, one at a time
+            status[i] = STATES.index(self.vrps.validate(_network((6, nets[i], int(plen[i]))), int(origin[i])))
+        self._rows(groups, afi.tolist(), nets, plen.tolist(), origin.tolist(), status.tolist(), bogon.tolist())
         if len(self._aspa_cache) > 2_000_000:
             self._aspa_cache.clear()
 
-    def _reason(self, prefix: str, w: tuple[int, int, int], origin: int, state: str) -> str:
-        if state == NOT_FOUND:
-            return "no VRP covers the prefix"
-        if state == VALID:
-            return f"a VRP for AS{origin} covers it, within its maxLength"
-        key = (prefix, origin, STATES.index(state))
+    def _rows(self, groups, afis, nets, plens, origins, codes, bogons) -> None:
+        t = self.tally
+        emit, route_findings, reason = self.emit, self.findings.route, self._reason
+        rpki, by_peer, by_origin, invalid_by_origin, aspa = t.rpki, t.by_peer, t.routes_by_origin, \
+            t.invalid_by_origin, t.aspa
+        for g, a, net, pl, o, code, bogon in zip(groups, afis, nets, plens, origins, codes, bogons):
+            state = STATES[code]
+            rpki[state] += 1
+            c = by_peer.get(g.peer)
+            if c is None:
+                c = by_peer[g.peer] = Counter()
+            c[state] += 1
+            c["routes"] += 1
+            by_origin[o] += 1
+            where = (4 if a == 1 else 6, net, pl)
+            if state in (INVALID_ASN, INVALID_LENGTH):
+                invalid_by_origin[o] += 1
+                why = reason(where, o, state)
+            else:
+                why = _REASON[state]
+            if g.aspa:
+                aspa[g.aspa] += 1
+            kinds = route_findings(where, o, g.path, g.peer[0], bogon)
+            emit(f'{g.head},{network_text(a, net, pl)},{g.path_csv},{"" if o == NONE else o},{state},"{why}",'
+                 f'{g.aspa},{" ".join(kinds)}')
+        t.routes += len(groups)
+
+    def _reason(self, where: tuple[int, int, int], origin: int, state: str) -> str:
+        key = (where, origin, state)
         text = self._reasons.get(key)
         if text is None:
-            cover = self.vrps.covering(_network(w))
+            cover = self.vrps.covering(_network(where))
             who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
             if state == INVALID_LENGTH:
-                mine = [v for v in cover if v.asn == origin]
-                best = max(mine, key=lambda v: v.max_length)
-                text = (f"/{w[2]} is longer than maxLength {best.max_length} of the VRP "
-                        f"{best.prefix} AS{best.asn}")
+                best = max((v for v in cover if v.asn == origin), key=lambda v: v.max_length)
+                text = f"/{where[2]} is longer than maxLength {best.max_length} of the VRP {best.prefix} AS{best.asn}"
             else:
                 names = sorted({f"AS{v.asn}" for v in cover})
-                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-                text = f"covered by VRPs of {shown} ({cover[0].prefix} the most specific), none for {who}"
+                shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                text = f"covered by VRPs of {shown} ({cover[0].prefix} the most specific); none for {who}"
             self._reasons[key] = text
             if len(self._reasons) > 1_000_000:
                 self._reasons.clear()
         return text
 
 
-def _path(r: Route) -> tuple:
+def _path(segments) -> tuple:
     """The AS_PATH as a flat tuple of ASNs, an AS_SET as a tuple inside it. Confederation segments
     are left out: they never leave the confederation (RFC 5065 section 5)."""
     out: list = []
-    for kind, asns in r.as_path:
+    for kind, asns in segments:
         if kind == AS_SEQUENCE:
             out.extend(asns)
         elif kind == AS_SET:
@@ -176,11 +223,11 @@ def _path(r: Route) -> tuple:
     return tuple(out)
 
 
-def _origin(path: tuple, peer_as: int) -> int:
+def _origin(path: tuple) -> int:
+    """RFC 6811 section 2: the last AS, NONE after an AS_SET, NO_PATH for an empty path."""
     if not path:
-        return peer_as
-    last = path[-1]
-    return last if isinstance(last, int) else NONE
+        return NO_PATH
+    return path[-1] if isinstance(path[-1], int) else NONE
 
 
 def _network(w: tuple[int, int, int]):
@@ -189,8 +236,29 @@ def _network(w: tuple[int, int, int]):
     return (IPv4Network if w[0] == 4 else IPv6Network)((w[1], w[2]))
 
 
-def _time(r: Route) -> str:
-    return f"{r.time}.{r.usec:06d}" if r.usec is not None else str(r.time)
+def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int], None] | None = None) -> None:
+    """Feed every route of every file: MRT in batches, `bgpdump -m` text and pcap/pcapng route by
+    route (told by content). `progress(routes so far)` after each batch."""
+    from ..mrt.cli import reader_for
+    from ..mrt.reader import MRTReader, read_routes
+
+    done = 0
+    for p in paths:
+        reader = reader_for(p)
+        if reader is read_routes:
+            mrt = MRTReader(p)
+            for b in mrt.batches(BATCH):
+                checker.feed_batch(b)
+                done += len(b)
+                if progress:
+                    progress(done)
+            checker.tally.state_changes += mrt.state_changes
+        else:
+            for r in reader(p):
+                checker.feed(r)
+                done += 1
+                if progress and done % BATCH == 0:
+                    progress(done)
 
 
 def routes_of(paths: Iterable[str]) -> Iterator[Route]:

@@ -4,10 +4,10 @@ announced route of route dumps."""
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
+MAX_SCENARIOS = 10  # per kind
 EPILOG = """\
 examples:
   bgpsim validate updates.20160811.1600.gz --vrps rpki-client.json
@@ -25,7 +25,9 @@ what each route gets:
             violations; needs --relationships)
 
 output directory (--out, default bgpsim-validate): summary.json (routes and counts per status),
-routes.csv (one row per route), findings.json, report.html (figures). It appears whole or not at all.
+routes.csv (one row per route), findings.json, report.html (figures), and with --relationships
+scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to replay on that graph with
+`bgpsim run DIR/scenarios/subprefix-1.toml`. It appears whole or not at all.
 input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
 exit status: 0 done, 2 bad input (one line naming the file and the line, key or byte offset).
 """
@@ -60,7 +62,8 @@ def cmd_validate(args) -> int:
     from ..errors import InputError
     from ..outdir import staged, write_atomic
     from . import output
-    from .check import COLUMNS, Checker, routes_of
+    from .check import COLUMNS, Checker, check_files
+    from .findings import scenario_toml
 
     for f in args.files:
         if not Path(f).is_file():
@@ -80,24 +83,37 @@ def cmd_validate(args) -> int:
         aspa = AspaTable.from_payloads(read_payloads(read_text(args.aspa, what="--aspa"), args.aspa).aspas)
     elif topo is not None:
         aspa = AspaTable.from_relationships(topo)
-    total = sum(Path(f).stat().st_size for f in args.files)
-    bar = _Bar(not args.quiet and sys.stderr.isatty(), "B", delay=1.0)
+    bar = _Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     with staged(args.out) as d:
-        with open(d / "routes.csv", "w", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(COLUMNS)
-            checker = Checker(vrps, w.writerow, aspa=aspa, topo=topo)
-            done = 0
-            for f in args.files:
-                for i, r in enumerate(routes_of([f])):
-                    checker.feed(r)
-                    if i % 65536 == 0:
-                        bar(done, total)
-                done += Path(f).stat().st_size
+        with open(d / "routes.csv", "w") as fh:
+            fh.write(",".join(COLUMNS) + "\n")
+            lines: list[str] = []
+
+            def emit(line: str) -> None:
+                lines.append(line)
+                if len(lines) >= 65536:
+                    fh.write("\n".join(lines) + "\n")
+                    lines.clear()
+
+            checker = Checker(vrps, emit, aspa=aspa, topo=topo)
+            check_files(checker, args.files, progress=lambda n: bar(n, None))
             findings = checker.finish()
+            if lines:
+                fh.write("\n".join(lines) + "\n")
         bar.close()
         doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(vrps),
                              len(aspa) if aspa is not None else None)
+        if topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
+            made = {"moas": 0, "subprefix": 0}
+            for f in findings:
+                if made.get(f["kind"], MAX_SCENARIOS) >= MAX_SCENARIOS:
+                    continue
+                name = f"{f['kind']}-{made[f['kind']] + 1}"
+                text = scenario_toml(f, str(Path(args.relationships).resolve()), topo, name)
+                if text is not None:
+                    write_atomic(d / "scenarios" / f"{name}.toml", text)
+                    f["scenario"] = f"scenarios/{name}.toml"
+                    made[f["kind"]] += 1
         write_atomic(d / "summary.json", output.summary_json(doc))
         write_atomic(d / "findings.json", output.findings_json(findings))
         write_atomic(d / "report.html", output.report_html(doc))

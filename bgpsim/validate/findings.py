@@ -27,6 +27,7 @@ from rpki.rov import nest
 
 from ..bogons import asn_kind, prefix_kind
 from ..policy import CUSTOMER, PEER, PROVIDER
+from ..wire.nlri import network_text
 
 PRIVATE = "private"
 KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak")
@@ -38,40 +39,35 @@ class Findings:
     def __init__(self, topo=None):
         self.topo = topo
         self._paths: dict[tuple, tuple[str, ...]] = {}
-        self._prefixes: dict[str, str | None] = {}
-        self.origins: dict[str, set[int]] = {}  # prefix -> origin ASes seen
-        self.where: dict[str, tuple[int, int, int]] = {}  # prefix -> (version, first address, length)
-        self.per_path: dict[tuple[str, tuple], dict] = {}  # (kind, key) -> finding
-        self.per_prefix: dict[str, dict] = {}
+        self.origins: dict[tuple[int, int, int], set[int]] = {}  # (version, network, length) -> origins
+        self.per_path: dict[tuple[str, tuple], dict] = {}  # (kind, path) -> finding
+        self.per_prefix: dict[tuple[int, int, int], dict] = {}
 
     # ---- per route --------------------------------------------------------------------------------
-    def route(self, prefix: str, where: tuple[int, int, int], origin: int, path: tuple, peer: str) -> tuple[str, ...]:
-        """The finding kinds of one announced route (`path`: ASNs, an AS_SET as a tuple inside)."""
-        seen = self.origins.get(prefix)
+    def route(self, where: tuple[int, int, int], origin: int, path: tuple, peer: str, bogon: bool) -> tuple[str, ...]:
+        """The finding kinds of one announced route: `where` (IP version, network as an integer,
+        length), `path` ASNs with an AS_SET as a tuple inside, `bogon` from bgpsim.bogons.prefix_mask."""
+        seen = self.origins.get(where)
         if seen is None:
-            self.origins[prefix] = seen = set()
-            self.where[prefix] = where
+            seen = self.origins[where] = set()
         if origin >= 0:
             seen.add(origin)
-        kinds = self._path_kinds(path, prefix, peer)
-        bogon = self._prefixes.get(prefix, 0)
-        if bogon == 0:
-            bogon = self._prefixes[prefix] = prefix_kind(_net(where))
-            if bogon:
-                self.per_prefix[prefix] = {"kind": "bogon-prefix", "prefix": prefix, "why": bogon, "routes": 0,
-                                           "origins": []}
+        kinds = self._path_kinds(path, where, peer) if path else ()
         if bogon:
-            f = self.per_prefix[prefix]
+            f = self.per_prefix.get(where)
+            if f is None:
+                f = self.per_prefix[where] = {"kind": "bogon-prefix", "prefix": _text(where),
+                                              "why": prefix_kind(_net(where)), "routes": 0, "origins": []}
             f["routes"] += 1
             if origin >= 0 and origin not in f["origins"]:
                 f["origins"].append(origin)
             kinds += ("bogon-prefix",)
         return kinds
 
-    def _path_kinds(self, path: tuple, prefix: str, peer: str) -> tuple[str, ...]:
+    def _path_kinds(self, path: tuple, where: tuple[int, int, int], peer: str) -> tuple[str, ...]:
         kinds = self._paths.get(path)
         if kinds is None:
-            kinds = self._paths[path] = self._judge(path, prefix, peer)
+            kinds = self._paths[path] = self._judge(path, _text(where), peer)
         for k in kinds:
             self.per_path[(k, path)]["routes"] += 1
         return kinds
@@ -125,9 +121,9 @@ class Findings:
     def finish(self) -> list[dict]:
         """Every finding, MOAS and sub-prefix conflicts included, in a stable order."""
         out = []
-        for prefix, origins in self.origins.items():
+        for where, origins in self.origins.items():
             if len(origins) > 1:
-                out.append({"kind": "moas", "prefix": prefix, "origins": sorted(origins)})
+                out.append({"kind": "moas", "prefix": _text(where), "origins": sorted(origins)})
         out += self._subprefix()
         out += list(self.per_prefix.values())
         for f in self.per_path.values():
@@ -138,23 +134,23 @@ class Findings:
     def _subprefix(self) -> list[dict]:
         out = []
         for version in (4, 6):
-            items = sorted((w[1], w[2], p) for p, w in self.where.items() if w[0] == version)
+            items = sorted((w[1], w[2], w) for w in self.origins if w[0] == version)
             if not items:
                 continue
             width = 32 if version == 4 else 128
             start = np.array([s for s, _, _ in items], dtype=object)
             end = np.array([s + (1 << (width - n)) - 1 for s, n, _ in items], dtype=object)
             parent = nest(start, end)
-            for i, (_, _, prefix) in enumerate(items):
+            for i, (_, _, where) in enumerate(items):
                 j = int(parent[i])
                 if j < 0:
                     continue
                 cover = items[j][2]
                 theirs = self.origins[cover]
-                for o in sorted(self.origins[prefix] - theirs):
+                for o in sorted(self.origins[where] - theirs):
                     if theirs:
-                        out.append({"kind": "subprefix", "prefix": prefix, "origin": o, "covering": cover,
-                                    "covering_origins": sorted(theirs)})
+                        out.append({"kind": "subprefix", "prefix": _text(where), "origin": o,
+                                    "covering": _text(cover), "covering_origins": sorted(theirs)})
         return out
 
 
@@ -163,5 +159,49 @@ def _net(where: tuple[int, int, int]):
     return (IPv4Network if version == 4 else IPv6Network)((start, length))
 
 
+def _text(where: tuple[int, int, int]) -> str:
+    return network_text(1 if where[0] == 4 else 2, where[1], where[2])
+
+
 def _path_text(path: tuple) -> str:
     return " ".join(str(a) if isinstance(a, int) else "{" + ",".join(map(str, a)) + "}" for a in path)
+
+
+def scenario_toml(f: dict, topology: str, topo, name: str) -> str | None:
+    """A scenario file replaying a `moas` or `subprefix` finding on the AS graph (bgpsim run): the
+    covering prefix's (or, for MOAS, the first) origin as the victim, the other origin as the
+    attacker announcing at t = 10 s. None when either AS is not in the graph."""
+    if f["kind"] == "subprefix":
+        victim, attacker, prefix, attack, kind = f["covering_origins"][0], f["origin"], f["covering"], f["prefix"], "subprefix"
+        what = f"AS{attacker} announced {attack} inside AS{victim}'s {prefix}"
+    elif f["kind"] == "moas":
+        victim, attacker, prefix, attack, kind = f["origins"][0], f["origins"][1], f["prefix"], f["prefix"], "prefix"
+        what = f"{prefix} was announced by AS{victim} and AS{attacker}"
+    else:
+        return None
+    if victim not in topo.index or attacker not in topo.index:
+        return None
+    lines = [
+        f"# Replay of a {f['kind']} finding of `bgpsim validate`: {what}.",
+        "# Which of them is the rightful origin the dump cannot say; here the first is the victim.",
+        f'name = "{name}"',
+        f'description = "{what}"',
+        f"topology = {_toml_string(topology)}",
+        "seed = 1",
+        "",
+        "[victim]",
+        f"asn = {victim}",
+        f'prefixes = ["{prefix}"]',
+        "",
+        "[attack]",
+        f'kind = "{kind}"',
+        f"attacker = {attacker}",
+        "start = 10.0",
+    ]
+    if kind == "subprefix":
+        lines.append(f'prefix = "{attack}"')
+    return "\n".join(lines) + "\n"
+
+
+def _toml_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
