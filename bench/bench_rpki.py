@@ -70,19 +70,16 @@ def main() -> None:
               f"{len(ours.payloads.router_keys)} router keys, {len(ours.rejected)} rejected "
               f"(peak RSS {peak_mb(resource.RUSAGE_SELF):.0f} MB)")
         if RPKI_CLIENT:
-            t = time.perf_counter()
             rc = rpki_client(out, tal, timeout=7200)
-            rc_s = time.perf_counter() - t
+            rc_s = rc.seconds  # its own run: copying the tree into its cache layout is not counted
             print(f"validate, rpki-client: {rc_s:6.2f} s  {len(rc.vrps):,} VRPs, {len(rc.aspas):,} ASPAs, "
-                  f"{len(rc.router_keys)} router keys; same VRPs as ours: {rc.vrps == vrps} "
-                  "(includes copying the tree into its cache layout)")
+                  f"{len(rc.router_keys)} router keys; same VRPs as ours: {rc.vrps == vrps}")
             print(f"ratio bgpsim / rpki-client: {ours_s / rc_s:.2f}")
         else:
             print("rpki-client: not installed (Debian package rpki-client)")
         if FORT:
-            t = time.perf_counter()
             ft = fort(out, tal, timeout=7200)
-            ft_s = time.perf_counter() - t
+            ft_s = ft.seconds
             print(f"validate, FORT:       {ft_s:7.2f} s  {len(ft.vrps):,} VRPs; same VRPs as ours: {ft.vrps == vrps}")
             print(f"ratio bgpsim / FORT: {ours_s / ft_s:.2f}")
         else:

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ class Verdict:
     aspas: dict[int, list[int]] = field(default_factory=dict)  # customer -> providers (rpki-client only)
     log: str = ""
     csv: str = ""
+    seconds: float = 0.0  # the validator's own run, without preparing its cache
 
 
 def _asn(v) -> int:
@@ -63,8 +65,10 @@ def rpki_client(out: Path, tal: Path, timeout: float = 600) -> Verdict:
         if os.geteuid() == 0:  # it drops privileges to _rpki-client, which must write OUTDIR
             for p in (work, tal, cache, outdir, *cache.rglob("*")):
                 shutil.chown(p, "_rpki-client")
+        t = time.perf_counter()
         proc = subprocess.run([RPKI_CLIENT, "-n", "-d", str(cache), "-t", str(tal), "-j", "-c", "-o", str(outdir)],
                               capture_output=True, text=True, timeout=timeout)
+        seconds = time.perf_counter() - t
         if proc.returncode != 0:
             raise AssertionError(f"rpki-client exited {proc.returncode}: {proc.stderr[-2000:]}")
         data = json.loads((outdir / "json").read_text())
@@ -76,19 +80,21 @@ def rpki_client(out: Path, tal: Path, timeout: float = 600) -> Verdict:
             aspas.setdefault(_asn(a["customer_asid"]), []).extend(_asn(p) for p in a["providers"])
     aspas = {c: sorted(set(p)) for c, p in aspas.items()}
     return Verdict(_vrps(data["roas"]), sorted(_asn(k["asn"]) for k in data.get("bgpsec_keys", [])), aspas,
-                   proc.stderr, csv)
+                   proc.stderr, csv, seconds)
 
 
 def fort(out: Path, tal: Path, timeout: float = 600) -> Verdict:
     """FORT standalone on the tree under `out` (its layout is ours: <host>/<path>)."""
     with tempfile.TemporaryDirectory(prefix="bgpsim-fort-") as w:
         roas = Path(w) / "roas.json"
+        t = time.perf_counter()
         proc = subprocess.run([
             FORT, "--mode=standalone", f"--tal={tal}", f"--local-repository={out}", "--rsync.enabled=false",
             "--http.enabled=false", f"--output.roa={roas}", "--output.format=json",
             "--validation-log.enabled=true", "--validation-log.output=console", "--validation-log.level=warning",
             "--log.level=error"], capture_output=True, text=True, timeout=timeout)
+        seconds = time.perf_counter() - t
         if proc.returncode != 0 or not roas.exists():
             raise AssertionError(f"fort exited {proc.returncode}: {proc.stderr[-2000:]}")
         data = json.loads(roas.read_text())
-    return Verdict(_vrps(data["roas"]), log=proc.stderr + proc.stdout)
+    return Verdict(_vrps(data["roas"]), log=proc.stderr + proc.stdout, seconds=seconds)
