@@ -65,29 +65,42 @@ class VRP:
 
 class _Family:
     """The index of one address family: distinct VRP prefixes sorted by start then length, each
-    with its nearest enclosing prefix, and (prefix, ASN) pairs with the best maxLength."""
+    with its nearest enclosing prefix, and (prefix, ASN) pairs with the best maxLength. Built from
+    columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits) by sorting."""
 
-    def __init__(self, version: int, vrps: list[VRP]):
+    def __init__(self, version: int, start: np.ndarray, length: np.ndarray, max_length: np.ndarray,
+                 asn: np.ndarray, network: np.ndarray):
         bits = _BITS[version]
-        shift = 128 - bits if version == 6 else 0
-        rows = {}
-        members: dict[tuple[int, int], list[VRP]] = {}
-        for v in vrps:
-            start = int(v.prefix.network_address) >> shift
-            key = (start, v.prefix.prefixlen)
-            best = rows.setdefault(key, {})
-            members.setdefault(key, []).append(v)
-            if v.asn:
-                best[v.asn] = max(best.get(v.asn, -1), v.max_length)
-        keys = sorted(rows)
-        self.members = [members[k] for k in keys]  # the VRPs of each prefix, for covering()
-        self.start = np.asarray([k[0] for k in keys], dtype=np.uint64)
-        self.length = np.asarray([k[1] for k in keys], dtype=np.int64)
+        self.version = version
+        order = np.lexsort((length, start))
+        start, length, max_length, asn = start[order], length[order], max_length[order], asn[order]
+        self._rows = (network[order], length, max_length, asn)  # for members()
+        n = len(start)
+        new = np.ones(n, dtype=bool)
+        new[1:] = (start[1:] != start[:-1]) | (length[1:] != length[:-1])
+        self.first = np.flatnonzero(new)
+        self.stop = np.append(self.first[1:], n)
+        self.start = start[new]
+        self.length = length[new]
         self.end = self.start + _host_mask(self.length, bits)  # inclusive
         self.parent = nest(self.start, self.end)
-        pairs = sorted((i, asn, ml) for i, k in enumerate(keys) for asn, ml in rows[k].items())
-        self.pair = np.asarray([(i << 32) | asn for i, asn, _ in pairs], dtype=np.uint64)
-        self.pair_max = np.asarray([ml for _, _, ml in pairs], dtype=np.int64)
+        key = np.cumsum(new) - 1
+        nz = asn != 0  # AS0 covers but never validates: no pair
+        pair = (key[nz].astype(np.uint64) << np.uint64(32)) | asn[nz].astype(np.uint64)
+        best = max_length[nz]
+        o = np.lexsort((best, pair))  # by pair, then maxLength: the last of each pair is its best
+        pair, best = pair[o], best[o]
+        last = np.ones(len(pair), dtype=bool)
+        last[:-1] = pair[1:] != pair[:-1]
+        self.pair = pair[last]
+        self.pair_max = best[last].astype(np.int64)
+
+    def members(self, i: int) -> list[VRP]:
+        """The VRPs of prefix i."""
+        network, length, max_length, asn = self._rows
+        cls = IPv4Network if self.version == 4 else IPv6Network
+        return [VRP(cls((int(network[k]), int(length[k]))), int(max_length[k]), int(asn[k]))
+                for k in range(self.first[i], self.stop[i])]
 
     def chain(self, start: int, length: int, bits: int) -> list[int]:
         """The prefixes that hold a route, most specific first."""
@@ -135,28 +148,67 @@ class _Family:
 
 
 class VRPTable:
-    """VRPs, for covering lookups one route at a time or millions at once."""
+    """VRPs, for covering lookups one route at a time or millions at once. Made from VRP objects, or
+    (`from_columns`) from columns, which is how large sets are read fast (rpki.vrps.read_vrp_columns)."""
 
     def __init__(self, vrps=()):
-        self._vrps: list[VRP] = list(vrps)
+        self._vrps: list[VRP] | None = list(vrps)
+        self._cols: tuple | None = None
         self._index: dict[int, _Family] | None = None
         self._long: list[VRP] = []  # IPv6 VRPs longer than /64
 
+    @classmethod
+    def from_columns(cls, version, network, length, max_length, asn) -> VRPTable:
+        """One entry per VRP: IP version (4 or 6), network address as a Python int, prefix length,
+        maxLength, ASN (values already checked, e.g. by rpki.vrps.read_vrp_columns)."""
+        t = cls()
+        t._vrps = None
+        t._cols = (np.asarray(version, dtype=np.int8), np.asarray(network, dtype=object),
+                   np.asarray(length, dtype=np.int64), np.asarray(max_length, dtype=np.int64),
+                   np.asarray(asn, dtype=np.int64))
+        return t
+
+    def _columns(self) -> tuple:
+        if self._cols is None:
+            v = self._vrps
+            self._cols = (np.asarray([x.prefix.version for x in v], dtype=np.int8),
+                          np.asarray([int(x.prefix.network_address) for x in v], dtype=object),
+                          np.asarray([x.prefix.prefixlen for x in v], dtype=np.int64),
+                          np.asarray([x.max_length for x in v], dtype=np.int64),
+                          np.asarray([x.asn for x in v], dtype=np.int64))
+        return self._cols
+
+    def _list(self) -> list[VRP]:
+        if self._vrps is None:
+            ver, net, length, ml, asn = self._cols
+            self._vrps = [VRP((IPv4Network if a == 4 else IPv6Network)((n, k)), m, s)
+                          for a, n, k, m, s in zip(ver.tolist(), net.tolist(), length.tolist(), ml.tolist(),
+                                                   asn.tolist())]
+        return self._vrps
+
     def add(self, vrp: VRP) -> None:
-        self._vrps.append(vrp)
+        self._list().append(vrp)
+        self._cols = None
         self._index = None
 
     def __len__(self) -> int:
-        return len(self._vrps)
+        return len(self._vrps) if self._vrps is not None else len(self._cols[0])
 
     def __iter__(self):
-        return iter(self._vrps)
+        return iter(self._list())
 
     def _families(self) -> dict[int, _Family]:
         if self._index is None:
-            short = [v for v in self._vrps if not (v.prefix.version == 6 and v.prefix.prefixlen > 64)]
-            self._long = [v for v in self._vrps if v.prefix.version == 6 and v.prefix.prefixlen > 64]
-            self._index = {ver: _Family(ver, [v for v in short if v.prefix.version == ver]) for ver in (4, 6)}
+            ver, net, length, ml, asn = self._columns()
+            long = (ver == 6) & (length > 64)
+            self._long = [VRP(IPv6Network((int(net[k]), int(length[k]))), int(ml[k]), int(asn[k]))
+                          for k in np.flatnonzero(long).tolist()]
+            self._index = {}
+            for v in (4, 6):
+                sel = np.flatnonzero((ver == v) & ~long)
+                nets = net[sel]
+                top = [int(x) >> 64 for x in nets] if v == 6 else nets.tolist()
+                self._index[v] = _Family(v, np.asarray(top, dtype=np.uint64), length[sel], ml[sel], asn[sel], nets)
         return self._index
 
     def covering(self, prefix: IPv4Network | IPv6Network) -> list[VRP]:
@@ -170,7 +222,7 @@ class VRPTable:
             long = []
         shift = 128 - bits if prefix.version == 6 else 0
         start = int(prefix.network_address) >> shift
-        return long + [v for i in fam.chain(start, min(prefix.prefixlen, bits), bits) for v in fam.members[i]]
+        return long + [v for i in fam.chain(start, min(prefix.prefixlen, bits), bits) for v in fam.members(i)]
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
         """RFC 6811 state of one route."""

@@ -144,6 +144,12 @@ def parse_prefix(value: object, source: str | None, where) -> Prefix:
     """An IPv4 or IPv6 prefix in slash notation, host bits zero ('192.0.2.0/24', '2001:db8::/32').
     The address is read by inet_pton (no zone, no leading zeros in IPv4 octets), five times faster
     than ipaddress's own parser."""
+    version, a, n = parse_prefix_numbers(value, source, where)
+    return IPv4Network((a, n)) if version == 4 else IPv6Network((a, n))
+
+
+def parse_prefix_numbers(value: object, source: str | None, where) -> tuple[int, int, int]:
+    """parse_prefix's checks, giving (IP version, network address as an int, length)."""
     if type(value) is str and _PREFIX_RE.fullmatch(value):
         addr, _, length = value.partition("/")
         n = int(length)
@@ -159,7 +165,7 @@ def parse_prefix(value: object, source: str | None, where) -> Prefix:
             a = int.from_bytes(packed, "big")
             if a & ((1 << (bits - n)) - 1):
                 raise InputError(f"bad prefix {value!r}: host bits set", source, where)
-            return IPv4Network((a, n)) if bits == 32 else IPv6Network((a, n))
+            return (4 if bits == 32 else 6), a, n
     raise InputError(f"want a prefix like 192.0.2.0/24 or 2001:db8::/32, got {value!r}", source, where)
 
 
@@ -597,6 +603,15 @@ def read_csv(text: str, source: str | None = None) -> Payloads:
     """The CSV flavours of Routinator and rpki-client. Fields never contain commas (prefixes, ASNs,
     trust anchor names, rsync URIs), so a line is split on commas; csvcompat's fields must all be
     quoted. A blank line is an error."""
+    out = Payloads()
+    for asn, version, a, n, maxlen, ta, expires in _csv_rows(text, source):
+        prefix = IPv4Network((a, n)) if version == 4 else IPv6Network((a, n))
+        out.origins.append(Origin(VRP(prefix, maxlen, asn), ta, expires))
+    return out
+
+
+def _csv_rows(text: str, source: str | None):
+    """(asn, IP version, network, length, maxLength, trust anchor, expires) of each CSV line."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -604,7 +619,6 @@ def read_csv(text: str, source: str | None = None) -> Payloads:
     if flavour is None:
         raise InputError("want a CSV header such as 'ASN,IP Prefix,Max Length,Trust Anchor'", source, 1)
     width = len(lines[0].rstrip("\r").split(","))
-    out = Payloads()
     for n, raw in enumerate(lines[1:], start=2):
         line = raw[:-1] if raw.endswith("\r") else raw
         fields = line.split(",")
@@ -629,12 +643,36 @@ def read_csv(text: str, source: str | None = None) -> Payloads:
                 if not _UNIX_TIME_RE.fullmatch(fields[4]) or int(fields[4]) >= 2**63:
                     raise InputError(f"want Expires as a Unix time, got {fields[4]!r}", source, n)
                 expires = int(fields[4])
-        p = parse_prefix(prefix, source, n)
+        version, a, plen = parse_prefix_numbers(prefix, source, n)
+        width_bits = 32 if version == 4 else 128
         if not _DIGITS_RE.fullmatch(maxlen):
-            raise InputError(f"want a Max Length from {p.prefixlen} to {p.max_prefixlen}, got {maxlen!r}", source, n)
-        vrp = VRP(p, _max_length(int(maxlen), p, source, n), _asn_text(asn, flavour == "csvcompat", source, n))
-        out.origins.append(Origin(vrp, ta, expires))
-    return out
+            raise InputError(f"want a Max Length from {plen} to {width_bits}, got {maxlen!r}", source, n)
+        if not plen <= int(maxlen) <= width_bits:
+            raise InputError(f"want a maxLength from {plen} to {width_bits} for {prefix}, got {int(maxlen)}",
+                             source, n)
+        yield _asn_text(asn, flavour == "csvcompat", source, n), version, a, plen, int(maxlen), ta, expires
+
+
+def read_vrp_columns(text: str, source: str | None = None) -> tuple[list, list, list, list, list]:
+    """The VRPs of rpki-client or Routinator output as columns for rov.VRPTable.from_columns: IP
+    versions, network addresses (ints), lengths, maxLengths, ASNs. CSV is read without making an
+    object per VRP (the same checks as read_csv); JSON goes through read_json."""
+    ver, net, length, maxlen, asns = [], [], [], [], []
+    if detect_format(text) in _CSV_HEADERS.values():
+        for asn, v, a, n, m, _, _ in _csv_rows(text, source):
+            ver.append(v)
+            net.append(a)
+            length.append(n)
+            maxlen.append(m)
+            asns.append(asn)
+    else:
+        for o in read_payloads(text, source).origins:
+            ver.append(o.vrp.prefix.version)
+            net.append(int(o.vrp.prefix.network_address))
+            length.append(o.vrp.prefix.prefixlen)
+            maxlen.append(o.vrp.max_length)
+            asns.append(o.vrp.asn)
+    return ver, net, length, maxlen, asns
 
 
 # ---------------------------------------------------------------------------------------------
