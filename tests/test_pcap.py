@@ -290,6 +290,34 @@ def test_not_a_capture_and_cli(tmp_path, capsys):
     assert capsys.readouterr().out.count("\n") == 4
 
 
+def test_cut_gzip_capture_gives_the_packets_before_and_a_warning(tmp_path):
+    # found by bench/fuzz_readers.py: gzip's EOFError at the end of a cut stream escaped the reader
+    import gzip
+    whole = Path(write_pcap(tmp_path / "s.pcap", session(), 101)).read_bytes()
+    cut = tmp_path / "cut.pcap.gz"
+    cut.write_bytes(gzip.compress(whole)[:-6])  # the gzip trailer (CRC, size) missing
+    _r, routes, warnings = _read(cut)
+    assert _unicast(routes) == EXPECTED
+    assert len(warnings) == 1 and "compressed data damaged or cut short" in warnings[0]
+
+
+def test_pcapng_simple_packet_block_has_no_timestamp(tmp_path):
+    # found by bench/fuzz_readers.py: a Simple Packet Block (pcapng block type 3) has no timestamp; scapy
+    # gives None for it and the reader raised TypeError
+    f = Path(write_pcapng(tmp_path / "s.pcapng", [(9, segment(A, B, 40000, 179, 1, msg(2, b"\x00\x00\x00\x00\x08\x0a")))],
+                          101))
+    data = bytearray(f.read_bytes())
+    shb_len = struct.unpack_from("<I", data, 4)[0]
+    struct.pack_into("<I", data, shb_len + 12, 65535)  # the interface's snap length (scapy cuts SPBs to it)
+    epb = data.index(struct.pack("<I", 6))  # the Enhanced Packet Block, rewritten as a Simple Packet Block
+    blen, caplen = struct.unpack_from("<I", data, epb + 4)[0], struct.unpack_from("<I", data, epb + 20)[0]
+    body = struct.pack("<I", caplen) + data[epb + 28:epb + blen - 4]
+    spb = struct.pack("<II", 3, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+    f.write_bytes(bytes(data[:epb]) + spb)
+    _r, routes, warnings = _read(f)
+    assert [(r.prefix, r.time, r.usec) for r in routes] == [("10.0.0.0/8", 0, 0)] and not warnings
+
+
 # --- robustness ----------------------------------------------------------------------------------------
 # The suite runs a few hundred mutated files; the 100,000-input run is separate (set max_examples).
 

@@ -2,10 +2,11 @@
 
 Files: pcap (tcpdump.org format, micro- or nanosecond timestamps) and pcapng (IETF draft-ietf-opsawg-
 pcapng: Section Header, Interface Description and (Enhanced/Simple) Packet Blocks; each interface
-has its own link type and timestamp resolution), plain, gzip or bzip2. scapy reads the file framing;
-`links` takes off the link-layer header; scapy dissects IPv4 (RFC 791) / IPv6 (RFC 8200) and TCP
-(RFC 9293); `tcp.Stream` reassembles each direction of a connection with port 179 on either side
-and cuts it into BGP messages (RFC 4271 section 4.1). IP fragments are not reassembled (BGP
+has its own link type and timestamp resolution; a Simple Packet Block has no timestamp and gives
+time 0), plain, gzip or bzip2. scapy reads the file framing; `links` takes off the link-layer
+header; scapy dissects IPv4 (RFC 791) / IPv6 (RFC 8200) and TCP (RFC 9293); `tcp.Stream` reassembles
+each direction of a connection with port 179 on either side and cuts it into BGP messages (RFC 4271
+section 4.1). IP fragments are not reassembled (BGP
 speakers send whole segments); such packets are skipped with a warning.
 
 Routes are those of the MRT reader (same `Route` records, made by `MRTReader.update_routes`), with
@@ -34,6 +35,7 @@ import bz2
 import gzip
 import socket
 import sys
+import zlib
 from typing import Callable, Iterator
 
 from ..errors import InputError
@@ -72,7 +74,11 @@ class _BoundedFile:
         if n is None or n < 0 or n > MAX_BLOCK:
             self.refused = f"a block length asks for {n} bytes (at most {MAX_BLOCK} read at once)"
             raise OSError(self.refused)
-        data = self.f.read(n)
+        try:
+            data = self.f.read(n)
+        except (EOFError, OSError, zlib.error) as e:  # a damaged or cut gzip/bzip2 stream: the end of the capture
+            self.refused = f"compressed data damaged or cut short ({e})"
+            raise OSError(self.refused) from None
         self.pos += len(data)
         return data
 
@@ -169,14 +175,21 @@ class CaptureReader:
                 self.packets += 1
                 if hasattr(meta, "tsresol"):  # pcapng
                     linktype = meta.linktype
-                    ts = (meta.tshigh << 32) | meta.tslow
-                    sec, frac = divmod(ts, meta.tsresol)
-                    usec = frac * 1_000_000 // meta.tsresol
+                    if meta.tshigh is None or meta.tslow is None or not meta.tsresol:
+                        sec = usec = 0  # a Simple Packet Block: no timestamp
+                    else:
+                        ts = (meta.tshigh << 32) | meta.tslow
+                        sec, frac = divmod(ts, meta.tsresol)
+                        usec = frac * 1_000_000 // meta.tsresol
                 else:
                     linktype = pcap.linktype
                     sec, usec = meta.sec, (meta.usec // 1000 if nano else meta.usec)
                 yield from self._packet(linktype, data, sec, min(usec, 999_999))
-            if f.refused or f.read(1):
+            try:
+                rest = f.refused or f.read(1)
+            except OSError:
+                rest = True
+            if rest:
                 self.warn(f"{self.path}: damaged capture after packet {self.packets} (byte {f.pos}"
                           f"{': ' + f.refused if f.refused else ''}); rest skipped")
             for key, stream in self._flows.items():
