@@ -43,6 +43,7 @@ from ..wire.update import UPDATE, parse_header, split_update
 from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Route, wire_route
 from .stream import Chunks
 
+_ADDRESS_BYTES = {1: 4, 2: 16}  # AFI -> address length
 MAX_RECORD = 1 << 24  # 16 MiB: far above any real record (a full-table RIB entry is kilobytes)
 CACHE = 1 << 16  # attribute blocks remembered per file (RIB dumps repeat them across prefixes)
 
@@ -477,6 +478,52 @@ class MRTReader:
             p += need
         self.peers = peers
 
+    def _entry(self, body, p, ts, usec):
+        """BGP4MP_ENTRY (subtype 2): one RIB entry, from draft-ietf-grow-mrt before RFC 6396 dropped
+        it; OpenBGPD still writes it and bgpdump does not read it. Peer AS, local AS, interface
+        index, AFI (2 each), two addresses, view and status (2 each), time last changed (4), AFI (2),
+        SAFI (1), next-hop length (1), next hop, prefix length (1), prefix, attribute length (2),
+        attributes (2-byte ASNs). The draft puts the peer's address first; OpenBGPD, its one writer,
+        puts its own first (the same router's TABLE_DUMP_V2 dump names the second as the peer), and
+        so we read the second as the peer's."""
+        n = len(body)
+        if p + 8 > n:
+            raise _Damage(f"BGP4MP_ENTRY: want an 8-byte header, got {n - p} bytes", p)
+        peer_as, _local_as, _ifindex, afi = unpack_from(">HHHH", body, p)
+        alen = _ADDRESS_BYTES.get(afi)
+        if alen is None:
+            raise _Damage(f"BGP4MP_ENTRY: want address family 1 or 2, got {afi}", p + 6)
+        q = p + 8 + 2 * alen + 8
+        if q + 4 > n:
+            raise _Damage(f"BGP4MP_ENTRY: want {q + 4 - p} bytes before the next hop, got {n - p}", p)
+        peer = body[p + 8 + alen:p + 8 + 2 * alen]
+        afi2, _safi, nh_len = unpack_from(">HBB", body, q)
+        plen_max = 8 * _ADDRESS_BYTES.get(afi2, 0)
+        if not plen_max:
+            raise _Damage(f"BGP4MP_ENTRY: want prefix address family 1 or 2, got {afi2}", q)
+        q += 4
+        if q + nh_len + 1 > n or nh_len not in (0, plen_max // 8, 2 * plen_max // 8):
+            raise _Damage(f"BGP4MP_ENTRY: want a next hop of 0, {plen_max // 8} or {plen_max // 4} bytes within "
+                          f"the record, got {nh_len}", q - 1)
+        nh = self._ip(body[q:q + plen_max // 8]) if nh_len else FROM_ATTRS  # a global IPv6 one comes first
+        q += nh_len
+        plen = body[q]
+        size = (plen + 7) // 8
+        if plen > plen_max or q + 1 + size + 2 > n:
+            raise _Damage(f"BGP4MP_ENTRY: want a prefix length <= {plen_max} within the record, got {plen}", q)
+        net = int.from_bytes(body[q + 1:q + 1 + size].ljust(plen_max // 8, b"\0"), "big")
+        net &= (MASK4 if afi2 == 1 else MASK6)[plen]
+        q += 1 + size
+        attr_len = unpack_from(">H", body, q)[0]
+        q += 2
+        if q + attr_len > n:
+            raise _Damage(f"BGP4MP_ENTRY: attribute length {attr_len} wants {attr_len} bytes, got {n - q}", q - 2)
+        try:
+            attrs = self._attrs(body[q:q + attr_len], 2)
+        except WireError as e:
+            raise _Damage(e.message, q + e.offset) from None
+        return [("BGP4MP_ENTRY", ts, usec, RIB, self._ip(peer), peer_as, afi2, (net,), (plen,), None, attrs, nh)]
+
     # RFC 6396 sections 4.4 and 3 (_ET)
     def _bgp4mp(self, ts, rtype, sub, body):
         p = 0
@@ -493,8 +540,10 @@ class MRTReader:
             asn_size, local, addpath = msg
         elif sub == 0 or sub == 5:
             return self._state_change(body, p, record, ts, usec, 2 if sub == 0 else 4)
+        elif sub == 2:
+            return self._entry(body, p, ts, usec)
         else:
-            return ()  # BGP4MP_ENTRY, SNAPSHOT and the like: no routes bgpdump prints
+            return ()  # SNAPSHOT and the like: no routes
         n = len(body)
         fixed = 2 * asn_size + 4
         if p + fixed > n:
