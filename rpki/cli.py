@@ -107,7 +107,7 @@ def register(sub, parser_class) -> None:
     validate.add_argument("--verbose", action="store_true", help="list rejected objects and why on stderr")
     validate.add_argument("--workers", type=int, metavar="N",
                           help="processes checking the ROAs and ASPAs of large publication points "
-                               "(default: the idle CPUs; 1: none besides this one); the output is the same")
+                               "(default: one per CPU; 1: none besides this one); the output is the same")
     validate.set_defaults(handler=cmd_validate)
 
 

@@ -30,8 +30,8 @@ Decisions:
 
 Worker processes: the ROAs and ASPAs of a publication point depend on nothing but its CA, CRL and
 resources, so with at least PARALLEL_MIN of them they are read and checked in a pool of forked
-processes (`workers`, by default the CPUs idle at the start: on a busy machine they would only cost),
-and their outcomes are taken in manifest order, so the result is the single-process one exactly.
+processes (`workers`, by default one per CPU), and their outcomes are taken in manifest order, so
+the result is the single-process one exactly.
 
 Every rejection is a `Rejection(uri, reason)`, the reason being the ObjectError text
 ("URI: [RFC ...] check: want ..."). The payloads carry the trust anchor name (the TAL file's stem)
@@ -418,18 +418,13 @@ def validate(tal: str | Path, repo: str | Path, at: datetime | None = None, *, m
 
 
 def auto_workers() -> int:
-    """The CPUs that are idle now (at least 1): worker processes only pay on otherwise idle CPUs
-    (on a busy machine they cost more CPU time and take longer)."""
-    cpus = os.cpu_count() or 1
-    try:
-        idle = round(cpus - os.getloadavg()[0])
-    except (AttributeError, OSError):  # no load average here
-        return 1
-    if min(cpus, idle) < 2:
-        return 1
+    """One process per CPU (at most MAX_AUTO_WORKERS), as rpki-client and FORT spread their work;
+    1 where processes cannot be forked."""
     import multiprocessing
 
-    return min(cpus, MAX_AUTO_WORKERS, idle) if "fork" in multiprocessing.get_all_start_methods() else 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))
 
 
 def write_json_with_rejections(result: Result) -> str:
