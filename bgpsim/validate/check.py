@@ -161,36 +161,44 @@ class Checker:
         long6 = np.flatnonzero((afi == 2) & (plen > 64))
         for i in long6.tolist():  # IPv6 routes longer than /64: exactly, one at a time
             status[i] = STATES.index(self.vrps.validate(_network((6, nets[i], int(plen[i]))), int(origin[i])))
+        self._tally(groups, origin, status)
         self._rows(groups, afi.tolist(), nets, plen.tolist(), origin.tolist(), status.tolist(), bogon.tolist())
         if len(self._aspa_cache) > 2_000_000:
             self._aspa_cache.clear()
 
-    def _rows(self, groups, afis, nets, plens, origins, codes, bogons) -> None:
+    def _tally(self, groups: list[_Group], origin: np.ndarray, status: np.ndarray) -> None:
+        """The counts of a batch, by array: states overall and per peer, routes and invalid routes
+        per origin, ASPA verdicts."""
         t = self.tally
+        t.routes += len(groups)
+        for code, n in enumerate(np.bincount(status, minlength=len(STATES)).tolist()):
+            t.rpki[STATES[code]] += n
+        peers = {g.peer for g in groups}
+        index = {p: i for i, p in enumerate(peers)}
+        key = np.array([index[g.peer] for g in groups], dtype=np.int64) * len(STATES) + status
+        counts = np.bincount(key, minlength=len(index) * len(STATES)).reshape(len(index), len(STATES))
+        for p, row in zip(index, counts.tolist()):
+            c = t.by_peer.get(p)
+            if c is None:
+                c = t.by_peer[p] = Counter()
+            for code, n in enumerate(row):
+                c[STATES[code]] += n
+            c["routes"] += sum(row)
+        t.routes_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(origin, return_counts=True)))))
+        bad = origin[(status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))]
+        t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
+        if self.aspa is not None:
+            t.aspa.update(Counter(g.aspa for g in groups if g.aspa))
+
+    def _rows(self, groups, afis, nets, plens, origins, codes, bogons) -> None:
         emit, route_findings, reason = self.emit, self.findings.route, self._reason
-        rpki, by_peer, by_origin, invalid_by_origin, aspa = t.rpki, t.by_peer, t.routes_by_origin, \
-            t.invalid_by_origin, t.aspa
         for g, a, net, pl, o, code, bogon in zip(groups, afis, nets, plens, origins, codes, bogons):
             state = STATES[code]
-            rpki[state] += 1
-            c = by_peer.get(g.peer)
-            if c is None:
-                c = by_peer[g.peer] = Counter()
-            c[state] += 1
-            c["routes"] += 1
-            by_origin[o] += 1
             where = (4 if a == 1 else 6, net, pl)
-            if state in (INVALID_ASN, INVALID_LENGTH):
-                invalid_by_origin[o] += 1
-                why = reason(where, o, state)
-            else:
-                why = _REASON[state]
-            if g.aspa:
-                aspa[g.aspa] += 1
-            kinds = route_findings(where, o, g.path, g.peer[0], bogon)
-            emit(f'{g.head},{network_text(a, net, pl)},{g.path_csv},{"" if o == NONE else o},{state},"{why}",'
-                 f'{g.aspa},{" ".join(kinds)}')
-        t.routes += len(groups)
+            why = reason(where, o, state) if state in (INVALID_ASN, INVALID_LENGTH) else _REASON[state]
+            text = network_text(a, net, pl)
+            kinds = route_findings(where, text, o, g.path, g.peer[0], bogon)
+            emit(f'{g.head},{text},{g.path_csv},{"" if o == NONE else o},{state},"{why}",{g.aspa},{" ".join(kinds)}')
 
     def _reason(self, where: tuple[int, int, int], origin: int, state: str) -> str:
         key = (where, origin, state)

@@ -27,7 +27,6 @@ from rpki.rov import nest
 
 from ..bogons import asn_kind, prefix_kind
 from ..policy import CUSTOMER, PEER, PROVIDER
-from ..wire.nlri import network_text
 
 PRIVATE = "private"
 KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak")
@@ -40,23 +39,27 @@ class Findings:
         self.topo = topo
         self._paths: dict[tuple, tuple[str, ...]] = {}
         self.origins: dict[tuple[int, int, int], set[int]] = {}  # (version, network, length) -> origins
+        self.text: dict[tuple[int, int, int], str] = {}  # the same -> the prefix as text
         self.per_path: dict[tuple[str, tuple], dict] = {}  # (kind, path) -> finding
         self.per_prefix: dict[tuple[int, int, int], dict] = {}
 
     # ---- per route --------------------------------------------------------------------------------
-    def route(self, where: tuple[int, int, int], origin: int, path: tuple, peer: str, bogon: bool) -> tuple[str, ...]:
+    def route(self, where: tuple[int, int, int], text: str, origin: int, path: tuple, peer: str,
+              bogon: bool) -> tuple[str, ...]:
         """The finding kinds of one announced route: `where` (IP version, network as an integer,
-        length), `path` ASNs with an AS_SET as a tuple inside, `bogon` from bgpsim.bogons.prefix_mask."""
+        length) and its `text`, `path` ASNs with an AS_SET as a tuple inside, `bogon` from
+        bgpsim.bogons.prefix_mask."""
         seen = self.origins.get(where)
         if seen is None:
             seen = self.origins[where] = set()
+            self.text[where] = text
         if origin >= 0:
             seen.add(origin)
-        kinds = self._path_kinds(path, where, peer) if path else ()
+        kinds = self._path_kinds(path, text, peer) if path else ()
         if bogon:
             f = self.per_prefix.get(where)
             if f is None:
-                f = self.per_prefix[where] = {"kind": "bogon-prefix", "prefix": _text(where),
+                f = self.per_prefix[where] = {"kind": "bogon-prefix", "prefix": text,
                                               "why": prefix_kind(_net(where)), "routes": 0, "origins": []}
             f["routes"] += 1
             if origin >= 0 and origin not in f["origins"]:
@@ -64,10 +67,10 @@ class Findings:
             kinds += ("bogon-prefix",)
         return kinds
 
-    def _path_kinds(self, path: tuple, where: tuple[int, int, int], peer: str) -> tuple[str, ...]:
+    def _path_kinds(self, path: tuple, prefix: str, peer: str) -> tuple[str, ...]:
         kinds = self._paths.get(path)
         if kinds is None:
-            kinds = self._paths[path] = self._judge(path, _text(where), peer)
+            kinds = self._paths[path] = self._judge(path, prefix, peer)
         for k in kinds:
             self.per_path[(k, path)]["routes"] += 1
         return kinds
@@ -123,7 +126,7 @@ class Findings:
         out = []
         for where, origins in self.origins.items():
             if len(origins) > 1:
-                out.append({"kind": "moas", "prefix": _text(where), "origins": sorted(origins)})
+                out.append({"kind": "moas", "prefix": self.text[where], "origins": sorted(origins)})
         out += self._subprefix()
         out += list(self.per_prefix.values())
         for f in self.per_path.values():
@@ -149,18 +152,14 @@ class Findings:
                 theirs = self.origins[cover]
                 for o in sorted(self.origins[where] - theirs):
                     if theirs:
-                        out.append({"kind": "subprefix", "prefix": _text(where), "origin": o,
-                                    "covering": _text(cover), "covering_origins": sorted(theirs)})
+                        out.append({"kind": "subprefix", "prefix": self.text[where], "origin": o,
+                                    "covering": self.text[cover], "covering_origins": sorted(theirs)})
         return out
 
 
 def _net(where: tuple[int, int, int]):
     version, start, length = where
     return (IPv4Network if version == 4 else IPv6Network)((start, length))
-
-
-def _text(where: tuple[int, int, int]) -> str:
-    return network_text(1 if where[0] == 4 else 2, where[1], where[2])
 
 
 def _path_text(path: tuple) -> str:

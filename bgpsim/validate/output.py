@@ -4,7 +4,7 @@
   under `aspa` when paths were verified), `withdrawals`, `state_changes`, counts of findings by kind,
   `by_peer` (every peer's counts) and `top_invalid_origins`;
 - routes.csv: one row per announced route, its status and the reason (columns in check.COLUMNS);
-- findings.json: every finding (bgpsim.validate.findings), in a stable order;
+- findings.json: every finding (bgpsim.validate.findings), in a stable order, one per line;
 - report.html: one self-contained page with the figures (status shares, top invalid origins,
   per-peer breakdown) embedded, rendered by jinja2 with autoescaping.
 The same input gives the same bytes.
@@ -58,7 +58,11 @@ def summary_json(doc: dict) -> str:
 
 
 def findings_json(findings: list[dict]) -> str:
-    return json.dumps(findings, indent=1) + "\n"
+    """A JSON array, one finding per line: a full table gives hundreds of thousands (grep-able)."""
+    if not findings:
+        return "[]\n"
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    return "[\n" + ",\n".join(map(dumps, findings)) + "\n]\n"
 
 
 # ---- figures -------------------------------------------------------------------------------------------
