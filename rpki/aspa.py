@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import asn1
-from .cms import SignedObject
+from .cms import SignedObject, SignedPayload
 from .der import decode
-from .errors import DERError, ObjectError, raise_first
+from .errors import DERError, ObjectError
 from .resources import AS_MAX, AsResources, IntervalSet
 
 SEC = "draft-ietf-sidrops-aspa-profile section"
@@ -29,7 +29,7 @@ CURRENT, DRAFT13 = "current", "draft-13"
 
 
 @dataclass
-class Aspa:
+class Aspa(SignedPayload):
     """A customer AS and the set of its provider ASes."""
 
     customer: int
@@ -39,11 +39,6 @@ class Aspa:
     signed: SignedObject | None = None
     source: str | None = None
     _problems: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
-
-    @classmethod
-    def parse(cls, data: bytes, source: str | None = None, *, at: datetime | None = None,
-              ber_ok: bool = False, old_profile_ok: bool = False) -> Aspa:
-        return cls.read(data, source, ber_ok=ber_ok).check(at, old_profile_ok=old_profile_ok)
 
     @classmethod
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Aspa:
@@ -127,7 +122,3 @@ class Aspa:
             if ee.ip_resources is not None:
                 p.append(("EE ipAddrBlocks", f"{SEC} 4", "want no IP resources in an ASPA's EE certificate"))
         return p
-
-    def check(self, at: datetime | None = None, old_profile_ok: bool = False) -> Aspa:
-        raise_first(self.problems(at, old_profile_ok), self.source)
-        return self

@@ -335,6 +335,21 @@ class SignedObject:
             raise ObjectError(f"want a readable {noun}, got {type(e).__name__}: {e}", self.source) from None
 
 
+class SignedPayload:
+    """What every RPKI signed object type (ROA, manifest, ASPA, GBR) shares: `parse` is `read` (the
+    RFC 6488 wrapper and the payload) then `check`, which raises the first of `problems(at, **rules)`
+    naming how many more there are. Subclasses define `read` and `problems`."""
+
+    @classmethod
+    def parse(cls, data: bytes, source: str | None = None, *, at: datetime | None = None, ber_ok: bool = False,
+              **rules):
+        return cls.read(data, source, ber_ok=ber_ok).check(at, **rules)
+
+    def check(self, at: datetime | None = None, **rules):
+        raise_first(self.problems(at, **rules), self.source)
+        return self
+
+
 def _attribute_counts(seen: dict, add) -> None:
     """RFC 6488 section 2.1.6.4: each signed attribute once, content-type and message-digest there."""
     for oid, n in seen.items():

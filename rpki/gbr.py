@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import asn1
-from .cms import SignedObject
-from .errors import ObjectError, raise_first
+from .cms import SignedObject, SignedPayload
+from .errors import ObjectError
 
 SEC = "RFC 6493 section"
 REQUIRED = ("BEGIN", "VERSION", "FN", "END")
@@ -24,18 +24,13 @@ ALLOWED = frozenset(REQUIRED + CONTACT + ("ORG",))
 
 
 @dataclass
-class Gbr:
+class Gbr(SignedPayload):
     """A Ghostbusters contact: each property's values, in order (e.g. props["TEL"])."""
 
     props: dict[str, list[str]]
     signed: SignedObject | None = None
     source: str | None = None
     _problems: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
-
-    @classmethod
-    def parse(cls, data: bytes, source: str | None = None, *, at: datetime | None = None,
-              ber_ok: bool = False) -> Gbr:
-        return cls.read(data, source, ber_ok=ber_ok).check(at)
 
     @classmethod
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Gbr:
@@ -94,7 +89,3 @@ class Gbr:
             if asr is None or not asr.inherit:
                 p.append(("EE autonomousSysIds", f"{SEC} 6", f"want 'inherit' AS resources, got {asr}"))
         return p
-
-    def check(self, at: datetime | None = None) -> Gbr:
-        raise_first(self.problems(at), self.source)
-        return self

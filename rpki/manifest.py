@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import asn1, quickder
-from .cms import OID_SHA256, SignedObject
-from .errors import ObjectError, raise_first
+from .cms import OID_SHA256, SignedObject, SignedPayload
+from .errors import ObjectError
 
 SEC = "RFC 9286 section"
 NAME = re.compile(r"[a-zA-Z0-9_-]+\.[a-zA-Z]{3}")
@@ -32,7 +32,7 @@ NUMBER_MAX = 2**159 - 1  # 20 octets, positive
 
 
 @dataclass
-class Manifest:
+class Manifest(SignedPayload):
     """An RFC 9286 manifest: a numbered, dated list of (file name, SHA-256)."""
 
     number: int
@@ -44,11 +44,6 @@ class Manifest:
     version: int = 0
     source: str | None = None
     _problems: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
-
-    @classmethod
-    def parse(cls, data: bytes, source: str | None = None, *, at: datetime | None = None,
-              ber_ok: bool = False) -> Manifest:
-        return cls.read(data, source, ber_ok=ber_ok).check(at)
 
     @classmethod
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Manifest:
@@ -136,10 +131,6 @@ class Manifest:
             if self.stale(at):
                 p.append(("nextUpdate", f"{SEC} 6.3", f"want nextUpdate not in the past at {at} (stale), got {self.next_update}"))
         return p
-
-    def check(self, at: datetime | None = None) -> Manifest:
-        raise_first(self.problems(at), self.source)
-        return self
 
     def stale(self, at: datetime) -> bool:
         return self.next_update < at

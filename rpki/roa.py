@@ -27,8 +27,8 @@ from datetime import datetime
 from ipaddress import IPv4Network, IPv6Network
 
 from . import asn1, quickder
-from .cms import SignedObject
-from .errors import ObjectError, raise_first
+from .cms import SignedObject, SignedPayload
+from .errors import ObjectError
 from .resources import AS_MAX, IntervalSet, IpResources, _bits, bits_from_quick
 from .rov import VRP
 
@@ -69,7 +69,7 @@ def read_prefix(bs: asn1.IPAddress, version: int, source) -> IPv4Network | IPv6N
 
 
 @dataclass
-class Roa:
+class Roa(SignedPayload):
     """An RFC 9582 ROA: an AS and the prefixes it may originate, signed by an EE certificate."""
 
     asn: int
@@ -81,11 +81,6 @@ class Roa:
     _problems: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
 
     # ---- parsing ----------------------------------------------------------------------------------
-    @classmethod
-    def parse(cls, data: bytes, source: str | None = None, *, at: datetime | None = None,
-              ber_ok: bool = False, strict: bool = False, as_resources_ok: bool = False) -> Roa:
-        return cls.read(data, source, ber_ok=ber_ok).check(at, strict, as_resources_ok)
-
     @classmethod
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Roa:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
@@ -192,10 +187,6 @@ class Roa:
                 out.append(("ipAddrBlocks", f"{SEC} 5, RFC 6487 section 4.8.10",
                             f"want every prefix within the EE certificate's resources, uncovered IP: {r.prefix}"))
         return out
-
-    def check(self, at: datetime | None = None, strict: bool = False, as_resources_ok: bool = False) -> Roa:
-        raise_first(self.problems(at, strict, as_resources_ok), self.source)
-        return self
 
     # ---- output -----------------------------------------------------------------------------------
     def vrps(self) -> list[VRP]:
