@@ -4,10 +4,13 @@ gets its RFC 6811 status through rpki.rov, its ASPA verdict through rpki.aspa_pa
 
 Routes come in batches: MRT files through `read_batches` (numpy columns; the routes of one UPDATE
 or RIB entry share one group: time, peer, attributes), other inputs route by route, grouped here.
-The prefixes and origins of a batch go to `VRPTable.validate_arrays` at once; what depends on the
-AS_PATH (its text, ASPA verdict, path findings) is worked out once per group and once per distinct
-path; then each route's row is written and forgotten, so memory stays flat as the dump grows (what
-grows is one entry per distinct prefix and per distinct AS_PATH).
+Each batch goes through two steps. `_prepare` does what needs no VRPs: what depends on the AS_PATH
+(its text, ASPA verdict, path findings) once per group and once per distinct path, the prefixes and
+origins handed to Findings as arrays, each route's CSV line up to its RPKI status. `_check` then
+sends the prefixes and origins to `VRPTable.validate_arrays` at once, counts, and writes each
+route's row, which is forgotten, so memory stays flat as the dump grows (what grows is one entry
+per distinct prefix and per distinct AS_PATH). The VRPs may still be loading in a second process
+(bgpsim.validate.load): prepared batches wait for them, in order, so the two overlap.
 
 - Origin AS (RFC 6811 section 2): the last AS of the AS_PATH when its last segment is an
   AS_SEQUENCE; NONE when it is an AS_SET (such a route is never valid: invalid when covered); the
@@ -18,6 +21,7 @@ grows is one entry per distinct prefix and per distinct AS_PATH).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -30,8 +34,7 @@ from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPT
 from ..bogons import prefix_mask
 from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
 from ..wire.aspath import AS_SEQUENCE, AS_SET
-from ..wire.nlri import network_text
-from .findings import Findings
+from .findings import Findings, prefix_texts
 
 BATCH = 65_536
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
@@ -41,6 +44,7 @@ COLUMNS = ("time", "peer_ip", "peer_as", "prefix", "as_path", "origin_as", "rpki
 _BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
 _VERSION = {1: 4, 2: 6}
 _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
+_STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"' for s in STATES]  # the status and reason fields
 
 
 @dataclass
@@ -68,21 +72,54 @@ class _Group:
     aspa: str
 
 
+@dataclass(slots=True)
+class _Batch:
+    """A batch of announced routes, ready to be checked: Checker._prepare's answer. `starts` and
+    `ends` are each route's CSV line before the RPKI status and after its reason."""
+
+    groups: list[_Group]
+    gidx: np.ndarray
+    afi: np.ndarray
+    hi: np.ndarray
+    lo: np.ndarray
+    nets: list[int]
+    plen: np.ndarray
+    origin: np.ndarray
+    starts: list[str]
+    ends: list[str]
+
+
 class Checker:
     """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; each announced route's
     CSV line (no newline) goes to `emit`."""
 
-    def __init__(self, vrps: VRPTable, emit: Callable[[str], None], aspa: AspaTable | None = None,
-                 topo=None):
-        self.vrps = vrps
+    def __init__(self, vrps, emit: Callable[[str], None], aspa: AspaTable | None = None, topo=None):
+        """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
+        is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
+        batches are read and put aside until it comes."""
+        self.vrps: VRPTable | None = vrps if isinstance(vrps, VRPTable) else None
+        self._source = None if self.vrps is not None else vrps
         self.aspa = aspa
         self.emit = emit
         self.tally = Tally()
         self.findings = Findings(topo)
         self._pending: list[Route] = []
+        self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         self._reasons: dict[tuple, str] = {}
         self._aspa_cache: dict[tuple, str] = {}
         self._path_cache: dict[int, tuple[tuple, str]] = {}  # id(attrs) -> (path, CSV text), per batch
+        self._v4: tuple | None = None  # the IPv4 VRP index as lists, for the reasons
+
+    def _ready(self, block: bool) -> bool:
+        """Whether the VRPs are there (waiting for them if `block`); batches put aside go first."""
+        if self.vrps is None:
+            self.vrps = self._source.wait() if block else self._source.poll()
+            if self.vrps is None:
+                return False
+        waiting, self._waiting = self._waiting, []
+        for batch in waiting:
+            self._check(batch)
+        return True
 
     # ---- input ----------------------------------------------------------------------------------------
     def feed_batch(self, b) -> None:
@@ -93,10 +130,15 @@ class Checker:
         if not len(sel):
             return
         self._path_cache.clear()
-        groups = [self._group_of(g[1], g[2], g[4], g[5], g[10]) for g in b.groups]
-        nets = b.networks()
-        self._check([groups[k] for k in b.group[sel].tolist()], b.afi[sel], [nets[i] for i in sel.tolist()],
-                    b.plen[sel], b.origin[sel])
+        used, gidx = np.unique(b.group[sel], return_inverse=True)
+        groups = [self._group_of(g[1], g[2], g[4], g[5], g[10]) for g in (b.groups[k] for k in used.tolist())]
+        hi, lo = b.hi[sel], b.lo[sel]
+        nets = [(h << 64) | x for h, x in zip(hi.tolist(), lo.tolist())]
+        batch = self._prepare(groups, gidx.reshape(-1), b.afi[sel], hi, lo, nets, b.plen[sel], b.origin[sel])
+        if self._ready(block=False):
+            self._check(batch)
+        else:
+            self._waiting.append(batch)
 
     def feed(self, r: Route) -> None:
         if r.kind == ANNOUNCE or r.kind == RIB:
@@ -110,17 +152,22 @@ class Checker:
 
     def finish(self) -> list[dict]:
         self._pending_flush()
+        self._ready(block=True)
         return self.findings.finish()
 
     def _pending_flush(self) -> None:
         routes, self._pending = self._pending, []
         if not routes:
             return
+        self._ready(block=True)
         self._path_cache.clear()
         groups = [self._group_of(r.time, r.usec, r.peer_ip, r.peer_as, r.attrs) for r in routes]
-        self._check(groups, np.array([r.afi for r in routes], dtype=np.uint8), [r.network for r in routes],
+        nets = [r.network for r in routes]
+        self._check(self._prepare(groups, np.arange(len(routes)), np.array([r.afi for r in routes], dtype=np.uint8),
+                    np.array([n >> 64 for n in nets], dtype=np.uint64),
+                    np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64), nets,
                     np.array([r.plen for r in routes], dtype=np.int64),
-                    np.array([_origin(g.path) for g in groups], dtype=np.int64))
+                    np.array([_origin(g.path) for g in groups], dtype=np.int64)))
 
     def _group_of(self, time: int, usec: int | None, peer_ip: str, peer_as: int, attrs) -> _Group:
         cached = self._path_cache.get(id(attrs))
@@ -138,44 +185,86 @@ class Checker:
         return _Group(f"{when},{peer_ip},{peer_as}", (peer_ip, peer_as), path, path_csv, verdict)
 
     # ---- the checks ---------------------------------------------------------------------------------------
-    def _check(self, groups: list[_Group], afi: np.ndarray, nets: list[int], plen: np.ndarray,
-               origin: np.ndarray) -> None:
-        n = len(groups)
+    def _prepare(self, groups: list[_Group], gidx: np.ndarray, afi: np.ndarray, hi: np.ndarray, lo: np.ndarray,
+                 nets: list[int], plen: np.ndarray, origin: np.ndarray) -> _Batch:
+        """What a batch's checks need that does not depend on the VRPs (done while they may still be
+        loading): route i belongs to groups[gidx[i]]; its network is (hi << 64) | lo = nets[i] (IPv4
+        in lo). The findings of the batch are recorded here; each group's path is judged (once per
+        distinct path) with the group's first route as the example, groups in route order."""
+        n = len(gidx)
         origin = origin.astype(np.int64)
         empty = np.flatnonzero(origin == NO_PATH)  # no path: the peer originated it
         if len(empty):
-            origin[empty] = [groups[i].peer[1] for i in empty.tolist()]
+            peer_as = np.array([g.peer[1] for g in groups], dtype=np.int64)
+            origin[empty] = peer_as[gidx[empty]]
         plen = plen.astype(np.int64)
-        status = np.full(n, STATES.index(NOT_FOUND), dtype=np.uint8)
+        version = np.where(afi == 1, 4, 6).astype(np.uint8)
         bogon = np.zeros(n, dtype=bool)
-        for a, bits in _BITS.items():
+        for a in _BITS:
             sel = np.flatnonzero(afi == a)
-            if not len(sel):
-                continue
-            if a == 1:
-                start = np.array([nets[i] for i in sel.tolist()], dtype=np.uint64)
-            else:
-                start = np.array([nets[i] >> 64 for i in sel.tolist()], dtype=np.uint64)
-            status[sel] = self.vrps.validate_arrays(_VERSION[a], start, np.minimum(plen[sel], bits), origin[sel])
-            bogon[sel] = prefix_mask(_VERSION[a], start, plen[sel])
-        long6 = np.flatnonzero((afi == 2) & (plen > 64))
+            if len(sel):
+                bogon[sel] = prefix_mask(_VERSION[a], (lo if a == 1 else hi)[sel].astype(np.uint64), plen[sel])
+        findings = self.findings
+        findings.prefixes(version, hi, lo, plen, origin)
+        routes = np.bincount(gidx, minlength=len(groups)).tolist()
+        first = np.full(len(groups), n, dtype=np.int64)
+        np.minimum.at(first, gidx, np.arange(n))
+        first_list = first.tolist()
+        texts = prefix_texts(version, hi, lo, plen)
+        # what the routes of a group share before and after their own fields
+        heads, tails, kinds_of = [""] * len(groups), [""] * len(groups), [""] * len(groups)
+        for k in np.argsort(first, kind="stable").tolist():
+            g = groups[k]
+            kinds = findings.path_kinds(g.path, texts[first_list[k]], g.peer[0], routes[k]) if g.path else ()
+            kinds_of[k] = " ".join(kinds)
+            heads[k] = f"{g.head},"
+            tails[k] = f"{g.aspa},{kinds_of[k]}"
+        mids = [f",{g.path_csv}," for g in groups]
+        gl = gidx.tolist()
+        origins = origin.tolist()
+        starts = [f"{heads[k]}{text}{mids[k]}{'' if o == NONE else o}" for k, text, o in zip(gl, texts, origins)]
+        ends = [tails[k] for k in gl]
+        vers, plens = version.tolist(), plen.tolist()
+        for i in np.flatnonzero(bogon).tolist():
+            findings.bogon_route((vers[i], nets[i], plens[i]), texts[i], origins[i])
+            k = gl[i]
+            ends[i] = f"{groups[k].aspa},{kinds_of[k] + ' ' if kinds_of[k] else ''}bogon-prefix"
+        return _Batch(groups, gidx, afi, hi, lo, nets, plen, origin, starts, ends)
+
+    def _check(self, b: _Batch) -> None:
+        """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
+        status = np.full(len(b.gidx), STATES.index(NOT_FOUND), dtype=np.uint8)
+        for a, bits in _BITS.items():
+            sel = np.flatnonzero(b.afi == a)
+            if len(sel):
+                start = (b.lo if a == 1 else b.hi)[sel].astype(np.uint64)
+                status[sel] = self.vrps.validate_arrays(_VERSION[a], start, np.minimum(b.plen[sel], bits), b.origin[sel])
+        long6 = np.flatnonzero((b.afi == 2) & (b.plen > 64))
         for i in long6.tolist():  # IPv6 routes longer than /64: exactly, one at a time
-            status[i] = STATES.index(self.vrps.validate(_network((6, nets[i], int(plen[i]))), int(origin[i])))
-        self._tally(groups, origin, status)
-        self._rows(groups, afi.tolist(), nets, plen.tolist(), origin.tolist(), status.tolist(), bogon.tolist())
+            status[i] = STATES.index(self.vrps.validate(_network((6, b.nets[i], int(b.plen[i]))), int(b.origin[i])))
+        self._tally(b.groups, b.gidx, b.origin, status)
+        whys = [_STATE_TEXT[c] for c in status.tolist()]
+        invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
+        for i in np.flatnonzero(invalid).tolist():
+            state = STATES[int(status[i])]
+            where = (4 if b.afi[i] == 1 else 6, b.nets[i], int(b.plen[i]))
+            whys[i] = f'{state},"{self._reason(where, int(b.origin[i]), state)}"'
+        emit = self.emit
+        for start, why, end in zip(b.starts, whys, b.ends):
+            emit(f"{start},{why},{end}")
         if len(self._aspa_cache) > 2_000_000:
             self._aspa_cache.clear()
 
-    def _tally(self, groups: list[_Group], origin: np.ndarray, status: np.ndarray) -> None:
+    def _tally(self, groups: list[_Group], gidx: np.ndarray, origin: np.ndarray, status: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes
         per origin, ASPA verdicts."""
         t = self.tally
-        t.routes += len(groups)
+        t.routes += len(gidx)
         for code, n in enumerate(np.bincount(status, minlength=len(STATES)).tolist()):
             t.rpki[STATES[code]] += n
-        peers = {g.peer for g in groups}
-        index = {p: i for i, p in enumerate(peers)}
-        key = np.array([index[g.peer] for g in groups], dtype=np.int64) * len(STATES) + status
+        index: dict[tuple[str, int], int] = {}
+        of_group = np.array([index.setdefault(g.peer, len(index)) for g in groups], dtype=np.int64)
+        key = of_group[gidx] * len(STATES) + status
         counts = np.bincount(key, minlength=len(index) * len(STATES)).reshape(len(index), len(STATES))
         for p, row in zip(index, counts.tolist()):
             c = t.by_peer.get(p)
@@ -188,35 +277,66 @@ class Checker:
         bad = origin[(status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))]
         t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
         if self.aspa is not None:
-            t.aspa.update(Counter(g.aspa for g in groups if g.aspa))
-
-    def _rows(self, groups, afis, nets, plens, origins, codes, bogons) -> None:
-        emit, route_findings, reason = self.emit, self.findings.route, self._reason
-        for g, a, net, pl, o, code, bogon in zip(groups, afis, nets, plens, origins, codes, bogons):
-            state = STATES[code]
-            where = (4 if a == 1 else 6, net, pl)
-            why = reason(where, o, state) if state in (INVALID_ASN, INVALID_LENGTH) else _REASON[state]
-            text = network_text(a, net, pl)
-            kinds = route_findings(where, text, o, g.path, g.peer[0], bogon)
-            emit(f'{g.head},{text},{g.path_csv},{"" if o == NONE else o},{state},"{why}",{g.aspa},{" ".join(kinds)}')
+            per_group = np.bincount(gidx, minlength=len(groups)).tolist()
+            for g, k in zip(groups, per_group):
+                if g.aspa and k:
+                    t.aspa[g.aspa] += k
 
     def _reason(self, where: tuple[int, int, int], origin: int, state: str) -> str:
         key = (where, origin, state)
         text = self._reasons.get(key)
         if text is None:
-            cover = self.vrps.covering(_network(where))
-            who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
-            if state == INVALID_LENGTH:
-                best = max((v for v in cover if v.asn == origin), key=lambda v: v.max_length)
-                text = f"/{where[2]} is longer than maxLength {best.max_length} of the VRP {best.prefix} AS{best.asn}"
+            if where[0] == 4:
+                text = self._reason4(where[1], where[2], origin, state)
             else:
-                names = sorted({f"AS{v.asn}" for v in cover})
-                shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-                text = f"covered by VRPs of {shown} ({cover[0].prefix} the most specific); none for {who}"
+                text = self._reason_any(where, origin, state)
             self._reasons[key] = text
             if len(self._reasons) > 1_000_000:
                 self._reasons.clear()
         return text
+
+    def _reason_any(self, where: tuple[int, int, int], origin: int, state: str) -> str:
+        cover = self.vrps.covering(_network(where))
+        who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
+        if state == INVALID_LENGTH:
+            best = max((v for v in cover if v.asn == origin), key=lambda v: v.max_length)
+            return f"/{where[2]} is longer than maxLength {best.max_length} of the VRP {best.prefix} AS{best.asn}"
+        names = sorted({f"AS{v.asn}" for v in cover})
+        shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        return f"covered by VRPs of {shown} ({cover[0].prefix} the most specific); none for {who}"
+
+    def _reason4(self, start: int, length: int, origin: int, state: str) -> str:
+        """_reason for an IPv4 route, from the index's arrays (no VRP objects): the VRPs holding the
+        route in VRPTable.covering's order, most specific prefix first."""
+        fam = self.vrps._families()[4]
+        network, plen, max_length, asn = fam._rows
+        if self._v4 is None:  # the index as lists: a walk up its tree in Python, no numpy scalars
+            self._v4 = tuple(a.tolist() for a in (fam.start, fam.end, fam.length, fam.parent, fam.first, fam.stop))
+        starts, ends, lengths, parents, first, stop = self._v4
+        r_end = start + (1 << (32 - length)) - 1
+        rows = []
+        i = bisect_right(starts, start) - 1
+        while i >= 0:  # rpki.rov's _Family.chain: the prefixes holding the route, most specific first
+            if ends[i] >= r_end and lengths[i] <= length:
+                rows.extend(range(first[i], stop[i]))
+            i = parents[i]
+        asns = asn[rows].tolist()
+        if state == INVALID_LENGTH:
+            best = None
+            for k, a in zip(rows, asns):  # the first with the longest maxLength, as max() picks
+                if a == origin and (best is None or max_length[k] > max_length[best]):
+                    best = k
+            return (f"/{length} is longer than maxLength {max_length[best]} of the VRP "
+                    f"{_v4_text(network[best], plen[best])} AS{asn[best]}")
+        who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
+        names = sorted({f"AS{a}" for a in asns})
+        shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        return f"covered by VRPs of {shown} ({_v4_text(network[rows[0]], plen[rows[0]])} the most specific); none for {who}"
+
+
+def _v4_text(network, length) -> str:
+    n = int(network)
+    return f"{n >> 24}.{(n >> 16) & 255}.{(n >> 8) & 255}.{n & 255}/{length}"
 
 
 def _path(segments) -> tuple:

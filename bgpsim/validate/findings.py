@@ -15,11 +15,15 @@ Over the whole dump (after the pass):
 - `subprefix`: a prefix whose origin is not among the origins of the nearest less specific prefix
   announced in the same dump: what a sub-prefix hijack looks like (and what many legitimate
   customer more-specifics look like too; the finding says which ASes, the reader judges).
+  Both come from sorting: each batch's distinct (prefix, origin) rows are kept as a numpy array
+  (merged now and then), and `finish` finds the prefixes with several origins, each prefix's
+  nearest less specific one (`_nest`) and the origins missing from it, by arrays.
 """
 
 from __future__ import annotations
 
 from ipaddress import IPv4Network, IPv6Network
+from operator import itemgetter
 
 import numpy as np
 
@@ -27,80 +31,109 @@ from rpki.rov import nest
 
 from ..bogons import asn_kind, prefix_kind
 from ..policy import CUSTOMER, PEER, PROVIDER
+from ..wire.nlri import network_text
 
 PRIVATE = "private"
 KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak")
+PATH_KINDS = ("bogon-asn", "private-asn", "loop", "leak")  # findings about an AS_PATH; the rest about a prefix
 
 
 class Findings:
-    """Accumulates findings over a pass; `path()` and `prefix()` answer per route (cached)."""
+    """Accumulates findings over a pass. Per batch of routes: `prefixes()` records each route's
+    prefix and origin as arrays (kept as distinct rows, so memory grows with the distinct prefixes,
+    not the routes), `path_kinds()` judges each distinct AS_PATH once and counts its routes,
+    `bogon_route()` the rare route in a special-purpose prefix. `finish()` works out MOAS and
+    sub-prefix conflicts from the distinct (prefix, origin) rows by sorting."""
 
     def __init__(self, topo=None):
         self.topo = topo
         self._paths: dict[tuple, tuple[str, ...]] = {}
-        self.origins: dict[tuple[int, int, int], set[int]] = {}  # (version, network, length) -> origins
-        self.text: dict[tuple[int, int, int], str] = {}  # the same -> the prefix as text
+        self._asn_kinds: dict[int, tuple[str, str] | None] = {}
         self.per_path: dict[tuple[str, tuple], dict] = {}  # (kind, path) -> finding
         self.per_prefix: dict[tuple[int, int, int], dict] = {}
+        self._rows: list[np.ndarray] = []  # (version, hi, lo, length, origin + 1) rows, distinct in each
+        self._pending = 0  # rows added since the last merge
+        self._merged = 0  # rows in self._rows[0] after the last merge
 
-    # ---- per route --------------------------------------------------------------------------------
-    def route(self, where: tuple[int, int, int], text: str, origin: int, path: tuple, peer: str,
-              bogon: bool) -> tuple[str, ...]:
-        """The finding kinds of one announced route: `where` (IP version, network as an integer,
-        length) and its `text`, `path` ASNs with an AS_SET as a tuple inside, `bogon` from
-        bgpsim.bogons.prefix_mask."""
-        seen = self.origins.get(where)
-        if seen is None:
-            seen = self.origins[where] = set()
-            self.text[where] = text
-        if origin >= 0:
-            seen.add(origin)
-        kinds = self._path_kinds(path, text, peer) if path else ()
-        if bogon:
-            f = self.per_prefix.get(where)
-            if f is None:
-                f = self.per_prefix[where] = {"kind": "bogon-prefix", "prefix": text,
-                                              "why": prefix_kind(_net(where)), "routes": 0, "origins": []}
-            f["routes"] += 1
-            if origin >= 0 and origin not in f["origins"]:
-                f["origins"].append(origin)
-            kinds += ("bogon-prefix",)
-        return kinds
+    # ---- per batch --------------------------------------------------------------------------------
+    def prefixes(self, version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
+                 origin: np.ndarray) -> None:
+        """Routes announced: IP version (4 or 6), the network address as its upper and lower 64 bits
+        (IPv4 in `lo`), prefix length, origin AS (negative: NONE, which counts as no origin)."""
+        if not len(version):
+            return
+        rows = _distinct(np.column_stack([np.asarray(version, dtype=np.uint64), np.asarray(hi, dtype=np.uint64),
+                                          np.asarray(lo, dtype=np.uint64), np.asarray(length, dtype=np.uint64),
+                                          (np.maximum(np.asarray(origin, dtype=np.int64), -1) + 1).astype(np.uint64)]))
+        self._rows.append(rows)
+        self._pending += len(rows)
+        if self._pending > max(1_000_000, self._merged):
+            self._merge()
 
-    def _path_kinds(self, path: tuple, prefix: str, peer: str) -> tuple[str, ...]:
+    def _merge(self) -> np.ndarray:
+        if len(self._rows) > 1:
+            self._rows = [_distinct(np.concatenate(self._rows))]
+        self._merged = len(self._rows[0]) if self._rows else 0
+        self._pending = 0
+        return self._rows[0] if self._rows else np.zeros((0, 5), dtype=np.uint64)
+
+    def path_kinds(self, path: tuple, prefix: str, peer: str, routes: int = 1) -> tuple[str, ...]:
+        """The finding kinds of an AS_PATH (ASNs, an AS_SET as a tuple inside) taken by `routes`
+        routes; `prefix` and `peer` are the first such route's, the finding's example."""
         kinds = self._paths.get(path)
         if kinds is None:
             kinds = self._paths[path] = self._judge(path, prefix, peer)
         for k in kinds:
-            self.per_path[(k, path)]["routes"] += 1
+            self.per_path[(k, path)]["routes"] += routes
         return kinds
 
+    def bogon_route(self, where: tuple[int, int, int], text: str, origin: int) -> None:
+        """A route in a special-purpose prefix (bgpsim.bogons.prefix_mask): `where` is (IP version,
+        network as an integer, length), `text` the prefix as text."""
+        f = self.per_prefix.get(where)
+        if f is None:
+            f = self.per_prefix[where] = {"kind": "bogon-prefix", "prefix": text,
+                                          "why": prefix_kind(_net(where)), "routes": 0, "origins": []}
+        f["routes"] += 1
+        if origin >= 0 and origin not in f["origins"]:
+            f["origins"].append(origin)
+
+    def _asn_kind(self, asn: int):
+        kind = self._asn_kinds.get(asn, False)
+        if kind is False:
+            kind = self._asn_kinds[asn] = asn_kind(asn)
+        return kind
+
     def _judge(self, path: tuple, prefix: str, peer: str) -> tuple[str, ...]:
-        flat = [a for a in path if isinstance(a, int)]
-        for s in path:
-            if not isinstance(s, int):
-                flat.extend(s)
-        text = _path_text(path)
-        found = []
         seq = [a for a in path if isinstance(a, int)]
+        flat = list(seq)
+        if len(seq) < len(path):
+            for s in path:
+                if not isinstance(s, int):
+                    flat.extend(s)
+        found = []
         collapsed = [a for i, a in enumerate(seq) if i == 0 or a != seq[i - 1]]  # prepending removed
         if len(set(collapsed)) < len(collapsed):
             repeated = sorted({a for a in collapsed if collapsed.count(a) > 1})
             found.append(("loop", {"asns": repeated}))
-        special = {a: asn_kind(a) for a in set(flat)}
-        private = sorted(a for a, k in special.items() if k and k[0] == PRIVATE)
-        if private:
-            found.append(("private-asn", {"asns": private}))
-        bogon = sorted(a for a, k in special.items() if k and k[0] != PRIVATE)
-        if bogon:
-            found.append(("bogon-asn", {"asns": bogon, "why": [f"AS{a}: {special[a][1]}" for a in bogon]}))
-        if self.topo is not None and all(isinstance(a, int) for a in path):
+        kind = self._asn_kind
+        special = {a: k for a in set(flat) if (k := kind(a))}
+        if special:
+            private = sorted(a for a, k in special.items() if k[0] == PRIVATE)
+            if private:
+                found.append(("private-asn", {"asns": private}))
+            bogon = sorted(a for a, k in special.items() if k[0] != PRIVATE)
+            if bogon:
+                found.append(("bogon-asn", {"asns": bogon, "why": [f"AS{a}: {special[a][1]}" for a in bogon]}))
+        if self.topo is not None and len(seq) == len(path):
             leaker = self._leaker(collapsed)
             if leaker is not None:
                 found.append(("leak", {"leaker": leaker}))
-        for kind, detail in found:
-            self.per_path[(kind, path)] = {"kind": kind, "path": text, **detail, "routes": 0,
-                                           "example": {"prefix": prefix, "peer": peer}}
+        if found:
+            text = _path_text(path)
+            for kind_, detail in found:
+                self.per_path[(kind_, path)] = {"kind": kind_, "path": text, **detail, "routes": 0,
+                                                "example": {"prefix": prefix, "peer": peer}}
         return tuple(k for k, _ in found)
 
     def _leaker(self, path: list[int]) -> int | None:
@@ -123,38 +156,115 @@ class Findings:
     # ---- over the whole dump -------------------------------------------------------------------------
     def finish(self) -> list[dict]:
         """Every finding, MOAS and sub-prefix conflicts included, in a stable order."""
+        by_kind: dict[str, list[dict]] = {k: [] for k in KINDS}
+        for f in self._conflicts(self._merge()) + list(self.per_prefix.values()) + list(self.per_path.values()):
+            by_kind[f["kind"]].append(f)
         out = []
-        for where, origins in self.origins.items():
-            if len(origins) > 1:
-                out.append({"kind": "moas", "prefix": self.text[where], "origins": sorted(origins)})
-        out += self._subprefix()
-        out += list(self.per_prefix.values())
-        for f in self.per_path.values():
-            out.append(f)
-        order = {k: i for i, k in enumerate(KINDS)}
-        return sorted(out, key=lambda f: (order[f["kind"]], f.get("prefix") or f.get("path") or ""))
-
-    def _subprefix(self) -> list[dict]:
-        out = []
-        for version in (4, 6):
-            items = sorted((w[1], w[2], w) for w in self.origins if w[0] == version)
-            if not items:
-                continue
-            width = 32 if version == 4 else 128
-            start = np.array([s for s, _, _ in items], dtype=object)
-            end = np.array([s + (1 << (width - n)) - 1 for s, n, _ in items], dtype=object)
-            parent = nest(start, end)
-            for i, (_, _, where) in enumerate(items):
-                j = int(parent[i])
-                if j < 0:
-                    continue
-                cover = items[j][2]
-                theirs = self.origins[cover]
-                for o in sorted(self.origins[where] - theirs):
-                    if theirs:
-                        out.append({"kind": "subprefix", "prefix": self.text[where], "origin": o,
-                                    "covering": self.text[cover], "covering_origins": sorted(theirs)})
+        for kind, found in by_kind.items():  # by kind, then prefix or path text (stable)
+            found.sort(key=itemgetter("path" if kind in PATH_KINDS else "prefix"))
+            out += found
         return out
+
+    def _conflicts(self, rows: np.ndarray) -> list[dict]:
+        """MOAS and sub-prefix findings from the distinct (version, hi, lo, length, origin + 1) rows,
+        sorted: MOAS first, then sub-prefix conflicts, each in prefix order."""
+        if not len(rows):
+            return []
+        n = len(rows)
+        new = np.ones(n, dtype=bool)
+        new[1:] = (rows[1:, :4] != rows[:-1, :4]).any(axis=1)
+        pid = np.cumsum(new) - 1  # each row's prefix
+        first = np.flatnonzero(new)
+        pver, phi, plo, plen = (rows[first, c] for c in range(4))
+        origin = rows[:, 4].astype(np.int64) - 1
+        has = origin >= 0
+        count = np.bincount(pid[has], minlength=len(first))  # origins of each prefix
+        lead = first + (origin[first] < 0)  # each prefix's first row with an origin
+        texts = prefix_texts(pver, phi, plo, plen)
+        origins_list, lead_list, count_list = origin.tolist(), lead.tolist(), count.tolist()
+        out = [{"kind": "moas", "prefix": texts[p], "origins": origins_list[lead_list[p]:lead_list[p] + count_list[p]]}
+               for p in np.flatnonzero(count > 1).tolist()]
+        parent = np.full(len(first), -1, dtype=np.int64)
+        for v, width in ((4, 32), (6, 128)):
+            sel = np.flatnonzero(pver == v)  # contiguous, sorted by address then length
+            if not len(sel):
+                continue
+            if v == 4:
+                start = plo[sel]
+                end = start + ((np.uint64(1) << (np.uint64(width) - plen[sel])) - np.uint64(1))
+            else:
+                start = np.array([(h << 64) | lo for h, lo in zip(phi[sel].tolist(), plo[sel].tolist())], dtype=object)
+                end = np.array([s + (1 << (width - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())],
+                               dtype=object)
+            up = _nest(start, end) if v == 4 else nest(start, end)
+            parent[sel] = np.where(up >= 0, sel[0] + up, -1)
+        # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
+        key = (pid[has].astype(np.int64) << 32) | origin[has]  # sorted: rows are
+        rp = parent[pid[has]]
+        cand = np.flatnonzero((rp >= 0) & (count[np.maximum(rp, 0)] > 0))
+        q = (rp[cand] << 32) | origin[has][cand]
+        at = np.minimum(np.searchsorted(key, q), len(key) - 1)
+        cand = cand[key[at] != q]
+        covers = rp[cand].tolist()
+        theirs = {c: origins_list[lead_list[c]:lead_list[c] + count_list[c]] for c in set(covers)}
+        out += [{"kind": "subprefix", "prefix": texts[p], "origin": o, "covering": texts[c], "covering_origins": theirs[c]}
+                for p, o, c in zip(pid[has][cand].tolist(), origin[has][cand].tolist(), covers)]
+        return out
+
+
+_OCTETS = [str(i) for i in range(256)]
+
+
+def prefix_texts(version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray) -> list[str]:
+    """bgpsim.wire.nlri.network_text of each prefix given as arrays (IP version 4 or 6, the network
+    address as its upper and lower 64 bits, IPv4 in `lo`; length): IPv4 octet by octet from a
+    table, IPv6 one at a time."""
+    lo = np.asarray(lo, dtype=np.uint64)
+    out = [""] * len(lo)
+    lengths = np.asarray(length).tolist()
+    v4 = np.asarray(version) == 4
+    if v4.all():
+        idx = None
+    else:
+        idx = np.flatnonzero(v4)
+        lo4 = lo[idx]
+    t = _OCTETS
+    octets = [((lo if idx is None else lo4) >> np.uint64(s) & np.uint64(255)).tolist() for s in (24, 16, 8, 0)]
+    if idx is None:
+        return [f"{t[a]}.{t[b]}.{t[c]}.{t[d]}/{n}" for a, b, c, d, n in zip(*octets, lengths)]
+    for i, a, b, c, d in zip(idx.tolist(), *octets):
+        out[i] = f"{t[a]}.{t[b]}.{t[c]}.{t[d]}/{lengths[i]}"
+    his, los = np.asarray(hi).tolist(), lo.tolist()
+    for i in np.flatnonzero(~v4).tolist():
+        out[i] = network_text(2, (his[i] << 64) | los[i], lengths[i])
+    return out
+
+
+def _nest(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """rpki.rov.nest by arrays: for prefixes sorted by (start, length) with inclusive `end`s, each
+    one's nearest enclosing prefix (-1 for none). Prefixes nest or are disjoint, so the ones before
+    i still open at i's start all hold i: i's depth is i less the prefixes closed before its start,
+    and its parent is the last prefix before it one level up."""
+    n = len(start)
+    index = np.arange(n, dtype=np.int64)
+    depth = index - np.searchsorted(np.sort(end), start, side="left")
+    key = np.sort(depth * n + index)  # by depth, then position
+    q = (depth - 1) * n + index
+    at = np.searchsorted(key, q, side="left") - 1
+    found = (depth > 0) & (at >= 0)
+    hit = key[np.maximum(at, 0)]
+    found &= hit // n == depth - 1
+    return np.where(found, hit % n, -1)
+
+
+def _distinct(rows: np.ndarray) -> np.ndarray:
+    """The distinct rows of a 2-D array, sorted by the first column, then the second, ..."""
+    if len(rows) < 2:
+        return rows
+    rows = rows[np.lexsort(rows.T[::-1])]
+    keep = np.ones(len(rows), dtype=bool)
+    keep[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    return rows[keep]
 
 
 def _net(where: tuple[int, int, int]):

@@ -15,18 +15,12 @@ from __future__ import annotations
 import base64
 import io
 import json
+from collections import Counter
 
-import jinja2
-import matplotlib
+from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
 
-matplotlib.use("Agg")
-
-from matplotlib.figure import Figure  # noqa: E402
-
-from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID  # noqa: E402
-
-from .check import NONE, Tally  # noqa: E402
-from .findings import KINDS  # noqa: E402
+from .check import NONE, Tally
+from .findings import KINDS
 
 COLOURS = {VALID: "#2ca02c", INVALID_ASN: "#d62728", INVALID_LENGTH: "#ff7f0e", NOT_FOUND: "#c7c7c7",
            "valid": "#2ca02c", "invalid": "#d62728", "unknown": "#c7c7c7"}
@@ -36,6 +30,7 @@ TOP = 20
 def summary(tally: Tally, findings: list[dict], files: list[str], vrps: int, aspas: int | None) -> dict:
     peers = sorted(tally.by_peer.items(), key=lambda kv: (-kv[1]["routes"], kv[0]))
     invalid = sorted(tally.invalid_by_origin.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
+    kinds = Counter(f["kind"] for f in findings)
     return {
         "files": files,
         "vrps": vrps,
@@ -45,7 +40,7 @@ def summary(tally: Tally, findings: list[dict], files: list[str], vrps: int, asp
         "state_changes": tally.state_changes,
         "rpki": {s: tally.rpki[s] for s in STATES},
         "aspa": {k: tally.aspa[k] for k in ("valid", "invalid", "unknown")} if aspas is not None else None,
-        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in KINDS},
+        "findings": {k: kinds[k] for k in KINDS},
         "by_peer": [{"peer_ip": ip, "peer_as": asn, "routes": c["routes"], **{s: c[s] for s in STATES}}
                     for (ip, asn), c in peers],
         "top_invalid_origins": [{"origin_as": None if o == NONE else o, "invalid": n,
@@ -61,12 +56,37 @@ def findings_json(findings: list[dict]) -> str:
     """A JSON array, one finding per line: a full table gives hundreds of thousands (grep-able)."""
     if not findings:
         return "[]\n"
-    dumps = json.JSONEncoder(separators=(",", ":")).encode
-    return "[\n" + ",\n".join(map(dumps, findings)) + "\n]\n"
+    encoder = json.JSONEncoder(separators=(",", ":"))
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the same bytes, slower
+        return "[\n" + ",\n".join(map(encoder.encode, findings)) + "\n]\n"
+    # the C encoder JSONEncoder.encode builds anew for every call, built once (no circularity check:
+    # findings are trees)
+    chunks = make(None, encoder.default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    return "[\n" + ",\n".join([_subprefix_json(f) if f["kind"] == "subprefix" and len(f) == 5 else
+                                "".join(chunks(f, 0)) for f in findings]) + "\n]\n"
+
+
+def _subprefix_json(f: dict) -> str:
+    """A sub-prefix finding as the encoder writes it, by hand: there are hundreds of thousands, and
+    their fields are prefixes (digits, dots, colons, a slash: nothing to escape) and integers."""
+    return (f'{{"kind":"subprefix","prefix":"{f["prefix"]}","origin":{f["origin"]},"covering":"{f["covering"]}",'
+            f'"covering_origins":[{",".join(map(str, f["covering_origins"]))}]}}')
 
 
 # ---- figures -------------------------------------------------------------------------------------------
-def _png(fig: Figure) -> str:
+# matplotlib and jinja2 are imported when the first figure is drawn: half a second that the process
+# writing the other files need not spend (bgpsim.validate.load renders the page in its second process)
+def _figure(**kw):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    return Figure(**kw)
+
+
+def _png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
     return base64.b64encode(buf.getvalue()).decode()
@@ -74,7 +94,7 @@ def _png(fig: Figure) -> str:
 
 def status_figure(doc: dict) -> str:
     rows = [("RPKI (RFC 6811)", doc["rpki"])] + ([("ASPA", doc["aspa"])] if doc["aspa"] else [])
-    fig = Figure(figsize=(7.5, 1.2 + 0.6 * len(rows)))
+    fig = _figure(figsize=(7.5, 1.2 + 0.6 * len(rows)))
     ax = fig.subplots()
     for y, (label, counts) in enumerate(rows):
         total = sum(counts.values()) or 1
@@ -96,7 +116,7 @@ def status_figure(doc: dict) -> str:
 
 def origins_figure(doc: dict) -> str:
     top = doc["top_invalid_origins"][:15]
-    fig = Figure(figsize=(7.5, 0.8 + 0.28 * max(len(top), 1)))
+    fig = _figure(figsize=(7.5, 0.8 + 0.28 * max(len(top), 1)))
     ax = fig.subplots()
     if not top:
         ax.text(0.5, 0.5, "no RPKI-invalid routes", ha="center", va="center")
@@ -112,7 +132,7 @@ def origins_figure(doc: dict) -> str:
 
 def peers_figure(doc: dict) -> str:
     peers = doc["by_peer"][:TOP]
-    fig = Figure(figsize=(7.5, 0.8 + 0.3 * max(len(peers), 1)))
+    fig = _figure(figsize=(7.5, 0.8 + 0.3 * max(len(peers), 1)))
     ax = fig.subplots()
     for y, p in enumerate(peers):
         left = 0.0
@@ -129,7 +149,7 @@ def peers_figure(doc: dict) -> str:
     return _png(fig)
 
 
-_PAGE = jinja2.Environment(autoescape=True).from_string("""<!doctype html>
+_PAGE_TEXT = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>bgpsim validate: {{ files|join(", ") }}</title>
 <style>
 body { font-family: system-ui, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222 }
@@ -159,11 +179,18 @@ VRPs{% if doc.aspas is not none %} and {{ "{:,}".format(doc.aspas) }} ASPA recor
 <p class="note">Every route with its status and the reason is in routes.csv; every finding in findings.json.
 MOAS and sub-prefix findings flag what a hijack looks like; many have innocent reasons.</p>
 </body></html>
-""")
+"""
+_PAGE = []  # the compiled template, once
+
+
 
 
 def report_html(doc: dict) -> str:
     total = doc["routes"] or 1
-    return _PAGE.render(doc=doc, files=doc["files"], pct=lambda n: f"{n / total:.2%}",
+    if not _PAGE:
+        import jinja2
+
+        _PAGE.append(jinja2.Environment(autoescape=True).from_string(_PAGE_TEXT))
+    return _PAGE[0].render(doc=doc, files=doc["files"], pct=lambda n: f"{n / total:.2%}",
                         status_png=status_figure(doc), origins_png=origins_figure(doc),
                         peers_png=peers_figure(doc))

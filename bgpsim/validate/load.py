@@ -1,0 +1,130 @@
+"""The VRPs of `bgpsim validate`, loaded in a second process while the first reads the dumps.
+
+Reading a million VRPs (text, parsing, the index rpki.rov builds) takes about as long as reading a
+full-table dump, and neither needs the other until the first routes are checked: `VRPLoader` forks
+a process that reads `--vrps` and builds the VRPTable's index, then sends the table back through a
+pipe (pickled numpy arrays: a tenth of a second for a million VRPs). Meanwhile bgpsim.validate.check
+reads the dumps and puts the batches aside until the table comes (`Checker` takes the loader for
+the table: `poll()` gives the table or None, `wait()` the table). An error in the file comes back
+as the same InputError, raised where the table is wanted. Its second job: once the summary is
+made, the process draws report.html (matplotlib, imported there while the parent checks routes)
+while the parent writes findings.json.
+
+Used only where fork is (Linux, macOS: the child needs none of the parent's threads) and the file is
+big enough to gain (MIN_BYTES); otherwise `load_vrps` reads it in the same process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+from rpki.rov import VRPTable
+from rpki.vrps import read_text, read_vrp_columns
+
+from ..errors import InputError
+
+MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load in a fraction of a second
+
+
+def load_vrps(path: str) -> VRPTable:
+    """The VRPs of an rpki-client or Routinator JSON or CSV file (or '-'), indexed."""
+    table = VRPTable.from_columns(*read_vrp_columns(read_text(path, what="--vrps"), path))
+    table._families()
+    return table
+
+
+def start(path: str):
+    """A VRPLoader for `path`, or the table itself when a second process would not pay."""
+    try:
+        big = path != "-" and os.path.getsize(path) >= MIN_BYTES
+    except OSError:
+        big = False
+    if not big or "fork" not in multiprocessing.get_all_start_methods():
+        return load_vrps(path)
+    return VRPLoader(path)
+
+
+def _child(path: str, conn) -> None:
+    try:
+        answer = ("table", load_vrps(path))
+    except InputError as e:
+        answer = ("input", (e.message, e.source, e.where))
+    except BaseException as e:  # noqa: BLE001 - whatever it was, the parent says so
+        answer = ("error", f"{type(e).__name__}: {e}")
+    conn.send(answer)
+    if answer[0] != "table":
+        return
+    # the second job: report.html, drawn here while the parent writes the other files
+    try:
+        from . import output
+
+        output._figure(figsize=(1, 1))  # matplotlib imported while the parent checks the routes
+        doc = conn.recv()
+        conn.send(("html", output.report_html(doc)))
+    except BaseException as e:  # noqa: BLE001 - the parent draws it itself
+        try:
+            conn.send(("error", f"{type(e).__name__}: {e}"))
+        except OSError:
+            pass
+
+
+class VRPLoader:
+    """The VRPs of `path`, read by a forked process; then, if asked, report.html drawn by it."""
+
+    def __init__(self, path: str):
+        ctx = multiprocessing.get_context("fork")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_child, args=(path, child), daemon=True, name="bgpsim-vrps")
+        self._proc.start()
+        child.close()
+        self._answer: tuple | None = None
+        self._report_asked = False
+
+    def poll(self) -> VRPTable | None:
+        if self._answer is None and not self._conn.poll():
+            return None
+        return self.wait()
+
+    def wait(self) -> VRPTable:
+        if self._answer is None:
+            try:
+                self._answer = self._conn.recv()
+            except (EOFError, OSError):
+                self._answer = ("error", f"the process reading it ended (exit status {self._proc.exitcode})")
+            if self._answer[0] != "table":
+                self.close()
+        kind, value = self._answer
+        if kind == "table":
+            return value
+        if kind == "input":
+            raise InputError(*value)
+        raise InputError(f"--vrps: cannot load: {value}")
+
+    def ask_report(self, doc: dict) -> None:
+        """Has the process draw report.html for the summary `doc` (bgpsim.validate.output.report_html)."""
+        try:
+            self._conn.send(doc)
+            self._report_asked = True
+        except OSError:
+            pass
+
+    def report(self, doc: dict) -> str:
+        """The page asked for with ask_report, or drawn here if the process could not."""
+        from . import output
+
+        if self._report_asked:
+            try:
+                kind, value = self._conn.recv()
+                if kind == "html":
+                    return value
+            except (EOFError, OSError):
+                pass
+        return output.report_html(doc)
+
+    def close(self) -> None:
+        """Ends the process (if it is still at work) and frees the pipe."""
+        self._conn.close()
+        if self._proc.is_alive():
+            self._proc.terminate()
+        self._proc.join()

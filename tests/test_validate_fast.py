@@ -1,0 +1,239 @@
+"""The fast paths of `bgpsim validate` against the plain ones they replace: the whole-text VRP CSV
+reader against the line-by-line one, MOAS and sub-prefix findings by sorting against sets per
+prefix, the vectorised prefix nesting against rpki.rov.nest, and the VRPs loaded in a second
+process against the same VRPs loaded in the first (byte-identical outputs, the same errors)."""
+
+from __future__ import annotations
+
+import random
+from ipaddress import IPv4Network, IPv6Network
+
+import numpy as np
+import pytest
+from helpers import SHARED
+
+from bgpsim.cli import main
+from bgpsim.errors import InputError
+from bgpsim.validate import load
+from bgpsim.validate.findings import Findings, _nest, prefix_texts
+from bgpsim.wire.nlri import network_text
+from rpki import vrps
+from rpki.rov import nest
+
+HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
+HEADER_EXPIRES = "ASN,IP Prefix,Max Length,Trust Anchor,Expires\n"
+DUMP = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
+
+
+def slow_columns(text):
+    out = [[], [], [], [], []]
+    for asn, v, a, n, m, _, _ in vrps._csv_rows(text, None):
+        for col, x in zip(out, (v, a, n, m, asn)):
+            col.append(x)
+    return out
+
+
+@pytest.mark.parametrize("body", [
+    "", "AS1,1.2.3.0/24,24,ta\n", "AS1,1.2.3.0/24,24,ta", "AS0,0.0.0.0/0,32,ta\n",
+    "AS4294967295,255.255.255.255/32,32,a b\n", "AS1,2001:db8::/32,48,ta\nAS2,10.0.0.0/8,8,x\n",
+    "AS1,::ffff:1.2.3.0/120,128,ta\n", "AS1,::/0,0,ta\n",
+    # faults: the fast reader declines, the line-by-line one names the line
+    "AS01,1.2.3.0/24,24,ta\n", "AS1,1.2.3.1/24,24,ta\n", "AS1,1.2.3.0/24,23,ta\n", "AS1,1.2.3.0/24,33,ta\n",
+    "AS1,1.2.03.0/24,24,ta\n", "AS1,1.2.3.0.0/24,24,ta\n", "AS1,1.2.3/24,24,ta\n", "AS1,256.2.3.0/24,24,ta\n",
+    "AS4294967296,1.2.3.0/24,24,ta\n", "AS1,2001:db8::1/32,48,ta\n", "AS1,2001:db8::/32,129,ta\n",
+    "AS1,1.2.3.0/24,24,ta,5\n", "AS1,1.2.3.0/24,24,\n", "AS1,1.2.3.0/024,24,ta\n", "AS1,1.2.3.0/24,24,t\ta\n",
+    "AS1,1.2.3.0/24,24,ta\r\n", "AS1,1.2.3.a/24,24,ta\n", "AS1,1..3.0/24,24,ta\n", "AS1,1.2.3.0/24,024,ta\n",
+    "AS1,1.2.3.0/24,24,ta\n\n", "AS1,1.2.3.0/24,24,a/b\n", "AS1,1.2.3.0/24,24," + "t" * 257 + "\n",
+    "AS1,01::/16,16,ta\n", "AS1,1.2.3.0/24,24,ta\nAS1,1.2.3.0/24,24\n",
+])
+def test_fast_csv_is_the_csv_reader(body):
+    for header in (HEADER, HEADER_EXPIRES):
+        text = header + (body.replace(",ta", ",ta,1700000000") if header is HEADER_EXPIRES else body)
+        fast = vrps._fast_csv_columns(text)
+        try:
+            slow = slow_columns(text)
+        except InputError:
+            slow = None
+        if fast is None:
+            continue  # the line-by-line reader decides
+        assert slow is not None, text
+        assert [list(c) for c in fast] == slow, text
+
+
+def test_fast_csv_on_many_lines():
+    rng = random.Random(7)
+    lines = []
+    for _ in range(3000):
+        if rng.random() < 0.2:
+            n = rng.randint(16, 64)
+            prefix = IPv6Network((rng.getrandbits(n) << (128 - n), n))
+            m = rng.randint(n, 128)
+        else:
+            n = rng.randint(0, 32)
+            prefix = IPv4Network(((rng.getrandbits(n) << (32 - n)) if n else 0, n))
+            m = rng.randint(n, 32)
+        lines.append(f"AS{rng.randint(0, 2**32 - 1)},{prefix},{m},ta{rng.randint(0, 3)}\n")
+    text = HEADER + "".join(lines)
+    fast = vrps._fast_csv_columns(text)
+    assert fast is not None
+    assert [list(c) for c in fast] == slow_columns(text)
+    assert [list(c) for c in vrps.read_vrp_columns(text)] == slow_columns(text)
+
+
+def test_nest_is_rov_nest():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(1, 200))
+        length = rng.integers(0, 33, n)
+        start = rng.integers(0, 2**32, n, dtype=np.uint64) & np.uint64(0xFF00FF00 if rng.random() < 0.5 else 0xFFFFFFFF)
+        host = (np.uint64(1) << (32 - length).astype(np.uint64)) - np.uint64(1)
+        start &= ~host
+        pairs = sorted(set(zip(start.tolist(), length.tolist())))
+        s = np.array([p[0] for p in pairs], dtype=np.uint64)
+        k = np.array([p[1] for p in pairs], dtype=np.uint64)
+        e = s + ((np.uint64(1) << (np.uint64(32) - k)) - np.uint64(1))
+        assert _nest(s, e).tolist() == nest(s, e).tolist()
+
+
+def reference_conflicts(routes):
+    """MOAS and sub-prefix findings as the first bgpsim validate found them: a set of origins per
+    prefix, rov.nest over the prefixes in (start, length) order, sorted by prefix text."""
+    origins, text = {}, {}
+    for where, origin in routes:
+        seen = origins.setdefault(where, set())
+        text[where] = network_text(1 if where[0] == 4 else 2, where[1], where[2])
+        if origin >= 0:
+            seen.add(origin)
+    out = [{"kind": "moas", "prefix": text[w], "origins": sorted(o)} for w, o in origins.items() if len(o) > 1]
+    for version, width in ((4, 32), (6, 128)):
+        items = sorted((w[1], w[2], w) for w in origins if w[0] == version)
+        if not items:
+            continue
+        start = np.array([s for s, _, _ in items], dtype=object)
+        end = np.array([s + (1 << (width - n)) - 1 for s, n, _ in items], dtype=object)
+        for i, j in enumerate(nest(start, end).tolist()):
+            if j < 0:
+                continue
+            where, cover = items[i][2], items[j][2]
+            theirs = origins[cover]
+            for o in sorted(origins[where] - theirs):
+                if theirs:
+                    out.append({"kind": "subprefix", "prefix": text[where], "origin": o, "covering": text[cover],
+                                "covering_origins": sorted(theirs)})
+    return sorted(out, key=lambda f: (f["kind"] != "moas", f["prefix"]))
+
+
+def test_conflicts_by_sorting():
+    rng = random.Random(11)
+    kinds = set()
+    for trial in range(40):
+        routes = []
+        for _ in range(rng.randint(0, 400)):
+            if rng.random() < 0.3:
+                n = rng.randint(0, 80)
+                where = (6, ((rng.getrandbits(6) << 122) >> (128 - n)) << (128 - n) if n else 0, n)
+            else:
+                n = rng.randint(0, 32)
+                where = (4, ((rng.getrandbits(8) << 24 | rng.getrandbits(2) << 8) >> (32 - n)) << (32 - n) if n else 0, n)
+            routes.append((where, rng.choice([-1, 1, 2, 3, 64500, 2**32 - 1])))
+        f = Findings()
+        for chunk in range(0, len(routes), 37):  # in batches, merged now and then
+            part = routes[chunk:chunk + 37]
+            if not part:
+                continue
+            nets = [w[1] for w, _ in part]
+            f.prefixes(np.array([w[0] for w, _ in part]), np.array([x >> 64 for x in nets], dtype=np.uint64),
+                       np.array([x & (2**64 - 1) for x in nets], dtype=np.uint64),
+                       np.array([w[2] for w, _ in part]), np.array([o for _, o in part]))
+            if trial % 2:
+                f._merge()
+        found = f.finish()
+        assert found == reference_conflicts(routes)
+        kinds.update(x["kind"] for x in found)
+    assert kinds == {"moas", "subprefix"}
+
+
+def test_prefix_texts():
+    nets = [(4, 0, 0), (4, 0xC0000200, 24), (6, 0x20010DB8 << 96, 32), (4, 0xFFFFFFFF, 32), (6, 0, 0), (6, 1, 128)]
+    got = prefix_texts(np.array([v for v, _, _ in nets]), np.array([x >> 64 for _, x, _ in nets], dtype=np.uint64),
+                       np.array([x & (2**64 - 1) for _, x, _ in nets], dtype=np.uint64), np.array([k for _, _, k in nets]))
+    assert got == [network_text(1 if v == 4 else 2, x, k) for v, x, k in nets]
+
+
+@pytest.fixture
+def vrp_file(tmp_path):
+    lines = [HEADER, "AS28573,2804:14d::/32,40,hand\n", "AS64500,192.140.252.0/22,22,hand\n",
+             "AS135310,103.213.0.0/16,20,hand\n", "AS0,10.0.0.0/8,8,hand\n", "AS3356,4.0.0.0/9,24,hand\n"]
+    path = tmp_path / "vrps.csv"
+    path.write_text("".join(lines))
+    return path
+
+
+def test_vrps_in_a_second_process(tmp_path, vrp_file, monkeypatch):
+    if not DUMP.exists():
+        pytest.skip(f"shared data not found: {DUMP}")
+    monkeypatch.setattr(load, "MIN_BYTES", 2**62)
+    assert main(["validate", str(DUMP), "--vrps", str(vrp_file), "--out", str(tmp_path / "one"), "--quiet"]) == 0
+    monkeypatch.setattr(load, "MIN_BYTES", 0)
+    loader = load.start(str(vrp_file))
+    assert isinstance(loader, load.VRPLoader) and len(loader.wait()) == 5
+    assert main(["validate", str(DUMP), "--vrps", str(vrp_file), "--out", str(tmp_path / "two"), "--quiet"]) == 0
+    for name in ("summary.json", "routes.csv", "findings.json", "report.html"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_a_fault_in_vrps_read_by_a_second_process(tmp_path, vrp_file, monkeypatch, capsys):
+    if not DUMP.exists():
+        pytest.skip(f"shared data not found: {DUMP}")
+    vrp_file.write_text(vrp_file.read_text() + "AS1,1.2.3.4/24,24,hand\n")
+    (tmp_path / "notmrt").write_text("hello, this is not a route dump\n" * 10)
+    monkeypatch.setattr(load, "MIN_BYTES", 0)
+    for dump in (DUMP, tmp_path / "notmrt"):  # the VRPs' fault first, as when they were read first
+        assert main(["validate", str(dump), "--vrps", str(vrp_file), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{vrp_file}:7: bad prefix '1.2.3.4/24': host bits set" in err, err
+        assert not (tmp_path / "out").exists()
+
+
+def test_subprefix_json_by_hand():
+    import json
+
+    from bgpsim.validate.output import findings_json
+
+    found = [{"kind": "moas", "prefix": "192.0.2.0/24", "origins": [1, 2]},
+             {"kind": "subprefix", "prefix": "192.0.2.0/25", "origin": 3, "covering": "192.0.2.0/24",
+              "covering_origins": [1, 2]},
+             {"kind": "subprefix", "prefix": "2001:db8::/48", "origin": 4294967295, "covering": "2001:db8::/32",
+              "covering_origins": [0]},
+             {"kind": "subprefix", "prefix": "10.0.0.0/9", "origin": 3, "covering": "10.0.0.0/8",
+              "covering_origins": [7], "scenario": "scenarios/subprefix-1.toml"}]
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    assert findings_json(found) == "[\n" + ",\n".join(map(dumps, found)) + "\n]\n"
+    assert findings_json([]) == "[]\n"
+
+
+def test_ipv4_reasons_from_the_index():
+    """Checker._reason4 (lists walked in Python) says what _reason_any (VRP objects) says."""
+    from rpki.rov import INVALID_ASN, INVALID_LENGTH, VRP, VRPTable
+
+    from bgpsim.validate.check import Checker
+
+    rng = random.Random(5)
+    table = []
+    for _ in range(400):
+        n = rng.randint(8, 24)
+        a = ((10 << 24 | rng.getrandbits(16) << 8) >> (32 - n)) << (32 - n)
+        table.append(VRP(IPv4Network((a, n)), rng.randint(n, 24), rng.choice([0, 1, 2, 3, 64500, 65000, 7, 8, 9])))
+    vrp_table = VRPTable(table)
+    checker = Checker(vrp_table, lambda line: None)
+    seen = 0
+    for _ in range(3000):
+        n = rng.randint(8, 32)
+        net = IPv4Network((((10 << 24 | rng.getrandbits(24)) >> (32 - n)) << (32 - n), n))
+        origin = rng.choice([-1, 1, 2, 3, 64500, 4])
+        state = vrp_table.validate(net, origin)
+        if state in (INVALID_ASN, INVALID_LENGTH):
+            where = (4, int(net.network_address), n)
+            assert checker._reason4(where[1], n, origin, state) == checker._reason_any(where, origin, state)
+            seen += 1
+    assert seen > 100
