@@ -195,7 +195,7 @@ def test_a_fault_in_vrps_read_by_a_second_process(tmp_path, vrp_file, monkeypatc
         assert not (tmp_path / "out").exists()
 
 
-def test_subprefix_json_by_hand():
+def test_findings_json_one_per_line():
     import json
 
     from bgpsim.validate.output import findings_json

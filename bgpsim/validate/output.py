@@ -56,22 +56,8 @@ def findings_json(findings: list[dict]) -> str:
     """A JSON array, one finding per line: a full table gives hundreds of thousands (grep-able)."""
     if not findings:
         return "[]\n"
-    encoder = json.JSONEncoder(separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator: the same bytes, slower
-        return "[\n" + ",\n".join(map(encoder.encode, findings)) + "\n]\n"
-    # the C encoder JSONEncoder.encode builds anew for every call, built once (no circularity check:
-    # findings are trees)
-    chunks = make(None, encoder.default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
-    return "[\n" + ",\n".join([_subprefix_json(f) if f["kind"] == "subprefix" and len(f) == 5 else
-                                "".join(chunks(f, 0)) for f in findings]) + "\n]\n"
-
-
-def _subprefix_json(f: dict) -> str:
-    """A sub-prefix finding as the encoder writes it, by hand: there are hundreds of thousands, and
-    their fields are prefixes (digits, dots, colons, a slash: nothing to escape) and integers."""
-    return (f'{{"kind":"subprefix","prefix":"{f["prefix"]}","origin":{f["origin"]},"covering":"{f["covering"]}",'
-            f'"covering_origins":[{",".join(map(str, f["covering_origins"]))}]}}')
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    return "[\n" + ",\n".join(map(encode, findings)) + "\n]\n"
 
 
 # ---- figures -------------------------------------------------------------------------------------------
