@@ -16,6 +16,7 @@ answered one at a time.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network
 
@@ -94,23 +95,26 @@ class _Family:
         last[:-1] = pair[1:] != pair[:-1]
         self.pair = pair[last]
         self.pair_max = best[last].astype(np.int64)
+        self._lists: tuple | None = None  # the index as lists, for holding()
 
-    def members(self, i: int) -> list[VRP]:
-        """The VRPs of prefix i."""
-        network, length, max_length, asn = self._rows
-        cls = IPv4Network if self.version == 4 else IPv6Network
-        return [VRP(cls((int(network[k]), int(length[k]))), int(max_length[k]), int(asn[k]))
-                for k in range(self.first[i], self.stop[i])]
-
-    def chain(self, start: int, length: int, bits: int) -> list[int]:
-        """The prefixes that hold a route, most specific first."""
-        r_end = start + int(_host_mask(np.asarray([length]), bits)[0])
-        i = int(np.searchsorted(self.start, np.uint64(start), side="right")) - 1
+    def holding(self, start: int, length: int) -> list[tuple[int, int, int, int]]:
+        """(network, length, maxLength, ASN) of the VRPs whose prefix holds a route (`start`: its
+        address, or for IPv6 its first 64 bits; `length` at most 64), most specific first: a walk up
+        the tree from the last prefix starting at or before the route, on lists (one route at a
+        time: no numpy scalars)."""
+        if self._lists is None:
+            network, plen, max_length, asn = self._rows
+            self._lists = (self.start.tolist(), self.end.tolist(), self.length.tolist(), self.parent.tolist(),
+                           self.first.tolist(), self.stop.tolist(),
+                           list(zip(network.tolist(), plen.tolist(), max_length.tolist(), asn.tolist())))
+        starts, ends, lengths, parents, first, stop, rows = self._lists
+        r_end = start + (1 << (_BITS[self.version] - length)) - 1
         out = []
+        i = bisect_right(starts, start) - 1
         while i >= 0:
-            if self.end[i] >= r_end and self.length[i] <= length:
-                out.append(i)
-            i = int(self.parent[i])
+            if ends[i] >= r_end and lengths[i] <= length:
+                out += rows[first[i]:stop[i]]
+            i = parents[i]
         return out
 
     def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray, bits: int) -> np.ndarray:
@@ -213,16 +217,20 @@ class VRPTable:
 
     def covering(self, prefix: IPv4Network | IPv6Network) -> list[VRP]:
         """The VRPs whose prefix holds `prefix`, most specific first."""
-        fam = self._families()[prefix.version]
-        bits = _BITS[prefix.version]
-        if prefix.prefixlen > bits:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
-            long = [v for v in self._long if prefix.subnet_of(v.prefix)]
-            long.sort(key=lambda v: -v.prefix.prefixlen)
-        else:
-            long = []
-        shift = 128 - bits if prefix.version == 6 else 0
-        start = int(prefix.network_address) >> shift
-        return long + [v for i in fam.chain(start, min(prefix.prefixlen, bits), bits) for v in fam.members(i)]
+        cls = IPv4Network if prefix.version == 4 else IPv6Network
+        return [VRP(cls((n, k)), m, a) for n, k, m, a in
+                self.covering_rows(prefix.version, int(prefix.network_address), prefix.prefixlen)]
+
+    def covering_rows(self, version: int, network: int, length: int) -> list[tuple[int, int, int, int]]:
+        """covering() as (network, length, maxLength, ASN) tuples, for a route given by numbers."""
+        bits = _BITS[version]
+        long = []
+        if length > bits:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
+            route = IPv6Network((network, length))
+            long = sorted(((int(v.prefix.network_address), v.prefix.prefixlen, v.max_length, v.asn)
+                           for v in self._long if route.subnet_of(v.prefix)), key=lambda t: -t[1])
+        shift = 128 - bits if version == 6 else 0
+        return long + self._families()[version].holding(network >> shift, min(length, bits))
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
         """RFC 6811 state of one route."""

@@ -213,7 +213,7 @@ def test_findings_json_one_per_line():
 
 
 def test_ipv4_reasons_from_the_index():
-    """Checker._reason4 (lists walked in Python) says what _reason_any (VRP objects) says."""
+    """Checker._reason (the index walked in lists) says what the VRPs found by a scan say."""
     from rpki.rov import INVALID_ASN, INVALID_LENGTH, VRP, VRPTable
 
     from bgpsim.validate.check import Checker
@@ -234,6 +234,20 @@ def test_ipv4_reasons_from_the_index():
         state = vrp_table.validate(net, origin)
         if state in (INVALID_ASN, INVALID_LENGTH):
             where = (4, int(net.network_address), n)
-            assert checker._reason4(where[1], n, origin, state) == checker._reason_any(where, origin, state)
+            assert checker._reason(where, origin, state) == _reason_by_scan(table, net, origin, state)
             seen += 1
     assert seen > 100
+
+
+def _reason_by_scan(table, net, origin, state):
+    """The reason text from the VRPs that hold `net`, found by a linear scan, most specific first."""
+    from rpki.rov import INVALID_LENGTH
+
+    cover = sorted((v for v in table if net.subnet_of(v.prefix)), key=lambda v: -v.prefix.prefixlen)
+    if state == INVALID_LENGTH:
+        best = max((v for v in cover if v.asn == origin), key=lambda v: v.max_length)
+        return f"/{net.prefixlen} is longer than maxLength {best.max_length} of the VRP {best.prefix} AS{best.asn}"
+    who = "origin NONE (an AS_SET)" if origin == -1 else f"AS{origin}"
+    names = sorted({f"AS{v.asn}" for v in cover})
+    shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return f"covered by VRPs of {shown} ({cover[0].prefix} the most specific); none for {who}"

@@ -21,7 +21,7 @@ per distinct prefix and per distinct AS_PATH). The VRPs may still be loading in 
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from ipaddress import IPv4Network, IPv6Network
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -108,7 +108,6 @@ class Checker:
         self._reasons: dict[tuple, str] = {}
         self._aspa_cache: dict[tuple, str] = {}
         self._path_cache: dict[int, tuple[tuple, str]] = {}  # id(attrs) -> (path, CSV text), per batch
-        self._v4: tuple | None = None  # the IPv4 VRP index as lists, for the reasons
 
     def _ready(self, block: bool) -> bool:
         """Whether the VRPs are there (waiting for them if `block`); batches put aside go first."""
@@ -283,60 +282,36 @@ class Checker:
                     t.aspa[g.aspa] += k
 
     def _reason(self, where: tuple[int, int, int], origin: int, state: str) -> str:
+        """Why a route is invalid, naming the VRPs that hold it (cached: many peers send one route)."""
         key = (where, origin, state)
         text = self._reasons.get(key)
         if text is None:
-            if where[0] == 4:
-                text = self._reason4(where[1], where[2], origin, state)
+            version, network, length = where
+            rows = self.vrps.covering_rows(version, network, length)  # most specific first
+            if state == INVALID_LENGTH:
+                best = None
+                for row in rows:  # the first with the longest maxLength
+                    if row[3] == origin and (best is None or row[2] > best[2]):
+                        best = row
+                text = (f"/{length} is longer than maxLength {best[2]} of the VRP "
+                        f"{_prefix_text(version, best[0], best[1])} AS{best[3]}")
             else:
-                text = self._reason_any(where, origin, state)
+                who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
+                names = sorted({f"AS{row[3]}" for row in rows})
+                shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                text = (f"covered by VRPs of {shown} ({_prefix_text(version, rows[0][0], rows[0][1])} the most "
+                        f"specific); none for {who}")
             self._reasons[key] = text
             if len(self._reasons) > 1_000_000:
                 self._reasons.clear()
         return text
 
-    def _reason_any(self, where: tuple[int, int, int], origin: int, state: str) -> str:
-        cover = self.vrps.covering(_network(where))
-        who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
-        if state == INVALID_LENGTH:
-            best = max((v for v in cover if v.asn == origin), key=lambda v: v.max_length)
-            return f"/{where[2]} is longer than maxLength {best.max_length} of the VRP {best.prefix} AS{best.asn}"
-        names = sorted({f"AS{v.asn}" for v in cover})
-        shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        return f"covered by VRPs of {shown} ({cover[0].prefix} the most specific); none for {who}"
 
-    def _reason4(self, start: int, length: int, origin: int, state: str) -> str:
-        """_reason for an IPv4 route, from the index's arrays (no VRP objects): the VRPs holding the
-        route in VRPTable.covering's order, most specific prefix first."""
-        fam = self.vrps._families()[4]
-        network, plen, max_length, asn = fam._rows
-        if self._v4 is None:  # the index as lists: a walk up its tree in Python, no numpy scalars
-            self._v4 = tuple(a.tolist() for a in (fam.start, fam.end, fam.length, fam.parent, fam.first, fam.stop))
-        starts, ends, lengths, parents, first, stop = self._v4
-        r_end = start + (1 << (32 - length)) - 1
-        rows = []
-        i = bisect_right(starts, start) - 1
-        while i >= 0:  # rpki.rov's _Family.chain: the prefixes holding the route, most specific first
-            if ends[i] >= r_end and lengths[i] <= length:
-                rows.extend(range(first[i], stop[i]))
-            i = parents[i]
-        asns = asn[rows].tolist()
-        if state == INVALID_LENGTH:
-            best = None
-            for k, a in zip(rows, asns):  # the first with the longest maxLength, as max() picks
-                if a == origin and (best is None or max_length[k] > max_length[best]):
-                    best = k
-            return (f"/{length} is longer than maxLength {max_length[best]} of the VRP "
-                    f"{_v4_text(network[best], plen[best])} AS{asn[best]}")
-        who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
-        names = sorted({f"AS{a}" for a in asns})
-        shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        return f"covered by VRPs of {shown} ({_v4_text(network[rows[0]], plen[rows[0]])} the most specific); none for {who}"
-
-
-def _v4_text(network, length) -> str:
-    n = int(network)
-    return f"{n >> 24}.{(n >> 16) & 255}.{(n >> 8) & 255}.{n & 255}/{length}"
+def _prefix_text(version: int, network: int, length: int) -> str:
+    """A VRP's prefix as ipaddress writes it."""
+    if version == 4:
+        return f"{network >> 24}.{(network >> 16) & 255}.{(network >> 8) & 255}.{network & 255}/{length}"
+    return str(IPv6Network((network, length)))
 
 
 def _path(segments) -> tuple:
@@ -359,8 +334,6 @@ def _origin(path: tuple) -> int:
 
 
 def _network(w: tuple[int, int, int]):
-    from ipaddress import IPv4Network, IPv6Network
-
     return (IPv4Network if w[0] == 4 else IPv6Network)((w[1], w[2]))
 
 
