@@ -268,8 +268,28 @@ class VRPTable:
 
 def nest(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """For prefixes sorted by (start, length) with inclusive `end`s, each one's nearest enclosing
-    prefix (-1 for none): one scan with a stack of the prefixes still open. Prefixes nest or are
-    disjoint, so the open ones form a chain."""
+    prefix (-1 for none). Prefixes nest or are disjoint, so the ones before i still open at i's start
+    all hold i. Addresses as uint64 go by arrays; Python ints (full IPv6) by a scan."""
+    if np.asarray(start).dtype == object:
+        return _nest_by_scan(start, end)
+    return _nest_by_arrays(start, end)
+
+
+def _nest_by_arrays(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """i's depth is i less the prefixes closed before its start, and its parent the last prefix
+    before it one level up."""
+    n = len(start)
+    index = np.arange(n, dtype=np.int64)
+    depth = index - np.searchsorted(np.sort(end), start, side="left")
+    key = np.sort(depth * n + index)  # by depth, then position
+    at = np.searchsorted(key, (depth - 1) * n + index, side="left") - 1
+    hit = key[np.maximum(at, 0)]
+    found = (depth > 0) & (at >= 0) & (hit // n == depth - 1)
+    return np.where(found, hit % n, -1)
+
+
+def _nest_by_scan(start, end) -> np.ndarray:
+    """One scan with a stack of the prefixes still open: they form a chain."""
     parent = np.full(len(start), -1, dtype=np.int64)
     stack: list[int] = []
     ends = end.tolist()

@@ -17,7 +17,7 @@ Over the whole dump (after the pass):
   customer more-specifics look like too; the finding says which ASes, the reader judges).
   Both come from sorting: each batch's distinct (prefix, origin) rows are kept as a numpy array
   (merged now and then), and `finish` finds the prefixes with several origins, each prefix's
-  nearest less specific one (`_nest`) and the origins missing from it, by arrays.
+  nearest less specific one (rpki.rov.nest) and the origins missing from it, by arrays.
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ class Findings:
                 start = np.array([(h << 64) | lo for h, lo in zip(phi[sel].tolist(), plo[sel].tolist())], dtype=object)
                 end = np.array([s + (1 << (width - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())],
                                dtype=object)
-            up = _nest(start, end) if v == 4 else nest(start, end)
+            up = nest(start, end)
             parent[sel] = np.where(up >= 0, sel[0] + up, -1)
         # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
         key = (pid[has].astype(np.int64) << 32) | origin[has]  # sorted: rows are
@@ -238,23 +238,6 @@ def prefix_texts(version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np
     for i in np.flatnonzero(~v4).tolist():
         out[i] = network_text(2, (his[i] << 64) | los[i], lengths[i])
     return out
-
-
-def _nest(start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """rpki.rov.nest by arrays: for prefixes sorted by (start, length) with inclusive `end`s, each
-    one's nearest enclosing prefix (-1 for none). Prefixes nest or are disjoint, so the ones before
-    i still open at i's start all hold i: i's depth is i less the prefixes closed before its start,
-    and its parent is the last prefix before it one level up."""
-    n = len(start)
-    index = np.arange(n, dtype=np.int64)
-    depth = index - np.searchsorted(np.sort(end), start, side="left")
-    key = np.sort(depth * n + index)  # by depth, then position
-    q = (depth - 1) * n + index
-    at = np.searchsorted(key, q, side="left") - 1
-    found = (depth > 0) & (at >= 0)
-    hit = key[np.maximum(at, 0)]
-    found &= hit // n == depth - 1
-    return np.where(found, hit % n, -1)
 
 
 def _distinct(rows: np.ndarray) -> np.ndarray:
