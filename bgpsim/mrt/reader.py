@@ -165,13 +165,7 @@ class MRTReader:
                 if g[3] is STATE:
                     yield Route(g[0], g[1], g[2], STATE, g[4], g[5], None, None, None, None, g[12], g[13])
                     continue
-                record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh = g
-                if pids is None:
-                    for net, plen in zip(nets, plens):
-                        yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, None, attrs, nh)
-                else:
-                    for net, plen, pid in zip(nets, plens, pids):
-                        yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, pid, attrs, nh)
+                yield from _expand(g[:12])
 
     def batches(self, size: int = 65536) -> Iterator[RouteBatch]:
         peers: list[tuple[str, int]] = []

@@ -24,7 +24,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -360,11 +360,3 @@ def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int]
                 done += 1
                 if progress and done % BATCH == 0:
                     progress(done)
-
-
-def routes_of(paths: Iterable[str]) -> Iterator[Route]:
-    """Every route of every file, in order: MRT, `bgpdump -m` text or pcap/pcapng, told by content."""
-    from ..mrt.cli import reader_for
-
-    for p in paths:
-        yield from reader_for(p)(p)
