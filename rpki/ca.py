@@ -130,6 +130,11 @@ def load_spec(path: str | Path) -> Spec:
             raise t.error(f"want {what}, got {v!r}", *where, key)
         return v
 
+    def asn_of(x: dict, key: str, what: str, table: str, i: int) -> int:
+        if key not in x:
+            raise t.error(f"want {key} ({what})", table, i)
+        return asn_value(x[key], table, i, key)
+
     def asn_value(v, *where) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= AS_MAX:
             raise t.error(f"want an AS number 0..{AS_MAX}, got {v!r}", *where)
@@ -219,9 +224,7 @@ def load_spec(path: str | Path) -> Spec:
     roas = []
     for i, r in enumerate(tables("roa")):
         ca = owner(r, "roa", i)
-        if "asn" not in r:
-            raise t.error("want asn (the origin AS)", "roa", i)
-        asn = asn_value(r["asn"], "roa", i, "asn")
+        asn = asn_of(r, "asn", "the origin AS", "roa", i)
         prefixes = need(r, "prefixes", list, "roa", i, what="a list of 'prefix' or 'prefix-maxLength'")
         if not prefixes:
             raise t.error("want at least one prefix", "roa", i, "prefixes")
@@ -249,9 +252,7 @@ def load_spec(path: str | Path) -> Spec:
     aspas = []
     for i, a in enumerate(tables("aspa")):
         ca = owner(a, "aspa", i)
-        if "customer" not in a:
-            raise t.error("want customer (an AS number)", "aspa", i)
-        cust = asn_value(a["customer"], "aspa", i, "customer")
+        cust = asn_of(a, "customer", "an AS number", "aspa", i)
         holds_as(ca, cust, "aspa", i, "customer")
         provs = need(a, "providers", list, "aspa", i, what="a list of AS numbers")
         provs = [asn_value(p, "aspa", i, "providers") for p in provs]
@@ -270,9 +271,7 @@ def load_spec(path: str | Path) -> Spec:
     routers = []
     for i, k in enumerate(tables("router_key")):
         ca = owner(k, "router_key", i)
-        if "asn" not in k:
-            raise t.error("want asn (the router's AS)", "router_key", i)
-        asn = asn_value(k["asn"], "router_key", i, "asn")
+        asn = asn_of(k, "asn", "the router's AS", "router_key", i)
         holds_as(ca, asn, "router_key", i, "asn")
         routers.append((ca.name, asn))
     return Spec(t.path, base, parts.hostname, cas, roas, aspas, routers)
