@@ -124,6 +124,12 @@ def _bgp4mp(msg, ts=1000, sub=4, et_usec=None):
     return struct.pack(">IHHI", ts, rtype, sub, len(body)) + body
 
 
+def _bgp4mp2(msg, ts=1000):
+    """A BGP4MP MESSAGE record (subtype 1: 2-byte ASNs)."""
+    body = struct.pack(">HHHH", 64500, 64501, 0, 1) + bytes([192, 0, 2, 1, 192, 0, 2, 2]) + msg
+    return struct.pack(">IHHI", ts, 16, 1, len(body)) + body
+
+
 def _path4(*segments):
     out = b""
     for stype, asns in segments:
@@ -333,3 +339,79 @@ def test_bgp4mp_entry_read():
     assert len(ours) == 31 and all(r.record == "BGP4MP_ENTRY" and r.kind == "rib" for r in read_routes(str(mp)))
     assert ours == sorted(line(r).split("|", 3)[3] for r in read_routes(str(v2)))
     assert "192.168.1.10|65000|192.168.0.0/16|65015|IGP|192.168.0.15|100|0||NAG|65000 192.168.0.15|" in ours
+
+
+def _batch_lines(path, warnings):
+    out = []
+    for b in read_batches(path, 1000, warnings.append):
+        routes = list(b.routes())
+        assert [r.attrs.origin_as if r.attrs is not None and r.kind != "withdraw" else -2 for r in routes] == \
+            b.origin.tolist()
+        out += [line(r) for r in routes]
+    return out
+
+
+def _mrt_files():
+    if not MRT.is_dir():
+        return []
+    return sorted(str(p.relative_to(MRT)) for p in MRT.rglob("*") if p.is_file() and p.suffix not in (".md", ".rst", ".txt")
+                  and "expected" not in p.parts[-2] and "3samples" not in p.name)
+
+
+@needs_data
+@pytest.mark.parametrize("name", _mrt_files())
+def test_batches_read_by_arrays_equal_the_record_parser(name):
+    """read_batches (BGP4MP UPDATEs by bgpsim.mrt.fast, the rest by the parser) gives the routes and
+    the warnings read_routes gives, on every MRT file of the shared data."""
+    w1, w2 = [], []
+    want = [line(r) for r in read_routes(str(MRT / name), w1.append) if r.kind != "state"]
+    assert _batch_lines(str(MRT / name), w2) == want
+    assert w1 == w2
+
+
+def test_array_reader_leaves_the_unusual_to_the_parser(tmp_path):
+    """Records bgpsim.mrt.fast must not read itself, mixed with ones it reads: every route in file
+    order and every warning, as the record parser gives them (synthetic records)."""
+    v6 = bytes.fromhex("20010db8000000000000000000000001")
+    mp_reach = _attr(14, struct.pack(">HBB", 2, 1, 16) + v6 + b"\x00" + b"\x20\x20\x01\x0d\xb8" + b"\x30\x20\x01\x0d\xb8\x00\x01", 0x80)
+    mp_unreach = _attr(15, struct.pack(">HB", 2, 1) + b"\x20\x20\x01\x0d\xb9", 0x80)
+    odd_family = _attr(15, struct.pack(">HB", 25, 70) + b"\x01\x02", 0x80)
+    as4 = _attr(17, _path4((2, [70000, 3356])), 0xC0)
+    two_byte_path = _attr(2, bytes((2, 2)) + struct.pack(">HH", 23456, 3356))
+    plain = _attr(1, b"\x00") + _attr(3, bytes([192, 0, 2, 1]))
+    records = [
+        _bgp4mp(_update(BASIC, b"\x18\xc6\x33\x64\x08\x0a", withdrawn=b"\x08\x0b")),  # read by arrays
+        _bgp4mp(_update(BASIC + mp_reach + mp_unreach, b"\x10\x0a\x01"), et_usec=7),  # IPv6 by arrays
+        _bgp4mp(_update(BASIC, b"\x18\xc6\x33\x64\x21\x0a"), ts=1001),  # a prefix of /33: damaged
+        _bgp4mp2(_update(plain + two_byte_path + as4, b"\x08\x0c")),  # AS4_PATH: merged by the parser
+        _bgp4mp(_update(BASIC + _attr(2, _path4((2, [1, 2]))), b"\x08\x0d")),  # AS_PATH twice
+        _bgp4mp(_update(BASIC + odd_family, b"\x08\x0e")),  # MP_UNREACH of another family
+        _bgp4mp(_update(BASIC + _attr(4, b"\x00\x00\x01"), b"\x08\x0f")),  # MED of 3 bytes
+        _bgp4mp(_update(BASIC, b"\x08\x14"), sub=7),  # MESSAGE_AS4_LOCAL: the parser's
+        _bgp4mp2(_update(plain + two_byte_path, b"\x08\x15")),  # 2-byte ASNs: by arrays
+        _bgp4mp(_update(b"", b"\x08\x10")),  # no attributes at all
+        _bgp4mp(_update(plain, b"\x08\x11")),  # attributes without an AS_PATH
+        _bgp4mp(_update(BASIC, b"".join(bytes((24, 10, k >> 8, k & 255)) for k in range(300)))),  # long NLRI
+    ]
+    data = b"".join(records)
+    path = _write(tmp_path, data)
+    w1, w2 = [], []
+    want = [line(r) for r in read_routes(path, w1.append)]
+    got = _batch_lines(path, w2)
+    assert got == want and len(got) == 3 + 4 + 1 + 1 + 1 + 1 + 0 + 1 + 1 + 1 + 1 + 300
+    assert w1 == w2 and len(w1) == 2 and "got 33" in w1[0] and "MULTI_EXIT_DISC" in w1[1]
+    # the arrays read the plain ones and leave the rest
+    from bgpsim.mrt import fast
+
+    starts = list(itertools.accumulate(map(len, records[:-1]), initial=0))
+    u = fast.updates(data, starts, [], ({}, {}))
+    assert u.slow.tolist() == [False, False, True, True, True, True, True, True, False, False, False, False]
+    # every buffer size: records cut at each place into the arrays' buffers
+    from bgpsim.mrt import reader
+
+    for size in (13, 100, 200):
+        old, reader.BUFFER = reader.BUFFER, size
+        try:
+            assert _batch_lines(path, []) == want
+        finally:
+            reader.BUFFER = old

@@ -97,7 +97,8 @@ def test_nest_is_rov_nest():
 
 def reference_conflicts(routes):
     """MOAS and sub-prefix findings as the first bgpsim validate found them: a set of origins per
-    prefix, rov.nest over the prefixes in (start, length) order, sorted by prefix text."""
+    prefix, rov.nest over the prefixes in (start, length) order (the default route left out: it is
+    nobody's covering prefix), sorted by prefix text."""
     origins, text = {}, {}
     for where, origin in routes:
         seen = origins.setdefault(where, set())
@@ -106,7 +107,7 @@ def reference_conflicts(routes):
             seen.add(origin)
     out = [{"kind": "moas", "prefix": text[w], "origins": sorted(o)} for w, o in origins.items() if len(o) > 1]
     for version, width in ((4, 32), (6, 128)):
-        items = sorted((w[1], w[2], w) for w in origins if w[0] == version)
+        items = sorted((w[1], w[2], w) for w in origins if w[0] == version and w[2] > 0)
         if not items:
             continue
         start = np.array([s for s, _, _ in items], dtype=object)

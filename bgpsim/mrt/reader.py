@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from struct import unpack_from
+from struct import Struct, unpack_from
 from typing import Callable, Iterator
 
 import numpy as np
@@ -40,11 +40,14 @@ from ..wire import WireError
 from ..wire.attributes import NO_PATH, scan_attributes
 from ..wire.nlri import MASK4, MASK6, PrefixError, address_text, parse_prefix_ints
 from ..wire.update import UPDATE, parse_header, split_update
+from . import fast
+from .fast import NH_ATTRS, NH_MP
 from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Route, wire_route
 from .stream import Chunks
 
 _ADDRESS_BYTES = {1: 4, 2: 16}  # AFI -> address length
 MAX_RECORD = 1 << 24  # 16 MiB: far above any real record (a full-table RIB entry is kilobytes)
+BUFFER = 1 << 22  # bytes of records read as arrays at once (bgpsim.mrt.fast)
 CACHE = 1 << 16  # attribute blocks remembered per file (RIB dumps repeat them across prefixes)
 
 BGP, TABLE_DUMP, TABLE_DUMP_V2, BGP4MP, BGP4MP_ET = 5, 12, 13, 16, 17
@@ -52,6 +55,7 @@ KNOWN_TYPES = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 32, 33, 48,
 _MESSAGE_SUBTYPES = {1: (2, False, False), 4: (4, False, False), 6: (2, True, False), 7: (4, True, False),
                      8: (2, False, True), 9: (4, False, True), 10: (2, True, True), 11: (4, True, True)}
 KIND_CODES = {ANNOUNCE: 0, WITHDRAW: 1, RIB: 2}
+_HEADER = Struct(">IHHI").unpack_from  # RFC 6396 section 2: timestamp, type, subtype, length
 
 # A group: prefixes of one record that share everything but the prefix (and the ADD-PATH id).
 # (record, time, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, next_hop[, old, new])
@@ -94,12 +98,15 @@ class RouteBatch:
     peer     int32   index into `peers`, the (peer address, peer AS) pairs of the file so far
     time     int64   record time (seconds)
     path_id  int64   ADD-PATH id (RFC 7911), -1 without
-    group    int32   index into `groups`: the routes of one group share record, peer and attributes
+    group    int32   the route's group: the routes of one group share record, peer and attributes
 
-    `route(i)` and `routes()` give the `Route` records themselves."""
+    and one entry per group: `first` (its first route), `gpath` (its AS_PATH: an index into `paths`,
+    the distinct AS_PATHs of the batch as Attrs.as_path segments; -1 without attributes), `gusec`
+    (microseconds of a BGP4MP_ET record, else -1). `route(i)` and `routes()` give the `Route`
+    records themselves."""
 
-    __slots__ = ("kind", "afi", "hi", "lo", "plen", "origin", "peer", "time", "path_id", "group", "groups", "peers",
-                 "_first")
+    __slots__ = ("kind", "afi", "hi", "lo", "plen", "origin", "peer", "time", "path_id", "group", "first", "gpath",
+                 "gusec", "paths", "peers", "_slow", "_src", "_bufs", "_attrs")
 
     def __len__(self) -> int:
         return len(self.plen)
@@ -109,15 +116,36 @@ class RouteBatch:
         return [(h << 64) | lo for h, lo in zip(self.hi.tolist(), self.lo.tolist())]
 
     def route(self, i: int) -> Route:
-        g = self.groups[self.group[i]]
-        j = i - self._first[self.group[i]]
-        (record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh) = g
-        return wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, nets[j], plens[j],
-                          None if pids is None else pids[j], attrs, nh)
+        k = int(self.group[i])
+        afi = int(self.afi[i])
+        net = (int(self.hi[i]) << 64) | int(self.lo[i])
+        pid = int(self.path_id[i])
+        g = self._slow.get(k)
+        if g is not None:  # read by the record parser: (record, time, usec, kind, peer, peer AS, ..., attrs, nh)
+            return wire_route(g[0], g[1], g[2], g[3], g[4], g[5], afi, net, int(self.plen[i]),
+                              None if pid < 0 else pid, g[10], g[11])
+        buf, a0, a1, asn, nh, et = self._src[k].tolist()  # read by bgpsim.mrt.fast
+        attrs = None
+        if a1 > a0:
+            attrs = self._attrs.get(k)
+            if attrs is None:
+                attrs = self._attrs[k] = scan_attributes(self._bufs[buf][a0:a1], asn)
+        if nh == NH_ATTRS:
+            hop = FROM_ATTRS
+        elif nh == NH_MP:
+            mp = attrs.mp_reach
+            hop = mp[3] if mp[2] in (4, 16, 32) else ""
+        else:
+            hop = None
+        kind = (ANNOUNCE, WITHDRAW)[int(self.kind[i])]
+        peer_ip, peer_as = self.peers[int(self.peer[i])]
+        usec = int(self.gusec[k])
+        return wire_route("BGP4MP_ET" if et else "BGP4MP", int(self.time[i]), None if usec < 0 else usec, kind,
+                          peer_ip, peer_as, afi, net, int(self.plen[i]), None, attrs, hop)
 
     def routes(self) -> Iterator[Route]:
-        for g in self.groups:
-            yield from _expand(g)
+        for i in range(len(self)):
+            yield self.route(i)
 
 
 def _expand(g) -> Iterator[Route]:
@@ -142,6 +170,8 @@ class MRTReader:
         self.records = 0
         self.state_changes = 0  # left out of batches: counted here
         self.at = 0
+        self._handlers = {BGP: self._bgp, TABLE_DUMP: self._table_dump, TABLE_DUMP_V2: self._table_dump_v2,
+                          BGP4MP: self._bgp4mp, BGP4MP_ET: self._bgp4mp}
 
     def _attrs(self, buf: bytes, asn_size: int, rib_afi: int | None = None):
         key = (buf, asn_size, rib_afi)
@@ -186,156 +216,206 @@ class MRTReader:
                 gc.enable()
 
     def _fill(self, size, peers, peer_index):
-        groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count = [], [], [], [], [], [], []
-        nets, plens, pids = [], [], []
+        """Batches of whole buffers of records: BGP4MP UPDATEs through bgpsim.mrt.fast, the records it
+        leaves through the parser, merged back into file order."""
+        pieces: list[dict] = []
+        paths: list = []
+        path_index: tuple[dict, dict] = ({}, {})
+        seg_index: dict = {}
         n = 0
-        any_v6 = any_pid = False
-        for record_groups in self._records():
-            for g in record_groups:
-                kind = g[3]
-                if kind is STATE:
+        for buf, base, starts in self._frames(Chunks(self.path), BUFFER):
+            u = fast.updates(buf, starts, paths, path_index)
+            lut = np.array([self._peer_number(self._ip(raw), asn, peers, peer_index) for raw, asn in u.peer_keys]
+                           + [0], dtype=np.int32)
+            fast_piece = {"rec": u.rec, "kind": u.kind, "afi": u.afi, "count": u.count, "path": u.path,
+                          "origin": u.origin, "peer": lut[u.peer], "time": u.time, "usec": u.usec, "hi": u.hi, "lo": u.lo,
+                          "plen": u.plen, "pid": np.full(len(u.plen), -1, dtype=np.int64),
+                          "src": np.column_stack([np.full(len(u.rec), len(pieces), dtype=np.int64), u.a0, u.a1,
+                                                  u.asn, u.nh, u.et]),
+                          "slow": {}, "buf": buf}
+            slow = np.flatnonzero(u.slow).tolist()
+            if slow:
+                fast_piece = _merge(fast_piece, self._slow_piece(buf, base, starts, slow, paths, seg_index, peers,
+                                                                 peer_index, len(pieces)))
+            pieces.append(fast_piece)
+            n += len(fast_piece["plen"])
+            if n >= size:
+                yield _batch(pieces, paths, peers)
+                pieces, paths, path_index, seg_index, n = [], [], ({}, {}), {}, 0
+        if n:
+            yield _batch(pieces, paths, peers)
+
+    @staticmethod
+    def _peer_number(ip: str, asn: int, peers: list, peer_index: dict) -> int:
+        p = peer_index.get((ip, asn))
+        if p is None:
+            p = peer_index[(ip, asn)] = len(peers)
+            peers.append((ip, asn))
+        return p
+
+    def _slow_piece(self, buf, base, starts, which, paths, seg_index, peers, peer_index, buf_no) -> dict:
+        """The groups of the records `which` (numbers in `starts`), read by the parser, as columns."""
+        rec, kind, afi, count, path, origin, peer, time, usec = [], [], [], [], [], [], [], [], []
+        nets, plens, pids = [], [], []
+        slow = {}
+        for r in which:
+            for g in self._handle(buf, base, starts[r]):
+                k = g[3]
+                if k is STATE:
                     self.state_changes += 1
                     continue
                 if not g[7]:
                     continue
-                key = (g[4], g[5])
-                p = peer_index.get(key)
-                if p is None:
-                    p = peer_index[key] = len(peers)
-                    peers.append(key)
                 attrs = g[10]
-                count = len(g[7])
-                groups.append(g[:12])
-                g_kind.append(KIND_CODES[kind])
-                g_afi.append(g[6])
-                g_origin.append(attrs.origin_as if attrs is not None and kind is not WITHDRAW else NO_PATH)
-                g_peer.append(p)
-                g_time.append(g[1])
-                g_count.append(count)
+                slow[len(rec)] = g
+                rec.append(r)
+                kind.append(KIND_CODES[k])
+                afi.append(g[6])
+                count.append(len(g[7]))
+                if attrs is None:
+                    path.append(-1)
+                else:
+                    segs = attrs.as_path
+                    j = seg_index.get(segs)
+                    if j is None:
+                        j = seg_index[segs] = len(paths)
+                        paths.append(segs)
+                    path.append(j)
+                origin.append(attrs.origin_as if attrs is not None and k is not WITHDRAW else NO_PATH)
+                peer.append(self._peer_number(g[4], g[5], peers, peer_index))
+                time.append(g[1])
+                usec.append(-1 if g[2] is None else g[2])
                 nets += g[7]
                 plens += g[8]
-                if g[9] is None:
-                    pids += [-1] * count
-                else:
-                    pids += g[9]
-                    any_pid = True
-                any_v6 = any_v6 or g[6] == 2
-                n += count
-            if n >= size:
-                yield _batch(groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count, nets, plens, pids, peers,
-                             any_v6, any_pid)
-                groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count = [], [], [], [], [], [], []
-                nets, plens, pids = [], [], []
-                n = 0
-                any_v6 = any_pid = False
-        if n:
-            yield _batch(groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count, nets, plens, pids, peers,
-                         any_v6, any_pid)
+                pids += [-1] * len(g[7]) if g[9] is None else g[9]
+        m = (1 << 64) - 1
+        return {"rec": np.array(rec, dtype=np.int64), "kind": np.array(kind, dtype=np.uint8),
+                "afi": np.array(afi, dtype=np.uint8), "count": np.array(count, dtype=np.int64),
+                "path": np.array(path, dtype=np.int64), "origin": np.array(origin, dtype=np.int64),
+                "peer": np.array(peer, dtype=np.int32), "time": np.array(time, dtype=np.int64),
+                "usec": np.array(usec, dtype=np.int64), "hi": np.array([x >> 64 for x in nets], dtype=np.uint64),
+                "lo": np.array([x & m for x in nets], dtype=np.uint64), "plen": np.array(plens, dtype=np.uint8),
+                "pid": np.array(pids, dtype=np.int64), "src": np.full((len(rec), 6), -1, dtype=np.int64),
+                "slow": slow, "buf": buf}
 
     def _records(self) -> Iterator[list]:
         """The groups of each record, one list per record."""
-        chunks = Chunks(self.path)
+        for buf, base, starts in self._frames(Chunks(self.path)):
+            for pos in starts:
+                out = self._handle(buf, base, pos)
+                if out:
+                    yield out
+
+    def _frames(self, chunks: Chunks, min_bytes: int = 0) -> Iterator[tuple[bytes, int, list[int]]]:
+        """Whole records, a buffer of at least `min_bytes` (while the file lasts) at a time: (buffer,
+        stream offset of its first byte, where each record starts in it). The framing faults are
+        dealt with here (RFC 6396 section 2 headers)."""
         try:
-            yield from self._read(chunks)
+            yield from self._walk(chunks, min_bytes)
         finally:
             chunks.close()
 
-    def _read(self, chunks: Chunks) -> Iterator[list]:
+    def _walk(self, chunks: Chunks, min_bytes: int):
         source = iter(chunks)
         buf = b""
         pos = 0
         base = 0  # stream offset of buf[0]
-        handlers = {BGP: self._bgp, TABLE_DUMP: self._table_dump, TABLE_DUMP_V2: self._table_dump_v2,
-                    BGP4MP: self._bgp4mp, BGP4MP_ET: self._bgp4mp}
+        header = _HEADER
         first = True
         while True:
-            have = len(buf) - pos
-            if have < 12:
+            if len(buf) - pos < min_bytes:
+                parts = [buf[pos:]]
+                size = len(parts[0])
+                while size < min_bytes:
+                    more = next(source, b"")
+                    if not more:
+                        break
+                    parts.append(more)
+                    size += len(more)
+                buf = b"".join(parts)
+                base += pos
+                pos = 0
+            starts = []
+            n = len(buf)
+            while pos + 12 <= n:  # the records wholly in the buffer
+                ts, rtype, sub, length = header(buf, pos)
+                if first and rtype not in KNOWN_TYPES:
+                    raise InputError(f"not an MRT file: want a record type of RFC 6396 section 4 (such as 13 "
+                                     f"TABLE_DUMP_V2 or 16 BGP4MP), got {rtype}", self.path, "byte 0")
+                first = False
+                if length == 0 or length > MAX_RECORD or pos + 12 + length > n:
+                    break
+                starts.append(pos)
+                pos += 12 + length
+            self.records += len(starts)
+            if starts:
+                yield buf, base, starts
+            have = n - pos
+            if have < 12 or pos + 12 + length > n and length <= MAX_RECORD and length:
                 more = next(source, b"")
                 if more:
                     buf = buf[pos:] + more
                     base += pos
                     pos = 0
                     continue
-                if have:
-                    self._truncated(chunks, base + pos, f"{have} bytes of a 12-byte record header")
+                at = base + pos
+                if have >= 12:
+                    self._truncated(chunks, at, f"the record there wants {12 + length} bytes, {have} remain")
+                elif have:
+                    self._truncated(chunks, at, f"{have} bytes of a 12-byte record header")
                 elif chunks.truncated:
-                    self._truncated(chunks, base + pos, None)
+                    self._truncated(chunks, at, None)
                 return
-            ts, rtype, sub, length = unpack_from(">IHHI", buf, pos)
-            if first and rtype not in KNOWN_TYPES:
-                raise InputError(f"not an MRT file: want a record type of RFC 6396 section 4 (such as 13 "
-                                 f"TABLE_DUMP_V2 or 16 BGP4MP), got {rtype}", self.path, "byte 0")
-            first = False
             at = self.at = base + pos
-            if length == 0 or length > MAX_RECORD:
-                # bgpdump stops at a record of length 0, and skips an overlong one if the file holds it
-                if length == 0:
-                    self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length 0 "
-                              f"(type {rtype}, subtype {sub}); reading stops here, as bgpdump's does")
-                    return
-                skip = 12 + length - (len(buf) - pos)  # bytes of the record past the buffer
-                if skip <= 0:
-                    pos += 12 + length
-                else:
-                    base += len(buf)
-                    buf = b""
-                    pos = 0
-                    while skip > 0:
-                        more = next(source, b"")
-                        if not more:
-                            self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length "
-                                      f"{length} (type {rtype}, subtype {sub}) runs past the end of the file; reading "
-                                      f"stops here, as bgpdump's does (read {self.records} whole records)")
-                            return
-                        if len(more) > skip:
-                            buf = more[skip:]
-                            base += skip
-                            skip = 0
-                        else:
-                            base += len(more)
-                            skip -= len(more)
-                self.records += 1
-                self.warn(f"{self.path}: byte {at}: record of {length} bytes (type {rtype}, subtype {sub}) longer "
-                          f"than {MAX_RECORD}: skipped unread")
-                continue
-            end = pos + 12 + length
-            while end > len(buf):
-                more = next(source, b"")
-                if not more:
-                    break
-                buf = buf[pos:] + more
-                base += pos
-                end -= pos
-                pos = 0
-            if end > len(buf):
-                self._truncated(chunks, base + pos, f"the record there wants {12 + length} bytes, "
-                                                    f"{len(buf) - pos} remain")
+            if length == 0:  # bgpdump stops at a record of length 0
+                self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length 0 "
+                          f"(type {rtype}, subtype {sub}); reading stops here, as bgpdump's does")
                 return
+            # longer than MAX_RECORD: skipped unread, as bgpdump skips a record it cannot parse
+            skip = 12 + length - (n - pos)  # bytes of the record past the buffer
+            if skip <= 0:
+                pos += 12 + length
+            else:
+                base += n
+                buf = b""
+                pos = 0
+                while skip > 0:
+                    more = next(source, b"")
+                    if not more:
+                        self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length "
+                                  f"{length} (type {rtype}, subtype {sub}) runs past the end of the file; reading "
+                                  f"stops here, as bgpdump's does (read {self.records} whole records)")
+                        return
+                    if len(more) > skip:
+                        buf = more[skip:]
+                        base += skip
+                        skip = 0
+                    else:
+                        base += len(more)
+                        skip -= len(more)
             self.records += 1
-            body = buf[pos + 12:end]
-            pos = end
-            handler = handlers.get(rtype)
-            if handler is None:
-                if rtype not in self._skipped_types:
-                    self._skipped_types.add(rtype)
-                    self.warn(f"{self.path}: byte {at}: skipping MRT type {rtype} records (not read by bgpsim)")
-                continue
-            try:
-                out = handler(ts, rtype, sub, body)
-            except (_Damage, WireError) as e:
-                partial = getattr(e, "partial", ())
-                if partial:
-                    yield partial
-                self.warn(f"{self.path}: byte {at + 12 + e.offset}: {e.message}; record at byte {at} "
-                          f"(type {rtype}, subtype {sub}){' partly read' if partial else ' skipped'}")
-                continue
-            except IndexError:
-                self.warn(f"{self.path}: byte {at}: record (type {rtype}, subtype {sub}) shorter than its "
-                          f"fields; skipped")
-                continue
-            if out:
-                yield out
+            self.warn(f"{self.path}: byte {at}: record of {length} bytes (type {rtype}, subtype {sub}) longer "
+                      f"than {MAX_RECORD}: skipped unread")
+
+    def _handle(self, buf: bytes, base: int, pos: int) -> list:
+        """The groups of the whole record at buf[pos:], read by the parser; a fault is a warning."""
+        ts, rtype, sub, length = _HEADER(buf, pos)
+        at = self.at = base + pos
+        handler = self._handlers.get(rtype)
+        if handler is None:
+            if rtype not in self._skipped_types:
+                self._skipped_types.add(rtype)
+                self.warn(f"{self.path}: byte {at}: skipping MRT type {rtype} records (not read by bgpsim)")
+            return []
+        try:
+            return handler(ts, rtype, sub, buf[pos + 12:pos + 12 + length])
+        except (_Damage, WireError) as e:
+            self.warn(f"{self.path}: byte {at + 12 + e.offset}: {e.message}; record at byte {at} "
+                      f"(type {rtype}, subtype {sub}){' partly read' if getattr(e, 'partial', ()) else ' skipped'}")
+            return getattr(e, "partial", ())
+        except IndexError:
+            self.warn(f"{self.path}: byte {at}: record (type {rtype}, subtype {sub}) shorter than its fields; skipped")
+            return []
 
     def _truncated(self, chunks: Chunks, offset: int, what: str | None) -> None:
         parts = []
@@ -679,25 +759,52 @@ class MRTReader:
         return out
 
 
-def _batch(groups, g_kind, g_afi, g_origin, g_peer, g_time, g_count, nets, plens, pids, peers, any_v6, any_pid):
+def _merge(a: dict, b: dict) -> dict:
+    """Two pieces of one buffer (different records) in record order."""
+    order = np.argsort(np.concatenate([a["rec"], b["rec"]]), kind="stable")
+    out = {k: np.concatenate([a[k], b[k]])[order] for k in ("rec", "kind", "afi", "count", "path", "origin", "peer",
+                                                              "time", "usec", "src")}
+    first = np.concatenate([_starts(a["count"]), len(a["plen"]) + _starts(b["count"])])[order]
+    take = _ranges(first, out["count"])
+    for k in ("hi", "lo", "plen", "pid"):
+        out[k] = np.concatenate([a[k], b[k]])[take]
+    where = np.empty(len(order), dtype=np.int64)
+    where[order] = np.arange(len(order))
+    out["slow"] = {int(where[len(a["rec"]) + j]): g for j, g in b["slow"].items()}
+    out["buf"] = a["buf"]
+    return out
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if len(counts) else np.zeros(0, np.int64)
+
+
+def _ranges(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices first[0] .. first[0]+counts[0]-1, then first[1] ..., as one array."""
+    total = int(counts.sum())
+    return np.repeat(first - _starts(counts), counts) + np.arange(total)
+
+
+def _batch(pieces: list[dict], paths: list, peers: list) -> RouteBatch:
     b = RouteBatch()
-    counts = np.array(g_count, dtype=np.int64)
-    b.groups = groups
+    cat = {k: np.concatenate([p[k] for p in pieces]) for k in ("kind", "afi", "count", "path", "origin", "peer", "time",
+                                                                "usec", "src", "hi", "lo", "plen", "pid")}
+    counts = cat["count"]
+    b.paths = paths
     b.peers = peers
-    b._first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    b.group = np.repeat(np.arange(len(groups), dtype=np.int32), counts)
-    b.kind = np.repeat(np.array(g_kind, dtype=np.uint8), counts)
-    b.afi = np.repeat(np.array(g_afi, dtype=np.uint8), counts)
-    b.origin = np.repeat(np.array(g_origin, dtype=np.int64), counts)
-    b.peer = np.repeat(np.array(g_peer, dtype=np.int32), counts)
-    b.time = np.repeat(np.array(g_time, dtype=np.int64), counts)
-    b.plen = np.array(plens, dtype=np.uint8)
-    b.path_id = np.array(pids, dtype=np.int64) if any_pid else np.full(len(plens), -1, dtype=np.int64)
-    if any_v6:
-        m = (1 << 64) - 1
-        b.hi = np.array([x >> 64 for x in nets], dtype=np.uint64)
-        b.lo = np.array([x & m for x in nets], dtype=np.uint64)
-    else:
-        b.hi = np.zeros(len(nets), dtype=np.uint64)
-        b.lo = np.array(nets, dtype=np.uint64)
+    b.first = _starts(counts)
+    b.gpath = cat["path"]
+    b.gusec = cat["usec"]
+    b.group = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+    for k in ("kind", "afi", "origin", "peer", "time"):
+        setattr(b, k, np.repeat(cat[k], counts))
+    b.hi, b.lo, b.plen, b.path_id = cat["hi"], cat["lo"], cat["plen"], cat["pid"]
+    b._src = cat["src"]
+    b._bufs = [p["buf"] for p in pieces]
+    b._slow = {}
+    at = 0
+    for p in pieces:
+        b._slow.update((at + j, g) for j, g in p["slow"].items())
+        at += len(p["count"])
+    b._attrs = {}
     return b

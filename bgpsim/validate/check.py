@@ -33,7 +33,7 @@ from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPT
 
 from ..bogons import prefix_mask
 from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
-from ..wire.aspath import AS_SEQUENCE, AS_SET
+from ..wire.aspath import AS_SEQUENCE, AS_SET, path_text
 from .findings import Findings, prefix_texts
 
 BATCH = 65_536
@@ -62,52 +62,46 @@ class Tally:
 
 
 @dataclass(slots=True)
-class _Group:
-    """What the routes of one group share: their CSV fields before the prefix, and the AS_PATH."""
-
-    head: str  # "time,peer_ip,peer_as"
-    peer: tuple[str, int]
-    path: tuple  # ASNs, an AS_SET as a tuple inside
-    path_csv: str
-    aspa: str
-
-
-@dataclass(slots=True)
 class _Batch:
-    """A batch of announced routes, ready to be checked: Checker._prepare's answer. `starts` and
-    `ends` are each route's CSV line before the RPKI status and after its reason."""
+    """A batch of announced routes, ready to be checked: Checker._prepare's answer. Route i is in
+    group gidx[i], from peer peer[i] (Checker._peers); its CSV line is pre[k] text[i] post[k] (status,
+    reason) tail[k] for its group k (or bogons[i] as the tail); `aspa` counts the ASPA verdicts."""
 
-    groups: list[_Group]
     gidx: np.ndarray
+    peer: np.ndarray
     afi: np.ndarray
     hi: np.ndarray
     lo: np.ndarray
-    nets: list[int]
     plen: np.ndarray
     origin: np.ndarray
-    starts: list[str]
-    ends: list[str]
+    texts: list[str]  # each route's prefix
+    pre: list[str]  # each group's CSV fields before the prefix
+    post: list[str]  # ... between the prefix and the RPKI status
+    tail: list[str]  # ... after the RPKI reason
+    bogons: dict[int, str]  # the tail of a route in a special-purpose prefix
+    aspa: Counter
 
 
 class Checker:
-    """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; each announced route's
-    CSV line (no newline) goes to `emit`."""
+    """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; the CSV lines of the
+    announced routes go to `write`, a batch at a time."""
 
-    def __init__(self, vrps, emit: Callable[[str], None], aspa: AspaTable | None = None, topo=None):
+    def __init__(self, vrps, write: Callable[[str], None], aspa: AspaTable | None = None, topo=None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
         is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
         batches are read and put aside until it comes."""
         self.vrps: VRPTable | None = vrps if isinstance(vrps, VRPTable) else None
         self._source = None if self.vrps is not None else vrps
         self.aspa = aspa
-        self.emit = emit
+        self.write = write
         self.tally = Tally()
         self.findings = Findings(topo)
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         self._reasons: dict[tuple, str] = {}
-        self._aspa_cache: dict[tuple, str] = {}
-        self._path_cache: dict[int, tuple[tuple, str]] = {}  # id(attrs) -> (path, CSV text), per batch
+        self._paths: dict[tuple, tuple[tuple, str, str]] = {}  # AS_PATH segments -> (ASNs, CSV text, ASPA)
+        self._peers: list[tuple[str, int]] = []
+        self._peer_index: dict[tuple[str, int], int] = {}
 
     def _ready(self, block: bool) -> bool:
         """Whether the VRPs are there (waiting for them if `block`); batches put aside go first."""
@@ -128,12 +122,16 @@ class Checker:
         sel = np.flatnonzero(b.kind != 1)
         if not len(sel):
             return
-        self._path_cache.clear()
         used, gidx = np.unique(b.group[sel], return_inverse=True)
-        groups = [self._group_of(g[1], g[2], g[4], g[5], g[10]) for g in (b.groups[k] for k in used.tolist())]
-        hi, lo = b.hi[sel], b.lo[sel]
-        nets = [(h << 64) | x for h, x in zip(hi.tolist(), lo.tolist())]
-        batch = self._prepare(groups, gidx.reshape(-1), b.afi[sel], hi, lo, nets, b.plen[sel], b.origin[sel])
+        first = b.first[used]
+        peers = np.array([self._peer_number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
+        heads = [f"{t}.{u:06d},{ip},{asn}," if u >= 0 else f"{t},{ip},{asn},"
+                 for t, u, (ip, asn) in zip(b.time[first].tolist(), b.gusec[used].tolist(),
+                                            (self._peers[p] for p in peers.tolist()))]
+        slots, gslot = np.unique(b.gpath[used], return_inverse=True)
+        paths = [b.paths[j] if j >= 0 else () for j in slots.tolist()]
+        batch = self._prepare(heads, peers, gslot.reshape(-1), paths, gidx.reshape(-1), b.afi[sel], b.hi[sel],
+                              b.lo[sel], b.plen[sel], b.origin[sel])
         if self._ready(block=False):
             self._check(batch)
         else:
@@ -154,81 +152,109 @@ class Checker:
         self._ready(block=True)
         return self.findings.finish()
 
+    def _peer_number(self, ip: str, asn: int) -> int:
+        p = self._peer_index.get((ip, asn))
+        if p is None:
+            p = self._peer_index[(ip, asn)] = len(self._peers)
+            self._peers.append((ip, asn))
+        return p
+
     def _pending_flush(self) -> None:
         routes, self._pending = self._pending, []
         if not routes:
             return
         self._ready(block=True)
-        self._path_cache.clear()
-        groups = [self._group_of(r.time, r.usec, r.peer_ip, r.peer_as, r.attrs) for r in routes]
+        slot_of: dict[int, int] = {}
+        paths, gslot = [], []
+        for r in routes:  # the routes of one UPDATE share their attributes
+            attrs = r.attrs
+            slot = slot_of.get(id(attrs))
+            if slot is None:
+                slot = slot_of[id(attrs)] = len(paths)
+                paths.append(attrs.as_path if attrs is not None else ())
+            gslot.append(slot)
+        heads = [f"{r.time}.{r.usec:06d},{r.peer_ip},{r.peer_as}," if r.usec is not None
+                 else f"{r.time},{r.peer_ip},{r.peer_as}," for r in routes]
+        peers = np.array([self._peer_number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
         nets = [r.network for r in routes]
-        self._check(self._prepare(groups, np.arange(len(routes)), np.array([r.afi for r in routes], dtype=np.uint8),
-                    np.array([n >> 64 for n in nets], dtype=np.uint64),
-                    np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64), nets,
-                    np.array([r.plen for r in routes], dtype=np.int64),
-                    np.array([_origin(g.path) for g in groups], dtype=np.int64)))
+        origin = np.array([_origin(_path(p)) for p in paths], dtype=np.int64)[gslot]
+        self._check(self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
+                                  np.array([r.afi for r in routes], dtype=np.uint8),
+                                  np.array([n >> 64 for n in nets], dtype=np.uint64),
+                                  np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
+                                  np.array([r.plen for r in routes], dtype=np.int64), origin))
 
-    def _group_of(self, time: int, usec: int | None, peer_ip: str, peer_as: int, attrs) -> _Group:
-        cached = self._path_cache.get(id(attrs))
-        if cached is None:
-            path = _path(attrs.as_path) if attrs is not None else ()
-            text = attrs.as_path_text if attrs is not None else ""
-            cached = self._path_cache[id(attrs)] = (path, f'"{text}"' if "," in text else text)
-        path, path_csv = cached
-        verdict = ""
-        if self.aspa is not None and path:
-            verdict = self._aspa_cache.get(path)
-            if verdict is None:
-                verdict = self._aspa_cache[path] = self.aspa.verify(path, from_provider=True)
-        when = f"{time}.{usec:06d}" if usec is not None else str(time)
-        return _Group(f"{when},{peer_ip},{peer_as}", (peer_ip, peer_as), path, path_csv, verdict)
+    def _path_info(self, segments: tuple) -> tuple[tuple, str, str]:
+        """(ASNs with an AS_SET as a tuple inside, the CSV field, the ASPA verdict) of an AS_PATH."""
+        info = self._paths.get(segments)
+        if info is None:
+            if len(segments) == 1 and segments[0][0] == AS_SEQUENCE:  # most paths
+                path = tuple(segments[0][1])
+                text = " ".join(map(str, path))
+            else:
+                path = _path(segments)
+                text = path_text(segments)
+            verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
+            if len(self._paths) >= 1_000_000:
+                self._paths.clear()
+            info = self._paths[segments] = (path, f'"{text}"' if "," in text else text, verdict)
+        return info
 
     # ---- the checks ---------------------------------------------------------------------------------------
-    def _prepare(self, groups: list[_Group], gidx: np.ndarray, afi: np.ndarray, hi: np.ndarray, lo: np.ndarray,
-                 nets: list[int], plen: np.ndarray, origin: np.ndarray) -> _Batch:
+    def _prepare(self, heads: list[str], peers: np.ndarray, gslot: np.ndarray, paths: list[tuple], gidx: np.ndarray,
+                 afi: np.ndarray, hi: np.ndarray, lo: np.ndarray, plen: np.ndarray, origin: np.ndarray) -> _Batch:
         """What a batch's checks need that does not depend on the VRPs (done while they may still be
-        loading): route i belongs to groups[gidx[i]]; its network is (hi << 64) | lo = nets[i] (IPv4
-        in lo). The findings of the batch are recorded here; each group's path is judged (once per
-        distinct path) with the group's first route as the example, groups in route order."""
+        loading). Route i is in group gidx[i]; a group's CSV fields before the prefix are heads[k],
+        its peer peers[k] and its AS_PATH paths[gslot[k]] (segments); the route's network is
+        (hi << 64) | lo (IPv4 in lo). The findings of the batch are recorded here: each distinct
+        path is judged once, with its first route as the example."""
         n = len(gidx)
         origin = origin.astype(np.int64)
+        rpeer = peers[gidx]
         empty = np.flatnonzero(origin == NO_PATH)  # no path: the peer originated it
         if len(empty):
-            peer_as = np.array([g.peer[1] for g in groups], dtype=np.int64)
-            origin[empty] = peer_as[gidx[empty]]
+            origin[empty] = np.array([asn for _, asn in self._peers], dtype=np.int64)[rpeer[empty]]
         plen = plen.astype(np.int64)
         version = np.where(afi == 1, 4, 6).astype(np.uint8)
+        findings = self.findings
+        findings.prefixes(version, hi, lo, plen, origin)
+        texts = prefix_texts(version, hi, lo, plen)
+        info = [self._path_info(p) for p in paths]
+        # each distinct path: its routes, and its first route as the example
+        rslot = gslot[gidx]
+        routes = np.bincount(rslot, minlength=len(paths))
+        first = np.full(len(paths), n, dtype=np.int64)
+        np.minimum.at(first, rslot, np.arange(n))
+        judged = [i for i in range(len(paths)) if info[i][0]]
+        kinds = findings.paths([info[i][0] for i in judged], [texts[first[i]] for i in judged],
+                               [self._peers[rpeer[first[i]]][0] for i in judged], routes[judged].tolist())
+        slot_kinds = [""] * len(paths)
+        for i, k in zip(judged, kinds):
+            slot_kinds[i] = " ".join(k)
+        # a group's routes share its origin (their path's, or the peer's without one)
+        gorigin = np.zeros(len(heads), dtype=np.int64)
+        gorigin[gidx] = origin
+        mids = [f",{csv}," for _, csv, _ in info]
+        post = [f"{mids[k]}{'' if o == NONE else o}," for k, o in zip(gslot.tolist(), gorigin.tolist())]
+        tails = [f",{verdict},{k}\n" for (_, _, verdict), k in zip(info, slot_kinds)]
+        tail = [tails[k] for k in gslot.tolist()]
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
             sel = np.flatnonzero(afi == a)
             if len(sel):
                 bogon[sel] = prefix_mask(_VERSION[a], (lo if a == 1 else hi)[sel].astype(np.uint64), plen[sel])
-        findings = self.findings
-        findings.prefixes(version, hi, lo, plen, origin)
-        routes = np.bincount(gidx, minlength=len(groups)).tolist()
-        first = np.full(len(groups), n, dtype=np.int64)
-        np.minimum.at(first, gidx, np.arange(n))
-        first_list = first.tolist()
-        texts = prefix_texts(version, hi, lo, plen)
-        # what the routes of a group share before and after their own fields
-        heads, tails, kinds_of = [""] * len(groups), [""] * len(groups), [""] * len(groups)
-        for k in np.argsort(first, kind="stable").tolist():
-            g = groups[k]
-            kinds = findings.path_kinds(g.path, texts[first_list[k]], g.peer[0], routes[k]) if g.path else ()
-            kinds_of[k] = " ".join(kinds)
-            heads[k] = f"{g.head},"
-            tails[k] = f"{g.aspa},{kinds_of[k]}"
-        mids = [f",{g.path_csv}," for g in groups]
-        gl = gidx.tolist()
-        origins = origin.tolist()
-        starts = [f"{heads[k]}{text}{mids[k]}{'' if o == NONE else o}" for k, text, o in zip(gl, texts, origins)]
-        ends = [tails[k] for k in gl]
-        vers, plens = version.tolist(), plen.tolist()
+        bogons = {}
         for i in np.flatnonzero(bogon).tolist():
-            findings.bogon_route((vers[i], nets[i], plens[i]), texts[i], origins[i])
-            k = gl[i]
-            ends[i] = f"{groups[k].aspa},{kinds_of[k] + ' ' if kinds_of[k] else ''}bogon-prefix"
-        return _Batch(groups, gidx, afi, hi, lo, nets, plen, origin, starts, ends)
+            v, net = int(version[i]), (int(hi[i]) << 64) | int(lo[i])
+            findings.bogon_route((v, net, int(plen[i])), texts[i], int(origin[i]))
+            k = int(rslot[i])
+            bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix\n"
+        aspa = Counter()
+        if self.aspa is not None:
+            for (_, _, verdict), c in zip(info, routes.tolist()):
+                if verdict and c:
+                    aspa[verdict] += c
+        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, heads, post, tail, bogons, aspa)
 
     def _check(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
@@ -240,46 +266,43 @@ class Checker:
                 status[sel] = self.vrps.validate_arrays(_VERSION[a], start, np.minimum(b.plen[sel], bits), b.origin[sel])
         long6 = np.flatnonzero((b.afi == 2) & (b.plen > 64))
         for i in long6.tolist():  # IPv6 routes longer than /64: exactly, one at a time
-            status[i] = STATES.index(self.vrps.validate(_network((6, b.nets[i], int(b.plen[i]))), int(b.origin[i])))
-        self._tally(b.groups, b.gidx, b.origin, status)
+            net = (int(b.hi[i]) << 64) | int(b.lo[i])
+            status[i] = STATES.index(self.vrps.validate(_network((6, net, int(b.plen[i]))), int(b.origin[i])))
+        self._tally(b, status)
         whys = [_STATE_TEXT[c] for c in status.tolist()]
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
         for i in np.flatnonzero(invalid).tolist():
             state = STATES[int(status[i])]
-            where = (4 if b.afi[i] == 1 else 6, b.nets[i], int(b.plen[i]))
+            where = (4 if b.afi[i] == 1 else 6, (int(b.hi[i]) << 64) | int(b.lo[i]), int(b.plen[i]))
             whys[i] = f'{state},"{self._reason(where, int(b.origin[i]), state)}"'
-        emit = self.emit
-        for start, why, end in zip(b.starts, whys, b.ends):
-            emit(f"{start},{why},{end}")
-        if len(self._aspa_cache) > 2_000_000:
-            self._aspa_cache.clear()
+        pre, post, tail = b.pre, b.post, b.tail
+        rows = [f"{pre[k]}{t}{post[k]}{w}{tail[k]}" for k, t, w in zip(b.gidx.tolist(), b.texts, whys)]
+        for i, end in b.bogons.items():
+            k = int(b.gidx[i])
+            rows[i] = f"{pre[k]}{b.texts[i]}{post[k]}{whys[i]}{end}"
+        self.write("".join(rows))
 
-    def _tally(self, groups: list[_Group], gidx: np.ndarray, origin: np.ndarray, status: np.ndarray) -> None:
+    def _tally(self, b: _Batch, status: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes
         per origin, ASPA verdicts."""
         t = self.tally
-        t.routes += len(gidx)
+        t.routes += len(status)
         for code, n in enumerate(np.bincount(status, minlength=len(STATES)).tolist()):
             t.rpki[STATES[code]] += n
-        index: dict[tuple[str, int], int] = {}
-        of_group = np.array([index.setdefault(g.peer, len(index)) for g in groups], dtype=np.int64)
-        key = of_group[gidx] * len(STATES) + status
-        counts = np.bincount(key, minlength=len(index) * len(STATES)).reshape(len(index), len(STATES))
-        for p, row in zip(index, counts.tolist()):
-            c = t.by_peer.get(p)
+        used, peer = np.unique(b.peer, return_inverse=True)
+        counts = np.bincount(peer.reshape(-1) * len(STATES) + status, minlength=len(used) * len(STATES))
+        for p, row in zip(used.tolist(), counts.reshape(len(used), len(STATES)).tolist()):
+            c = t.by_peer.get(self._peers[p])
             if c is None:
-                c = t.by_peer[p] = Counter()
+                c = t.by_peer[self._peers[p]] = Counter()
             for code, n in enumerate(row):
                 c[STATES[code]] += n
             c["routes"] += sum(row)
+        origin = b.origin
         t.routes_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(origin, return_counts=True)))))
         bad = origin[(status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))]
         t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
-        if self.aspa is not None:
-            per_group = np.bincount(gidx, minlength=len(groups)).tolist()
-            for g, k in zip(groups, per_group):
-                if g.aspa and k:
-                    t.aspa[g.aspa] += k
+        t.aspa.update(b.aspa)
 
     def _reason(self, where: tuple[int, int, int], origin: int, state: str) -> str:
         """Why a route is invalid, naming the VRPs that hold it (cached: many peers send one route)."""

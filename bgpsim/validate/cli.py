@@ -122,19 +122,9 @@ def _check(args, vrps) -> int:
     with staged(args.out) as d:
         with open(d / "routes.csv", "w") as fh:
             fh.write(",".join(COLUMNS) + "\n")
-            lines: list[str] = []
-
-            def emit(line: str) -> None:
-                lines.append(line)
-                if len(lines) >= 65536:
-                    fh.write("\n".join(lines) + "\n")
-                    lines.clear()
-
-            checker = Checker(vrps, emit, aspa=aspa, topo=topo)
+            checker = Checker(vrps, fh.write, aspa=aspa, topo=topo)
             check_files(checker, args.files, progress=lambda n: bar(n, None))
             findings = checker.finish()
-            if lines:
-                fh.write("\n".join(lines) + "\n")
         bar.close()
         doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(checker.vrps),
                              len(aspa) if aspa is not None else None)

@@ -14,7 +14,9 @@ Over the whole dump (after the pass):
   hijack looks like it);
 - `subprefix`: a prefix whose origin is not among the origins of the nearest less specific prefix
   announced in the same dump: what a sub-prefix hijack looks like (and what many legitimate
-  customer more-specifics look like too; the finding says which ASes, the reader judges).
+  customer more-specifics look like too; the finding says which ASes, the reader judges). The
+  default route (0.0.0.0/0, ::/0) is never the covering prefix: it covers every prefix and is
+  nobody's, and one peer leaking it would make the whole table sub-prefix findings.
   Both come from sorting: each batch's distinct (prefix, origin) rows are kept as a numpy array
   (merged now and then), and `finish` finds the prefixes with several origins, each prefix's
   nearest less specific one (rpki.rov.nest) and the origins missing from it, by arrays.
@@ -23,13 +25,14 @@ Over the whole dump (after the pass):
 from __future__ import annotations
 
 from ipaddress import IPv4Network, IPv6Network
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
 
 from rpki.rov import nest
 
-from ..bogons import asn_kind, prefix_kind
+from ..bogons import asn_kind, asn_kinds, prefix_kind
 from ..policy import CUSTOMER, PEER, PROVIDER
 from ..wire.nlri import network_text
 
@@ -41,7 +44,7 @@ PATH_KINDS = ("bogon-asn", "private-asn", "loop", "leak")  # findings about an A
 class Findings:
     """Accumulates findings over a pass. Per batch of routes: `prefixes()` records each route's
     prefix and origin as arrays (kept as distinct rows, so memory grows with the distinct prefixes,
-    not the routes), `path_kinds()` judges each distinct AS_PATH once and counts its routes,
+    not the routes), `paths()` judges each distinct AS_PATH once and counts its routes,
     `bogon_route()` the rare route in a special-purpose prefix. `finish()` works out MOAS and
     sub-prefix conflicts from the distinct (prefix, origin) rows by sorting."""
 
@@ -62,30 +65,66 @@ class Findings:
         (IPv4 in `lo`), prefix length, origin AS (negative: NONE, which counts as no origin)."""
         if not len(version):
             return
-        rows = _distinct(np.column_stack([np.asarray(version, dtype=np.uint64), np.asarray(hi, dtype=np.uint64),
-                                          np.asarray(lo, dtype=np.uint64), np.asarray(length, dtype=np.uint64),
-                                          (np.maximum(np.asarray(origin, dtype=np.int64), -1) + 1).astype(np.uint64)]))
-        self._rows.append(rows)
+        rows = np.column_stack([np.asarray(version, dtype=np.uint64), np.asarray(hi, dtype=np.uint64),
+                                np.asarray(lo, dtype=np.uint64), np.asarray(length, dtype=np.uint64),
+                                (np.maximum(np.asarray(origin, dtype=np.int64), -1) + 1).astype(np.uint64)])
+        self._rows.append(rows)  # made distinct when a million more have come, and at the end
         self._pending += len(rows)
         if self._pending > max(1_000_000, self._merged):
             self._merge()
 
     def _merge(self) -> np.ndarray:
-        if len(self._rows) > 1:
+        if self._pending:
             self._rows = [_distinct(np.concatenate(self._rows))]
         self._merged = len(self._rows[0]) if self._rows else 0
         self._pending = 0
         return self._rows[0] if self._rows else np.zeros((0, 5), dtype=np.uint64)
 
-    def path_kinds(self, path: tuple, prefix: str, peer: str, routes: int = 1) -> tuple[str, ...]:
-        """The finding kinds of an AS_PATH (ASNs, an AS_SET as a tuple inside) taken by `routes`
-        routes; `prefix` and `peer` are the first such route's, the finding's example."""
-        kinds = self._paths.get(path)
-        if kinds is None:
-            kinds = self._paths[path] = self._judge(path, prefix, peer)
-        for k in kinds:
-            self.per_path[(k, path)]["routes"] += routes
-        return kinds
+    def paths(self, paths: list[tuple], prefixes: list[str], peers: list[str], routes: list[int]) -> list[tuple[str, ...]]:
+        """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
+        inside) taken by routes[i] routes; prefixes[i] and peers[i] are the first such route's, the
+        finding's example. A path is judged once: those not seen before are screened by arrays (a
+        special-purpose AS, an AS twice apart), and only the ones that show something, hold an
+        AS_SET or need the leak check are judged one by one."""
+        out = [self._paths.get(p) for p in paths]
+        new = [i for i, k in enumerate(out) if k is None]
+        if new:
+            clean = set(self._screen([paths[i] for i in new])) if self.topo is None else set()
+            for j, i in enumerate(new):
+                p = paths[i]
+                k = self._paths.get(p)  # a path twice in `paths`
+                if k is None:
+                    k = self._paths[p] = () if j in clean else self._judge(p, prefixes[i], peers[i])
+                out[i] = k
+        per_path = self.per_path
+        for p, kinds, n in zip(paths, out, routes):
+            for k in kinds:
+                per_path[(k, p)]["routes"] += n
+        return out
+
+    @staticmethod
+    def _screen(paths: list[tuple]) -> list[int]:
+        """The paths (positions in `paths`) of plain AS_SEQUENCEs with no special-purpose AS and no
+        AS twice apart: nothing to find."""
+        lens = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
+        try:
+            flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64, count=int(lens.sum()))
+            plain = np.ones(len(paths), dtype=bool)
+        except TypeError:  # an AS_SET somewhere: judged one by one
+            plain = np.array([all(type(a) is int for a in p) for p in paths], dtype=bool)
+            lens = lens[plain]
+            flat = np.fromiter(chain.from_iterable(p for p, ok in zip(paths, plain) if ok), dtype=np.int64,
+                               count=int(lens.sum()))
+        pid = np.repeat(np.arange(len(lens)), lens)
+        odd = np.zeros(len(lens), dtype=bool)
+        odd[pid[asn_kinds(flat) != 0]] = True
+        keep = np.ones(len(flat), dtype=bool)  # prepending collapsed: an AS repeated next to itself
+        keep[1:] = (flat[1:] != flat[:-1]) | (pid[1:] != pid[:-1])
+        f, p = flat[keep], pid[keep]
+        order = np.lexsort((f, p))
+        f, p = f[order], p[order]
+        odd[p[1:][(f[1:] == f[:-1]) & (p[1:] == p[:-1])]] = True
+        return np.flatnonzero(plain)[~odd].tolist()
 
     def bogon_route(self, where: tuple[int, int, int], text: str, origin: int) -> None:
         """A route in a special-purpose prefix (bgpsim.bogons.prefix_mask): `where` is (IP version,
@@ -180,13 +219,15 @@ class Findings:
         has = origin >= 0
         count = np.bincount(pid[has], minlength=len(first))  # origins of each prefix
         lead = first + (origin[first] < 0)  # each prefix's first row with an origin
-        texts = prefix_texts(pver, phi, plo, plen)
         origins_list, lead_list, count_list = origin.tolist(), lead.tolist(), count.tolist()
+        moas = np.flatnonzero(count > 1)
+        texts = dict(zip(moas.tolist(), prefix_texts(pver[moas], phi[moas], plo[moas], plen[moas])))
         out = [{"kind": "moas", "prefix": texts[p], "origins": origins_list[lead_list[p]:lead_list[p] + count_list[p]]}
-               for p in np.flatnonzero(count > 1).tolist()]
+               for p in moas.tolist()]
         parent = np.full(len(first), -1, dtype=np.int64)
         for v, width in ((4, 32), (6, 128)):
-            sel = np.flatnonzero(pver == v)  # contiguous, sorted by address then length
+            # sorted by address then length; a default route covers everything and is nobody's: not a parent
+            sel = np.flatnonzero((pver == v) & (plen > 0))
             if not len(sel):
                 continue
             if v == 4:
@@ -197,7 +238,7 @@ class Findings:
                 end = np.array([s + (1 << (width - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())],
                                dtype=object)
             up = nest(start, end)
-            parent[sel] = np.where(up >= 0, sel[0] + up, -1)
+            parent[sel] = np.where(up >= 0, sel[np.maximum(up, 0)], -1)
         # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
         key = (pid[has].astype(np.int64) << 32) | origin[has]  # sorted: rows are
         rp = parent[pid[has]]
@@ -206,6 +247,8 @@ class Findings:
         at = np.minimum(np.searchsorted(key, q), len(key) - 1)
         cand = cand[key[at] != q]
         covers = rp[cand].tolist()
+        named = np.unique(np.concatenate([pid[has][cand], rp[cand]]))  # the prefixes these findings name
+        texts.update(zip(named.tolist(), prefix_texts(pver[named], phi[named], plo[named], plen[named])))
         theirs = {c: origins_list[lead_list[c]:lead_list[c] + count_list[c]] for c in set(covers)}
         out += [{"kind": "subprefix", "prefix": texts[p], "origin": o, "covering": texts[c], "covering_origins": theirs[c]}
                 for p, o, c in zip(pid[has][cand].tolist(), origin[has][cand].tolist(), covers)]
@@ -241,10 +284,15 @@ def prefix_texts(version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np
 
 
 def _distinct(rows: np.ndarray) -> np.ndarray:
-    """The distinct rows of a 2-D array, sorted by the first column, then the second, ..."""
+    """The distinct (version, hi, lo, length, origin + 1) rows, sorted by version, then hi, ... IPv4
+    rows (hi 0, an address of 32 bits) sort on two keys: address and length packed, and origin."""
     if len(rows) < 2:
         return rows
-    rows = rows[np.lexsort(rows.T[::-1])]
+    v4 = rows[:, 0] == 4
+    four, six = rows[v4], rows[~v4]
+    four = four[np.lexsort((four[:, 4], (four[:, 2] << np.uint64(8)) | four[:, 3]))]
+    six = six[np.lexsort(six[:, 1:].T[::-1])]
+    rows = np.concatenate([four, six])
     keep = np.ones(len(rows), dtype=bool)
     keep[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     return rows[keep]
