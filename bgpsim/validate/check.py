@@ -99,7 +99,7 @@ class Checker:
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         self._reasons: dict[tuple, str] = {}
-        self._paths: dict[tuple, tuple[tuple, str, str]] = {}  # AS_PATH segments -> (ASNs, CSV text, ASPA)
+        self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
         self._peers: list[tuple[str, int]] = []
         self._peer_index: dict[tuple[str, int], int] = {}
 
@@ -184,20 +184,23 @@ class Checker:
                                   np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
                                   np.array([r.plen for r in routes], dtype=np.int64), origin))
 
-    def _path_info(self, segments: tuple) -> tuple[tuple, str, str]:
-        """(ASNs with an AS_SET as a tuple inside, the CSV field, the ASPA verdict) of an AS_PATH."""
+    def _path_info(self, segments: tuple) -> tuple[tuple, str, str, bool]:
+        """(ASNs with an AS_SET as a tuple inside, the CSV field, the ASPA verdict, whether it holds
+        no AS_SET) of an AS_PATH."""
         info = self._paths.get(segments)
         if info is None:
-            if len(segments) == 1 and segments[0][0] == AS_SEQUENCE:  # most paths
+            plain = len(segments) == 1 and segments[0][0] == AS_SEQUENCE  # most paths
+            if plain:
                 path = tuple(segments[0][1])
                 text = " ".join(map(str, path))
             else:
                 path = _path(segments)
                 text = path_text(segments)
+                plain = all(type(a) is int for a in path)
             verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
             if len(self._paths) >= 1_000_000:
                 self._paths.clear()
-            info = self._paths[segments] = (path, f'"{text}"' if "," in text else text, verdict)
+            info = self._paths[segments] = (path, f'"{text}"' if "," in text else text, verdict, plain)
         return info
 
     # ---- the checks ---------------------------------------------------------------------------------------
@@ -227,16 +230,17 @@ class Checker:
         np.minimum.at(first, rslot, np.arange(n))
         judged = [i for i in range(len(paths)) if info[i][0]]
         kinds = findings.paths([info[i][0] for i in judged], [texts[first[i]] for i in judged],
-                               [self._peers[rpeer[first[i]]][0] for i in judged], routes[judged].tolist())
+                               [self._peers[rpeer[first[i]]][0] for i in judged], routes[judged].tolist(),
+                               [info[i][3] for i in judged])
         slot_kinds = [""] * len(paths)
         for i, k in zip(judged, kinds):
             slot_kinds[i] = " ".join(k)
         # a group's routes share its origin (their path's, or the peer's without one)
         gorigin = np.zeros(len(heads), dtype=np.int64)
         gorigin[gidx] = origin
-        mids = [f",{csv}," for _, csv, _ in info]
+        mids = [f",{csv}," for _, csv, _, _ in info]
         post = [f"{mids[k]}{'' if o == NONE else o}," for k, o in zip(gslot.tolist(), gorigin.tolist())]
-        tails = [f",{verdict},{k}\n" for (_, _, verdict), k in zip(info, slot_kinds)]
+        tails = [f",{verdict},{k}\n" for (_, _, verdict, _), k in zip(info, slot_kinds)]
         tail = [tails[k] for k in gslot.tolist()]
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
@@ -251,7 +255,7 @@ class Checker:
             bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix\n"
         aspa = Counter()
         if self.aspa is not None:
-            for (_, _, verdict), c in zip(info, routes.tolist()):
+            for (_, _, verdict, _), c in zip(info, routes.tolist()):
                 if verdict and c:
                     aspa[verdict] += c
         return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, heads, post, tail, bogons, aspa)

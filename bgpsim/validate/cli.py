@@ -30,7 +30,7 @@ scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to 
 `bgpsim run DIR/scenarios/subprefix-1.toml`. It appears whole or not at all.
 input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
 speed: a large --vrps file (4 MiB or more, without --slurm) is read and indexed in a second process
-while the dumps are read, and that process then draws report.html; nothing is cached between runs.
+while the dumps are read; nothing is cached between runs.
 exit status: 0 done, 2 bad input (one line naming the file and the line, key or byte offset).
 """
 
@@ -104,7 +104,7 @@ def _check(args, vrps) -> int:
 
     from ..cli import _Bar
     from ..outdir import staged, write_atomic
-    from . import load, output
+    from . import output
     from .check import COLUMNS, Checker, check_files
     from .findings import scenario_toml
 
@@ -128,9 +128,6 @@ def _check(args, vrps) -> int:
         bar.close()
         doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(checker.vrps),
                              len(aspa) if aspa is not None else None)
-        helper = isinstance(vrps, load.VRPLoader)
-        if helper:
-            vrps.ask_report(doc)  # drawn by the other process while this one writes the rest
         if topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
             made = {"moas": 0, "subprefix": 0}
             for f in findings:
@@ -144,7 +141,7 @@ def _check(args, vrps) -> int:
                     made[f["kind"]] += 1
         write_atomic(d / "summary.json", output.summary_json(doc))
         write_atomic(d / "findings.json", output.findings_json(findings))
-        write_atomic(d / "report.html", vrps.report(doc) if helper else output.report_html(doc))
+        write_atomic(d / "report.html", output.report_html(doc))
         if args.format == "csv":
             sys.stdout.write((d / "routes.csv").read_text())
     if args.format == "json":

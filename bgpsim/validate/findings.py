@@ -80,16 +80,24 @@ class Findings:
         self._pending = 0
         return self._rows[0] if self._rows else np.zeros((0, 5), dtype=np.uint64)
 
-    def paths(self, paths: list[tuple], prefixes: list[str], peers: list[str], routes: list[int]) -> list[tuple[str, ...]]:
+    def paths(self, paths: list[tuple], prefixes: list[str], peers: list[str], routes: list[int],
+              plain: list[bool] | None = None) -> list[tuple[str, ...]]:
         """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
         inside) taken by routes[i] routes; prefixes[i] and peers[i] are the first such route's, the
-        finding's example. A path is judged once: those not seen before are screened by arrays (a
-        special-purpose AS, an AS twice apart), and only the ones that show something, hold an
-        AS_SET or need the leak check are judged one by one."""
+        finding's example; plain[i], if given, says whether path i holds no AS_SET. A path is judged
+        once: those not seen before are screened by arrays (a special-purpose AS, an AS twice apart),
+        and only the ones that show something, hold an AS_SET or need the leak check are judged one
+        by one."""
         out = [self._paths.get(p) for p in paths]
         new = [i for i, k in enumerate(out) if k is None]
         if new:
-            clean = set(self._screen([paths[i] for i in new])) if self.topo is None else set()
+            if self.topo is not None:
+                clean = set()
+            else:
+                if plain is None:
+                    plain = [all(type(a) is int for a in p) for p in paths]
+                simple = [j for j, i in enumerate(new) if plain[i]]
+                clean = {simple[j] for j in self._screen([paths[new[j]] for j in simple])}
             for j, i in enumerate(new):
                 p = paths[i]
                 k = self._paths.get(p)  # a path twice in `paths`
@@ -104,17 +112,10 @@ class Findings:
 
     @staticmethod
     def _screen(paths: list[tuple]) -> list[int]:
-        """The paths (positions in `paths`) of plain AS_SEQUENCEs with no special-purpose AS and no
-        AS twice apart: nothing to find."""
+        """Of plain AS_SEQUENCEs, those (positions in `paths`) with no special-purpose AS and no AS
+        twice apart: nothing to find."""
         lens = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
-        try:
-            flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64, count=int(lens.sum()))
-            plain = np.ones(len(paths), dtype=bool)
-        except TypeError:  # an AS_SET somewhere: judged one by one
-            plain = np.array([all(type(a) is int for a in p) for p in paths], dtype=bool)
-            lens = lens[plain]
-            flat = np.fromiter(chain.from_iterable(p for p, ok in zip(paths, plain) if ok), dtype=np.int64,
-                               count=int(lens.sum()))
+        flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64, count=int(lens.sum()))
         pid = np.repeat(np.arange(len(lens)), lens)
         odd = np.zeros(len(lens), dtype=bool)
         odd[pid[asn_kinds(flat) != 0]] = True
@@ -124,7 +125,7 @@ class Findings:
         order = np.lexsort((f, p))
         f, p = f[order], p[order]
         odd[p[1:][(f[1:] == f[:-1]) & (p[1:] == p[:-1])]] = True
-        return np.flatnonzero(plain)[~odd].tolist()
+        return np.flatnonzero(~odd).tolist()
 
     def bogon_route(self, where: tuple[int, int, int], text: str, origin: int) -> None:
         """A route in a special-purpose prefix (bgpsim.bogons.prefix_mask): `where` is (IP version,

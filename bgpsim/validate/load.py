@@ -6,9 +6,7 @@ a process that reads `--vrps` and builds the VRPTable's index, then sends the ta
 pipe (pickled numpy arrays: a tenth of a second for a million VRPs). Meanwhile bgpsim.validate.check
 reads the dumps and puts the batches aside until the table comes (`Checker` takes the loader for
 the table: `poll()` gives the table or None, `wait()` the table). An error in the file comes back
-as the same InputError, raised where the table is wanted. Its second job: once the summary is
-made, the process draws report.html (matplotlib, imported there while the parent checks routes)
-while the parent writes findings.json.
+as the same InputError, raised where the table is wanted.
 
 Used only where fork is (Linux, macOS: the child needs none of the parent's threads) and the file is
 big enough to gain (MIN_BYTES); otherwise `load_vrps` reads it in the same process.
@@ -53,24 +51,10 @@ def _child(path: str, conn) -> None:
     except BaseException as e:  # noqa: BLE001 - whatever it was, the parent says so
         answer = ("error", f"{type(e).__name__}: {e}")
     conn.send(answer)
-    if answer[0] != "table":
-        return
-    # the second job: report.html, drawn here while the parent writes the other files
-    try:
-        from . import output
-
-        output._figure(figsize=(1, 1))  # matplotlib imported while the parent checks the routes
-        doc = conn.recv()
-        conn.send(("html", output.report_html(doc)))
-    except BaseException as e:  # noqa: BLE001 - the parent draws it itself
-        try:
-            conn.send(("error", f"{type(e).__name__}: {e}"))
-        except OSError:
-            pass
 
 
 class VRPLoader:
-    """The VRPs of `path`, read by a forked process; then, if asked, report.html drawn by it."""
+    """The VRPs of `path`, read by a forked process."""
 
     def __init__(self, path: str):
         ctx = multiprocessing.get_context("fork")
@@ -79,7 +63,6 @@ class VRPLoader:
         self._proc.start()
         child.close()
         self._answer: tuple | None = None
-        self._report_asked = False
 
     def poll(self) -> VRPTable | None:
         if self._answer is None and not self._conn.poll():
@@ -100,27 +83,6 @@ class VRPLoader:
         if kind == "input":
             raise InputError(*value)
         raise InputError(f"--vrps: cannot load: {value}")
-
-    def ask_report(self, doc: dict) -> None:
-        """Has the process draw report.html for the summary `doc` (bgpsim.validate.output.report_html)."""
-        try:
-            self._conn.send(doc)
-            self._report_asked = True
-        except OSError:
-            pass
-
-    def report(self, doc: dict) -> str:
-        """The page asked for with ask_report, or drawn here if the process could not."""
-        from . import output
-
-        if self._report_asked:
-            try:
-                kind, value = self._conn.recv()
-                if kind == "html":
-                    return value
-            except (EOFError, OSError):
-                pass
-        return output.report_html(doc)
 
     def close(self) -> None:
         """Ends the process (if it is still at work) and frees the pipe."""

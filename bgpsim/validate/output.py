@@ -6,17 +6,16 @@
 - routes.csv: one row per announced route, its status and the reason (columns in check.COLUMNS);
 - findings.json: every finding (bgpsim.validate.findings), in a stable order, one per line;
 - report.html: one self-contained page with the figures (status shares, top invalid origins,
-  per-peer breakdown) embedded, rendered by jinja2 with autoescaping.
+  per-peer breakdown) as inline SVG written here, rendered by jinja2 with autoescaping.
 The same input gives the same bytes.
 """
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 from json.encoder import c_make_encoder, encode_basestring_ascii
 from collections import Counter
+from html import escape
 
 from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
 
@@ -66,78 +65,169 @@ def findings_json(findings: list[dict]) -> str:
 
 
 # ---- figures -------------------------------------------------------------------------------------------
-# matplotlib and jinja2 are imported when the first figure is drawn: half a second that the process
-# writing the other files need not spend (bgpsim.validate.load renders the page in its second process)
-def _figure(**kw):
-    import matplotlib
+# Inline SVG written here: no plotting library to import, a few milliseconds for the three figures.
+# Every text (peer IPs and file names come from outside) goes through html.escape, text nodes and
+# attributes alike; coordinates are printed with one decimal, so the same doc gives the same bytes.
+# The SVGs scale with the page (viewBox, width 100%) and say what they show (role="img", aria-label,
+# <title>); each bar segment has a <title> with its count and share, formatted like the tables.
+W = 750  # viewBox width: a 7.5-inch figure at 100 dpi, what the PNGs were
+_FONT = 12  # a character is taken to be 0.6 of the font size wide, for margins and the legend
+_AXIS, _GRID, _INK = "#555", "#e5e5e5", "#222"
 
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
 
-    return Figure(**kw)
+def _esc(text) -> str:
+    return escape(str(text), quote=True)
 
 
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-    return base64.b64encode(buf.getvalue()).decode()
+def _n(x: float) -> str:
+    """A coordinate: one decimal at most, never '-0'."""
+    s = f"{round(x, 1) + 0.0:.1f}"
+    return s[:-2] if s.endswith(".0") else s
+
+
+def _text(x: float, y: float, text: str, anchor: str = "start", size: int = _FONT, fill: str = _INK) -> str:
+    return (f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" dominant-baseline="central" '
+            f'font-size="{size}" fill="{fill}">{_esc(text)}</text>')
+
+
+def _rect(x: float, y: float, w: float, h: float, colour: str, tip: str = "", extra: str = "") -> str:
+    head = f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" fill="{colour}"{extra}'
+    return f"{head}><title>{_esc(tip)}</title></rect>" if tip else head + "/>"
+
+
+def _svg(height: float, label: str, parts: list[str]) -> str:
+    return (f'<svg class="fig" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {_n(height)}" width="100%" '
+            f'role="img" aria-label="{_esc(label)}" font-family="system-ui, sans-serif">'
+            f"<title>{_esc(label)}</title>\n" + "\n".join(parts) + "\n</svg>")
+
+
+def _left_margin(labels: list[str], size: int = _FONT) -> float:
+    """Room for the row labels (right-aligned before the bars): at least 80, at most 45% of the width."""
+    return min(max(80.0, 0.6 * size * max((len(s) for s in labels), default=0) + 16), 0.45 * W)
+
+
+def _x_axis(x0: float, x1: float, y: float, ticks: list[tuple[float, str]], label: str, grid_top: float) -> list[str]:
+    """The axis line at height y from x0 to x1, `ticks` (position in 0..1, text), gridlines up to grid_top."""
+    parts = [f'<line x1="{_n(x0)}" y1="{_n(y)}" x2="{_n(x1)}" y2="{_n(y)}" stroke="{_AXIS}"/>']
+    for pos, text in ticks:
+        x = x0 + pos * (x1 - x0)
+        parts.append(f'<line x1="{_n(x)}" y1="{_n(grid_top)}" x2="{_n(x)}" y2="{_n(y)}" stroke="{_GRID}"/>')
+        parts.append(f'<line x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x)}" y2="{_n(y + 4)}" stroke="{_AXIS}"/>')
+        parts.append(_text(x, y + 13, text, "middle", 10, _AXIS))
+    parts.append(_text((x0 + x1) / 2, y + 32, label, "middle"))
+    return parts
+
+
+def _legend(items: list[tuple[str, str]], y: float) -> list[str]:
+    """Swatches with their labels in one centred row at height y."""
+    widths = [14 + 6 + len(label) * 0.6 * 11 + 18 for label, _ in items]
+    x = max((W - sum(widths)) / 2, 4)
+    parts = []
+    for (label, colour), w in zip(items, widths):
+        parts.append(_rect(x, y - 6, 14, 12, colour))
+        parts.append(_text(x + 20, y, label, size=11))
+        x += w
+    return parts
+
+
+def _pct(n: int, total: int) -> str:
+    return f"{n / (total or 1):.2%}"
+
+
+_SHARE_TICKS = [(i / 5, f"{20 * i}%") for i in range(6)]
+
+
+def _stacked_rows(rows: list[tuple[str, dict, int]], x0: float, x1: float, top: float, pitch: float,
+                  bar: float, size: int, labels_inside: bool, stroke: bool) -> list[str]:
+    """One 100% stacked bar per (label, counts by state, total) row; the row labels right-aligned at x0."""
+    parts = []
+    span = x1 - x0
+    for i, (label, counts, total) in enumerate(rows):
+        y = top + i * pitch + (pitch - bar) / 2
+        parts.append(_text(x0 - 8, y + bar / 2, label, "end", size))
+        parts.append(_rect(x0, y, span, bar, "#f4f4f4"))
+        left = 0.0
+        for state, n in counts.items():
+            share = n / (total or 1)
+            if n:
+                parts.append(_rect(x0 + left * span, y, share * span, bar, COLOURS[state],
+                                   f"{label}: {state} {n:,} of {total:,} ({_pct(n, total)})",
+                                   ' stroke="#fff" stroke-width="1"' if stroke else ""))
+                if labels_inside and share > 0.06:
+                    parts.append(_text(x0 + (left + share / 2) * span, y + bar / 2, f"{share:.1%}", "middle", 11,
+                                       "#000"))
+            left += share
+    return parts
 
 
 def status_figure(doc: dict) -> str:
+    """Status shares: one 100% stacked bar for RFC 6811 and, when paths were verified, one for ASPA."""
     rows = [("RPKI (RFC 6811)", doc["rpki"])] + ([("ASPA", doc["aspa"])] if doc["aspa"] else [])
-    fig = _figure(figsize=(7.5, 1.2 + 0.6 * len(rows)))
-    ax = fig.subplots()
-    for y, (label, counts) in enumerate(rows):
-        total = sum(counts.values()) or 1
-        left = 0.0
-        for state, n in counts.items():
-            share = n / total
-            ax.barh(y, share, left=left, color=COLOURS[state], edgecolor="white",
-                    label=state if y == 0 or label == "ASPA" else None)
-            if share > 0.06:
-                ax.text(left + share / 2, y, f"{share:.1%}", ha="center", va="center", fontsize=8)
-            left += share
-    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("share of announced routes")
-    ax.legend(ncol=4, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.45), frameon=False)
-    ax.invert_yaxis()
-    return _png(fig)
+    rows = [(label, counts, sum(counts.values())) for label, counts in rows]
+    x0, x1, top, pitch = _left_margin([r[0] for r in rows]), W - 20, 10, 40
+    axis_y = top + pitch * len(rows) + 4
+    parts = _x_axis(x0, x1, axis_y, _SHARE_TICKS, "share of announced routes", top)
+    parts += _stacked_rows(rows, x0, x1, top, pitch, 28, _FONT, True, True)
+    legend = [(state, COLOURS[state]) for state in doc["rpki"]]
+    if doc["aspa"]:
+        legend += [(f"ASPA {verdict}", COLOURS[verdict]) for verdict in doc["aspa"]]
+    parts += _legend(legend, axis_y + 56)
+    summary_text = "; ".join(f"{label}: " + ", ".join(f"{s} {_pct(n, total)}" for s, n in counts.items())
+                             for label, counts, total in rows)
+    return _svg(axis_y + 70, f"Status shares of announced routes. {summary_text}", parts)
+
+
+def _round_ticks(top: int, most: int = 6) -> list[int]:
+    """Round tick values from 0 to at least `top`: a step of 1, 2 or 5 times a power of ten, at most `most`."""
+    top = max(top, 1)
+    step, scale = 1, 1
+    while True:
+        for m in (1, 2, 5):
+            step = m * scale
+            if -(-top // step) + 1 <= most:
+                return list(range(0, step * -(-top // step) + 1, step))
+        scale *= 10
 
 
 def origins_figure(doc: dict) -> str:
+    """Up to 15 origin ASes with the most RPKI-invalid routes, one horizontal bar each."""
     top = doc["top_invalid_origins"][:15]
-    fig = _figure(figsize=(7.5, 0.8 + 0.28 * max(len(top), 1)))
-    ax = fig.subplots()
     if not top:
-        ax.text(0.5, 0.5, "no RPKI-invalid routes", ha="center", va="center")
-        ax.set_axis_off()
-        return _png(fig)
+        return _svg(60, "Top RPKI-invalid origins: no RPKI-invalid routes",
+                    [_text(W / 2, 30, "no RPKI-invalid routes", "middle", 14, _AXIS)])
     labels = ["AS_SET" if t["origin_as"] is None else f"AS{t['origin_as']}" for t in top]
-    ax.barh(range(len(top)), [t["invalid"] for t in top], color=COLOURS[INVALID_ASN])
-    ax.set_yticks(range(len(top)), labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("RPKI-invalid routes")
-    return _png(fig)
+    ticks = _round_ticks(max(t["invalid"] for t in top))
+    x0, x1, y0, pitch, bar = _left_margin(labels), W - 60, 10, 22, 16
+    span, axis_max = x1 - x0, ticks[-1]
+    parts = []
+    for i, (label, t) in enumerate(zip(labels, top)):
+        y = y0 + i * pitch + (pitch - bar) / 2
+        w = t["invalid"] / axis_max * span
+        parts.append(_text(x0 - 8, y + bar / 2, label, "end"))
+        parts.append(_rect(x0, y, w, bar, COLOURS[INVALID_ASN],
+                           f"{label}: {t['invalid']:,} RPKI-invalid of {t['routes']:,} routes "
+                           f"({_pct(t['invalid'], t['routes'])})"))
+        parts.append(_text(x0 + w + 4, y + bar / 2, f"{t['invalid']:,}", size=10, fill=_AXIS))
+    axis_y = y0 + pitch * len(top) + 2
+    parts = _x_axis(x0, x1, axis_y, [(v / axis_max, f"{v:,}") for v in ticks], "RPKI-invalid routes", y0) + parts
+    label = "Top RPKI-invalid origins: " + ", ".join(f"{lab} {t['invalid']:,}" for lab, t in zip(labels, top))
+    return _svg(axis_y + 44, label, parts)
 
 
 def peers_figure(doc: dict) -> str:
+    """The RFC 6811 status shares of each of the TOP peers with the most routes: a 100% stacked bar each."""
     peers = doc["by_peer"][:TOP]
-    fig = _figure(figsize=(7.5, 0.8 + 0.3 * max(len(peers), 1)))
-    ax = fig.subplots()
-    for y, p in enumerate(peers):
-        left = 0.0
-        for state in STATES:
-            share = p[state] / (p["routes"] or 1)
-            ax.barh(y, share, left=left, color=COLOURS[state], label=state if y == 0 else None)
-            left += share
-    ax.set_yticks(range(len(peers)), [f"AS{p['peer_as']} {p['peer_ip']}" for p in peers], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("share of the peer's routes")
-    ax.legend(ncol=4, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.6 / max(len(peers), 1)),
-              frameon=False)
-    return _png(fig)
+    if not peers:
+        return _svg(60, "Per-peer status shares: no announced routes",
+                    [_text(W / 2, 30, "no announced routes", "middle", 14, _AXIS)])
+    rows = [(f"AS{p['peer_as']} {p['peer_ip']}", {s: p[s] for s in STATES}, p["routes"]) for p in peers]
+    x0, x1, top, pitch = _left_margin([r[0] for r in rows], 11), W - 20, 10, 22
+    axis_y = top + pitch * len(rows) + 2
+    parts = _x_axis(x0, x1, axis_y, _SHARE_TICKS, "share of the peer's routes", top)
+    parts += _stacked_rows(rows, x0, x1, top, pitch, 16, 11, False, False)
+    parts += _legend([(s, COLOURS[s]) for s in STATES], axis_y + 56)
+    more = f" (the {TOP} with the most routes of {len(doc['by_peer'])})" if len(doc["by_peer"]) > TOP else ""
+    return _svg(axis_y + 70, f"RFC 6811 status shares of each peer's routes, {len(rows)} peers{more}", parts)
 
 
 _PAGE_TEXT = """<!doctype html>
@@ -145,7 +235,8 @@ _PAGE_TEXT = """<!doctype html>
 <style>
 body { font-family: system-ui, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222 }
 table { border-collapse: collapse; margin: 1em 0 } td, th { padding: .2em .8em; border-bottom: 1px solid #ddd;
-text-align: right } th:first-child, td:first-child { text-align: left } img { max-width: 100% }
+text-align: right } th:first-child, td:first-child { text-align: left }
+svg.fig { display: block; width: 100%; height: auto; margin: 1em 0 }
 .note { color: #555; font-size: .9em }
 </style></head><body>
 <h1>Route dump validation</h1>
@@ -159,11 +250,11 @@ VRPs{% if doc.aspas is not none %} and {{ "{:,}".format(doc.aspas) }} ASPA recor
 {% if doc.aspa %}<table><tr><th>ASPA verdict</th><th>routes</th><th>share</th></tr>
 {% for s, n in doc.aspa.items() %}<tr><td>{{ s }}</td><td>{{ "{:,}".format(n) }}</td><td>{{ pct(n) }}</td></tr>
 {% endfor %}</table>{% endif %}
-<img alt="status shares" src="data:image/png;base64,{{ status_png }}">
+{{ status_svg }}
 <h2>Top RPKI-invalid origins</h2>
-<img alt="top invalid origins" src="data:image/png;base64,{{ origins_png }}">
+{{ origins_svg }}
 <h2>Per peer</h2>
-<img alt="per-peer breakdown" src="data:image/png;base64,{{ peers_png }}">
+{{ peers_svg }}
 <h2>Findings</h2>
 <table><tr><th>finding</th><th>count</th></tr>
 {% for k, n in doc.findings.items() %}<tr><td>{{ k }}</td><td>{{ "{:,}".format(n) }}</td></tr>{% endfor %}</table>
@@ -174,14 +265,18 @@ MOAS and sub-prefix findings flag what a hijack looks like; many have innocent r
 _PAGE = []  # the compiled template, once
 
 
-
-
-def report_html(doc: dict) -> str:
-    total = doc["routes"] or 1
+def _page():
     if not _PAGE:
         import jinja2
 
         _PAGE.append(jinja2.Environment(autoescape=True).from_string(_PAGE_TEXT))
-    return _PAGE[0].render(doc=doc, files=doc["files"], pct=lambda n: f"{n / total:.2%}",
-                        status_png=status_figure(doc), origins_png=origins_figure(doc),
-                        peers_png=peers_figure(doc))
+    return _PAGE[0]
+
+
+def report_html(doc: dict) -> str:
+    from markupsafe import Markup  # jinja2's: the SVGs are escaped where they are written
+
+    total = doc["routes"] or 1
+    return _page().render(doc=doc, files=doc["files"], pct=lambda n: f"{n / total:.2%}",
+                          status_svg=Markup(status_figure(doc)), origins_svg=Markup(origins_figure(doc)),
+                          peers_svg=Markup(peers_figure(doc)))
