@@ -81,8 +81,9 @@ def read_routes(path: str, warn: Callable[[str], None] | None = None) -> Iterato
 
 
 def read_batches(path: str, size: int = 65536, warn: Callable[[str], None] | None = None) -> Iterator["RouteBatch"]:
-    """The routes of the MRT file at `path` as `RouteBatch`es of about `size` routes (a record's
-    routes are never split), in file order. State changes are left out: they have no prefix."""
+    """The routes of the MRT file at `path` as `RouteBatch`es, in file order: each holds the routes of
+    whole buffers of records (MRTReader.buffers), at least `size` records' worth but at the end of
+    the file. State changes are left out: they have no prefix."""
     return MRTReader(path, warn).batches(size)
 
 
@@ -170,6 +171,8 @@ class MRTReader:
         self.records = 0
         self.state_changes = 0  # left out of batches: counted here
         self.at = 0
+        self.peers_seen: list[tuple[str, int]] = []  # RouteBatch.peers: (address, AS) of every peer so far
+        self._peer_index_of: dict = {}
         self._handlers = {BGP: self._bgp, TABLE_DUMP: self._table_dump, TABLE_DUMP_V2: self._table_dump_v2,
                           BGP4MP: self._bgp4mp, BGP4MP_ET: self._bgp4mp}
 
@@ -198,15 +201,13 @@ class MRTReader:
                 yield from _expand(g[:12])
 
     def batches(self, size: int = 65536) -> Iterator[RouteBatch]:
-        peers: list[tuple[str, int]] = []
-        peer_index: dict = {}
         # the parser makes many short-lived containers and no cycles: the cyclic collector, left on,
         # would walk the attribute caches again and again (a fifth of the time); it runs while the
         # consumer has a batch (if it was on)
         gc_was = gc.isenabled()
         gc.disable()
         try:
-            for batch in self._fill(size, peers, peer_index):
+            for batch in self._fill(size):
                 if gc_was:
                     gc.enable()
                 yield batch
@@ -215,45 +216,76 @@ class MRTReader:
             if gc_was:
                 gc.enable()
 
-    def _fill(self, size, peers, peer_index):
-        """Batches of whole buffers of records: BGP4MP UPDATEs through bgpsim.mrt.fast, the records it
-        leaves through the parser, merged back into file order."""
-        pieces: list[dict] = []
-        paths: list = []
-        path_index: tuple[dict, dict] = ({}, {})
-        seg_index: dict = {}
-        n = 0
-        for buf, base, starts in self._frames(Chunks(self.path), BUFFER):
-            u = fast.updates(buf, starts, paths, path_index)
-            lut = np.array([self._peer_number(self._ip(raw), asn, peers, peer_index) for raw, asn in u.peer_keys]
-                           + [0], dtype=np.int32)
-            fast_piece = {"rec": u.rec, "kind": u.kind, "afi": u.afi, "count": u.count, "path": u.path,
-                          "origin": u.origin, "peer": lut[u.peer], "time": u.time, "usec": u.usec, "hi": u.hi, "lo": u.lo,
-                          "plen": u.plen, "pid": np.full(len(u.plen), -1, dtype=np.int64),
-                          "src": np.column_stack([np.full(len(u.rec), len(pieces), dtype=np.int64), u.a0, u.a1,
-                                                  u.asn, u.nh, u.et]),
-                          "slow": {}, "buf": buf}
-            slow = np.flatnonzero(u.slow).tolist()
-            if slow:
-                fast_piece = _merge(fast_piece, self._slow_piece(buf, base, starts, slow, paths, seg_index, peers,
-                                                                 peer_index, len(pieces)))
-            pieces.append(fast_piece)
-            n += len(fast_piece["plen"])
+    def _fill(self, size):
+        # each buffer is read as soon as it is framed, so that warnings come in file order
+        batch, n = _Pieces(), 0
+        for buffer in self.buffers():
+            self._read(buffer, batch)
+            n += len(buffer[2])  # records: a batch holds about as many routes, or more
             if n >= size:
-                yield _batch(pieces, paths, peers)
-                pieces, paths, path_index, seg_index, n = [], [], ({}, {}), {}, 0
-        if n:
-            yield _batch(pieces, paths, peers)
+                if batch.routes:
+                    yield batch.batch(self.peers_seen)
+                batch, n = _Pieces(), 0
+        if batch.routes:
+            yield batch.batch(self.peers_seen)
 
-    @staticmethod
-    def _peer_number(ip: str, asn: int, peers: list, peer_index: dict) -> int:
-        p = peer_index.get((ip, asn))
+    def buffers(self) -> Iterator[tuple[bytes, int, list[int]]]:
+        """The file's whole records, about BUFFER bytes at a time: (buffer, stream offset of its first
+        byte, where each record starts in it). Framing faults are warnings here."""
+        return self._frames(Chunks(self.path), BUFFER)
+
+    def read(self, buffers: list[tuple[bytes, int, list[int]]]) -> RouteBatch:
+        """The routes of `buffers` (from `buffers()`, in order) as one batch."""
+        batch = _Pieces()
+        for buffer in buffers:
+            self._read(buffer, batch)
+        return batch.batch(self.peers_seen)
+
+    def _read(self, buffer: tuple[bytes, int, list[int]], batch: "_Pieces") -> None:
+        """BGP4MP UPDATEs through bgpsim.mrt.fast, the records it leaves through the parser, merged
+        back into file order."""
+        buf, base, starts = buffer
+        u = fast.updates(buf, starts, batch.paths, batch.path_index)
+        lut = np.array([self._peer_number(self._ip(raw), asn) for raw, asn in u.peer_keys] + [0], dtype=np.int32)
+        piece = {"rec": u.rec, "kind": u.kind, "afi": u.afi, "count": u.count, "path": u.path, "origin": u.origin,
+                 "peer": lut[u.peer], "time": u.time, "usec": u.usec, "hi": u.hi, "lo": u.lo, "plen": u.plen,
+                 "pid": np.full(len(u.plen), -1, dtype=np.int64),
+                 "src": np.column_stack([np.full(len(u.rec), len(batch.pieces), dtype=np.int64), u.a0, u.a1, u.asn,
+                                         u.nh, u.et]),
+                 "slow": {}, "buf": buf}
+        slow = np.flatnonzero(u.slow).tolist()
+        if slow:
+            piece = _merge(piece, self._slow_piece(buf, base, starts, slow, batch.paths, batch.seg_index))
+        batch.pieces.append(piece)
+        batch.routes += len(piece["plen"])
+
+    def skip(self, buffer: tuple[bytes, int, list[int]]) -> None:
+        """A buffer that another process reads: what the records after it need from it (a
+        PEER_INDEX_TABLE, RFC 6396 section 4.3.1) is kept, and the record types it holds that are
+        not read are noted as warned about (the other process warns)."""
+        buf, base, starts = buffer
+        a = np.frombuffer(buf, dtype=np.uint8)
+        s = np.asarray(starts, dtype=np.int64)
+        rtype = (a[s + 4].astype(np.int64) << 8) | a[s + 5]
+        sub = (a[s + 6].astype(np.int64) << 8) | a[s + 7]
+        for t in set(rtype.tolist()) - set(self._handlers):
+            self._skipped_types.add(t)
+        for i in np.flatnonzero((rtype == TABLE_DUMP_V2) & (sub == 1)).tolist():
+            pos = starts[i]
+            self.at = base + pos
+            try:
+                self._peer_index(buf[pos + 12:pos + 12 + _HEADER(buf, pos)[3]])
+            except _Damage:
+                pass  # the reading process says so
+
+    def _peer_number(self, ip: str, asn: int) -> int:
+        p = self._peer_index_of.get((ip, asn))
         if p is None:
-            p = peer_index[(ip, asn)] = len(peers)
-            peers.append((ip, asn))
+            p = self._peer_index_of[(ip, asn)] = len(self.peers_seen)
+            self.peers_seen.append((ip, asn))
         return p
 
-    def _slow_piece(self, buf, base, starts, which, paths, seg_index, peers, peer_index, buf_no) -> dict:
+    def _slow_piece(self, buf, base, starts, which, paths, seg_index) -> dict:
         """The groups of the records `which` (numbers in `starts`), read by the parser, as columns."""
         rec, kind, afi, count, path, origin, peer, time, usec = [], [], [], [], [], [], [], [], []
         nets, plens, pids = [], [], []
@@ -282,7 +314,7 @@ class MRTReader:
                         paths.append(segs)
                     path.append(j)
                 origin.append(attrs.origin_as if attrs is not None and k is not WITHDRAW else NO_PATH)
-                peer.append(self._peer_number(g[4], g[5], peers, peer_index))
+                peer.append(self._peer_number(g[4], g[5]))
                 time.append(g[1])
                 usec.append(-1 if g[2] is None else g[2])
                 nets += g[7]
@@ -757,6 +789,20 @@ class MRTReader:
             damage.partial = out
             raise damage
         return out
+
+
+class _Pieces:
+    """The pieces (one per buffer) of a batch being read, and the AS_PATHs they share."""
+
+    def __init__(self):
+        self.pieces: list[dict] = []
+        self.paths: list = []
+        self.path_index: tuple[dict, dict] = ({}, {})  # AS_PATH bytes -> (index, origin), per ASN size
+        self.seg_index: dict = {}  # AS_PATH segments -> index
+        self.routes = 0
+
+    def batch(self, peers: list) -> RouteBatch:
+        return _batch(self.pieces, self.paths, peers)
 
 
 def _merge(a: dict, b: dict) -> dict:
