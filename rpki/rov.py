@@ -51,6 +51,60 @@ def _host_mask(length: np.ndarray, bits: int) -> np.ndarray:
         return np.where(k == 0, np.uint64(0), np.uint64(2**64 - 1) >> (np.uint64(64) - np.maximum(k, np.uint64(1))))
 
 
+class Networks:
+    """A column of network addresses (IPv4 or IPv6) held as two uint64 arrays, `high` and `low`:
+    the address is high << 64 | low (an IPv4 address is all in `low`). It reads as a sequence of
+    Python ints (len, indexing, iteration, tolist); indexing with an array or a slice gives a
+    Networks. This is how VRPTable keeps its addresses: numpy arrays of Python ints (dtype object)
+    are made, converted and pickled one element at a time, these at once."""
+
+    __slots__ = ("high", "low")
+
+    def __init__(self, high, low):
+        self.high = np.asarray(high, dtype=np.uint64)
+        self.low = np.asarray(low, dtype=np.uint64)
+
+    @classmethod
+    def of(cls, values) -> Networks:
+        """A Networks from Python ints (a list, an array of dtype object) or a Networks."""
+        if isinstance(values, Networks):
+            return values
+        try:
+            low = np.asarray(values, dtype=np.uint64)  # every one below 2**64 (IPv4 only, say)
+            if low.ndim == 1:
+                return cls(np.zeros(len(low), dtype=np.uint64), low)
+        except (OverflowError, TypeError, ValueError):
+            pass
+        values = [int(x) for x in values]
+        return cls([x >> 64 for x in values], [x & (2**64 - 1) for x in values])
+
+    def __len__(self) -> int:
+        return len(self.low)
+
+    def __getitem__(self, k):
+        if isinstance(k, (int, np.integer)):
+            return int(self.high[k]) << 64 | int(self.low[k])
+        return Networks(self.high[k], self.low[k])
+
+    def tolist(self) -> list[int]:
+        out = self.low.tolist()
+        big = np.flatnonzero(self.high)
+        for i, h in zip(big.tolist(), self.high[big].tolist()):
+            out[i] |= h << 64
+        return out
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.empty(len(self), dtype=object)
+        out[:] = self.tolist()
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"Networks({self.tolist()!r})"
+
+
 @dataclass(frozen=True, order=True)
 class VRP:
     """Validated ROA Payload: (prefix, maxLength, origin ASN)."""
@@ -73,9 +127,15 @@ class _Family:
                  asn: np.ndarray, network: np.ndarray):
         bits = _BITS[version]
         self.version = version
-        order = np.lexsort((length, start))
-        start, length, max_length, asn = start[order], length[order], max_length[order], asn[order]
-        self._rows = (network[order], length, max_length, asn)  # for members()
+        if bits == 32:  # one stable sort of (start, length) in a word; none at all (timsort sees one
+            order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")  # run)
+        else:  # when the VRPs come sorted, as relying parties write them
+            order = np.lexsort((length, start))
+        if (order[1:] > order[:-1]).all():
+            self._rows = (network, length, max_length, asn)
+        else:
+            start, length, max_length, asn = start[order], length[order], max_length[order], asn[order]
+            self._rows = (network[order], length, max_length, asn)  # for members()
         n = len(start)
         new = np.ones(n, dtype=bool)
         new[1:] = (start[1:] != start[:-1]) | (length[1:] != length[:-1])
@@ -89,12 +149,21 @@ class _Family:
         nz = asn != 0  # AS0 covers but never validates: no pair
         pair = (key[nz].astype(np.uint64) << np.uint64(32)) | asn[nz].astype(np.uint64)
         best = max_length[nz]
-        o = np.lexsort((best, pair))  # by pair, then maxLength: the last of each pair is its best
-        pair, best = pair[o], best[o]
+        if len(self.start) < 2**24:  # pair and maxLength in one word, sorted: the last of each pair is its best
+            packed = np.sort((pair << np.uint64(8)) | best.astype(np.uint64), kind="stable")  # nearly sorted: timsort
+            pair, best = packed >> np.uint64(8), packed & np.uint64(255)
+        else:
+            o = np.lexsort((best, pair))
+            pair, best = pair[o], best[o]
         last = np.ones(len(pair), dtype=bool)
         last[:-1] = pair[1:] != pair[:-1]
         self.pair = pair[last]
         self.pair_max = best[last].astype(np.int64)
+        # each prefix's pairs: pair_first[k] to pair_first[k + 1] (mostly one; none for AS0 alone)
+        self.pair_first = np.zeros(len(self.start) + 1, dtype=np.int64)
+        np.cumsum(np.bincount((self.pair >> np.uint64(32)).astype(np.intp), minlength=len(self.start)),
+                  out=self.pair_first[1:])
+        self.pair_asn = (self.pair & np.uint64(2**32 - 1)).astype(np.int64)
         self._lists: tuple | None = None  # the index as lists, for holding()
 
     def holding(self, start: int, length: int) -> list[tuple[int, int, int, int]]:
@@ -121,8 +190,16 @@ class _Family:
         out = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
         if not len(self.start) or not len(start):
             return out
-        order = np.argsort(start, kind="stable")  # sorted queries: binary searches that hit the cache
-        start, length, origin = start[order], length[order], origin[order]
+        n = len(start)
+        shift = max(n.bit_length(), 1)
+        if bits == 32 and n < 2**31 and start.max() < 2**32:  # sort (start, position) packed in a word:
+            packed = np.sort((start << np.uint64(shift)) | np.arange(n, dtype=np.uint64))  # faster than argsort
+            order = (packed & np.uint64((1 << shift) - 1)).astype(np.int64)
+            start = packed >> np.uint64(shift)
+        else:
+            order = np.argsort(start, kind="stable")
+            start = start[order]
+        length, origin = length[order], origin[order]  # sorted queries: binary searches that hit the cache
         r_end = start + _host_mask(length, bits)
         i = np.searchsorted(self.start, start, side="right") - 1
         todo = np.flatnonzero(i >= 0)
@@ -136,12 +213,21 @@ class _Family:
         state = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
         state[covered] = _INVALID_ASN
         best = np.full(len(start), -1, dtype=np.int64)
-        live, j = covered, i[covered]
+        live, j, step = covered, i[covered], 0
         while live.size and len(self.pair):  # every covering prefix: the best maxLength for the origin
-            key = (j.astype(np.uint64) << np.uint64(32)) | origin[live].astype(np.uint64)
-            k = np.minimum(np.searchsorted(self.pair, key), len(self.pair) - 1)
-            hit = self.pair[k] == key
-            best[live[hit]] = np.maximum(best[live[hit]], self.pair_max[k[hit]])
+            first = self.pair_first[j]
+            count = self.pair_first[j + 1] - first
+            o = origin[live]
+            k = np.minimum(first, len(self.pair) - 1)
+            hit = (count == 1) & (self.pair_asn[k] == o)  # the usual prefix: one ASN, no search
+            many = np.flatnonzero(count > 1)
+            if len(many):  # a binary search among the pairs for the others
+                key = (j[many].astype(np.uint64) << np.uint64(32)) | o[many].astype(np.uint64)
+                k[many] = np.minimum(np.searchsorted(self.pair, key), len(self.pair) - 1)
+                hit[many] = self.pair[k[many]] == key
+            at = live[hit]
+            best[at] = np.maximum(best[at], self.pair_max[k[hit]]) if step else self.pair_max[k[hit]]
+            step += 1
             j = self.parent[j]
             keep = j >= 0
             live, j = live[keep], j[keep]
@@ -163,11 +249,11 @@ class VRPTable:
 
     @classmethod
     def from_columns(cls, version, network, length, max_length, asn) -> VRPTable:
-        """One entry per VRP: IP version (4 or 6), network address as a Python int, prefix length,
-        maxLength, ASN (values already checked, e.g. by rpki.vrps.read_vrp_columns)."""
+        """One entry per VRP: IP version (4 or 6), network address (Python ints, or a Networks),
+        prefix length, maxLength, ASN (values already checked, e.g. by rpki.vrps.read_vrp_columns)."""
         t = cls()
         t._vrps = None
-        t._cols = (np.asarray(version, dtype=np.int8), np.asarray(network, dtype=object),
+        t._cols = (np.asarray(version, dtype=np.int8), Networks.of(network),
                    np.asarray(length, dtype=np.int64), np.asarray(max_length, dtype=np.int64),
                    np.asarray(asn, dtype=np.int64))
         return t
@@ -176,7 +262,7 @@ class VRPTable:
         if self._cols is None:
             v = self._vrps
             self._cols = (np.asarray([x.prefix.version for x in v], dtype=np.int8),
-                          np.asarray([int(x.prefix.network_address) for x in v], dtype=object),
+                          Networks.of([int(x.prefix.network_address) for x in v]),
                           np.asarray([x.prefix.prefixlen for x in v], dtype=np.int64),
                           np.asarray([x.max_length for x in v], dtype=np.int64),
                           np.asarray([x.asn for x in v], dtype=np.int64))
@@ -205,14 +291,15 @@ class VRPTable:
         if self._index is None:
             ver, net, length, ml, asn = self._columns()
             long = (ver == 6) & (length > 64)
-            self._long = [VRP(IPv6Network((int(net[k]), int(length[k]))), int(ml[k]), int(asn[k]))
-                          for k in np.flatnonzero(long).tolist()]
+            k = np.flatnonzero(long)
+            self._long = [VRP(IPv6Network((x, n)), m, a) for x, n, m, a in
+                          zip(net[k].tolist(), length[k].tolist(), ml[k].tolist(), asn[k].tolist())]
             self._index = {}
             for v in (4, 6):
                 sel = np.flatnonzero((ver == v) & ~long)
                 nets = net[sel]
-                top = [int(x) >> 64 for x in nets] if v == 6 else nets.tolist()
-                self._index[v] = _Family(v, np.asarray(top, dtype=np.uint64), length[sel], ml[sel], asn[sel], nets)
+                top = nets.high if v == 6 else nets.low  # the bits the index compares
+                self._index[v] = _Family(v, top, length[sel], ml[sel], asn[sel], nets)
         return self._index
 
     def covering(self, prefix: IPv4Network | IPv6Network) -> list[VRP]:
@@ -277,15 +364,22 @@ def nest(start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 def _nest_by_arrays(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """i's depth is i less the prefixes closed before its start, and its parent the last prefix
-    before it one level up."""
+    before it one level up: found level by level (the prefixes grouped by depth, in order, by one
+    stable sort of small integers), by a binary search in the level above."""
     n = len(start)
-    index = np.arange(n, dtype=np.int64)
-    depth = index - np.searchsorted(np.sort(end), start, side="left")
-    key = np.sort(depth * n + index)  # by depth, then position
-    at = np.searchsorted(key, (depth - 1) * n + index, side="left") - 1
-    hit = key[np.maximum(at, 0)]
-    found = (depth > 0) & (at >= 0) & (hit // n == depth - 1)
-    return np.where(found, hit % n, -1)
+    parent = np.full(n, -1, dtype=np.int64)
+    if not n:
+        return parent
+    if end.dtype == np.uint64 and end.max() < 2**32:  # IPv4: the same search on half the bytes
+        start, end = start.astype(np.uint32), end.astype(np.uint32)
+    depth = np.arange(n, dtype=np.int64) - np.searchsorted(np.sort(end, kind="stable"), start, side="left")
+    order = np.argsort(depth.astype(np.int16) if depth.max() < 2**15 else depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(depth.max() + 2))
+    for d in range(1, len(bounds) - 1):
+        above, here = order[bounds[d - 1]:bounds[d]], order[bounds[d]:bounds[d + 1]]
+        at = np.searchsorted(above, here) - 1
+        parent[here] = np.where(at >= 0, above[np.maximum(at, 0)], -1)
+    return parent
 
 
 def _nest_by_scan(start, end) -> np.ndarray:

@@ -37,11 +37,12 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from ipaddress import IPv4Network, IPv6Network
+from operator import itemgetter
 from pathlib import Path
 
 from bgpsim.errors import InputError
 
-from .rov import VRP, VRPTable
+from .rov import VRP, Networks, VRPTable
 
 MAX_INPUT_BYTES = 512 * 2**20  # today's largest rpki-client JSON is about 100 MB
 MAX_ASN = 2**32 - 1
@@ -653,110 +654,402 @@ def _csv_rows(text: str, source: str | None):
         yield _asn_text(asn, flavour == "csvcompat", source, n), version, a, plen, int(maxlen), ta, expires
 
 
-_FAST_CSV_RE = re.compile(  # the shape of every line of a plain `csv` or rpki-client CSV body
-    r'(?:AS[0-9]++,[0-9A-Fa-f:.]++/[0-9]++,[0-9]++,[^,/\n\r"\\]++(?:,[0-9]++)?+\n)*+')
-_LEADING_ZERO_RES = [re.compile(p) for p in (r",0[0-9]", r"/0[0-9]", r"\.0[0-9]", r"\nAS0[0-9]")]
+_V6_ADDRESSES_RE = re.compile(r"[0-9A-Fa-f:.]{2,}(?:,[0-9A-Fa-f:.]{2,})*")  # _PREFIX_RE's address part, joined
 
 
-def _decimals(text: str, sep: str):
-    """The unsigned decimal numbers (at most 10 digits each) of `text`, separated by `sep`, as an
-    int64 array computed digit by digit in numpy; None if a part is empty, too long or not digits."""
+_ZEROS = 0x3030303030303030  # eight '0' characters in a word
+_HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0
+
+
+def _words(data: bytes):
+    """The 8-byte little-endian word at each byte offset of `data` (an unaligned, overlapping view)."""
     import numpy as np
 
-    s = np.frombuffer((text + sep).encode("ascii", "replace"), dtype=np.uint8)
-    is_sep = s == ord(sep)
-    ends = np.flatnonzero(is_sep)
-    digits = s[~is_sep].astype(np.int64) - 48
-    if len(digits) and (digits.min() < 0 or digits.max() > 9):
+    return np.ndarray((max(len(data) - 7, 0),), dtype="<u8", buffer=data, strides=(1,))
+
+
+_BEFORE = [(2**64 - 1) >> (8 * k) if k < 8 else 0 for k in range(9)]  # the bytes before a word's last k
+_LEAST = [0, 0] + [10 ** (k - 1) for k in range(2, 21)]  # the least k-digit number without a leading zero
+
+
+def _digits_at(words, a, b, width: int):
+    """The unsigned decimal numbers text[a[i]:b[i]] (1 to `width` digits each, at most 19, no leading
+    zero) as a uint64 array, or None if one is empty, too long, has a leading zero or a non-digit.
+    `words`: the text's words (see _words); the caller makes sure `width` bytes precede every b[i].
+    The last eight digits of all fields at once (_eight_digits), then those before them of the
+    fields that have more (few: AS numbers above 99,999,999)."""
+    import numpy as np
+
+    n = b - a
+    if not len(n):
+        return np.zeros(0, dtype=np.uint64)
+    if n.min() < 1 or n.max() > width:
         return None
-    lengths = np.diff(ends, prepend=-1) - 1
-    if lengths.min() < 1 or lengths.max() > 10:
+    value, bad = _eight_digits(words[b - 8], np.minimum(n, 8))
+    if bad.any():
         return None
-    stop = np.cumsum(lengths)
-    place = np.repeat(stop, lengths) - np.arange(len(digits)) - 1  # digits after this one in its number
-    return np.add.reduceat(digits * (10 ** place), stop - lengths)
+    if width > 8:
+        rows = np.flatnonzero(n > 8)
+        if len(rows):
+            more = _digits_at(words, a[rows], b[rows] - 8, width - 8)
+            if more is None:
+                return None
+            value[rows] += more * np.uint64(10**8)
+    if (value < np.take(np.array(_LEAST, dtype=np.uint64), n)).any():
+        return None  # a leading zero
+    return value
+
+
+def _eight_digits(x, k):
+    """The numbers written by the last k[i] (1 to 8) bytes of the words x[i] (a word holds eight
+    bytes of text, the last one highest), and where a byte was no digit (a bool array): the bytes
+    before the digits are set to '0', the bytes checked, and pairs, quads and octets of digits
+    converted by multiplications (the SWAR method of simdjson and fast_float). Overwrites x."""
+    import numpy as np
+
+    u = np.uint64
+    before = np.take(np.array(_BEFORE, dtype=u), k)
+    before &= x ^ u(_ZEROS)
+    x ^= before  # the bytes before the digits are '0' now
+    check = x + u(0x0606060606060606)  # (ASCII: no carry from byte to byte)
+    check &= x
+    check &= u(_HIGH_NIBBLES)
+    bad = check != u(_ZEROS)  # not '3' above, before and after adding 6: a byte outside '0'..'9'
+    x &= u(0x0F0F0F0F0F0F0F0F)
+    x *= u(2561)
+    x >>= u(8)
+    x &= u(0x00FF00FF00FF00FF)
+    x *= u(6553601)
+    x >>= u(16)
+    x &= u(0x0000FFFF0000FFFF)
+    x *= u(42949672960001)
+    x >>= u(32)
+    return x, bad
+
+
+# Each byte of a plain CSV body as _fast_csv_columns sees it: the separators (newline, comma, slash)
+# and the bytes no field may hold (control characters, the double quote, the backslash, DEL, and
+# non-ASCII ones, though the text was checked to be ASCII) as 1, the others (printable ASCII) as 0.
+_CSV_CLASS = bytes(0 if 32 <= c < 127 and c not in b'",/\\' else 1 for c in range(256))
+_DOTS: list = []  # _dotted_quads' table, made on first use
+
+
+def _dot_table():
+    """For each 16-bit mask of the dots among the 16 bytes before a '/': where the three dots of
+    an IPv4 address are (p0 | p1 << 4 | p2 << 8), if there are three with one to three bytes
+    between them and after the last; else -1."""
+    import numpy as np
+
+    if not _DOTS:
+        from itertools import combinations
+
+        table = np.full(2**16, -1, dtype=np.int16)
+        for p0, p1, p2 in combinations(range(16), 3):
+            if 1 <= p1 - p0 - 1 <= 3 and 1 <= p2 - p1 - 1 <= 3 and 1 <= 15 - p2 <= 3:
+                table[1 << p0 | 1 << p1 | 1 << p2] = p0 | p1 << 4 | p2 << 8
+        _DOTS.append(table)
+    return _DOTS[0]
+
+
+def _dotted_quads(words, a, b):
+    """The IPv4 addresses text[a[i]:b[i]] (dotted quads as inet_pton reads them: four decimal octets
+    up to 255, no leading zeros) as a uint64 array, and a bool array saying where the text is no
+    such address. The dots are found in the two words before each b[i] (SWAR: a byte compare,
+    then the eight flags of a word gathered into a byte by one multiplication) and looked up in
+    a table of the masks with three dots; the octets are read like other numbers (_eight_digits)."""
+    import numpy as np
+
+    u = np.uint64
+    n = b - a
+    mask = np.zeros(len(a), dtype=u)
+    hi = words[b - 8]
+    for shift, x in ((0, words[b - 16]), (8, hi.copy())):
+        x ^= u(0x2E2E2E2E2E2E2E2E)  # '.' bytes are 0 now, all others below 0x80 (ASCII)
+        x += u(0x7F7F7F7F7F7F7F7F)  # the high bit of each byte set but where it was 0 (no carries)
+        x = ~x
+        x &= u(0x8080808080808080)
+        x >>= u(7)
+        x *= u(0x0102040810204080)  # byte j's flag to bit 56 + j
+        x >>= u(56)
+        x <<= u(shift)
+        mask |= x
+    n = np.clip(n, 0, 16)
+    mask &= np.take(np.array([(0xFFFF << (16 - k)) & 0xFFFF for k in range(17)], dtype=u), n)  # the address only
+    code = np.take(_dot_table(), mask.astype(np.intp))
+    bad = (code < 0) | (n < 7) | (n > 15)
+    code = code.astype(np.int64)
+    dots = [b - 16 + (code & 15), b - 16 + ((code >> 4) & 15), b - 16 + (code >> 8)]
+    first = dots[0] - a  # the first octet's length (the table checked the others)
+    bad |= (first < 1) | (first > 3)
+    addr = np.zeros(len(a), dtype=u)
+    last = b - dots[2]  # the last octet and its dot: both in the word before b
+    for k, (length, x) in enumerate(((first, words[dots[0] - 8]), (dots[1] - dots[0] - 1, words[dots[1] - 8]),
+                                     (dots[2] - dots[1] - 1, hi << (last * 8).astype(u)), (last - 1, hi))):
+        length = np.clip(length, 1, 3)
+        octet, wrong = _eight_digits(x if k < 3 else x.copy(), length)
+        bad |= wrong
+        bad |= octet < np.take(np.array(_LEAST, dtype=u), length)  # a leading zero
+        bad |= octet > u(255)
+        addr <<= u(8)
+        addr |= octet
+    return addr, bad
 
 
 def _fast_csv_columns(text: str):
-    """read_vrp_columns for Routinator `csv` and rpki-client CSV written plainly (no CR, no '/' in
-    a trust anchor name, no leading zeros anywhere): one regular expression checks the shape of the
-    whole body, str.split cuts it into fields, numpy checks and converts the columns at once. None
-    when anything is unusual or wrong: then the line-by-line reader runs, and names the faulty line."""
+    """read_vrp_columns for Routinator `csv` and rpki-client CSV written plainly (ASCII, no CR, no
+    '/' in a trust anchor name, no leading zeros anywhere), as numpy arrays. The text's bytes are
+    searched once for the separators (newline, comma, slash); every line must show the same
+    pattern of them (',/,,\n', or ',/,,,\n' with Expires), and each column is then checked and
+    converted for all lines at once: the numbers eight digits to a word (_digits_at), IPv4
+    addresses by their three dots (_dotted_quads), IPv6 addresses (the lines that hold no IPv4
+    address: a few percent) one by one by inet_pton. The network column is an rov.Networks (two
+    uint64 arrays), which VRPTable.from_columns takes as it is. None when anything is unusual or
+    wrong: then the line-by-line reader runs, and names the faulty line."""
     import numpy as np
 
     end = text.find("\n")
     flavour = _CSV_HEADERS.get(text[:end]) if end >= 0 else None
-    if flavour not in ("csv", "rpki-client-csv"):
+    if flavour not in ("csv", "rpki-client-csv") or not text.isascii():
         return None
-    width = 6 if flavour == "rpki-client-csv" else 5  # fields once the prefix is split at '/'
-    body = text[end + 1:]
-    if body and not body.endswith("\n"):
-        body += "\n"
-    if _FAST_CSV_RE.fullmatch(body) is None or body.startswith("AS0") and body[3:4].isdigit():
+    if not text.endswith("\n"):
+        text += "\n"
+    data = text.encode("ascii")
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if len(data) == end + 1:
+        return (np.zeros(0, dtype=np.int8), Networks.of([]), np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    sep = np.flatnonzero(np.frombuffer(data.translate(_CSV_CLASS), dtype=bool)[end + 1:])  # one pass in C
+    pattern = np.frombuffer(b",/,,,\n" if flavour == "rpki-client-csv" else b",/,,\n", dtype=np.uint8)
+    width = len(pattern)
+    if len(sep) % width:
         return None
-    if any(r.search(body) for r in _LEADING_ZERO_RES):
+    lines = len(sep) // width
+    sep += end + 1  # positions in buf
+    sep = sep.reshape(lines, width)  # a line a row
+    if (buf[sep] != pattern).any():
+        return None  # a field too many or too few, a '/' in the wrong place, an empty line, a control character
+    comma, slash, comma2, comma3, ta_end, nl = (np.ascontiguousarray(sep[:, k]) for k in (0, 1, 2, 3, 4, -1))
+    del sep
+    first = np.empty(lines, dtype=np.int64)  # where each line starts
+    first[0] = end + 1
+    first[1:] = nl[:-1] + 1
+    # the header's 37 bytes precede every field: the word gathers stay inside buf
+    words = _words(data)
+    if ((buf[first] != 65) | (buf[first + 1] != 83)).any():  # 'AS'
         return None
-    fields = body.replace("/", ",").replace("\n", ",").split(",")
-    fields.pop()  # after the last newline
-    if len(fields) != width * body.count("\n"):
-        return None  # a line with Expires in csv, or without it in rpki-client CSV
-    asn_s, addr_s = fields[0::width], fields[1::width]
-    if not asn_s:
-        return [], [], [], [], []
-    for ta in set(fields[4::width]):
-        if not ta.isprintable() or len(ta) > MAX_TA_LENGTH:
+    asn = _digits_at(words, first + 2, comma, 10)
+    if asn is None or asn.max() > MAX_ASN:
+        return None
+    # the prefix length and maxLength ('24,24') from one word: its last bytes, then shifted
+    k_len, k_max = comma2 - slash - 1, comma3 - comma2 - 1
+    if min(k_len.min(), k_max.min()) < 1 or max(k_len.max(), k_max.max()) > 3:
+        return None
+    x = words[comma3 - 8]
+    both, bad = _eight_digits(np.concatenate([x, x << ((k_max + 1) * 8).astype(np.uint64)]),
+                              np.concatenate([k_max, k_len]))
+    if bad.any() or (both < np.take(np.array(_LEAST, dtype=np.uint64), np.concatenate([k_max, k_len]))).any():
+        return None
+    maxlen, length = both[:lines], both[lines:]
+    if width == 6:  # rpki-client's Expires: a Unix time, not kept
+        expires = _digits_at(words, ta_end + 1, nl, 19)
+        if expires is None or expires.max() >= 2**63:
             return None
-    if width == 6 and max(map(int, fields[5::width])) >= 2**63:
+    ta_length = ta_end - comma3 - 1  # the trust anchor's bytes were checked with the separators
+    if ta_length.min() < 1 or ta_length.max() > MAX_TA_LENGTH:
         return None
-    if max(map(len, addr_s)) > 45 or max(map(len, asn_s)) > 12:
-        return None
-    asn = _decimals(",".join(asn_s).replace("AS", ""), ",")
-    length = _decimals(",".join(fields[2::width]), ",")
-    maxlen = _decimals(",".join(fields[3::width]), ",")
-    if asn is None or length is None or maxlen is None:
-        return None
-    if asn.max() > MAX_ASN or length.max() > 128 or maxlen.max() > 128:
-        return None
-    n = len(asn)
-    v6 = [i for i, a in enumerate(addr_s) if ":" in a]
-    ver = np.full(n, 4, dtype=np.int8)
+    return _fast_networks(text, words, comma, slash, asn, length, maxlen)
+
+
+def _fast_networks(text: str, words, comma, slash, asn, length, maxlen):
+    """_fast_csv_columns' second half: the addresses between `comma` and `slash` of each line."""
+    import numpy as np
+
+    lines = len(asn)
+    addr, v6 = _dotted_quads(words, comma + 1, slash)
+    v6 = np.flatnonzero(v6)  # the lines without an IPv4 address: IPv6, or wrong
+    ver = np.full(lines, 4, dtype=np.int8)
     ver[v6] = 6
-    net = np.empty(n, dtype=object)
-    v4 = np.flatnonzero(ver == 4)
-    if len(v4):
-        dotted = ".".join(addr_s[i] for i in v4.tolist())
-        if dotted.count(".") != 4 * len(v4) - 1:
+    high = np.zeros(lines, dtype=np.uint64)
+    low = addr
+    v4 = np.flatnonzero(ver == 4) if len(v6) else slice(None)
+    n4, m4 = length[v4], maxlen[v4]
+    if len(n4):
+        if n4.max() > 32 or m4.max() > 32 or (m4 < n4).any():
             return None
-        octets = _decimals(dotted, ".")
-        if octets is None or (octets > 255).any():  # an empty, a hexadecimal or a large part
+        if (low[v4] & ((np.uint64(1) << (np.uint64(32) - n4)) - np.uint64(1))).any():
+            return None  # host bits set
+    if len(v6):
+        starts, stops = (comma[v6] + 1).tolist(), slash[v6].tolist()
+        addrs = [text[s:e] for s, e in zip(starts, stops)]
+        if (slash[v6] - comma[v6]).max() > 46 or not _V6_ADDRESSES_RE.fullmatch(",".join(addrs)):
+            return None  # a character that is neither a hex digit, ':' nor '.', or more than 45 of them
+        if not all(":" in s for s in addrs):
+            return None  # neither IPv4 nor IPv6 (inet_pton's choice is by the ':', as parse_prefix's)
+        try:
+            packed = b"".join([socket.inet_pton(socket.AF_INET6, s) for s in addrs])
+        except (OSError, ValueError):
             return None
-        octets = octets.astype(np.uint64).reshape(-1, 4)
-        addr = (octets[:, 0] << np.uint64(24)) | (octets[:, 1] << np.uint64(16)) | (octets[:, 2] << np.uint64(8)) | octets[:, 3]
-        n4, m4 = length[v4], maxlen[v4]
-        if (n4 > 32).any() or (m4 < n4).any() or (m4 > 32).any():
+        words6 = np.frombuffer(packed, dtype=">u8").astype(np.uint64)
+        hi, lo = words6[0::2], words6[1::2]
+        k, m = length[v6], maxlen[v6]
+        if k.max() > 128 or m.max() > 128 or (m < k).any():
             return None
-        host = (np.uint64(1) << (32 - n4).astype(np.uint64)) - np.uint64(1)
-        if (addr & host).any():
-            return None
-        net[v4] = addr.tolist()
+        # host bits: the last 128 - k bits of (hi, lo), each mask made by two shifts (one by 64 is undefined)
+        hi_host = np.clip(64 - k.astype(np.int64), 0, 64).astype(np.uint64)
+        lo_host = np.clip(128 - k.astype(np.int64), 0, 64).astype(np.uint64)
+        ones = np.uint64(2**64 - 1)
+        if ((hi & ~((ones << (hi_host >> np.uint64(1))) << (hi_host - (hi_host >> np.uint64(1))))).any()
+                or (lo & ~((ones << (lo_host >> np.uint64(1))) << (lo_host - (lo_host >> np.uint64(1))))).any()):
+            return None  # host bits set
+        high[v6], low[v6] = hi, lo
+    return ver, Networks(high, low), length.view(np.int64), maxlen.view(np.int64), asn.view(np.int64)
+
+
+# the bytes of prefixes as _fast_prefixes sees them: '/' and newline, and whatever no prefix holds, as 1
+_PREFIX_CLASS = bytes(0 if c in b"0123456789abcdefABCDEF:." else 1 for c in range(256))
+_PAD = 31  # bytes before the first prefix, so that the word gathers stay inside the text
+
+
+def _fast_prefixes(prefixes: list, maxlen):
+    """(IP versions, rov.Networks, lengths) of prefix strings ('192.0.2.0/24', '2001:db8::/32'),
+    checked as parse_prefix checks them, and with their maxLengths (`maxlen`, a uint64 array)
+    checked against them: the lines of one text, read as _fast_csv_columns reads its prefixes.
+    None if one is wrong or unusual."""
+    import numpy as np
+
+    if not prefixes:
+        return np.zeros(0, dtype=np.int8), Networks.of([]), np.zeros(0, dtype=np.int64)
     try:
-        for i in v6:
-            x = int.from_bytes(socket.inet_pton(socket.AF_INET6, addr_s[i]), "big")
-            k, m = int(length[i]), int(maxlen[i])
-            if not k <= m <= 128 or x & ((1 << (128 - k)) - 1):
-                return None
-            net[i] = x
-    except (OSError, ValueError):
+        text = "x" * _PAD + "\n" + "\n".join(prefixes) + "\n"
+    except TypeError:
+        return None  # one is no string
+    if not text.isascii():
         return None
-    return ver, net, length, maxlen, asn
+    data = text.encode("ascii")
+    buf = np.frombuffer(data, dtype=np.uint8)
+    sep = np.flatnonzero(np.frombuffer(data.translate(_PREFIX_CLASS), dtype=bool)[_PAD + 1:])
+    if len(sep) != 2 * len(prefixes):
+        return None
+    sep = (sep + (_PAD + 1)).reshape(-1, 2)
+    if (buf[sep] != np.frombuffer(b"/\n", dtype=np.uint8)).any():
+        return None
+    slash, nl = np.ascontiguousarray(sep[:, 0]), np.ascontiguousarray(sep[:, 1])
+    before = np.empty(len(nl), dtype=np.int64)  # the newline before each prefix
+    before[0] = _PAD
+    before[1:] = nl[:-1]
+    words = _words(data)
+    length = _digits_at(words, slash + 1, nl, 3)
+    if length is None:
+        return None
+    cols = _fast_networks(text, words, before, slash, length, length, maxlen)
+    return None if cols is None else cols[:3]
+
+
+def _json_shape(value) -> tuple[int, int]:
+    """(object members, ':' characters in keys and strings) of a parsed JSON value."""
+    if isinstance(value, dict):
+        members, colons = len(value), sum(k.count(":") for k in value)
+        for v in value.values():
+            m, c = _json_shape(v)
+            members, colons = members + m, colons + c
+        return members, colons
+    if isinstance(value, list):
+        members = colons = 0
+        for v in value:
+            m, c = _json_shape(v)
+            members, colons = members + m, colons + c
+        return members, colons
+    return 0, value.count(":") if isinstance(value, str) else 0
+
+
+def _fast_json_columns(text: str):
+    """read_vrp_columns for rpki-client's JSON written plainly (no backslash anywhere; maxLengths
+    and expiry times as numbers), without an object per VRP: json.loads without hooks
+    (half the time of load_json), then each field of the `roas` as one list, checked at once; the
+    prefixes by _fast_prefixes. What load_json's hook would have seen, a key twice in an object,
+    is seen by counting: without backslashes, every ':' in the text separates a member or stands
+    in a key or a string, so the text has more ':' than the parsed document accounts for exactly
+    when json.loads dropped a member. The rest of the document (metadata, router keys, ASPAs) is
+    read by the strict reader. None when anything is unusual or wrong: then read_json runs, and
+    names the fault's place."""
+    import numpy as np
+
+    if "\\" in text or not _JSON_START_RE.match(text):
+        return None
+    try:
+        doc = json.loads(text, parse_constant=_bad_constant)
+    except (ValueError, RecursionError):
+        return None
+    if type(doc) is not dict or "slurmVersion" in doc or type(doc.get("metadata")) is not dict:
+        return None
+    if "buildtime" not in doc["metadata"] or type(doc.get("roas", [])) is not list:
+        return None  # not rpki-client's
+    roas = doc.get("roas", [])
+    if roas and set(map(type, roas)) != {dict}:
+        return None
+    try:
+        asn, prefix, maxlen = (list(map(itemgetter(k), roas)) for k in ("asn", "prefix", "maxLength"))
+    except KeyError:
+        return None
+    try:
+        tas = list(map(itemgetter("ta"), roas))
+    except KeyError:
+        tas = [r["ta"] for r in roas if "ta" in r]
+    try:
+        expires = list(map(itemgetter("expires"), roas))
+    except KeyError:
+        expires = [r["expires"] for r in roas if "expires" in r]
+    if sum(map(len, roas)) != 3 * len(roas) + len(tas) + len(expires):
+        return None  # a key besides asn, prefix, maxLength, ta and expires
+    kinds = set(map(type, asn))
+    if str in kinds and kinds <= {int, str}:  # "AS64496", as rpki-client wrote ASNs before 7.1
+        try:
+            asn = [a if type(a) is int else _asn_json(a, None, None) for a in asn]
+        except InputError:
+            return None
+    for values in (asn, maxlen, expires):
+        if values and set(map(type, values)) != {int}:
+            return None  # a float, true, null, a string...
+    try:
+        asn_a, maxlen_a, expires_a = (np.array(v, dtype=np.int64) for v in (asn, maxlen, expires))
+        for ta in set(tas):
+            _ta(ta, None, None)
+    except (OverflowError, TypeError, InputError):
+        return None
+    if len(roas) and (asn_a.min() < 0 or asn_a.max() > MAX_ASN or maxlen_a.min() < 0):
+        return None
+    if len(expires) and expires_a.min() < 0:
+        return None
+    cols = _fast_prefixes(prefix, maxlen_a.astype(np.uint64))
+    if cols is None:
+        return None
+    try:
+        members, colons = _json_shape({k: v for k, v in doc.items() if k != "roas"})
+    except RecursionError:
+        return None
+    members += sum(map(len, roas)) + ("roas" in doc)
+    colons += "\n".join(prefix).count(":") + "\n".join(tas).count(":")
+    if text.count(":") != members + colons:
+        return None  # a key twice in an object
+    rest = dict(doc)
+    rest["roas"] = []
+    try:
+        read_json(json.dumps(rest))
+    except InputError:
+        return None
+    return cols[0], cols[1], cols[2], maxlen_a, asn_a
 
 
 def read_vrp_columns(text: str, source: str | None = None) -> tuple:
     """The VRPs of rpki-client or Routinator output as columns (lists or numpy arrays) for
     rov.VRPTable.from_columns: IP versions, network addresses (Python ints), lengths, maxLengths,
-    ASNs. CSV is read without making an object per VRP (the same checks as read_csv; plain `csv`
-    and rpki-client CSV by whole-text passes, `_fast_csv_columns`); JSON goes through read_json."""
+    ASNs. Read without making an object per VRP where the text is written plainly, with the same
+    checks as read_csv and read_json: Routinator `csv` and rpki-client CSV by whole-text passes
+    (`_fast_csv_columns`), rpki-client JSON by json.loads and a pass per field
+    (`_fast_json_columns`); anything else, and any fault, by the strict readers."""
     fast = _fast_csv_columns(text)
+    if fast is None and _JSON_START_RE.match(text):
+        fast = _fast_json_columns(text)
     if fast is not None:
         return fast
     ver, net, length, maxlen, asns = [], [], [], [], []

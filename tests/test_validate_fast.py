@@ -1,83 +1,24 @@
-"""The fast paths of `bgpsim validate` against the plain ones they replace: the whole-text VRP CSV
-reader against the line-by-line one, MOAS and sub-prefix findings by sorting against sets per
+"""The fast paths of `bgpsim validate` against the plain ones they replace: MOAS and sub-prefix findings by sorting against sets per
 prefix, rpki.rov.nest by arrays against its scan, and the VRPs loaded in a second
 process against the same VRPs loaded in the first (byte-identical outputs, the same errors)."""
 
 from __future__ import annotations
 
 import random
-from ipaddress import IPv4Network, IPv6Network
+from ipaddress import IPv4Network
 
 import numpy as np
 import pytest
 from helpers import SHARED
 
 from bgpsim.cli import main
-from bgpsim.errors import InputError
 from bgpsim.validate import load
 from bgpsim.validate.findings import Findings, prefix_texts
 from bgpsim.wire.nlri import network_text
-from rpki import vrps
 from rpki.rov import _nest_by_arrays, _nest_by_scan, nest
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
-HEADER_EXPIRES = "ASN,IP Prefix,Max Length,Trust Anchor,Expires\n"
 DUMP = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
-
-
-def slow_columns(text):
-    out = [[], [], [], [], []]
-    for asn, v, a, n, m, _, _ in vrps._csv_rows(text, None):
-        for col, x in zip(out, (v, a, n, m, asn)):
-            col.append(x)
-    return out
-
-
-@pytest.mark.parametrize("body", [
-    "", "AS1,1.2.3.0/24,24,ta\n", "AS1,1.2.3.0/24,24,ta", "AS0,0.0.0.0/0,32,ta\n",
-    "AS4294967295,255.255.255.255/32,32,a b\n", "AS1,2001:db8::/32,48,ta\nAS2,10.0.0.0/8,8,x\n",
-    "AS1,::ffff:1.2.3.0/120,128,ta\n", "AS1,::/0,0,ta\n",
-    # faults: the fast reader declines, the line-by-line one names the line
-    "AS01,1.2.3.0/24,24,ta\n", "AS1,1.2.3.1/24,24,ta\n", "AS1,1.2.3.0/24,23,ta\n", "AS1,1.2.3.0/24,33,ta\n",
-    "AS1,1.2.03.0/24,24,ta\n", "AS1,1.2.3.0.0/24,24,ta\n", "AS1,1.2.3/24,24,ta\n", "AS1,256.2.3.0/24,24,ta\n",
-    "AS4294967296,1.2.3.0/24,24,ta\n", "AS1,2001:db8::1/32,48,ta\n", "AS1,2001:db8::/32,129,ta\n",
-    "AS1,1.2.3.0/24,24,ta,5\n", "AS1,1.2.3.0/24,24,\n", "AS1,1.2.3.0/024,24,ta\n", "AS1,1.2.3.0/24,24,t\ta\n",
-    "AS1,1.2.3.0/24,24,ta\r\n", "AS1,1.2.3.a/24,24,ta\n", "AS1,1..3.0/24,24,ta\n", "AS1,1.2.3.0/24,024,ta\n",
-    "AS1,1.2.3.0/24,24,ta\n\n", "AS1,1.2.3.0/24,24,a/b\n", "AS1,1.2.3.0/24,24," + "t" * 257 + "\n",
-    "AS1,01::/16,16,ta\n", "AS1,1.2.3.0/24,24,ta\nAS1,1.2.3.0/24,24\n",
-])
-def test_fast_csv_is_the_csv_reader(body):
-    for header in (HEADER, HEADER_EXPIRES):
-        text = header + (body.replace(",ta", ",ta,1700000000") if header is HEADER_EXPIRES else body)
-        fast = vrps._fast_csv_columns(text)
-        try:
-            slow = slow_columns(text)
-        except InputError:
-            slow = None
-        if fast is None:
-            continue  # the line-by-line reader decides
-        assert slow is not None, text
-        assert [list(c) for c in fast] == slow, text
-
-
-def test_fast_csv_on_many_lines():
-    rng = random.Random(7)
-    lines = []
-    for _ in range(3000):
-        if rng.random() < 0.2:
-            n = rng.randint(16, 64)
-            prefix = IPv6Network((rng.getrandbits(n) << (128 - n), n))
-            m = rng.randint(n, 128)
-        else:
-            n = rng.randint(0, 32)
-            prefix = IPv4Network(((rng.getrandbits(n) << (32 - n)) if n else 0, n))
-            m = rng.randint(n, 32)
-        lines.append(f"AS{rng.randint(0, 2**32 - 1)},{prefix},{m},ta{rng.randint(0, 3)}\n")
-    text = HEADER + "".join(lines)
-    fast = vrps._fast_csv_columns(text)
-    assert fast is not None
-    assert [list(c) for c in fast] == slow_columns(text)
-    assert [list(c) for c in vrps.read_vrp_columns(text)] == slow_columns(text)
 
 
 def test_nest_is_rov_nest():
@@ -226,7 +167,7 @@ def test_ipv4_reasons_from_the_index():
         a = ((10 << 24 | rng.getrandbits(16) << 8) >> (32 - n)) << (32 - n)
         table.append(VRP(IPv4Network((a, n)), rng.randint(n, 24), rng.choice([0, 1, 2, 3, 64500, 65000, 7, 8, 9])))
     vrp_table = VRPTable(table)
-    checker = Checker(vrp_table, lambda line: None)
+    checker = Checker(vrp_table, lambda lines, unit: None)
     seen = 0
     for _ in range(3000):
         n = rng.randint(8, 32)

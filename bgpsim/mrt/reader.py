@@ -47,7 +47,7 @@ from .stream import Chunks
 
 _ADDRESS_BYTES = {1: 4, 2: 16}  # AFI -> address length
 MAX_RECORD = 1 << 24  # 16 MiB: far above any real record (a full-table RIB entry is kilobytes)
-BUFFER = 1 << 22  # bytes of records read as arrays at once (bgpsim.mrt.fast)
+BUFFER = 1 << 20  # bytes of records read as arrays at once (bgpsim.mrt.fast)
 CACHE = 1 << 16  # attribute blocks remembered per file (RIB dumps repeat them across prefixes)
 
 BGP, TABLE_DUMP, TABLE_DUMP_V2, BGP4MP, BGP4MP_ET = 5, 12, 13, 16, 17

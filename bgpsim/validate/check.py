@@ -60,6 +60,18 @@ class Tally:
     invalid_by_origin: Counter = field(default_factory=Counter)
     routes_by_origin: Counter = field(default_factory=Counter)
 
+    def merge(self, other: "Tally") -> None:
+        """Adds the counts of another pass (another process's units)."""
+        self.routes += other.routes
+        self.withdrawals += other.withdrawals
+        self.state_changes += other.state_changes
+        self.rpki.update(other.rpki)
+        self.aspa.update(other.aspa)
+        for peer, c in other.by_peer.items():
+            self.by_peer.setdefault(peer, Counter()).update(c)
+        self.invalid_by_origin.update(other.invalid_by_origin)
+        self.routes_by_origin.update(other.routes_by_origin)
+
 
 @dataclass(slots=True)
 class _Batch:
@@ -80,13 +92,15 @@ class _Batch:
     tail: list[str]  # ... after the RPKI reason
     bogons: dict[int, str]  # the tail of a route in a special-purpose prefix
     aspa: Counter
+    unit: int  # the unit of work it belongs to (bgpsim.validate.split)
 
 
 class Checker:
     """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; the CSV lines of the
-    announced routes go to `write`, a batch at a time."""
+    announced routes go to `write(lines, unit)`, a batch at a time, `unit` being the value of the
+    attribute `unit` when the batch was fed (bgpsim.validate.split numbers the work so)."""
 
-    def __init__(self, vrps, write: Callable[[str], None], aspa: AspaTable | None = None, topo=None):
+    def __init__(self, vrps, write: Callable[[str, int], None], aspa: AspaTable | None = None, topo=None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
         is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
         batches are read and put aside until it comes."""
@@ -102,6 +116,7 @@ class Checker:
         self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
         self._peers: list[tuple[str, int]] = []
         self._peer_index: dict[tuple[str, int], int] = {}
+        self.unit = 0
 
     def _ready(self, block: bool) -> bool:
         """Whether the VRPs are there (waiting for them if `block`); batches put aside go first."""
@@ -147,9 +162,13 @@ class Checker:
         elif r.kind == STATE:
             self.tally.state_changes += 1
 
-    def finish(self) -> list[dict]:
+    def drain(self) -> None:
+        """Checks whatever was fed and not checked yet (waiting for the VRPs if it must)."""
         self._pending_flush()
         self._ready(block=True)
+
+    def finish(self) -> list[dict]:
+        self.drain()
         return self.findings.finish()
 
     def _peer_number(self, ip: str, asn: int) -> int:
@@ -258,7 +277,7 @@ class Checker:
             for (_, _, verdict, _), c in zip(info, routes.tolist()):
                 if verdict and c:
                     aspa[verdict] += c
-        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, heads, post, tail, bogons, aspa)
+        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, heads, post, tail, bogons, aspa, self.unit)
 
     def _check(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
@@ -284,7 +303,7 @@ class Checker:
         for i, end in b.bogons.items():
             k = int(b.gidx[i])
             rows[i] = f"{pre[k]}{b.texts[i]}{post[k]}{whys[i]}{end}"
-        self.write("".join(rows))
+        self.write("".join(rows), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes

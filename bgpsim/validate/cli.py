@@ -74,7 +74,7 @@ def _validate(args) -> int:
     from rpki.vrps import read_payloads, read_text
 
     from ..errors import InputError
-    from . import load
+    from . import load, split
 
     for f in args.files:
         if not Path(f).is_file():
@@ -85,10 +85,12 @@ def _validate(args) -> int:
         payloads = apply_slurm(read_payloads(text, args.vrps), slurms)
         vrps = VRPTable(VRP(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in payloads.origins)
         del text
+    elif split.possible():  # a big file is read by the second process, while this one reads the dumps
+        vrps = args.vrps if load.big(args.vrps) else load.load_vrps(args.vrps)
     else:  # no object per VRP, and (a big file) in a second process while the dumps are read
         vrps = load.start(args.vrps)
     try:
-        return _check(args, vrps)
+        return _check(args, vrps, split.possible())
     except InputError:
         if isinstance(vrps, load.VRPLoader):
             vrps.wait()  # a fault in the VRPs first, as when they were read first
@@ -98,7 +100,7 @@ def _validate(args) -> int:
             vrps.close()
 
 
-def _check(args, vrps) -> int:
+def _check(args, vrps, two: bool) -> int:
     from rpki.aspa_path import AspaTable
     from rpki.vrps import read_payloads, read_text
 
@@ -119,12 +121,21 @@ def _check(args, vrps) -> int:
     elif topo is not None:
         aspa = AspaTable.from_relationships(topo)
     bar = _Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
+    header = ",".join(COLUMNS) + "\n"
     with staged(args.out) as d:
-        with open(d / "routes.csv", "w") as fh:
-            fh.write(",".join(COLUMNS) + "\n")
-            checker = Checker(vrps, fh.write, aspa=aspa, topo=topo)
-            check_files(checker, args.files, progress=lambda n: bar(n, None))
-            findings = checker.finish()
+        if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
+            from .load import load_vrps
+            from .split import Split
+
+            run = Split(args.files, d, lambda v, write: Checker(v, write, aspa=aspa, topo=topo), vrps, load_vrps)
+            checker = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
+            findings = checker.findings.finish()
+        else:
+            with open(d / "routes.csv", "w") as fh:
+                fh.write(header)
+                checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo)
+                check_files(checker, args.files, progress=lambda n: bar(n, None))
+                findings = checker.finish()
         bar.close()
         doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(checker.vrps),
                              len(aspa) if aspa is not None else None)

@@ -57,6 +57,10 @@ class Findings:
         self._rows: list[np.ndarray] = []  # (version, hi, lo, length, origin + 1) rows, distinct in each
         self._pending = 0  # rows added since the last merge
         self._merged = 0  # rows in self._rows[0] after the last merge
+        # where in the input each finding was first seen: the unit of work (bgpsim.validate.split),
+        # set by whoever feeds the batches, so that findings of two processes merge as one's
+        self.unit = 0
+        self._first: dict = {}  # (kind, path) or (where, origin) -> unit
 
     # ---- per batch --------------------------------------------------------------------------------
     def prefixes(self, version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
@@ -137,6 +141,7 @@ class Findings:
         f["routes"] += 1
         if origin >= 0 and origin not in f["origins"]:
             f["origins"].append(origin)
+            self._first[(where, origin)] = self.unit
 
     def _asn_kind(self, asn: int):
         kind = self._asn_kinds.get(asn, False)
@@ -172,6 +177,7 @@ class Findings:
         if found:
             text = _path_text(path)
             for kind_, detail in found:
+                self._first[(kind_, path)] = self.unit
                 self.per_path[(kind_, path)] = {"kind": kind_, "path": text, **detail, "routes": 0,
                                                 "example": {"prefix": prefix, "peer": peer}}
         return tuple(k for k, _ in found)
@@ -192,6 +198,41 @@ class Findings:
             if rel in (PEER, CUSTOMER):
                 descending = True
         return None
+
+    def state(self) -> tuple:
+        """What merge() needs of these findings (to send to another process)."""
+        return self._merge(), self.per_path, self.per_prefix, self._first
+
+    def merge(self, state: tuple) -> None:
+        """Adds the findings of another process over other units of the same input (its `state()`):
+        the result is what one process reading every unit would have found. A finding seen by both
+        keeps the example of the earlier unit; a bogon prefix's origins stay in first-seen order."""
+        rows, per_path, per_prefix, first = state
+        if len(rows):
+            self._rows.append(rows)
+            self._pending += len(rows)
+        mine = self._first
+        for key, f in per_path.items():
+            have = self.per_path.get(key)
+            if have is None or first[key] < mine[key]:
+                self.per_path[key], mine[key] = dict(f), first[key]
+                if have is not None:
+                    self.per_path[key]["routes"] += have["routes"]
+            else:
+                have["routes"] += f["routes"]
+        for where, f in per_prefix.items():
+            have = self.per_prefix.get(where)
+            if have is None:
+                self.per_prefix[where] = have = {**f, "routes": 0, "origins": []}
+            have["routes"] += f["routes"]
+            # each origin ranked by (unit, place in the list of the process that read that unit)
+            rank = {o: (mine[(where, o)], i) for i, o in enumerate(have["origins"])}
+            for i, o in enumerate(f["origins"]):
+                r = (first[(where, o)], i)
+                if o not in rank or r < rank[o]:
+                    rank[o] = r
+                    mine[(where, o)] = r[0]
+            have["origins"] = sorted(rank, key=rank.get)
 
     # ---- over the whole dump -------------------------------------------------------------------------
     def finish(self) -> list[dict]:

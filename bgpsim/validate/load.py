@@ -32,13 +32,17 @@ def load_vrps(path: str) -> VRPTable:
     return table
 
 
+def big(path: str) -> bool:
+    """Whether the VRP file at `path` is worth reading in a second process (MIN_BYTES or more)."""
+    try:
+        return path != "-" and os.path.getsize(path) >= MIN_BYTES
+    except OSError:
+        return False
+
+
 def start(path: str):
     """A VRPLoader for `path`, or the table itself when a second process would not pay."""
-    try:
-        big = path != "-" and os.path.getsize(path) >= MIN_BYTES
-    except OSError:
-        big = False
-    if not big or "fork" not in multiprocessing.get_all_start_methods():
+    if not big(path) or "fork" not in multiprocessing.get_all_start_methods():
         return load_vrps(path)
     return VRPLoader(path)
 

@@ -1,0 +1,232 @@
+"""`bgpsim validate` in two processes: the second CPU reads half the dump.
+
+The input is cut into units of work: each buffer of an MRT file (MRTReader.buffers: about 4 MiB of
+whole records) and each other file (bgpdump text, a capture) whole. Both processes frame every MRT
+file (decompressing and walking the record headers costs little next to reading the records) and
+take units from a counter in shared memory, the next unit going to whichever asks first. Each checks
+its units with its own Checker, writing their CSV lines to its own part file, and passes over the
+others (MRTReader.skip keeps what later records need: a PEER_INDEX_TABLE). The second process is
+forked when the command starts: it reads the VRPs (a big file) and sends them over, then works. At
+the end it sends what it found: counts, findings, where its units' lines are in its part, and its
+warnings. The first merges them into what one process reading every unit in order would have made:
+routes.csv is the header and the units' lines copied from the parts in unit order; findings keep the
+example of the earliest unit; warnings are printed in unit order (framing warnings, which both
+processes meet, once).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ..errors import InputError
+
+FRAMING, READING = 0, 1  # a warning met while framing a unit, or while reading it
+
+
+def possible() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods() and (os.cpu_count() or 1) > 1
+
+
+class Split:
+    """Forks the second process at once; `run()` then does this process's share and merges. The
+    checker is made in each process by `make_checker(vrps, write)`; `vrps` is a VRPTable already
+    loaded (inherited by the fork) or the path of a VRP file the second process loads and sends."""
+
+    def __init__(self, files: list[str], work_dir: Path, make_checker: Callable, vrps, load: Callable):
+        self.files = files
+        self.dir = work_dir
+        self.make_checker = make_checker
+        ctx = multiprocessing.get_context("fork")
+        self._next = ctx.RawValue("q", 0)  # the next unit nobody has taken
+        self._lock = ctx.Lock()
+        self.done = ctx.RawValue("q", 0)  # routes checked by both, for the progress bar
+        self._conn, child = ctx.Pipe()
+        self._table = vrps if not isinstance(vrps, str) else None
+        self._proc = ctx.Process(target=self._child, args=(child, vrps, load), daemon=True, name="bgpsim-validate")
+        self._proc.start()
+        child.close()
+
+    def take(self) -> int:
+        with self._lock:
+            n = self._next.value
+            self._next.value = n + 1
+        return n
+
+    # ---- the second process ------------------------------------------------------------------------------
+    def _child(self, conn, vrps, load) -> None:
+        try:
+            if isinstance(vrps, str):
+                vrps = load(vrps)
+                conn.send(("table", vrps))
+            answer = ("done", self._work(vrps, self.dir / ".part-2", keep_framing=False)[0])
+        except InputError as e:
+            answer = ("input", (e.message, e.source, e.where))
+        except BaseException as e:  # noqa: BLE001 - whatever it was, the first process says so
+            answer = ("error", f"{type(e).__name__}: {e}")
+        try:
+            conn.send(answer)
+        except OSError:
+            pass
+
+    # ---- both --------------------------------------------------------------------------------------------
+    def _work(self, vrps, part: Path, keep_framing: bool, progress: Callable[[int], None] | None = None):
+        """Checks the units this process takes; returns (checker state, [(unit, offset, length)] in
+        `part`, warnings as (unit, FRAMING or READING, n, text))."""
+        from ..mrt.cli import reader_for
+        from ..mrt.reader import MRTReader, read_routes
+
+        index: list[tuple[int, int, int]] = []
+        warnings: list[tuple[int, int, int, str]] = []
+        state = {"unit": 0, "phase": FRAMING}
+
+        def warn(message: str) -> None:
+            if state["phase"] == READING or keep_framing:
+                warnings.append((state["unit"], state["phase"], len(warnings), message))
+
+        with open(part, "wb") as fh:
+            written = [0]
+
+            def write(lines: str, unit: int) -> None:
+                data = lines.encode()
+                fh.write(data)
+                index.append((unit, written[0], len(data)))
+                written[0] += len(data)
+
+            checker = self.make_checker(vrps, write)
+            mine = self.take()
+            unit = 0
+            for path in self.files:
+                reader = reader_for(path)
+                if reader is read_routes:
+                    mrt = MRTReader(path, warn)
+                    for buffer in mrt.buffers():
+                        if unit == mine:
+                            state.update(unit=unit, phase=READING)
+                            checker.unit = checker.findings.unit = unit
+                            batch = mrt.read([buffer])
+                            checker.feed_batch(batch)
+                            self._progress(len(batch), progress)
+                            mine = self.take()
+                        else:
+                            mrt.skip(buffer)
+                        unit += 1
+                        state.update(unit=unit, phase=FRAMING)
+                    checker.tally.state_changes += mrt.state_changes
+                else:
+                    if unit == mine:
+                        state.update(unit=unit, phase=READING)
+                        checker.unit = checker.findings.unit = unit
+                        n = 0
+                        for r in reader(path, warn):
+                            checker.feed(r)
+                            n += 1
+                        checker.drain()
+                        self._progress(n, progress)
+                        mine = self.take()
+                    unit += 1
+                    state.update(unit=unit, phase=FRAMING)
+            checker.drain()
+        return (checker.tally, checker.findings.state(), index, warnings), checker
+
+    def _progress(self, n: int, progress) -> None:
+        with self._lock:
+            self.done.value += n
+            total = self.done.value
+        if progress:
+            progress(total)
+
+    # ---- the first process -------------------------------------------------------------------------------
+    def _vrps(self):
+        """The VRPs: loaded here before the fork, or sent by the second process (waited for)."""
+        if self._table is None:
+            kind, value = self._recv()
+            if kind != "table":
+                self._fail(kind, value)
+            self._table = value
+        return self._table
+
+    def _recv(self):
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError):
+            return "error", f"it ended (exit status {self._proc.exitcode})"
+
+    def _fail(self, kind: str, value) -> None:
+        if kind == "input":
+            raise InputError(*value)
+        raise RuntimeError(f"bgpsim validate: the second process failed: {value}")
+
+    def run(self, out: Path, header: str, progress: Callable[[int], None] | None = None):
+        """This process's share, then the merge: writes `out` (routes.csv) and returns the checker
+        holding everything, its findings not finished yet."""
+        source = _Lazy(self)
+        try:
+            (_, _, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress)
+            kind, value = self._recv()
+            if kind != "done":
+                self._fail(kind, value)
+            tally, findings, index2, warnings2 = value
+            checker.tally.merge(tally)
+            checker.findings.merge(findings)
+            for *_, message in sorted(warnings + warnings2):
+                print(f"bgpsim: warning: {message}", file=sys.stderr)
+            parts = sorted([(u, 1, at, n) for u, at, n in index] + [(u, 2, at, n) for u, at, n in index2])
+            with open(out, "wb") as dst, open(self.dir / ".part-1", "rb") as p1, open(self.dir / ".part-2", "rb") as p2:
+                dst.write(header.encode())
+                dst.flush()
+                for _, which, at, n in parts:
+                    _copy((p1 if which == 1 else p2).fileno(), dst.fileno(), at, n)
+            return checker
+        except InputError:
+            if self._table is None:  # a fault in the VRPs first, as when they are read first
+                kind, value = self._recv()
+                if kind == "input":
+                    raise InputError(*value) from None
+            raise
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+        if self._proc.is_alive():
+            self._proc.terminate()
+        self._proc.join()
+        for name in (".part-1", ".part-2"):
+            try:
+                os.unlink(self.dir / name)
+            except FileNotFoundError:
+                pass
+
+
+class _Lazy:
+    """The VRPs as bgpsim.validate.check.Checker takes them when they may still be loading."""
+
+    def __init__(self, split: Split):
+        self.split = split
+
+    def poll(self):
+        s = self.split
+        if s._table is None and not s._conn.poll():
+            return None
+        return s._vrps()
+
+    def wait(self):
+        return self.split._vrps()
+
+
+def _copy(src: int, dst: int, at: int, n: int) -> None:
+    """n bytes of the file `src` from offset `at` to the end of `dst` (descriptors): in the kernel
+    where it can be."""
+    while n > 0:
+        try:
+            sent = os.copy_file_range(src, dst, n, at)
+        except (AttributeError, OSError):  # not Linux, or not between these files
+            sent = os.write(dst, os.pread(src, min(n, 1 << 22), at))
+        if not sent:
+            raise OSError(f"part file ends {n} bytes short")
+        at += sent
+        n -= sent
