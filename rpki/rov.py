@@ -186,6 +186,41 @@ class _Family:
             i = parents[i]
         return out
 
+    def holding_many(self, start: np.ndarray, length: np.ndarray) -> list[list[tuple[int, int, int, int]]]:
+        """holding() for many routes at once (uint64 starts, lengths): the walks up the tree taken
+        in step, one level per numpy pass."""
+        n = len(start)
+        out: list[list] = [[] for _ in range(n)]
+        if not len(self.start) or not n:
+            return out
+        bits = _BITS[self.version]
+        length = np.minimum(np.asarray(length, dtype=np.int64), bits)
+        r_end = start + _host_mask(length, bits)
+        route = np.arange(n)
+        i = np.searchsorted(self.start, start, side="right") - 1
+        hit_r, hit_i = [], []
+        while True:
+            ok = i >= 0
+            route, i = route[ok], i[ok]
+            if not len(route):
+                break
+            m = (self.end[i] >= r_end[route]) & (self.length[i] <= length[route])
+            hit_r.append(route[m])
+            hit_i.append(i[m])
+            i = self.parent[i]
+        r = np.concatenate(hit_r)
+        p = np.concatenate(hit_i)
+        order = np.argsort(r, kind="stable")  # each route's prefixes, most specific first
+        r, p = r[order], p[order]
+        count = self.stop[p] - self.first[p]
+        rows = np.repeat(self.first[p] - np.concatenate(([0], np.cumsum(count)[:-1])), count) + np.arange(count.sum())
+        owner = np.repeat(r, count).tolist()
+        network, plen, max_length, asn = self._rows
+        for k, row in zip(owner, zip(network[rows].tolist(), plen[rows].tolist(), max_length[rows].tolist(),
+                                     asn[rows].tolist())):
+            out[k].append(row)
+        return out
+
     def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray, bits: int) -> np.ndarray:
         out = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
         if not len(self.start) or not len(start):
@@ -318,6 +353,11 @@ class VRPTable:
                            for v in self._long if route.subnet_of(v.prefix)), key=lambda t: -t[1])
         shift = 128 - bits if version == 6 else 0
         return long + self._families()[version].holding(network >> shift, min(length, bits))
+
+    def covering_rows_many(self, version: int, start: np.ndarray, length: np.ndarray) -> list[list[tuple]]:
+        """covering_rows() of many routes of one IP version at once, given by arrays: `start` the
+        address (IPv4) or its first 64 bits (IPv6), `length` at most 32 or 64."""
+        return self._families()[version].holding_many(np.asarray(start, dtype=np.uint64), length)
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
         """RFC 6811 state of one route."""

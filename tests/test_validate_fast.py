@@ -154,11 +154,14 @@ def test_findings_json_one_per_line():
     assert findings_json([]) == "[]\n"
 
 
-def test_ipv4_reasons_from_the_index():
-    """Checker._reason (the index walked in lists) says what the VRPs found by a scan say."""
+def test_reasons_from_the_index():
+    """The reasons of invalid routes, from the VRPs that hold them found for all routes at once by
+    the index (VRPTable.covering_rows_many), say what the VRPs found by a scan say."""
+    from ipaddress import IPv6Network
+
     from rpki.rov import INVALID_ASN, INVALID_LENGTH, VRP, VRPTable
 
-    from bgpsim.validate.check import Checker
+    from bgpsim.validate.check import _reason
 
     rng = random.Random(5)
     table = []
@@ -166,26 +169,37 @@ def test_ipv4_reasons_from_the_index():
         n = rng.randint(8, 24)
         a = ((10 << 24 | rng.getrandbits(16) << 8) >> (32 - n)) << (32 - n)
         table.append(VRP(IPv4Network((a, n)), rng.randint(n, 24), rng.choice([0, 1, 2, 3, 64500, 65000, 7, 8, 9])))
+        n = rng.randint(32, 56)
+        a = ((0x20010DB8 << 96 | rng.getrandbits(24) << 72) >> (128 - n)) << (128 - n)
+        table.append(VRP(IPv6Network((a, n)), rng.randint(n, 64), rng.choice([0, 1, 2, 3, 64500])))
     vrp_table = VRPTable(table)
-    checker = Checker(vrp_table, lambda lines, unit: None)
-    seen = 0
-    for _ in range(3000):
-        n = rng.randint(8, 32)
-        net = IPv4Network((((10 << 24 | rng.getrandbits(24)) >> (32 - n)) << (32 - n), n))
-        origin = rng.choice([-1, 1, 2, 3, 64500, 4])
-        state = vrp_table.validate(net, origin)
-        if state in (INVALID_ASN, INVALID_LENGTH):
-            where = (4, int(net.network_address), n)
-            assert checker._reason(where, origin, state) == _reason_by_scan(table, net, origin, state)
-            seen += 1
-    assert seen > 100
+    for version, width in ((4, 32), (6, 64)):
+        routes = []
+        for _ in range(3000):
+            if version == 4:
+                n = rng.randint(8, 32)
+                net = IPv4Network((((10 << 24 | rng.getrandbits(24)) >> (32 - n)) << (32 - n), n))
+            else:
+                n = rng.randint(32, 64)
+                net = IPv6Network((((0x20010DB8 << 96 | rng.getrandbits(32) << 64) >> (128 - n)) << (128 - n), n))
+            origin = rng.choice([-1, 1, 2, 3, 64500, 4])
+            state = vrp_table.validate(net, origin)
+            if state in (INVALID_ASN, INVALID_LENGTH):
+                routes.append((net, origin, state))
+        assert len(routes) > 100
+        start = np.array([int(net.network_address) >> (128 - width if version == 6 else 0) for net, _, _ in routes],
+                         dtype=np.uint64)
+        rows = vrp_table.covering_rows_many(version, start, np.array([net.prefixlen for net, _, _ in routes]))
+        for (net, origin, state), found in zip(routes, rows):
+            assert _reason(version, net.prefixlen, origin, state, found) == _reason_by_scan(table, net, origin, state)
 
 
 def _reason_by_scan(table, net, origin, state):
     """The reason text from the VRPs that hold `net`, found by a linear scan, most specific first."""
     from rpki.rov import INVALID_LENGTH
 
-    cover = sorted((v for v in table if net.subnet_of(v.prefix)), key=lambda v: -v.prefix.prefixlen)
+    cover = sorted((v for v in table if v.prefix.version == net.version and net.subnet_of(v.prefix)),
+                   key=lambda v: -v.prefix.prefixlen)
     if state == INVALID_LENGTH:
         best = max((v for v in cover if v.asn == origin), key=lambda v: v.max_length)
         return f"/{net.prefixlen} is longer than maxLength {best.max_length} of the VRP {best.prefix} AS{best.asn}"

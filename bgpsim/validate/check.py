@@ -294,10 +294,9 @@ class Checker:
         self._tally(b, status)
         whys = [_STATE_TEXT[c] for c in status.tolist()]
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
-        for i in np.flatnonzero(invalid).tolist():
-            state = STATES[int(status[i])]
-            where = (4 if b.afi[i] == 1 else 6, (int(b.hi[i]) << 64) | int(b.lo[i]), int(b.plen[i]))
-            whys[i] = f'{state},"{self._reason(where, int(b.origin[i]), state)}"'
+        bad = np.flatnonzero(invalid).tolist()
+        for i, text in self._reasons_of(b, bad, status).items():
+            whys[i] = f'{STATES[int(status[i])]},"{text}"'
         pre, post, tail = b.pre, b.post, b.tail
         rows = [f"{pre[k]}{t}{post[k]}{w}{tail[k]}" for k, t, w in zip(b.gidx.tolist(), b.texts, whys)]
         for i, end in b.bogons.items():
@@ -327,30 +326,53 @@ class Checker:
         t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
         t.aspa.update(b.aspa)
 
-    def _reason(self, where: tuple[int, int, int], origin: int, state: str) -> str:
-        """Why a route is invalid, naming the VRPs that hold it (cached: many peers send one route)."""
-        key = (where, origin, state)
-        text = self._reasons.get(key)
-        if text is None:
-            version, network, length = where
-            rows = self.vrps.covering_rows(version, network, length)  # most specific first
-            if state == INVALID_LENGTH:
-                best = None
-                for row in rows:  # the first with the longest maxLength
-                    if row[3] == origin and (best is None or row[2] > best[2]):
-                        best = row
-                text = (f"/{length} is longer than maxLength {best[2]} of the VRP "
-                        f"{_prefix_text(version, best[0], best[1])} AS{best[3]}")
+    def _reasons_of(self, b: _Batch, idx: list[int], status: np.ndarray) -> dict[int, str]:
+        """Why each route `idx` of a batch is invalid (cached: many peers send one route); the VRPs
+        that hold the routes not seen before are found for all of them at once."""
+        out, todo = {}, []
+        for i in idx:
+            key = (int(b.afi[i]), int(b.hi[i]), int(b.lo[i]), int(b.plen[i]), int(b.origin[i]), int(status[i]))
+            text = self._reasons.get(key)
+            if text is None:
+                todo.append((i, key))
             else:
-                who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
-                names = sorted({f"AS{row[3]}" for row in rows})
-                shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-                text = (f"covered by VRPs of {shown} ({_prefix_text(version, rows[0][0], rows[0][1])} the most "
-                        f"specific); none for {who}")
-            self._reasons[key] = text
-            if len(self._reasons) > 1_000_000:
-                self._reasons.clear()
+                out[i] = text
+        for afi, bits in _BITS.items():
+            mine = [(i, key) for i, key in todo if key[0] == afi and key[3] <= bits]
+            if not mine:
+                continue
+            sel = np.array([i for i, _ in mine], dtype=np.int64)
+            start = (b.lo if afi == 1 else b.hi)[sel].astype(np.uint64)
+            for (i, key), rows in zip(mine, self.vrps.covering_rows_many(_VERSION[afi], start, b.plen[sel])):
+                out[i] = self._remember(key, rows)
+        for i, key in todo:
+            if i not in out:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
+                rows = self.vrps.covering_rows(6, (key[1] << 64) | key[2], key[3])
+                out[i] = self._remember(key, rows)
+        return out
+
+    def _remember(self, key: tuple, rows: list[tuple[int, int, int, int]]) -> str:
+        if len(self._reasons) > 1_000_000:
+            self._reasons.clear()
+        text = self._reasons[key] = _reason(_VERSION[key[0]], key[3], key[4], STATES[key[5]], rows)
         return text
+
+
+def _reason(version: int, length: int, origin: int, state: str, rows: list[tuple[int, int, int, int]]) -> str:
+    """Why a route is invalid, naming the VRPs that hold it (`rows`: network, length, maxLength,
+    ASN of each, most specific first)."""
+    if state == INVALID_LENGTH:
+        best = None
+        for row in rows:  # the first with the longest maxLength
+            if row[3] == origin and (best is None or row[2] > best[2]):
+                best = row
+        return (f"/{length} is longer than maxLength {best[2]} of the VRP "
+                f"{_prefix_text(version, best[0], best[1])} AS{best[3]}")
+    who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
+    names = sorted({f"AS{row[3]}" for row in rows})
+    shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"covered by VRPs of {shown} ({_prefix_text(version, rows[0][0], rows[0][1])} the most "
+            f"specific); none for {who}")
 
 
 def _prefix_text(version: int, network: int, length: int) -> str:
