@@ -53,6 +53,10 @@ def main() -> None:
             f.write("ASN,IP Prefix,Max Length,Trust Anchor\n")
             f.writelines(f"AS{v.asn},{v.prefix},{v.max_length},synthetic\n" for v in vrps)
         return
+    # bytecode compiled beforehand, as pip does when it installs the package (with
+    # PYTHONDONTWRITEBYTECODE set, each run would otherwise compile every module again)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "bgpsim"), str(ROOT / "rpki")], check=True,
+                   stdout=subprocess.DEVNULL)
     work = Path(tempfile.mkdtemp(prefix="bgpsim-bench-validate-"))
     try:
         # made in a child: a forked child's peak RSS counts its parent's memory before exec

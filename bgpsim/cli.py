@@ -99,10 +99,16 @@ exit status: 0 done, 2 bad input.
 DESCRIPTION = "Simulate BGP hijacks and route leaks on AS graphs and see what each defence does."
 
 
-def _rpki_parser() -> argparse.ArgumentParser:
-    """The parser `build_parser` gives, for `bgpsim rpki ...` alone: it does not import what the
-    simulator's commands need (numpy, the defences; a fifth of a second)."""
-    from rpki.cli import register
+def _light_parser(command: str) -> argparse.ArgumentParser:
+    """The parser `build_parser` gives, for `bgpsim rpki|dump|validate ...` alone: it does not
+    import what the simulator's commands need (the defences, the scenario model; a tenth of a
+    second on a command that may itself take one)."""
+    if command == "rpki":
+        from rpki.cli import register
+    elif command == "dump":
+        from .mrt.cli import register
+    else:
+        from .validate.cli import register
 
     parser = _Parser(prog="bgpsim", description=DESCRIPTION)
     register(parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser), _Parser)
@@ -441,7 +447,8 @@ def cmd_routes(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = _rpki_parser() if argv[:1] == ["rpki"] else build_parser()
+    light = argv[:1] in (["rpki"], ["dump"], ["validate"])
+    parser = _light_parser(argv[0]) if light else build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
