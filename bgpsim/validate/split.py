@@ -27,6 +27,7 @@ from typing import Callable
 from ..errors import InputError
 
 FRAMING, READING = 0, 1  # a warning met while framing a unit, or while reading it
+_NEVER = 2**62
 
 
 def possible() -> bool:
@@ -46,6 +47,7 @@ class Split:
         self._next = ctx.RawValue("q", 0)  # the next unit nobody has taken
         self._lock = ctx.Lock()
         self.done = ctx.RawValue("q", 0)  # routes checked by both, for the progress bar
+        self._stop = ctx.RawValue("q", _NEVER)  # after a fault in this unit, units past it are left
         self._conn, child = ctx.Pipe()
         self._table = vrps if not isinstance(vrps, str) else None
         self._proc = ctx.Process(target=self._child, args=(child, vrps, load), daemon=True, name="bgpsim-validate")
@@ -65,8 +67,8 @@ class Split:
                 vrps = load(vrps)
                 conn.send(("table", _publish(vrps, self.dir / ".vrps")))
             answer = ("done", self._work(vrps, self.dir / ".part-2", keep_framing=False)[0])
-        except InputError as e:
-            answer = ("input", (e.message, e.source, e.where))
+        except InputError as e:  # with its unit: -1 for the VRPs, which one process reads first
+            answer = ("input", ((e.message, e.source, e.where), getattr(e, "unit", -1)))
         except BaseException as e:  # noqa: BLE001 - whatever it was, the first process says so
             answer = ("error", f"{type(e).__name__}: {e}")
         try:
@@ -77,10 +79,7 @@ class Split:
     # ---- both --------------------------------------------------------------------------------------------
     def _work(self, vrps, part: Path, keep_framing: bool, progress: Callable[[int], None] | None = None):
         """Checks the units this process takes; returns (checker state, [(unit, offset, length)] in
-        `part`, warnings as (unit, FRAMING or READING, n, text))."""
-        from ..mrt.cli import reader_for
-        from ..mrt.reader import MRTReader, read_routes
-
+        `part`, warnings as (unit, FRAMING or READING, n, text)). A fault is raised with its unit."""
         index: list[tuple[int, int, int]] = []
         warnings: list[tuple[int, int, int, str]] = []
         state = {"unit": 0, "phase": FRAMING}
@@ -99,40 +98,56 @@ class Split:
                 written[0] += len(data)
 
             checker = self.make_checker(vrps, write)
-            mine = self.take()
-            unit = 0
-            for path in self.files:
-                reader = reader_for(path)
-                if reader is read_routes:
-                    mrt = MRTReader(path, warn)
-                    for buffer in mrt.buffers():
-                        if unit == mine:
-                            state.update(unit=unit, phase=READING)
-                            checker.unit = checker.findings.unit = unit
-                            batch = mrt.read([buffer])
-                            checker.feed_batch(batch)
-                            self._progress(len(batch), progress)
-                            mine = self.take()
-                        else:
-                            mrt.skip(buffer)
-                        unit += 1
-                        state.update(unit=unit, phase=FRAMING)
-                    checker.tally.state_changes += mrt.state_changes
-                else:
+            try:
+                self._units(checker, state, warn, progress)
+            except InputError as e:
+                e.unit = state["unit"]
+                raise
+            checker.drain()
+        return (checker.tally, checker.findings.state(), index, warnings), checker
+
+    def _units(self, checker, state: dict, warn, progress) -> None:
+        """Every unit in order: the ones this process takes are checked, the others framed and
+        passed over; none past a unit where the other process met a fault (`_stop`)."""
+        from ..mrt.cli import reader_for
+        from ..mrt.reader import MRTReader, read_routes
+
+        mine = self.take()
+        unit = 0
+        for path in self.files:
+            reader = reader_for(path)
+            if reader is read_routes:
+                mrt = MRTReader(path, warn)
+                for buffer in mrt.buffers():
+                    if unit >= self._stop.value:
+                        return
                     if unit == mine:
                         state.update(unit=unit, phase=READING)
                         checker.unit = checker.findings.unit = unit
-                        n = 0
-                        for r in reader(path, warn):
-                            checker.feed(r)
-                            n += 1
-                        checker.drain()
-                        self._progress(n, progress)
+                        batch = mrt.read([buffer])
+                        checker.feed_batch(batch)
+                        self._progress(len(batch), progress)
                         mine = self.take()
+                    else:
+                        mrt.skip(buffer)
                     unit += 1
                     state.update(unit=unit, phase=FRAMING)
-            checker.drain()
-        return (checker.tally, checker.findings.state(), index, warnings), checker
+                checker.tally.state_changes += mrt.state_changes
+            else:
+                if unit >= self._stop.value:
+                    return
+                if unit == mine:
+                    state.update(unit=unit, phase=READING)
+                    checker.unit = checker.findings.unit = unit
+                    n = 0
+                    for r in reader(path, warn):
+                        checker.feed(r)
+                        n += 1
+                    checker.drain()
+                    self._progress(n, progress)
+                    mine = self.take()
+                unit += 1
+                state.update(unit=unit, phase=FRAMING)
 
     def _progress(self, n: int, progress) -> None:
         with self._lock:
@@ -159,7 +174,7 @@ class Split:
 
     def _fail(self, kind: str, value) -> None:
         if kind == "input":
-            raise InputError(*value)
+            raise InputError(*value[0])
         raise RuntimeError(f"bgpsim validate: the second process failed: {value}")
 
     def run(self, out: Path, header: str, progress: Callable[[int], None] | None = None):
@@ -183,11 +198,14 @@ class Split:
                 for _, which, at, n in parts:
                     _copy((p1 if which == 1 else p2).fileno(), dst.fileno(), at, n)
             return checker
-        except InputError:
-            if self._table is None:  # a fault in the VRPs first, as when they are read first
+        except InputError as e:
+            # the fault one process would meet first: in the VRPs, or in the earlier unit
+            self._stop.value = getattr(e, "unit", -1)
+            kind, value = self._recv()
+            if kind == "table":
                 kind, value = self._recv()
-                if kind == "input":
-                    raise InputError(*value) from None
+            if kind == "input" and value[1] < self._stop.value:
+                raise InputError(*value[0]) from None
             raise
         finally:
             self.close()
