@@ -289,7 +289,10 @@ class Findings:
         at = np.minimum(np.searchsorted(key, q), len(key) - 1)
         cand = cand[key[at] != q]
         covers = rp[cand].tolist()
-        named = np.unique(np.concatenate([pid[has][cand], rp[cand]]))  # the prefixes these findings name
+        named = np.zeros(len(first), dtype=bool)  # the prefixes these findings name
+        named[pid[has][cand]] = True
+        named[rp[cand]] = True
+        named = np.flatnonzero(named)
         texts.update(zip(named.tolist(), prefix_texts(pver[named], phi[named], plo[named], plen[named])))
         theirs = {c: origins_list[lead_list[c]:lead_list[c] + count_list[c]] for c in set(covers)}
         out += [{"kind": "subprefix", "prefix": texts[p], "origin": o, "covering": texts[c], "covering_origins": theirs[c]}
