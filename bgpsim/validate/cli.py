@@ -130,8 +130,8 @@ def _check(args, vrps, two: bool) -> int:
             from .split import Split
 
             run = Split(args.files, d, lambda v, write: Checker(v, write, aspa=aspa, topo=topo), vrps, load_vrps)
-            checker = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
-            findings = checker.findings.finish()
+            checker, conflicts = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
+            findings = checker.findings.finish(conflicts)
         else:
             with open(d / "routes.csv", "w") as fh:
                 fh.write(header)

@@ -199,18 +199,39 @@ class Findings:
                 descending = True
         return None
 
-    def state(self) -> tuple:
-        """What merge() needs of these findings (to send to another process)."""
-        return self._merge(), self.per_path, self.per_prefix, self._first
+    def state(self, rows: np.ndarray) -> tuple:
+        """What merge() needs of these findings, with `rows` (from `half()`), to send to another
+        process."""
+        return rows, self.per_path, self.per_prefix, self._first
+
+    def half(self, upper: bool) -> np.ndarray:
+        """Gives away the distinct (prefix, origin) rows of the upper halves of the address spaces
+        (IPv4 from 128.0.0.0, IPv6 from 8000::) if `upper`, else of the lower ones, and keeps the
+        others. No prefix but a default route spans both halves, and a default route is nobody's
+        covering prefix: the conflicts of each half can be worked out apart (`conflicts()`), by two
+        processes at once."""
+        rows = self._merge()
+        top = np.where(rows[:, 0] == 4, rows[:, 2] >= np.uint64(2**31), rows[:, 1] >= np.uint64(2**63))
+        self._rows = [rows[~top] if upper else rows[top]]
+        self._merged = len(self._rows[0])
+        return rows[top] if upper else rows[~top]
+
+    def add_rows(self, rows: np.ndarray) -> None:
+        """Distinct rows from `half()` of another process's findings."""
+        if len(rows):
+            self._rows.append(rows)
+            self._pending += len(rows)
+
+    def conflicts(self) -> list[dict]:
+        """The MOAS and sub-prefix findings of the rows held (`finish` adds them itself)."""
+        return self._conflicts(self._merge())
 
     def merge(self, state: tuple) -> None:
         """Adds the findings of another process over other units of the same input (its `state()`):
         the result is what one process reading every unit would have found. A finding seen by both
         keeps the example of the earlier unit; a bogon prefix's origins stay in first-seen order."""
         rows, per_path, per_prefix, first = state
-        if len(rows):
-            self._rows.append(rows)
-            self._pending += len(rows)
+        self.add_rows(rows)
         mine = self._first
         for key, f in per_path.items():
             have = self.per_path.get(key)
@@ -235,10 +256,12 @@ class Findings:
             have["origins"] = sorted(rank, key=rank.get)
 
     # ---- over the whole dump -------------------------------------------------------------------------
-    def finish(self) -> list[dict]:
-        """Every finding, MOAS and sub-prefix conflicts included, in a stable order."""
+    def finish(self, conflicts: list[dict] = ()) -> list[dict]:
+        """Every finding, MOAS and sub-prefix conflicts included (and `conflicts`, those of rows
+        handed to another process with `half()`), in a stable order."""
         by_kind: dict[str, list[dict]] = {k: [] for k in KINDS}
-        for f in self._conflicts(self._merge()) + list(self.per_prefix.values()) + list(self.per_path.values()):
+        found = self._conflicts(self._merge()) + list(conflicts)
+        for f in found + list(self.per_prefix.values()) + list(self.per_path.values()):
             by_kind[f["kind"]].append(f)
         out = []
         for kind, found in by_kind.items():  # by kind, then prefix or path text (stable)

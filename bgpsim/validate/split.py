@@ -66,7 +66,12 @@ class Split:
             if isinstance(vrps, str):
                 vrps = load(vrps)
                 conn.send(("table", _publish(vrps, self.dir / ".vrps")))
-            answer = ("done", self._work(vrps, self.dir / ".part-2", keep_framing=False)[0])
+            (tally, index, warnings), checker = self._work(vrps, self.dir / ".part-2", keep_framing=False)
+            found = checker.findings
+            # the conflicts of the lower halves of the address spaces are worked out there, of the upper here
+            conn.send(("done", (tally, found.state(found.half(upper=False)), index, warnings)))
+            found.add_rows(conn.recv())
+            answer = ("conflicts", found.conflicts())
         except InputError as e:  # with its unit: -1 for the VRPs, which one process reads first
             answer = ("input", ((e.message, e.source, e.where), getattr(e, "unit", -1)))
         except BaseException as e:  # noqa: BLE001 - whatever it was, the first process says so
@@ -78,8 +83,9 @@ class Split:
 
     # ---- both --------------------------------------------------------------------------------------------
     def _work(self, vrps, part: Path, keep_framing: bool, progress: Callable[[int], None] | None = None):
-        """Checks the units this process takes; returns (checker state, [(unit, offset, length)] in
-        `part`, warnings as (unit, FRAMING or READING, n, text)). A fault is raised with its unit."""
+        """Checks the units this process takes; returns ((counts, [(unit, offset, length)] in `part`,
+        warnings as (unit, FRAMING or READING, n, text)), the checker). A fault is raised with its
+        unit."""
         index: list[tuple[int, int, int]] = []
         warnings: list[tuple[int, int, int, str]] = []
         state = {"unit": 0, "phase": FRAMING}
@@ -104,7 +110,7 @@ class Split:
                 e.unit = state["unit"]
                 raise
             checker.drain()
-        return (checker.tally, checker.findings.state(), index, warnings), checker
+        return (checker.tally, index, warnings), checker
 
     def _units(self, checker, state: dict, warn, progress) -> None:
         """Every unit in order: the ones this process takes are checked, the others framed and
@@ -179,16 +185,19 @@ class Split:
 
     def run(self, out: Path, header: str, progress: Callable[[int], None] | None = None):
         """This process's share, then the merge: writes `out` (routes.csv) and returns the checker
-        holding everything, its findings not finished yet."""
+        holding everything, its findings not finished yet, and the MOAS and sub-prefix findings of
+        the upper halves of the address spaces, worked out by the second process meanwhile (the
+        argument of the findings' `finish`)."""
         source = _Lazy(self)
         try:
-            (_, _, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress)
+            (_, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress)
             kind, value = self._recv()
             if kind != "done":
                 self._fail(kind, value)
             tally, findings, index2, warnings2 = value
             checker.tally.merge(tally)
             checker.findings.merge(findings)
+            self._conn.send(checker.findings.half(upper=True))  # the upper halves' conflicts: there
             for *_, message in sorted(warnings + warnings2):
                 print(f"bgpsim: warning: {message}", file=sys.stderr)
             parts = sorted([(u, 1, at, n) for u, at, n in index] + [(u, 2, at, n) for u, at, n in index2])
@@ -197,7 +206,10 @@ class Split:
                 dst.flush()
                 for _, which, at, n in parts:
                     _copy((p1 if which == 1 else p2).fileno(), dst.fileno(), at, n)
-            return checker
+            kind, value = self._recv()
+            if kind != "conflicts":
+                self._fail(kind, value)
+            return checker, value
         except InputError as e:
             # the fault one process would meet first: in the VRPs, or in the earlier unit
             self._stop.value = getattr(e, "unit", -1)
