@@ -223,8 +223,11 @@ class Findings:
             self._pending += len(rows)
 
     def conflicts(self) -> list[dict]:
-        """The MOAS and sub-prefix findings of the rows held (`finish` adds them itself)."""
-        return self._conflicts(self._merge())
+        """The MOAS and sub-prefix findings of the rows held, which are then let go (`finish` works
+        out those of the rows still held itself)."""
+        found = self._conflicts(self._merge())
+        self._rows, self._merged = [], 0
+        return found
 
     def merge(self, state: tuple) -> None:
         """Adds the findings of another process over other units of the same input (its `state()`):

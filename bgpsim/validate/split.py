@@ -206,10 +206,11 @@ class Split:
                 dst.flush()
                 for _, which, at, n in parts:
                     _copy((p1 if which == 1 else p2).fileno(), dst.fileno(), at, n)
+            mine = checker.findings.conflicts()  # the lower halves', while the other does the upper
             kind, value = self._recv()
             if kind != "conflicts":
                 self._fail(kind, value)
-            return checker, value
+            return checker, mine + value
         except InputError as e:
             # the fault one process would meet first: in the VRPs, or in the earlier unit
             self._stop.value = getattr(e, "unit", -1)
