@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..wire import WireError
-from ..wire.attributes import NO_PATH, _path
+from ..wire.attributes import _SEQ2, _SEQ4, NO_PATH, _path
 
 BGP4MP, BGP4MP_ET = 16, 17
 UPDATE = 2
@@ -27,6 +27,7 @@ WITHDRAW_CODE, ANNOUNCE_CODE = 1, 0  # reader.KIND_CODES
 NH_NONE, NH_ATTRS, NH_MP = 0, 1, 2  # where a route's next hop comes from (see RouteBatch.route)
 _TAIL = 16  # sections still open when the walk hands them to Python (a few long UPDATEs)
 _PAD = bytes(32)
+_SEQ = {2: _SEQ2, 4: _SEQ4}  # unpackers of n ASNs of 2 or 4 bytes
 
 # attribute type codes and the lengths scan_attributes insists on
 _ORIGIN, _AS_PATH, _NEXT_HOP, _MED, _LOCAL_PREF, _ATOMIC, _AGGREGATOR, _COMMUNITIES = 1, 2, 3, 4, 5, 6, 7, 8
@@ -126,7 +127,11 @@ def updates(buf: bytes, starts: list[int], paths: list, path_index: tuple[dict, 
         hit = index.get(raw)
         if hit is None:
             segs, org = (), NO_PATH
-            if raw is not None:
+            count = buf[v + 1] if raw is not None else 0
+            if count and buf[v] == 2 and v + 2 + count * size == e:  # one AS_SEQUENCE: most paths
+                asns = _SEQ[size][count](buf, v + 2)
+                segs, org = ((2, asns),), asns[-1]
+            elif raw is not None:
                 try:
                     segs, org = _path(buf, v, e, size)
                 except WireError:
