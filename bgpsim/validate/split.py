@@ -1,19 +1,20 @@
-"""`bgpsim validate` in two processes: the second CPU reads half the dump.
+"""`bgpsim validate` in two processes: the second CPU reads half the dumps.
 
-The input is cut into units of work: each buffer of an MRT file (MRTReader.buffers: about 4 MiB of
+The input is cut into units of work: each buffer of an MRT file (MRTReader.buffers: about 1 MiB of
 whole records) and each other file (bgpdump text, a capture) whole. Both processes frame every MRT
 file (decompressing and walking the record headers costs little next to reading the records) and
 take units from a counter in shared memory, the next unit going to whichever asks first. Each checks
 its units with its own Checker, writing their CSV lines to its own part file, and passes over the
 others (MRTReader.skip keeps what later records need: a PEER_INDEX_TABLE). The second process is
-forked when the command starts: it reads the VRPs (a big file) and sends them over, then works. At
-the end it sends what it found: counts, findings, where its units' lines are in its part, and its
-warnings. The first merges them into what one process reading every unit in order would have made:
-routes.csv is the header and the units' lines copied from the parts in unit order; findings keep the
-example of the earliest unit; warnings are printed in unit order (framing warnings, which both
-processes meet, once).
+forked when the command starts: it reads a big VRP file and hands the index over as a mapped file,
+then works. At the end it sends what it found: counts, findings, where its units' lines are in its
+part, its warnings. The first merges them into what one process reading every unit in order would
+have made: routes.csv is the header and the units' lines copied from the parts in unit order;
+findings keep the example of the earliest unit; warnings come in unit order (framing warnings,
+which both processes meet, once); a fault is the one met first (the VRPs', else the earliest
+unit's). Last, the MOAS and sub-prefix conflicts are worked out for the lower halves of the address
+spaces here and for the upper halves there (Findings.half), at once.
 """
-
 from __future__ import annotations
 
 import mmap
@@ -31,6 +32,7 @@ _NEVER = 2**62
 
 
 def possible() -> bool:
+    """Whether two processes can share the work: fork, and more than one CPU."""
     return "fork" in multiprocessing.get_all_start_methods() and (os.cpu_count() or 1) > 1
 
 
