@@ -92,26 +92,30 @@ class Findings:
         once: those not seen before are screened by arrays (a special-purpose AS, an AS twice apart),
         and only the ones that show something, hold an AS_SET or need the leak check are judged one
         by one."""
-        out = [self._paths.get(p) for p in paths]
+        judged = self._paths
+        out = [judged.get(p) for p in paths]
         new = [i for i, k in enumerate(out) if k is None]
         if new:
-            if self.topo is not None:
-                clean = set()
-            else:
+            suspects = new
+            if self.topo is None:
                 if plain is None:
                     plain = [all(type(a) is int for a in p) for p in paths]
-                simple = [j for j, i in enumerate(new) if plain[i]]
-                clean = {simple[j] for j in self._screen([paths[new[j]] for j in simple])}
-            for j, i in enumerate(new):
+                simple = [i for i in new if plain[i]]
+                clean = [simple[j] for j in self._screen([paths[i] for i in simple])]
+                judged.update(dict.fromkeys([paths[i] for i in clean], ()))
+                for i in clean:
+                    out[i] = ()
+                suspects = [i for i in new if out[i] is None]
+            for i in suspects:
                 p = paths[i]
-                k = self._paths.get(p)  # a path twice in `paths`
+                k = judged.get(p)  # a path twice in `paths`
                 if k is None:
-                    k = self._paths[p] = () if j in clean else self._judge(p, prefixes[i], peers[i])
+                    k = judged[p] = self._judge(p, prefixes[i], peers[i])
                 out[i] = k
         per_path = self.per_path
-        for p, kinds, n in zip(paths, out, routes):
-            for k in kinds:
-                per_path[(k, p)]["routes"] += n
+        for i in [i for i, kinds in enumerate(out) if kinds]:
+            for k in out[i]:
+                per_path[(k, paths[i])]["routes"] += routes[i]
         return out
 
     @staticmethod
