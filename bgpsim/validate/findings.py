@@ -203,9 +203,9 @@ class Findings:
                 descending = True
         return None
 
-    def state(self, rows: np.ndarray) -> tuple:
-        """What merge() needs of these findings, with `rows` (from `half()`), to send to another
-        process."""
+    def state(self, rows: np.ndarray | None) -> tuple:
+        """What merge() needs of these findings, with `rows` (from `half()`, or None when they go
+        another way, to `add_rows`), to send to another process."""
         return rows, self.per_path, self.per_prefix, self._first
 
     def half(self, upper: bool) -> np.ndarray:
@@ -238,7 +238,8 @@ class Findings:
         the result is what one process reading every unit would have found. A finding seen by both
         keeps the example of the earlier unit; a bogon prefix's origins stay in first-seen order."""
         rows, per_path, per_prefix, first = state
-        self.add_rows(rows)
+        if rows is not None:
+            self.add_rows(rows)
         mine = self._first
         for key, f in per_path.items():
             have = self.per_path.get(key)

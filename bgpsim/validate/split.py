@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from ..errors import InputError
 
 FRAMING, READING = 0, 1  # a warning met while framing a unit, or while reading it
@@ -70,9 +72,13 @@ class Split:
                 conn.send(("table", _publish(vrps, self.dir / ".vrps")))
             (tally, index, warnings), checker = self._work(vrps, self.dir / ".part-2", keep_framing=False)
             found = checker.findings
-            # the conflicts of the lower halves of the address spaces are worked out there, of the upper here
-            conn.send(("done", (tally, found.state(found.half(upper=False)), index, warnings)))
-            found.add_rows(conn.recv())
+            # the conflicts of the lower halves of the address spaces are worked out there, of the
+            # upper here: the rows cross in files (through the pipe, two big messages could each
+            # wait for the other to be read)
+            _save(found.half(upper=False), self.dir / ".rows-2")
+            conn.send(("done", (tally, found.state(None), index, warnings)))
+            conn.recv()  # the other's rows are there
+            found.add_rows(_load(self.dir / ".rows-1"))
             answer = ("conflicts", found.conflicts())
         except InputError as e:  # with its unit: -1 for the VRPs, which one process reads first
             answer = ("input", ((e.message, e.source, e.where), getattr(e, "unit", -1)))
@@ -193,13 +199,15 @@ class Split:
         source = _Lazy(self)
         try:
             (_, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress)
+            _save(checker.findings.half(upper=True), self.dir / ".rows-1")  # the upper halves' conflicts: there
+            self._conn.send("rows")
             kind, value = self._recv()
             if kind != "done":
                 self._fail(kind, value)
             tally, findings, index2, warnings2 = value
             checker.tally.merge(tally)
             checker.findings.merge(findings)
-            self._conn.send(checker.findings.half(upper=True))  # the upper halves' conflicts: there
+            checker.findings.add_rows(_load(self.dir / ".rows-2"))
             for *_, message in sorted(warnings + warnings2):
                 print(f"bgpsim: warning: {message}", file=sys.stderr)
             parts = sorted([(u, 1, at, n) for u, at, n in index] + [(u, 2, at, n) for u, at, n in index2])
@@ -230,11 +238,21 @@ class Split:
         if self._proc.is_alive():
             self._proc.terminate()
         self._proc.join()
-        for name in (".part-1", ".part-2", ".vrps"):
+        for name in (".part-1", ".part-2", ".vrps", ".rows-1", ".rows-2"):
             try:
                 os.unlink(self.dir / name)
             except FileNotFoundError:
                 pass
+
+
+def _save(rows, path: Path) -> None:
+    with open(path, "wb") as f:
+        np.save(f, rows, allow_pickle=False)
+
+
+def _load(path: Path):
+    with open(path, "rb") as f:
+        return np.load(f, allow_pickle=False)
 
 
 def _publish(table, path: Path) -> tuple[bytes, list[tuple[int, int]]]:
