@@ -5,12 +5,14 @@ gets its RFC 6811 status through rpki.rov, its ASPA verdict through rpki.aspa_pa
 Routes come in batches: MRT files through `read_batches` (numpy columns; the routes of one UPDATE
 or RIB entry share one group: time, peer, attributes), other inputs route by route, grouped here.
 Each batch goes through two steps. `_prepare` does what needs no VRPs: what depends on the AS_PATH
-(its text, ASPA verdict, path findings) once per group and once per distinct path, the prefixes and
-origins handed to Findings as arrays, each route's CSV line up to its RPKI status. `_check` then
-sends the prefixes and origins to `VRPTable.validate_arrays` at once, counts, and writes each
-route's row, which is forgotten, so memory stays flat as the dump grows (what grows is one entry
-per distinct prefix and per distinct AS_PATH). The VRPs may still be loading in a second process
-(bgpsim.validate.load): prepared batches wait for them, in order, so the two overlap.
+(its text, ASPA verdict, path findings) once per distinct path, the CSV fields a group's routes
+share once per group, the prefixes and origins handed to Findings as arrays, each route's prefix
+text. `_check` then sends the prefixes and origins to `VRPTable.validate_arrays` at once, finds the
+VRPs behind every invalid route in one walk of the index (`covering_rows_many`), counts, and writes
+the batch's rows, which are forgotten, so memory stays flat as the dump grows (what grows is one
+entry per distinct prefix and per distinct AS_PATH). The VRPs may still be loading in another
+process (bgpsim.validate.split, bgpsim.validate.load): prepared batches wait for them, in order,
+so the two overlap.
 
 - Origin AS (RFC 6811 section 2): the last AS of the AS_PATH when its last segment is an
   AS_SEQUENCE; NONE when it is an AS_SET (such a route is never valid: invalid when covered); the
