@@ -294,16 +294,16 @@ class Checker:
             net = (int(b.hi[i]) << 64) | int(b.lo[i])
             status[i] = STATES.index(self.vrps.validate(_network((6, net, int(b.plen[i]))), int(b.origin[i])))
         self._tally(b, status)
-        whys = [_STATE_TEXT[c] for c in status.tolist()]
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
-        bad = np.flatnonzero(invalid).tolist()
-        for i, text in self._reasons_of(b, bad, status).items():
-            whys[i] = f'{STATES[int(status[i])]},"{text}"'
-        pre, post, tail = b.pre, b.post, b.tail
-        rows = [f"{pre[k]}{t}{post[k]}{w}{tail[k]}" for k, t, w in zip(b.gidx.tolist(), b.texts, whys)]
-        for i, end in b.bogons.items():
-            k = int(b.gidx[i])
-            rows[i] = f"{pre[k]}{b.texts[i]}{post[k]}{whys[i]}{end}"
+        whys = {i: f'{STATES[int(status[i])]},"{text}"'
+                for i, text in self._reasons_of(b, np.flatnonzero(invalid).tolist(), status).items()}
+        pre, post, tail, texts, state = b.pre, b.post, b.tail, b.texts, _STATE_TEXT
+        codes = status.tolist()
+        gl = b.gidx.tolist()
+        rows = [f"{pre[k]}{t}{post[k]}{state[c]}{tail[k]}" for k, t, c in zip(gl, texts, codes)]
+        for i in whys.keys() | b.bogons.keys():  # an invalid route's reason, a bogon's finding
+            k = gl[i]
+            rows[i] = f"{pre[k]}{texts[i]}{post[k]}{whys.get(i, state[codes[i]])}{b.bogons.get(i, tail[k])}"
         self.write("".join(rows), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray) -> None:
