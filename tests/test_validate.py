@@ -189,3 +189,22 @@ def test_findings_replay_as_scenarios(tmp_path, capsys):
     assert str(scn.attack.prefix) == f["prefix"] and scn.victim == f["covering_origins"][0]
     capsys.readouterr()
     assert main(["run", str(out / f["scenario"]), "--engine", "steady", "--out", str(tmp_path / "run")]) == 0
+
+
+def test_what_goes_to_standard_output(run, tmp_path, capsys):
+    """--format csv prints routes.csv, --format json summary.json, the default a table naming the
+    counts (and --quiet nothing); each still writes every file."""
+    out, _, doc = run
+    vrps = tmp_path / "vrps.csv"
+    vrps.write_text(VRPS)
+    printed = {}
+    for fmt in ("csv", "json", "table"):
+        assert main(["validate", str(DUMP), "--vrps", str(vrps), "--out", str(tmp_path / fmt), "--format", fmt]) == 0
+        printed[fmt] = capsys.readouterr().out
+        for name in ("summary.json", "routes.csv", "findings.json", "report.html"):
+            assert (tmp_path / fmt / name).read_bytes() == (out / name).read_bytes(), (fmt, name)
+    assert printed["csv"] == (out / "routes.csv").read_text()
+    assert json.loads(printed["json"]) == doc
+    table = printed["table"].splitlines()
+    assert table[0].startswith(f"{doc['routes']:,} announced routes ({doc['withdrawals']:,} withdrawals)")
+    assert any(line.split()[:2] == ["valid", f"{doc['rpki']['valid']:,}"] for line in table)
