@@ -42,7 +42,7 @@ from ..wire.nlri import MASK4, MASK6, PrefixError, address_text, parse_prefix_in
 from ..wire.update import UPDATE, parse_header, split_update
 from . import fast
 from .fast import NH_ATTRS, NH_MP
-from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Route, wire_route
+from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Peers, Route, wire_route
 from .stream import Chunks
 
 _ADDRESS_BYTES = {1: 4, 2: 16}  # AFI -> address length
@@ -171,8 +171,7 @@ class MRTReader:
         self.records = 0
         self.state_changes = 0  # left out of batches: counted here
         self.at = 0
-        self.peers_seen: list[tuple[str, int]] = []  # RouteBatch.peers: (address, AS) of every peer so far
-        self._peer_index_of: dict = {}
+        self.peers_seen = Peers()  # RouteBatch.peers: every peer of the file so far
         self._handlers = {BGP: self._bgp, TABLE_DUMP: self._table_dump, TABLE_DUMP_V2: self._table_dump_v2,
                           BGP4MP: self._bgp4mp, BGP4MP_ET: self._bgp4mp}
 
@@ -246,7 +245,7 @@ class MRTReader:
         back into file order."""
         buf, base, starts = buffer
         u = fast.updates(buf, starts, batch.paths, batch.path_index)
-        lut = np.array([self._peer_number(self._ip(raw), asn) for raw, asn in u.peer_keys] + [0], dtype=np.int32)
+        lut = np.array([self.peers_seen.number(self._ip(raw), asn) for raw, asn in u.peer_keys] + [0], dtype=np.int32)
         piece = {"rec": u.rec, "kind": u.kind, "afi": u.afi, "count": u.count, "path": u.path, "origin": u.origin,
                  "peer": lut[u.peer], "time": u.time, "usec": u.usec, "hi": u.hi, "lo": u.lo, "plen": u.plen,
                  "pid": np.full(len(u.plen), -1, dtype=np.int64),
@@ -278,13 +277,6 @@ class MRTReader:
             except _Damage:
                 pass  # the reading process says so
 
-    def _peer_number(self, ip: str, asn: int) -> int:
-        p = self._peer_index_of.get((ip, asn))
-        if p is None:
-            p = self._peer_index_of[(ip, asn)] = len(self.peers_seen)
-            self.peers_seen.append((ip, asn))
-        return p
-
     def _slow_piece(self, buf, base, starts, which, paths, seg_index) -> dict:
         """The groups of the records `which` (numbers in `starts`), read by the parser, as columns."""
         rec, kind, afi, count, path, origin, peer, time, usec = [], [], [], [], [], [], [], [], []
@@ -314,7 +306,7 @@ class MRTReader:
                         paths.append(segs)
                     path.append(j)
                 origin.append(attrs.origin_as if attrs is not None and k is not WITHDRAW else NO_PATH)
-                peer.append(self._peer_number(g[4], g[5]))
+                peer.append(self.peers_seen.number(g[4], g[5]))
                 time.append(g[1])
                 usec.append(-1 if g[2] is None else g[2])
                 nets += g[7]

@@ -136,6 +136,22 @@ class Route:
         return "Route(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in _FIELDS) + ")"
 
 
+class Peers(list):
+    """(address, AS) pairs of peers, numbered in the order they are first seen: `number(ip, asn)`
+    gives a pair's place in the list, adding it if new (RouteBatch.peers; the validator's tally)."""
+
+    def __init__(self):
+        super().__init__()
+        self._at: dict[tuple[str, int], int] = {}
+
+    def number(self, ip: str, asn: int) -> int:
+        p = self._at.get((ip, asn))
+        if p is None:
+            p = self._at[(ip, asn)] = len(self)
+            self.append((ip, asn))
+        return p
+
+
 def wire_route(record, time, usec, kind, peer_ip, peer_as, afi, network, plen, path_id=None, attrs=None,
                next_hop=None) -> Route:
     """A Route from numbers, as the MRT reader makes them (no text until it is read)."""

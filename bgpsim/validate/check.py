@@ -34,7 +34,7 @@ from rpki.aspa_path import AspaTable
 from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
 from ..bogons import prefix_mask
-from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
+from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from ..wire.aspath import AS_SEQUENCE, AS_SET, path_text
 from .findings import Findings, prefix_texts
 
@@ -116,8 +116,7 @@ class Checker:
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         self._reasons: dict[tuple, str] = {}
         self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
-        self._peers: list[tuple[str, int]] = []
-        self._peer_index: dict[tuple[str, int], int] = {}
+        self._peers = Peers()
         self.unit = 0
 
     def _ready(self, block: bool) -> bool:
@@ -141,7 +140,7 @@ class Checker:
             return
         used, gidx = np.unique(b.group[sel], return_inverse=True)
         first = b.first[used]
-        peers = np.array([self._peer_number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
+        peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
         heads = [f"{t}.{u:06d},{ip},{asn}," if u >= 0 else f"{t},{ip},{asn},"
                  for t, u, (ip, asn) in zip(b.time[first].tolist(), b.gusec[used].tolist(),
                                             (self._peers[p] for p in peers.tolist()))]
@@ -173,13 +172,6 @@ class Checker:
         self.drain()
         return self.findings.finish()
 
-    def _peer_number(self, ip: str, asn: int) -> int:
-        p = self._peer_index.get((ip, asn))
-        if p is None:
-            p = self._peer_index[(ip, asn)] = len(self._peers)
-            self._peers.append((ip, asn))
-        return p
-
     def _pending_flush(self) -> None:
         routes, self._pending = self._pending, []
         if not routes:
@@ -196,7 +188,7 @@ class Checker:
             gslot.append(slot)
         heads = [f"{r.time}.{r.usec:06d},{r.peer_ip},{r.peer_as}," if r.usec is not None
                  else f"{r.time},{r.peer_ip},{r.peer_as}," for r in routes]
-        peers = np.array([self._peer_number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
+        peers = np.array([self._peers.number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
         nets = [r.network for r in routes]
         origin = np.array([_origin(_path(p)) for p in paths], dtype=np.int64)[gslot]
         self._check(self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
