@@ -465,7 +465,7 @@ def _update(path, nlri=b"", withdrawn=b"", asn_size=4, extra=b""):
 
 def _session(v6=False, as4=True, addpath=False):
     a, b = ("2001:db8::1", "2001:db8::2") if v6 else ("192.0.2.1", "192.0.2.2")
-    ip = (lambda s, d, p: _ip6(s, d, p)) if v6 else (lambda s, d, p: _ip4(s, d, p))
+    ip = _ip6 if v6 else _ip4
     size = 4 if as4 else 2
     pid = b"\x00\x00\x00\x07" if addpath else b""
     u1 = _update((65001, 4200000000 if as4 else 65002), nlri=pid + b"\x18\x0a\x00\x01" + pid + b"\x10\x0a\x02", asn_size=size)
@@ -571,7 +571,7 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
     name, seed = rng.choice(seeds)
     data = bytearray(seed)
     donors = [s for _n, s in seeds]
-    spans_of = {"mrt": lambda d: [(s, e) for s, e in mrt_records(d)],
+    spans_of = {"mrt": mrt_records,
                 "pcap": lambda d: [(s, e) for s, _d, e in pcap_packets(d)[1]],
                 "text": text_lines}[reader]
     fields_of = {"mrt": mrt_fields, "pcap": pcap_fields, "text": lambda d: []}[reader]

@@ -6,6 +6,8 @@ can print exactly one line ("FILE:LINE: what was wanted") and exit with status 2
 
 from __future__ import annotations
 
+import sys
+
 
 class InputError(Exception):
     """Bad input: a file, a line or key in it, and what was wanted."""
@@ -26,3 +28,8 @@ class InputError(Exception):
         elif self.where is not None:
             place = f"{self.where}: "
         return place + self.message
+
+
+def stderr_warning(message: str) -> None:
+    """The readers' default for a warning about damaged input: one line on standard error."""
+    print(f"bgpsim: warning: {message}", file=sys.stderr)

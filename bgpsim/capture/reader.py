@@ -34,11 +34,10 @@ from __future__ import annotations
 import bz2
 import gzip
 import socket
-import sys
 import zlib
 from typing import Callable, Iterator
 
-from ..errors import InputError
+from ..errors import InputError, stderr_warning
 from ..mrt.reader import MRTReader
 from ..mrt.record import Route
 from ..wire import WireError
@@ -54,10 +53,6 @@ MAX_BLOCK = 1 << 24  # bytes scapy may ask for at once: far above any real packe
 MAX_FLOWS = 1 << 16  # TCP directions followed at once; the oldest is dropped past this
 PCAP_MAGICS = (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1",
                b"\x0a\x0d\x0d\x0a")  # pcap (us, ns; both byte orders) and the pcapng Section Header Block
-
-
-def _stderr_warning(message: str) -> None:
-    print(f"bgpsim: warning: {message}", file=sys.stderr)
 
 
 class _BoundedFile:
@@ -139,7 +134,7 @@ class _Session:
 class CaptureReader:
     def __init__(self, path: str, warn: Callable[[str], None] | None = None):
         self.path = str(path)
-        self.warn = warn or _stderr_warning
+        self.warn = warn or stderr_warning
         self.packets = 0
         self.updates = 0  # UPDATE messages found (whole ones, damaged or not)
         self._mrt = MRTReader(self.path, self.warn)  # its attribute cache and UPDATE decoding

@@ -40,13 +40,10 @@ def _tail(attrs, nh: str | None, mrtd: bool = False) -> str:
         lp = attrs.local_pref or 0
         med = attrs.med or 0
         head = f"{attrs.as_path_text if attrs.has_as_path else ''}|{_ORIGIN.get(attrs.origin, 'INCOMPLETE')}|"
-        if mrtd:  # bgpdump's line for the BGP type lacks the "|" between MED and the communities
-            t = (f"{head}{NO_NEXT_HOP if nh is None else nh}|{lp}|{med}{comm}|"
-                 f"{'AG' if attrs.atomic_aggregate else 'NAG'}|{agg}|")
-        elif nh == "":  # an MP next hop of an odd length: bgpdump prints no next hop, LOCAL_PREF or MED
+        if nh == "":  # an MP next hop of an odd length: bgpdump prints no next hop, LOCAL_PREF or MED
             t = f"{head}{comm}|{'AG' if attrs.atomic_aggregate else 'NAG'}|{agg}|"
-        else:
-            t = (f"{head}{NO_NEXT_HOP if nh is None else nh}|{lp}|{med}|{comm}|"
+        else:  # bgpdump's line for the BGP type lacks the "|" between MED and the communities
+            t = (f"{head}{NO_NEXT_HOP if nh is None else nh}|{lp}|{med}{'' if mrtd else '|'}{comm}|"
                  f"{'AG' if attrs.atomic_aggregate else 'NAG'}|{agg}|")
         fmt[key] = t
     return t

@@ -29,13 +29,12 @@ then one warning.
 from __future__ import annotations
 
 import gc
-import sys
 from struct import Struct, unpack_from
 from typing import Callable, Iterator
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, stderr_warning
 from ..wire import WireError
 from ..wire.attributes import NO_PATH, scan_attributes
 from ..wire.nlri import MASK4, MASK6, PrefixError, address_text, parse_prefix_ints
@@ -59,10 +58,6 @@ _HEADER = Struct(">IHHI").unpack_from  # RFC 6396 section 2: timestamp, type, su
 
 # A group: prefixes of one record that share everything but the prefix (and the ADD-PATH id).
 # (record, time, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, next_hop[, old, new])
-
-
-def _stderr_warning(message: str) -> None:
-    print(f"bgpsim: warning: {message}", file=sys.stderr)
 
 
 class _Damage(Exception):
@@ -162,7 +157,7 @@ def _expand(g) -> Iterator[Route]:
 class MRTReader:
     def __init__(self, path: str, warn: Callable[[str], None] | None = None):
         self.path = str(path)
-        self.warn = warn or _stderr_warning
+        self.warn = warn or stderr_warning
         self.peers: list[tuple[str, int]] | None = None
         self._attr_cache: dict = {}
         self._update_attrs: tuple[dict, dict] = ({}, {})  # UPDATE attribute bytes -> Attrs, per ASN size

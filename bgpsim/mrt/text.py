@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import re
 import socket
-import sys
 from typing import Callable, Iterator
 
-from ..errors import InputError
+from ..errors import InputError, stderr_warning
 from ..wire.aspath import AS_CONFED_SEQUENCE, AS_CONFED_SET, AS_SEQUENCE, AS_SET
 from ..wire.attributes import Attrs
 from ..wire.communities import NO_ADVERTISE, NO_EXPORT, NO_EXPORT_SUBCONFED, community_text
@@ -50,10 +49,6 @@ _ORIGINS = {"IGP": 0, "EGP": 1, "INCOMPLETE": 2}
 _NAMED = {community_text(v): v for v in (NO_EXPORT, NO_ADVERTISE, NO_EXPORT_SUBCONFED)}
 _SEGMENT = re.compile(r"\{([0-9,]+)\}|\(([0-9 ]+)\)|\[([0-9,]+)\]|([0-9]+)")
 _U32 = 0xFFFFFFFF
-
-
-def _stderr_warning(message: str) -> None:
-    print(f"bgpsim: warning: {message}", file=sys.stderr)
 
 
 class _Bad(Exception):
@@ -161,9 +156,8 @@ class TextReader:
 
     def __init__(self, path: str, warn: Callable[[str], None] | None = None, strict: bool = True):
         self.path = str(path)
-        self.warn = warn or _stderr_warning
+        self.warn = warn or stderr_warning
         self.strict = strict
-        self.lines = 0
         self._cache: dict = {}
 
     def routes(self) -> Iterator[Route]:
@@ -217,7 +211,6 @@ class TextReader:
         if buf and not skipping:
             number += 1
             yield number, buf
-        self.lines = number
 
     def parse(self, text: str) -> Route:
         """One line (no newline) into a Route; raises _Bad."""

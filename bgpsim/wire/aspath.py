@@ -93,10 +93,3 @@ def path_text(path: Path) -> str:
         else:
             parts.append("[" + ",".join(map(str, asns)) + "]")
     return " ".join(parts)
-
-
-def origin_as(path: Path) -> int | None:
-    """The last AS of the path when it ends in a sequence; None for an empty path or one ending in a set."""
-    if path and path[-1][0] == AS_SEQUENCE and path[-1][1]:
-        return path[-1][1][-1]
-    return None

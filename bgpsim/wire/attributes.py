@@ -154,10 +154,6 @@ class Attrs:
             u = self._unknown = tuple(out)
         return u
 
-    @unknown.setter
-    def unknown(self, value):
-        self._unknown = value
-
     # the lazily decoded attributes: each getter decodes its bytes once (lengths were checked by the scan)
     @property
     def next_hop(self) -> str | None:
@@ -213,10 +209,6 @@ class Attrs:
             c = self._large = parse_large_communities(*self._span(LARGE_COMMUNITY))
         return c
 
-    @large_communities.setter
-    def large_communities(self, value):
-        self._large = value
-
     @property
     def as4_aggregator(self) -> tuple[int, str] | None:
         a = self._as4_aggregator
@@ -224,10 +216,6 @@ class Attrs:
             buf, v, e = self._span(AS4_AGGREGATOR)
             a = self._as4_aggregator = (unpack_from(">I", buf, v)[0], address_text(buf[v + 4:e]))
         return a
-
-    @as4_aggregator.setter
-    def as4_aggregator(self, value):
-        self._as4_aggregator = value
 
     @property
     def aggregator(self) -> tuple[int, str] | None:

@@ -17,9 +17,6 @@ from . import AFI_IPV4, WireError
 _inet_ntoa = socket.inet_ntoa
 _inet_ntop = socket.inet_ntop
 _AF_INET6 = socket.AF_INET6
-_PAD4 = (b"\0\0\0\0", b"\0\0\0", b"\0\0", b"\0", b"")
-_PAD16 = tuple(b"\0" * (16 - n) for n in range(17))
-_MASK = (0xFF, 0x80, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC, 0xFE)
 
 
 _V6: dict[bytes, str] = {}
@@ -64,16 +61,6 @@ def address_text(raw: bytes) -> str:
     if len(raw) == 16:
         return ipv6_text(bytes(raw))
     raise WireError(f"want a 4- or 16-byte address, got {len(raw)} bytes")
-
-
-def prefix_text(raw: bytes, plen: int, afi: int) -> str:
-    """'a.b.c.d/len' or 'x::/len' from the significant octets of a prefix; bits past `plen` cleared."""
-    n = len(raw)
-    if plen & 7:
-        raw = raw[:-1] + bytes((raw[-1] & _MASK[plen & 7],))
-    if afi == AFI_IPV4:
-        return f"{_inet_ntoa(raw + _PAD4[n])}/{plen}"
-    return f"{ipv6_text(raw + _PAD16[n])}/{plen}"
 
 
 class PrefixError(WireError):
@@ -122,21 +109,19 @@ def parse_prefix_ints(buf: bytes, pos: int, end: int, afi: int, addpath: bool = 
             if pos + 5 > end:
                 raise PrefixError(f"ADD-PATH NLRI (RFC 7911 section 3): want a 4-byte path id and a length, got "
                                   f"{end - pos} bytes", pos, (nets, plens, pids))
-            pids.append(_U32(buf, pos)[0])
+            pid = _U32(buf, pos)[0]
             pos += 4
         plen = buf[pos]
         if plen > maxbits:
-            if addpath:
-                pids.pop()
             raise PrefixError(f"NLRI (RFC 4271 section 4.3): want a prefix length <= {maxbits}, got {plen}", pos,
                               (nets, plens, pids))
         q = pos + 1
         pos = q + ((plen + 7) >> 3)
         if pos > end:
-            if addpath:
-                pids.pop()
             raise PrefixError(f"NLRI (RFC 4271 section 4.3): /{plen} wants {pos - q} address bytes, got {end - q}",
                               q, (nets, plens, pids))
+        if addpath:
+            pids.append(pid)
         nets.append((int.from_bytes(buf[q:pos], "big") << (8 * (width - pos + q))) & masks[plen])
         plens.append(plen)
     return nets, plens, pids
