@@ -260,8 +260,7 @@ class MRTReader:
         buf, base, starts = buffer
         a = np.frombuffer(buf, dtype=np.uint8)
         s = np.asarray(starts, dtype=np.int64)
-        rtype = (a[s + 4].astype(np.int64) << 8) | a[s + 5]
-        sub = (a[s + 6].astype(np.int64) << 8) | a[s + 7]
+        rtype, sub = fast._gather(a, s + 4, 2), fast._gather(a, s + 6, 2)
         for t in set(rtype.tolist()) - set(self._handlers):
             self._skipped_types.add(t)
         for i in np.flatnonzero((rtype == TABLE_DUMP_V2) & (sub == 1)).tolist():
@@ -722,12 +721,17 @@ class MRTReader:
             split_update(body, p, end)
         out = []
         damage = None
-        if w1 > w0:
+
+        def prefixes(pos, stop, afi):
+            nonlocal damage
             try:
-                nets, plens, pids = parse_prefix_ints(body, w0, w1, 1, addpath)
+                return parse_prefix_ints(body, pos, stop, afi, addpath)
             except PrefixError as e:  # keep the whole prefixes before the fault, as bgpdump does
-                damage = _Damage(e.message, e.offset)
-                nets, plens, pids = e.parsed
+                damage = damage or _Damage(e.message, e.offset)
+                return e.parsed
+
+        if w1 > w0:
+            nets, plens, pids = prefixes(w0, w1, 1)
             if nets:
                 out.append((record, ts, usec, WITHDRAW, peer, peer_as, 1, nets, plens, pids, None, None))
         attrs = None
@@ -745,30 +749,18 @@ class MRTReader:
                 cache[raw] = attrs
             mu = attrs.mp_unreach
             if mu is not None and mu[0] in (1, 2) and mu[1] in (1, 2, 3) and record != "BGP":
-                try:
-                    nets, plens, pids = parse_prefix_ints(body, a0 + mu[2], a0 + mu[3], mu[0], addpath)
-                except PrefixError as e:
-                    damage = damage or _Damage(e.message, e.offset)
-                    nets, plens, pids = e.parsed
+                nets, plens, pids = prefixes(a0 + mu[2], a0 + mu[3], mu[0])
                 if nets:
                     out.append((record, ts, usec, WITHDRAW, peer, peer_as, mu[0], nets, plens, pids, None, None))
         if end > a1:
-            try:
-                nets, plens, pids = parse_prefix_ints(body, a1, end, 1, addpath)
-            except PrefixError as e:
-                damage = damage or _Damage(e.message, e.offset)
-                nets, plens, pids = e.parsed
+            nets, plens, pids = prefixes(a1, end, 1)
             if nets:
                 out.append((record, ts, usec, ANNOUNCE, peer, peer_as, 1, nets, plens, pids, attrs,
                             FROM_ATTRS if attrs is not None else None))
         if attrs is not None and attrs.mp_reach is not None and record != "BGP":
             mr = attrs.mp_reach
             if mr[0] in (1, 2) and mr[1] in (1, 2, 3):
-                try:
-                    nets, plens, pids = parse_prefix_ints(body, a0 + mr[4], a0 + mr[5], mr[0], addpath)
-                except PrefixError as e:
-                    damage = damage or _Damage(e.message, e.offset)
-                    nets, plens, pids = e.parsed
+                nets, plens, pids = prefixes(a0 + mr[4], a0 + mr[5], mr[0])
                 if nets:
                     out.append((record, ts, usec, ANNOUNCE, peer, peer_as, mr[0], nets, plens, pids, attrs,
                                 mr[3] if mr[2] in (4, 16, 32) else ""))
@@ -789,7 +781,29 @@ class _Pieces:
         self.routes = 0
 
     def batch(self, peers: list) -> RouteBatch:
-        return _batch(self.pieces, self.paths, peers)
+        """The pieces as one RouteBatch (`peers`: the reader's numbering of them)."""
+        b = RouteBatch()
+        cat = {k: np.concatenate([p[k] for p in self.pieces])
+               for k in ("kind", "afi", "count", "path", "origin", "peer", "time", "usec", "src", "hi", "lo", "plen", "pid")}
+        counts = cat["count"]
+        b.paths = self.paths
+        b.peers = peers
+        b.first = _starts(counts)
+        b.gpath = cat["path"]
+        b.gusec = cat["usec"]
+        b.group = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+        for k in ("kind", "afi", "origin", "peer", "time"):
+            setattr(b, k, np.repeat(cat[k], counts))
+        b.hi, b.lo, b.plen, b.path_id = cat["hi"], cat["lo"], cat["plen"], cat["pid"]
+        b._src = cat["src"]
+        b._bufs = [p["buf"] for p in self.pieces]
+        b._slow = {}
+        at = 0
+        for p in self.pieces:
+            b._slow.update((at + j, g) for j, g in p["slow"].items())
+            at += len(p["count"])
+        b._attrs = {}
+        return b
 
 
 def _merge(a: dict, b: dict) -> dict:
@@ -818,26 +832,3 @@ def _ranges(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(first - _starts(counts), counts) + np.arange(total)
 
 
-def _batch(pieces: list[dict], paths: list, peers: list) -> RouteBatch:
-    b = RouteBatch()
-    cat = {k: np.concatenate([p[k] for p in pieces]) for k in ("kind", "afi", "count", "path", "origin", "peer", "time",
-                                                                "usec", "src", "hi", "lo", "plen", "pid")}
-    counts = cat["count"]
-    b.paths = paths
-    b.peers = peers
-    b.first = _starts(counts)
-    b.gpath = cat["path"]
-    b.gusec = cat["usec"]
-    b.group = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
-    for k in ("kind", "afi", "origin", "peer", "time"):
-        setattr(b, k, np.repeat(cat[k], counts))
-    b.hi, b.lo, b.plen, b.path_id = cat["hi"], cat["lo"], cat["plen"], cat["pid"]
-    b._src = cat["src"]
-    b._bufs = [p["buf"] for p in pieces]
-    b._slow = {}
-    at = 0
-    for p in pieces:
-        b._slow.update((at + j, g) for j, g in p["slow"].items())
-        at += len(p["count"])
-    b._attrs = {}
-    return b
