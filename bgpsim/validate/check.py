@@ -117,7 +117,15 @@ class Checker:
         self._reasons: dict[tuple, str] = {}
         self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
         self._peers = Peers()
-        self.unit = 0
+
+    @property
+    def unit(self) -> int:
+        """The unit of work being fed (bgpsim.validate.split): its findings and rows carry it."""
+        return self.findings.unit
+
+    @unit.setter
+    def unit(self, unit: int) -> None:
+        self.findings.unit = unit
 
     def _ready(self, block: bool) -> bool:
         """Whether the VRPs are there (waiting for them if `block`); batches put aside go first."""
@@ -202,14 +210,9 @@ class Checker:
         no AS_SET) of an AS_PATH."""
         info = self._paths.get(segments)
         if info is None:
-            plain = len(segments) == 1 and segments[0][0] == AS_SEQUENCE  # most paths
-            if plain:
-                path = tuple(segments[0][1])
-                text = " ".join(map(str, path))
-            else:
-                path = _path(segments)
-                text = path_text(segments)
-                plain = all(type(a) is int for a in path)
+            path = _path(segments)
+            text = path_text(segments)
+            plain = all(kind != AS_SET for kind, _ in segments)
             verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
             if len(self._paths) >= 1_000_000:
                 self._paths.clear()

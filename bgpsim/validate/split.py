@@ -123,45 +123,47 @@ class Split:
     def _units(self, checker, state: dict, warn, progress) -> None:
         """Every unit in order: the ones this process takes are checked, the others framed and
         passed over; none past a unit where the other process met a fault (`_stop`)."""
+        mine = self.take()
+        for unit, (check, pass_over) in enumerate(self._plan(checker, warn)):
+            if unit >= self._stop.value:
+                return
+            if unit == mine:
+                state.update(unit=unit, phase=READING)
+                checker.unit = unit
+                self._progress(check(), progress)
+                mine = self.take()
+            elif pass_over is not None:
+                pass_over()
+            state.update(unit=unit + 1, phase=FRAMING)
+
+    def _plan(self, checker, warn):
+        """Each unit as (check it: routes read, pass over it or None): an MRT file's buffers one by
+        one, any other file whole."""
         from ..mrt.cli import reader_for
         from ..mrt.reader import MRTReader, read_routes
 
-        mine = self.take()
-        unit = 0
+        def check_buffer(mrt, buffer):
+            batch = mrt.read([buffer])
+            checker.feed_batch(batch)
+            return len(batch)
+
+        def check_file(reader, path):
+            n = 0
+            for r in reader(path, warn):
+                checker.feed(r)
+                n += 1
+            checker.drain()
+            return n
+
         for path in self.files:
             reader = reader_for(path)
-            if reader is read_routes:
-                mrt = MRTReader(path, warn)
-                for buffer in mrt.buffers():
-                    if unit >= self._stop.value:
-                        return
-                    if unit == mine:
-                        state.update(unit=unit, phase=READING)
-                        checker.unit = checker.findings.unit = unit
-                        batch = mrt.read([buffer])
-                        checker.feed_batch(batch)
-                        self._progress(len(batch), progress)
-                        mine = self.take()
-                    else:
-                        mrt.skip(buffer)
-                    unit += 1
-                    state.update(unit=unit, phase=FRAMING)
-                checker.tally.state_changes += mrt.state_changes
-            else:
-                if unit >= self._stop.value:
-                    return
-                if unit == mine:
-                    state.update(unit=unit, phase=READING)
-                    checker.unit = checker.findings.unit = unit
-                    n = 0
-                    for r in reader(path, warn):
-                        checker.feed(r)
-                        n += 1
-                    checker.drain()
-                    self._progress(n, progress)
-                    mine = self.take()
-                unit += 1
-                state.update(unit=unit, phase=FRAMING)
+            if reader is not read_routes:
+                yield (lambda reader=reader, path=path: check_file(reader, path)), None
+                continue
+            mrt = MRTReader(path, warn)
+            for buffer in mrt.buffers():
+                yield (lambda m=mrt, b=buffer: check_buffer(m, b)), (lambda m=mrt, b=buffer: m.skip(b))
+            checker.tally.state_changes += mrt.state_changes
 
     def _progress(self, n: int, progress) -> None:
         with self._lock:
@@ -239,10 +241,7 @@ class Split:
             self._proc.terminate()
         self._proc.join()
         for name in (".part-1", ".part-2", ".vrps", ".rows-1", ".rows-2"):
-            try:
-                os.unlink(self.dir / name)
-            except FileNotFoundError:
-                pass
+            (self.dir / name).unlink(missing_ok=True)
 
 
 def _save(rows, path: Path) -> None:
