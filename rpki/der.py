@@ -25,8 +25,9 @@ from .errors import DERError, ObjectError
 T = TypeVar("T", bound=core.Asn1Value)
 
 # X.680 section 41.4: the PrintableString alphabet. The re-encode check cannot see a wrong character.
-PRINTABLE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '()+,-./:=?")
-_PRINTABLE_TEXT = re.compile(r"[A-Za-z0-9 '()+,\-./:=?]*")
+_PRINTABLE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '()+,-./:=?"
+PRINTABLE = frozenset(_PRINTABLE_CHARS.encode())
+_PRINTABLE_TEXT = re.compile(f"[{re.escape(_PRINTABLE_CHARS)}]*")
 
 
 def _first_difference(a: bytes, b: bytes) -> int:

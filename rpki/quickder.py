@@ -346,10 +346,6 @@ def _ip_choice(choice: a.TLV):
     return None if items is None else items.items
 
 
-def _ip_choice_ok(choice: a.TLV) -> bool:
-    return _ip_choice(choice) is not None
-
-
 def _ip_blocks_value(v: bytes):
     """[(addressFamily octets, "inherit" or [BitString | IPAddressRange])] or None."""
     blocks = _wrapped(IPAddrBlocks, v)
@@ -364,10 +360,6 @@ def _ip_blocks_value(v: bytes):
     return out
 
 
-def _ip_blocks(v: bytes) -> bool:
-    return _ip_blocks_value(v) is not None
-
-
 def _as_ids_value(v: bytes):
     """"inherit", the list of [int | ASRange], or None."""
     ids = _decodes(ASIdentifiers, v)
@@ -380,10 +372,6 @@ def _as_ids_value(v: bytes):
         return None
     items = _wrapped(ASIdsOrRanges, _seq(t.data))
     return None if items is None else items.items
-
-
-def _as_ids(v: bytes) -> bool:
-    return _as_ids_value(v) is not None
 
 
 def _crldp_value(v: bytes):
@@ -403,17 +391,9 @@ def _crldp_value(v: bytes):
     return out
 
 
-def _crldp(v: bytes) -> bool:
-    return _crldp_value(v) is not None
-
-
 def _access_value(v: bytes):
     ads = _wrapped(AccessDescriptions, v)
     return ads.items if ads is not None and all(_uri_ok(ad.access_location) for ad in ads.items) else None
-
-
-def _access(v: bytes) -> bool:
-    return _access_value(v) is not None
 
 
 def _policies_value(v: bytes):
@@ -423,17 +403,9 @@ def _policies_value(v: bytes):
     return pols.items if ok else None
 
 
-def _policies(v: bytes) -> bool:
-    return _policies_value(v) is not None
-
-
 def _key_usage_value(v: bytes):
     ku = _wrapped(KeyUsage, v)
     return ku.value if ku is not None and _named_bits_ok(ku.value) else None
-
-
-def _key_usage(v: bytes) -> bool:
-    return _key_usage_value(v) is not None
 
 
 def _unwrap(cls, v: bytes):
@@ -455,7 +427,6 @@ EXTENSION_VALUES = {
     asn1.OID_IP_ADDR_BLOCKS: _ip_blocks_value,
     asn1.OID_AS_IDENTIFIERS: _as_ids_value,
 }
-EXTENSIONS = {oid: (lambda f: lambda v: f(v) is not None)(f) for oid, f in EXTENSION_VALUES.items()}
 
 
 def _asn1crypto_parses(oid: str) -> bool:
@@ -506,10 +477,6 @@ def _cert_extensions(cert: Certificate) -> list | None:
 SHARED = frozenset({"2.5.29.19", "2.5.29.35", "2.5.29.15", "2.5.29.37", "2.5.29.31", "2.5.29.32",
                     "1.3.6.1.5.5.7.1.1", asn1.OID_AS_IDENTIFIERS})
 _shared: dict[tuple[str, bytes], object] = {}
-
-
-def _cert_ok(cert: Certificate) -> bool:
-    return _cert_extensions(cert) is not None
 
 
 def certificate_value(data: bytes) -> tuple[Certificate, list] | None:

@@ -105,7 +105,6 @@ class Validator:
         self.stopped = False  # the object limit was reached: nothing more is read
         # worker processes for the ROAs and ASPAs of a publication point with at least PARALLEL_MIN
         self.workers = auto_workers() if workers is None else max(1, workers)
-        self.parallel_min = PARALLEL_MIN if self.workers > 1 else MAX_OBJECTS + 1
         self.pool = None
         self.dirs: dict[str, Path] = {}  # URI up to its last "/" -> the directory `local` gave for it
 
@@ -254,7 +253,7 @@ class Validator:
         # ROAs and ASPAs depend on nothing but this CA: with enough of them they are checked in worker
         # processes first; their outcomes are then taken in the same order as the single-process walk
         leaves = [(base + name, data) for name, data in files.items() if name.endswith((".roa", ".asa"))]
-        done = iter(self.leaves(ca, crl, leaves, ip, asr, expires) if len(leaves) >= self.parallel_min else ())
+        done = iter(self.leaves(ca, crl, leaves, ip, asr, expires) if self.workers > 1 and len(leaves) >= PARALLEL_MIN else ())
         for name, data in files.items():
             if self.stopped:
                 return
@@ -306,7 +305,7 @@ class Validator:
                 pass
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
-        self.pool, self.workers, self.parallel_min = None, 1, MAX_OBJECTS + 1
+        self.pool, self.workers = None, 1
         return out + _leaves(*args, others, *rest)
 
     def manifest(self, ca: ResourceCertificate, uri: str) -> Manifest:

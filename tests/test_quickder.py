@@ -39,7 +39,7 @@ def test_fast_yes_implies_gate_yes():
     ("03020208", False),  # a trailing zero bit left in (6 bits, the last 0)
 ])
 def test_key_usage_named_bits(hexdata, ok):
-    assert quickder._key_usage(bytes.fromhex(hexdata)) is ok
+    assert (quickder._key_usage_value(bytes.fromhex(hexdata)) is not None) is ok
 
 
 @pytest.mark.parametrize("uri, ok", [
