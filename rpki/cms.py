@@ -323,6 +323,16 @@ class SignedObject:
             raise ObjectError(f"want eContentType {name} {content_type}, got {self.content_type}", self.source,
                               check="eContentType", rfc=rfc)
 
+    def read_quick(self, decode, build):
+        """`build(value)` from rpki.quickder's `decode` of the eContent when it is certainly DER and
+        reads without surprise; None otherwise (the asn1crypto path, `read_payload`, decides with its
+        own texts)."""
+        try:
+            value = decode(self.econtent)
+            return None if value is None else build(value)
+        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+            return None
+
     def read_payload(self, spec, what: str, noun: str, reader, fast=None):
         """`reader(value, self, source)` on the decoded eContent; asn1crypto's own exceptions on odd
         content become an ObjectError naming `noun`."""

@@ -57,19 +57,12 @@ class Manifest(SignedPayload):
 
     @classmethod
     def _read_quick(cls, signed: SignedObject) -> Manifest | None:
-        """`_read` from rpki.quickder's decode of the eContent when it is certainly DER and reads
-        without surprise; None otherwise (the asn1crypto path decides, with its own texts)."""
-        try:
-            value = quickder.manifest_value(signed.econtent)
-            if value is None:
-                return None
-            files = [(f.file.as_str().encode("ascii"), bytes((f.hash.padding_bits(),)) + f.hash.as_bytes())
-                     for f in value.file_list]
-            return cls._build(value.version, value.manifest_number, value.this_update.as_datetime(),
-                              value.next_update.as_datetime(), value.file_hash_alg.dotted_string, files, signed,
-                              signed.source)
-        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
-            return None
+        """`_read` from rpki.quickder's decode, when it reads (SignedObject.read_quick)."""
+        return signed.read_quick(quickder.manifest_value, lambda value: cls._build(
+            value.version, value.manifest_number, value.this_update.as_datetime(), value.next_update.as_datetime(),
+            value.file_hash_alg.dotted_string,
+            [(f.file.as_str().encode("ascii"), bytes((f.hash.padding_bits(),)) + f.hash.as_bytes())
+             for f in value.file_list], signed, signed.source))
 
     @classmethod
     def _read(cls, value: asn1.Manifest, signed: SignedObject, source) -> Manifest:

@@ -93,17 +93,11 @@ class Roa(SignedPayload):
 
     @classmethod
     def _read_quick(cls, signed: SignedObject) -> Roa | None:
-        """`_read` from rpki.quickder's decode of the eContent when it is certainly DER and reads
-        without surprise; None otherwise (the asn1crypto path decides, with its own texts)."""
-        try:
-            value = quickder.roa_value(signed.econtent)
-            if value is None:
-                return None
-            blocks = [(fam.address_family, [(bits_from_quick(a.address), a.max_length) for a in fam.addresses])
-                      for fam in value.ip_addr_blocks]
-            return cls._build(value.version, value.as_id, blocks, signed, signed.source)
-        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
-            return None
+        """`_read` from rpki.quickder's decode, when it reads (SignedObject.read_quick)."""
+        return signed.read_quick(quickder.roa_value, lambda value: cls._build(
+            value.version, value.as_id,
+            [(fam.address_family, [(bits_from_quick(a.address), a.max_length) for a in fam.addresses])
+             for fam in value.ip_addr_blocks], signed, signed.source))
 
     @classmethod
     def _read(cls, value: asn1.RouteOriginAttestation, signed: SignedObject, source) -> Roa:
