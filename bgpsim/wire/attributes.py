@@ -115,25 +115,21 @@ class Attrs:
     def origin_text(self) -> str | None:
         return None if self.origin is None else (ORIGINS[self.origin] if self.origin < 3 else str(self.origin))
 
-    def _headers(self):
-        """(flags, type, value start, value end) of each attribute, in block order: the headers
-        walked again (the scan checked them and kept no offsets)."""
-        buf = self._buf
-        pos, end = 0, len(buf)
-        while pos < end:
-            flags, code = buf[pos], buf[pos + 1]
-            if flags & 0x10:
-                v = pos + 4
-                pos = v + ((buf[pos + 2] << 8) | buf[pos + 3])
-            else:
-                v = pos + 3
-                pos = v + buf[pos + 2]
-            yield flags, code, v, pos
-
     def _span(self, code: int) -> tuple[bytes, int, int]:
         spans = self._spans
-        if spans is None:
-            spans = self._spans = {c: (v, e) for _, c, v, e in self._headers()}
+        if spans is None:  # the scan kept no offsets: walk the headers again (the scan checked them)
+            spans = self._spans = {}
+            buf = self._buf
+            pos, end = 0, len(buf)
+            while pos < end:
+                c = buf[pos + 1]
+                if buf[pos] & 0x10:
+                    v = pos + 4
+                    pos = v + ((buf[pos + 2] << 8) | buf[pos + 3])
+                else:
+                    v = pos + 3
+                    pos = v + buf[pos + 2]
+                spans[c] = (v, pos)
         v, e = spans[code]
         return self._buf, v, e
 
@@ -142,8 +138,20 @@ class Attrs:
         """(flags, type, value) of each attribute not decoded here, in block order."""
         u = self._unknown
         if u is None:
-            u = self._unknown = tuple((flags, c, self._buf[v:e]) for flags, c, v, e in self._headers()
-                                      if c not in _KNOWN)
+            out = []
+            buf = self._buf
+            pos, end = 0, len(buf)
+            while pos < end:
+                flags, c = buf[pos], buf[pos + 1]
+                if flags & 0x10:
+                    v = pos + 4
+                    pos = v + ((buf[pos + 2] << 8) | buf[pos + 3])
+                else:
+                    v = pos + 3
+                    pos = v + buf[pos + 2]
+                if c not in _KNOWN:
+                    out.append((flags, c, buf[v:pos]))
+            u = self._unknown = tuple(out)
         return u
 
     # the lazily decoded attributes: each getter decodes its bytes once (lengths were checked by the scan)
