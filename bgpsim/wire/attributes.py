@@ -117,7 +117,8 @@ class Attrs:
 
     def _span(self, code: int) -> tuple[bytes, int, int]:
         spans = self._spans
-        if spans is None:  # the scan kept no offsets: walk the headers again (the scan checked them)
+        if spans is None:  # the scan kept no offsets: walk the headers again (the scan checked them;
+            # inline, not shared with `unknown`, which a generator would serve: this is every formatted line's path)
             spans = self._spans = {}
             buf = self._buf
             pos, end = 0, len(buf)
