@@ -13,7 +13,8 @@ from helpers import SHARED
 
 from bgpsim.cli import main
 from bgpsim.validate import load
-from bgpsim.validate.findings import Findings, prefix_texts
+from bgpsim.validate.findings import Findings
+from bgpsim.validate.rows import Prefixes, prefix_texts, rows
 from bgpsim.wire.nlri import network_text
 from rpki.rov import _nest_by_arrays, _nest_by_scan, nest
 
@@ -103,6 +104,46 @@ def test_prefix_texts():
     got = prefix_texts(np.array([v for v, _, _ in nets]), np.array([x >> 64 for _, x, _ in nets], dtype=np.uint64),
                        np.array([x & (2**64 - 1) for _, x, _ in nets], dtype=np.uint64), np.array([k for _, _, k in nets]))
     assert got == [network_text(1 if v == 4 else 2, x, k) for v, x, k in nets]
+
+
+def test_prefix_texts_random():
+    """The array-made texts equal network_text for random IPv4 prefixes (every octet width, every
+    length) alone and mixed with IPv6 ones; one text at a time too."""
+    rng = np.random.default_rng(7)
+    n = 20_000
+    version = np.full(n, 4)
+    lo = rng.integers(0, 2**32, n, dtype=np.uint64)
+    lo[:256] = np.arange(256, dtype=np.uint64) * np.uint64(0x01010101)  # a.a.a.a for each width
+    length = rng.integers(0, 33, n)
+    hi = np.zeros(n, dtype=np.uint64)
+    want = [network_text(1, x, k) for x, k in zip(lo.tolist(), length.tolist())]
+    assert prefix_texts(version, hi, lo, length) == want
+    six = rng.random(n) < 0.2
+    version[six] = 6
+    hi[six] = rng.integers(0, 2**64, six.sum(), dtype=np.uint64) & np.uint64(0xFFFF0000FFFF0000)  # zero runs
+    lo[six] = rng.integers(0, 2**64, six.sum(), dtype=np.uint64) & np.uint64(0x0000FFFF00000000)
+    length[six] = rng.integers(0, 129, six.sum())
+    want = [network_text(1 if v == 4 else 2, (h << 64) | x, k)
+            for v, h, x, k in zip(version.tolist(), hi.tolist(), lo.tolist(), length.tolist())]
+    assert prefix_texts(version, hi, lo, length) == want
+    p = Prefixes(version, hi, lo, length)
+    assert [p[i] for i in range(0, n, 97)] == want[::97]
+
+
+def test_rows_by_runs():
+    """rows() writes each route's line: runs of one group and status at once, routes with their own
+    ending alone, in order."""
+    version = np.full(7, 4)
+    lo = np.arange(7, dtype=np.uint64) << np.uint64(8)
+    length = np.full(7, 24)
+    p = Prefixes(version, np.zeros(7, dtype=np.uint64), lo, length)
+    group = np.array([0, 0, 0, 1, 1, 2, 2])
+    status = np.array([0, 0, 1, 1, 1, 0, 0], dtype=np.uint8)
+    own = {1: b",own\n", 6: b",last\n"}
+    got = rows(p, group, status, [b"g0,", b"g1,", b"g2,"], [b",m0", b",m1", b",m2"], [b",s0", b",s1"],
+               [b",t0\n", b",t1\n", b",t2\n"], own).decode().splitlines()
+    assert got == ["g0,0.0.0.0/24,m0,s0,t0", "g0,0.0.1.0/24,own", "g0,0.0.2.0/24,m0,s1,t0", "g1,0.0.3.0/24,m1,s1,t1",
+                   "g1,0.0.4.0/24,m1,s1,t1", "g2,0.0.5.0/24,m2,s0,t2", "g2,0.0.6.0/24,last"]
 
 
 @pytest.fixture

@@ -36,7 +36,8 @@ from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPT
 from ..bogons import prefix_mask
 from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from ..wire.aspath import AS_SEQUENCE, AS_SET, path_text
-from .findings import Findings, prefix_texts
+from .findings import Findings
+from .rows import Prefixes, rows
 
 BATCH = 65_536
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
@@ -46,7 +47,7 @@ COLUMNS = ("time", "peer_ip", "peer_as", "prefix", "as_path", "origin_as", "rpki
 _BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
 _VERSION = {1: 4, 2: 6}
 _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
-_STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"' for s in STATES]  # the status and reason fields
+_STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the status and reason fields
 
 
 @dataclass
@@ -78,7 +79,7 @@ class Tally:
 @dataclass(slots=True)
 class _Batch:
     """A batch of announced routes, ready to be checked: Checker._prepare's answer. Route i is in
-    group gidx[i], from peer peer[i] (Checker._peers); its CSV line is pre[k] text[i] post[k] (status,
+    group gidx[i], from peer peer[i] (Checker._peers); its CSV line is pre[k] prefix post[k] (status,
     reason) tail[k] for its group k (or bogons[i] as the tail); `aspa` counts the ASPA verdicts."""
 
     gidx: np.ndarray
@@ -88,21 +89,21 @@ class _Batch:
     lo: np.ndarray
     plen: np.ndarray
     origin: np.ndarray
-    texts: list[str]  # each route's prefix
-    pre: list[str]  # each group's CSV fields before the prefix
-    post: list[str]  # ... between the prefix and the RPKI status
-    tail: list[str]  # ... after the RPKI reason
-    bogons: dict[int, str]  # the tail of a route in a special-purpose prefix
+    prefixes: Prefixes  # each route's prefix as text
+    pre: list[bytes]  # each group's CSV fields before the prefix
+    post: list[bytes]  # ... between the prefix and the RPKI status
+    tail: list[bytes]  # ... after the RPKI reason
+    bogons: dict[int, bytes]  # the tail of a route in a special-purpose prefix
     aspa: Counter
     unit: int  # the unit of work it belongs to (bgpsim.validate.split)
 
 
 class Checker:
     """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; the CSV lines of the
-    announced routes go to `write(lines, unit)`, a batch at a time, `unit` being the value of the
+    announced routes go to `write(lines, unit)` as bytes, a batch at a time, `unit` being the value of the
     attribute `unit` when the batch was fed (bgpsim.validate.split numbers the work so)."""
 
-    def __init__(self, vrps, write: Callable[[str, int], None], aspa: AspaTable | None = None, topo=None):
+    def __init__(self, vrps, write: Callable[[bytes, int], None], aspa: AspaTable | None = None, topo=None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
         is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
         batches are read and put aside until it comes."""
@@ -149,7 +150,7 @@ class Checker:
         used, gidx = np.unique(b.group[sel], return_inverse=True)
         first = b.first[used]
         peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
-        heads = [f"{t}.{u:06d},{ip},{asn}," if u >= 0 else f"{t},{ip},{asn},"
+        heads = [(f"{t}.{u:06d},{ip},{asn}," if u >= 0 else f"{t},{ip},{asn},").encode()
                  for t, u, (ip, asn) in zip(b.time[first].tolist(), b.gusec[used].tolist(),
                                             (self._peers[p] for p in peers.tolist()))]
         slots, gslot = np.unique(b.gpath[used], return_inverse=True)
@@ -194,8 +195,8 @@ class Checker:
                 slot = slot_of[id(attrs)] = len(paths)
                 paths.append(attrs.as_path if attrs is not None else ())
             gslot.append(slot)
-        heads = [f"{r.time}.{r.usec:06d},{r.peer_ip},{r.peer_as}," if r.usec is not None
-                 else f"{r.time},{r.peer_ip},{r.peer_as}," for r in routes]
+        heads = [(f"{r.time}.{r.usec:06d},{r.peer_ip},{r.peer_as}," if r.usec is not None
+                  else f"{r.time},{r.peer_ip},{r.peer_as},").encode() for r in routes]
         peers = np.array([self._peers.number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
         nets = [r.network for r in routes]
         origin = np.array([_origin(_path(p)) for p in paths], dtype=np.int64)[gslot]
@@ -241,7 +242,7 @@ class Checker:
         version = np.where(afi == 1, 4, 6).astype(np.uint8)
         findings = self.findings
         findings.prefixes(version, hi, lo, plen, origin)
-        texts = prefix_texts(version, hi, lo, plen)
+        texts = Prefixes(version, hi, lo, plen)
         info = [self._path_info(p) for p in paths]
         # each distinct path: its routes, and its first route as the example
         rslot = gslot[gidx]
@@ -249,9 +250,9 @@ class Checker:
         first = np.full(len(paths), n, dtype=np.int64)
         np.minimum.at(first, rslot, np.arange(n))
         judged = [i for i in range(len(paths)) if info[i][0]]
-        kinds = findings.paths([info[i][0] for i in judged], [texts[first[i]] for i in judged],
-                               [self._peers[rpeer[first[i]]][0] for i in judged], routes[judged].tolist(),
-                               [info[i][3] for i in judged])
+        kinds = findings.paths([info[i][0] for i in judged],
+                               lambda j: (texts[int(first[judged[j]])], self._peers[int(rpeer[first[judged[j]]])][0]),
+                               routes[judged].tolist(), [info[i][3] for i in judged])
         slot_kinds = [""] * len(paths)
         for i, k in zip(judged, kinds):
             slot_kinds[i] = " ".join(k)
@@ -259,8 +260,8 @@ class Checker:
         gorigin = np.zeros(len(heads), dtype=np.int64)
         gorigin[gidx] = origin
         mids = [f",{csv}," for _, csv, _, _ in info]
-        post = [f"{mids[k]}{'' if o == NONE else o}," for k, o in zip(gslot.tolist(), gorigin.tolist())]
-        tails = [f",{verdict},{k}\n" for (_, _, verdict, _), k in zip(info, slot_kinds)]
+        post = [f"{mids[k]}{'' if o == NONE else o},".encode() for k, o in zip(gslot.tolist(), gorigin.tolist())]
+        tails = [f",{verdict},{k}\n".encode() for (_, _, verdict, _), k in zip(info, slot_kinds)]
         tail = [tails[k] for k in gslot.tolist()]
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
@@ -272,7 +273,7 @@ class Checker:
             v, net = int(version[i]), (int(hi[i]) << 64) | int(lo[i])
             findings.bogon_route((v, net, int(plen[i])), texts[i], int(origin[i]))
             k = int(rslot[i])
-            bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix\n"
+            bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix\n".encode()
         aspa = Counter()
         if self.aspa is not None:
             for (_, _, verdict, _), c in zip(info, routes.tolist()):
@@ -294,16 +295,13 @@ class Checker:
             status[i] = STATES.index(self.vrps.validate(_network((6, net, int(b.plen[i]))), int(b.origin[i])))
         self._tally(b, status)
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
-        whys = {i: f'{STATES[int(status[i])]},"{text}"'
+        whys = {i: f'{STATES[int(status[i])]},"{text}"'.encode()
                 for i, text in self._reasons_of(b, np.flatnonzero(invalid).tolist(), status).items()}
-        pre, post, tail, texts, state = b.pre, b.post, b.tail, b.texts, _STATE_TEXT
-        codes = status.tolist()
-        gl = b.gidx.tolist()
-        rows = [f"{pre[k]}{t}{post[k]}{state[c]}{tail[k]}" for k, t, c in zip(gl, texts, codes)]
-        for i in whys.keys() | b.bogons.keys():  # an invalid route's reason, a bogon's finding
-            k = gl[i]
-            rows[i] = f"{pre[k]}{texts[i]}{post[k]}{whys.get(i, state[codes[i]])}{b.bogons.get(i, tail[k])}"
-        self.write("".join(rows), b.unit)
+        own = {}  # an invalid route's reason, a bogon's finding
+        for i in whys.keys() | b.bogons.keys():
+            k = int(b.gidx[i])
+            own[i] = b.post[k] + whys.get(i, _STATE_TEXT[int(status[i])]) + b.bogons.get(i, b.tail[k])
+        self.write(rows(b.prefixes, b.gidx, status, b.pre, b.post, _STATE_TEXT, b.tail, own), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes
@@ -344,12 +342,11 @@ class Checker:
                 continue
             sel = np.array([i for i, _ in mine], dtype=np.int64)
             start = (b.lo if afi == 1 else b.hi)[sel].astype(np.uint64)
-            for (i, key), rows in zip(mine, self.vrps.covering_rows_many(_VERSION[afi], start, b.plen[sel])):
-                out[i] = self._remember(key, rows)
+            for (i, key), held in zip(mine, self.vrps.covering_rows_many(_VERSION[afi], start, b.plen[sel])):
+                out[i] = self._remember(key, held)
         for i, key in todo:
             if i not in out:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
-                rows = self.vrps.covering_rows(6, (key[1] << 64) | key[2], key[3])
-                out[i] = self._remember(key, rows)
+                out[i] = self._remember(key, self.vrps.covering_rows(6, (key[1] << 64) | key[2], key[3]))
         return out
 
     def _remember(self, key: tuple, rows: list[tuple[int, int, int, int]]) -> str:

@@ -133,8 +133,8 @@ def _check(args, vrps, two: bool) -> int:
             checker, conflicts = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
             findings = checker.findings.finish(conflicts)
         else:
-            with open(d / "routes.csv", "w") as fh:
-                fh.write(header)
+            with open(d / "routes.csv", "wb") as fh:
+                fh.write(header.encode())
                 checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo)
                 check_files(checker, args.files, progress=lambda n: bar(n, None))
                 findings = checker.finish()

@@ -27,6 +27,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 from itertools import chain
 from operator import itemgetter
+from typing import Callable
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from rpki.rov import nest
 
 from ..bogons import asn_kind, asn_kinds, prefix_kind
 from ..policy import CUSTOMER, PEER, PROVIDER
-from ..wire.nlri import network_text
+from .rows import prefix_texts
 
 PRIVATE = "private"
 KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak")
@@ -84,11 +85,11 @@ class Findings:
         self._pending = 0
         return self._rows[0] if self._rows else np.zeros((0, 5), dtype=np.uint64)
 
-    def paths(self, paths: list[tuple], prefixes: list[str], peers: list[str], routes: list[int],
+    def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]], routes: list[int],
               plain: list[bool] | None = None) -> list[tuple[str, ...]]:
         """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
-        inside) taken by routes[i] routes; prefixes[i] and peers[i] are the first such route's, the
-        finding's example; plain[i], if given, says whether path i holds no AS_SET. A path is judged
+        inside) taken by routes[i] routes; example(i) is the (prefix, peer IP) of path i's first route,
+        a finding's example; plain[i], if given, says whether path i holds no AS_SET. A path is judged
         once: those not seen before are screened by arrays (a special-purpose AS, an AS twice apart),
         and only the ones that show something, hold an AS_SET or need the leak check are judged one
         by one."""
@@ -110,7 +111,7 @@ class Findings:
                 p = paths[i]
                 k = judged.get(p)  # a path twice in `paths`
                 if k is None:
-                    k = judged[p] = self._judge(p, prefixes[i], peers[i])
+                    k = judged[p] = self._judge(p, *example(i))
                 out[i] = k
         per_path = self.per_path
         for i in [i for i, kinds in enumerate(out) if kinds]:
@@ -329,34 +330,6 @@ class Findings:
         out += [{"kind": "subprefix", "prefix": texts[p], "origin": o, "covering": texts[c], "covering_origins": theirs[c]}
                 for p, o, c in zip(pid[has][cand].tolist(), origin[has][cand].tolist(), covers)]
         return out
-
-
-_OCTETS = [str(i) for i in range(256)]
-
-
-def prefix_texts(version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray) -> list[str]:
-    """bgpsim.wire.nlri.network_text of each prefix given as arrays (IP version 4 or 6, the network
-    address as its upper and lower 64 bits, IPv4 in `lo`; length): IPv4 octet by octet from a
-    table, IPv6 one at a time."""
-    lo = np.asarray(lo, dtype=np.uint64)
-    out = [""] * len(lo)
-    lengths = np.asarray(length).tolist()
-    v4 = np.asarray(version) == 4
-    if v4.all():
-        idx = None
-    else:
-        idx = np.flatnonzero(v4)
-        lo4 = lo[idx]
-    t = _OCTETS
-    octets = [((lo if idx is None else lo4) >> np.uint64(s) & np.uint64(255)).tolist() for s in (24, 16, 8, 0)]
-    if idx is None:
-        return [f"{t[a]}.{t[b]}.{t[c]}.{t[d]}/{n}" for a, b, c, d, n in zip(*octets, lengths)]
-    for i, a, b, c, d in zip(idx.tolist(), *octets):
-        out[i] = f"{t[a]}.{t[b]}.{t[c]}.{t[d]}/{lengths[i]}"
-    his, los = np.asarray(hi).tolist(), lo.tolist()
-    for i in np.flatnonzero(~v4).tolist():
-        out[i] = network_text(2, (his[i] << 64) | los[i], lengths[i])
-    return out
 
 
 def _distinct(rows: np.ndarray) -> np.ndarray:

@@ -105,11 +105,10 @@ class Split:
         with open(part, "wb") as fh:
             written = [0]
 
-            def write(lines: str, unit: int) -> None:
-                data = lines.encode()
-                fh.write(data)
-                index.append((unit, written[0], len(data)))
-                written[0] += len(data)
+            def write(lines: bytes, unit: int) -> None:
+                fh.write(lines)
+                index.append((unit, written[0], len(lines)))
+                written[0] += len(lines)
 
             checker = self.make_checker(vrps, write)
             try:
