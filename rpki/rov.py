@@ -121,30 +121,33 @@ class VRP:
 class _Family:
     """The index of one address family: distinct VRP prefixes sorted by start then length, each
     with its nearest enclosing prefix, and (prefix, ASN) pairs with the best maxLength. Built from
-    columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits) by sorting."""
+    columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits) by sorting. Kept in
+    the narrowest types that hold the values (lengths in a byte, ASNs and positions in four): a
+    million VRPs take about 50 MB, which another process maps rather than copies
+    (bgpsim.validate.split)."""
 
     def __init__(self, version: int, start: np.ndarray, length: np.ndarray, max_length: np.ndarray,
-                 asn: np.ndarray, network: np.ndarray):
+                 asn: np.ndarray, network: Networks):
         bits = _BITS[version]
         self.version = version
+        length, max_length, asn = length.astype(np.uint8), max_length.astype(np.uint8), asn.astype(np.uint32)
         if bits == 32:  # one stable sort of (start, length) in a word; none at all (timsort sees one
             order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")  # run)
         else:  # when the VRPs come sorted, as relying parties write them
             order = np.lexsort((length, start))
-        if (order[1:] > order[:-1]).all():
-            self._rows = (network, length, max_length, asn)
-        else:
-            start, length, max_length, asn = start[order], length[order], max_length[order], asn[order]
-            self._rows = (network[order], length, max_length, asn)  # for members()
+        network = network.low if bits == 32 else network  # an IPv4 address is all in `low`
+        if not (order[1:] > order[:-1]).all():
+            start, length, max_length, asn, network = start[order], length[order], max_length[order], asn[order], network[order]
+        self._rows = (network, length, max_length, asn)  # each VRP, for holding()
         n = len(start)
         new = np.ones(n, dtype=bool)
         new[1:] = (start[1:] != start[:-1]) | (length[1:] != length[:-1])
-        self.first = np.flatnonzero(new)
-        self.stop = np.append(self.first[1:], n)
+        # prefix k's VRPs are rows first[k] to first[k + 1]
+        self.first = np.append(np.flatnonzero(new), n).astype(np.int32 if n < 2**31 else np.int64)
         self.start = start[new]
         self.length = length[new]
         self.end = self.start + _host_mask(self.length, bits)  # inclusive
-        self.parent = nest(self.start, self.end)
+        self.parent = nest(self.start, self.end).astype(self.first.dtype)
         key = np.cumsum(new) - 1
         nz = asn != 0  # AS0 covers but never validates: no pair
         pair = (key[nz].astype(np.uint64) << np.uint64(32)) | asn[nz].astype(np.uint64)
@@ -158,12 +161,12 @@ class _Family:
         last = np.ones(len(pair), dtype=bool)
         last[:-1] = pair[1:] != pair[:-1]
         self.pair = pair[last]
-        self.pair_max = best[last].astype(np.int64)
+        self.pair_max = best[last].astype(np.uint8)
         # each prefix's pairs: pair_first[k] to pair_first[k + 1] (mostly one; none for AS0 alone)
-        self.pair_first = np.zeros(len(self.start) + 1, dtype=np.int64)
+        self.pair_first = np.zeros(len(self.start) + 1, dtype=self.first.dtype)
         np.cumsum(np.bincount((self.pair >> np.uint64(32)).astype(np.intp), minlength=len(self.start)),
                   out=self.pair_first[1:])
-        self.pair_asn = (self.pair & np.uint64(2**32 - 1)).astype(np.int64)
+        self.pair_asn = (self.pair & np.uint64(2**32 - 1)).astype(np.uint32)
         self._lists: tuple | None = None  # the index as lists, for holding()
 
     def holding(self, start: int, length: int) -> list[tuple[int, int, int, int]]:
@@ -174,15 +177,14 @@ class _Family:
         if self._lists is None:
             network, plen, max_length, asn = self._rows
             self._lists = (self.start.tolist(), self.end.tolist(), self.length.tolist(), self.parent.tolist(),
-                           self.first.tolist(), self.stop.tolist(),
-                           list(zip(network.tolist(), plen.tolist(), max_length.tolist(), asn.tolist())))
-        starts, ends, lengths, parents, first, stop, rows = self._lists
+                           self.first.tolist(), list(zip(network.tolist(), plen.tolist(), max_length.tolist(), asn.tolist())))
+        starts, ends, lengths, parents, first, rows = self._lists
         r_end = start + (1 << (_BITS[self.version] - length)) - 1
         out = []
         i = bisect_right(starts, start) - 1
         while i >= 0:
             if ends[i] >= r_end and lengths[i] <= length:
-                out += rows[first[i]:stop[i]]
+                out += rows[first[i]:first[i + 1]]
             i = parents[i]
         return out
 
@@ -212,7 +214,7 @@ class _Family:
         p = np.concatenate(hit_i)
         order = np.argsort(r, kind="stable")  # each route's prefixes, most specific first
         r, p = r[order], p[order]
-        count = self.stop[p] - self.first[p]
+        count = (self.first[p + 1] - self.first[p]).astype(np.int64)
         rows = np.repeat(self.first[p] - np.concatenate(([0], np.cumsum(count)[:-1])), count) + np.arange(count.sum())
         owner = np.repeat(r, count).tolist()
         network, plen, max_length, asn = self._rows
@@ -293,7 +295,22 @@ class VRPTable:
                    np.asarray(asn, dtype=np.int64))
         return t
 
+    def __getstate__(self) -> dict:
+        """Once indexed, a table travels as its index alone (the columns can be made again from it,
+        in index order): what bgpsim.validate.split hands to the other process."""
+        state = dict(self.__dict__)
+        if self._index is not None:
+            state["_count"], state["_cols"], state["_vrps"] = len(self), None, None
+        return state
+
     def _columns(self) -> tuple:
+        if self._cols is None and self._vrps is None:  # a table that came by pickle: from its index
+            rows = [(v, *row) for v, f in self._index.items()
+                    for row in zip(f._rows[0].tolist(), *(c.tolist() for c in f._rows[1:]))]
+            rows += [(6, int(x.prefix.network_address), x.prefix.prefixlen, x.max_length, x.asn) for x in self._long]
+            ver, net, length, ml, asn = zip(*rows) if rows else ((),) * 5
+            self._cols = (np.asarray(ver, dtype=np.int8), Networks.of(net), np.asarray(length, dtype=np.int64),
+                          np.asarray(ml, dtype=np.int64), np.asarray(asn, dtype=np.int64))
         if self._cols is None:
             v = self._vrps
             self._cols = (np.asarray([x.prefix.version for x in v], dtype=np.int8),
@@ -305,7 +322,7 @@ class VRPTable:
 
     def _list(self) -> list[VRP]:
         if self._vrps is None:
-            ver, net, length, ml, asn = self._cols
+            ver, net, length, ml, asn = self._columns()
             self._vrps = [VRP((IPv4Network if a == 4 else IPv6Network)((n, k)), m, s)
                           for a, n, k, m, s in zip(ver.tolist(), net.tolist(), length.tolist(), ml.tolist(),
                                                    asn.tolist())]
@@ -317,7 +334,9 @@ class VRPTable:
         self._index = None
 
     def __len__(self) -> int:
-        return len(self._vrps) if self._vrps is not None else len(self._cols[0])
+        if self._vrps is not None:
+            return len(self._vrps)
+        return len(self._cols[0]) if self._cols is not None else self._count
 
     def __iter__(self):
         return iter(self._list())
