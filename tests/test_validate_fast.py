@@ -40,14 +40,14 @@ def test_nest_is_rov_nest():
 def reference_conflicts(routes):
     """MOAS and sub-prefix findings as the first bgpsim validate found them: a set of origins per
     prefix, rov.nest over the prefixes in (start, length) order (the default route left out: it is
-    nobody's covering prefix), sorted by prefix text."""
+    nobody's covering prefix); MOAS first, each kind in address order (IPv4 first)."""
     origins, text = {}, {}
     for where, origin in routes:
         seen = origins.setdefault(where, set())
         text[where] = network_text(1 if where[0] == 4 else 2, where[1], where[2])
         if origin >= 0:
             seen.add(origin)
-    out = [{"kind": "moas", "prefix": text[w], "origins": sorted(o)} for w, o in origins.items() if len(o) > 1]
+    out = [{"kind": "moas", "prefix": text[w], "origins": sorted(o)} for w, o in sorted(origins.items()) if len(o) > 1]
     for version, width in ((4, 32), (6, 128)):
         items = sorted((w[1], w[2], w) for w in origins if w[0] == version and w[2] > 0)
         if not items:
@@ -63,7 +63,7 @@ def reference_conflicts(routes):
                 if theirs:
                     out.append({"kind": "subprefix", "prefix": text[where], "origin": o, "covering": text[cover],
                                 "covering_origins": sorted(theirs)})
-    return sorted(out, key=lambda f: (f["kind"] != "moas", f["prefix"]))
+    return out
 
 
 def test_conflicts_by_sorting():

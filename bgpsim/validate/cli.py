@@ -142,16 +142,18 @@ def _check(args, vrps, two: bool) -> int:
         doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(checker.vrps),
                              len(aspa) if aspa is not None else None)
         if topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
-            made = {"moas": 0, "subprefix": 0}
-            for f in findings:
-                if made.get(f["kind"], MAX_SCENARIOS) >= MAX_SCENARIOS:
-                    continue
-                name = f"{f['kind']}-{made[f['kind']] + 1}"
-                text = scenario_toml(f, str(Path(args.relationships).resolve()), topo, name)
-                if text is not None:
-                    write_atomic(d / "scenarios" / f"{name}.toml", text)
-                    f["scenario"] = f"scenarios/{name}.toml"
-                    made[f["kind"]] += 1
+            for kind in ("moas", "subprefix"):
+                made = 0
+                for i in range(findings.count(kind)):
+                    if made >= MAX_SCENARIOS:
+                        break
+                    f = findings.by_kind[kind][i]
+                    name = f"{kind}-{made + 1}"
+                    text = scenario_toml(f, str(Path(args.relationships).resolve()), topo, name)
+                    if text is not None:
+                        write_atomic(d / "scenarios" / f"{name}.toml", text)
+                        f["scenario"] = f"scenarios/{name}.toml"
+                        made += 1
         write_atomic(d / "summary.json", output.summary_json(doc))
         write_atomic(d / "findings.json", output.findings_json(findings))
         write_atomic(d / "report.html", output.report_html(doc))

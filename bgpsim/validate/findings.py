@@ -19,7 +19,12 @@ Over the whole dump (after the pass):
   nobody's, and one peer leaking it would make the whole table sub-prefix findings.
   Both come from sorting: each batch's distinct (prefix, origin) rows are kept as a numpy array
   (merged now and then), and `finish` finds the prefixes with several origins, each prefix's
-  nearest less specific one (rpki.rov.nest) and the origins missing from it, by arrays.
+  nearest less specific one (rpki.rov.nest) and the origins missing from it, by arrays. A full
+  table gives tens of thousands of sub-prefix findings: they stay columns (`Subprefixes`), dicts
+  only when asked for, and findings.json writes them from the columns.
+
+`finish` gives them all (`Found`) by kind, in KINDS order; prefix findings in address order, path
+findings in the order of their path text.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ class Findings:
         # set by whoever feeds the batches, so that findings of two processes merge as one's
         self.unit = 0
         self._first: dict = {}  # (kind, path) or (where, origin) -> unit
+        self._kept = 0  # which halves of the address spaces the rows are of (half()): 0 lower or all, 1 upper
 
     # ---- per batch --------------------------------------------------------------------------------
     def prefixes(self, version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
@@ -219,6 +225,7 @@ class Findings:
         top = np.where(rows[:, 0] == 4, rows[:, 2] >= np.uint64(2**31), rows[:, 1] >= np.uint64(2**63))
         self._rows = [rows[~top] if upper else rows[top]]
         self._merged = len(self._rows[0])
+        self._kept = 0 if upper else 1
         return rows[top] if upper else rows[~top]
 
     def add_rows(self, rows: np.ndarray) -> None:
@@ -227,12 +234,14 @@ class Findings:
             self._rows.append(rows)
             self._pending += len(rows)
 
-    def conflicts(self) -> list[dict]:
+    def conflicts(self) -> list[tuple]:
         """The MOAS and sub-prefix findings of the rows held, which are then let go (`finish` works
-        out those of the rows still held itself)."""
-        found = self._conflicts(self._merge())
+        out those of the rows still held itself): one part (order, MOAS findings, Subprefixes) per IP
+        version, `order` placing the part among those of the other half (finish)."""
+        rows = self._merge()
         self._rows, self._merged = [], 0
-        return found
+        v4 = rows[:, 0] == 4  # sorted: IPv4 first
+        return [((v, self._kept), *self._conflicts(part)) for v, part in ((4, rows[v4]), (6, rows[~v4])) if len(part)]
 
     def merge(self, state: tuple) -> None:
         """Adds the findings of another process over other units of the same input (its `state()`):
@@ -265,24 +274,24 @@ class Findings:
             have["origins"] = sorted(rank, key=rank.get)
 
     # ---- over the whole dump -------------------------------------------------------------------------
-    def finish(self, conflicts: list[dict] = ()) -> list[dict]:
-        """Every finding, MOAS and sub-prefix conflicts included (and `conflicts`, those of rows
-        handed to another process with `half()`), in a stable order."""
+    def finish(self, conflicts: list[tuple] = ()) -> Found:
+        """Every finding, MOAS and sub-prefix conflicts included (and `conflicts`, the parts of rows
+        handed to another process with `half()`)."""
+        parts = sorted(self.conflicts() + list(conflicts), key=itemgetter(0))
         by_kind: dict[str, list[dict]] = {k: [] for k in KINDS}
-        found = self._conflicts(self._merge()) + list(conflicts)
-        for f in found + list(self.per_prefix.values()) + list(self.per_path.values()):
+        for _, moas, _ in parts:
+            by_kind["moas"] += moas
+        by_kind["subprefix"] = Subprefixes.join([sub for _, _, sub in parts])
+        by_kind["bogon-prefix"] = [f for _, f in sorted(self.per_prefix.items(), key=itemgetter(0))]
+        for f in self.per_path.values():
             by_kind[f["kind"]].append(f)
-        out = []
-        for kind, found in by_kind.items():  # by kind, then prefix or path text (stable)
-            found.sort(key=itemgetter("path" if kind in PATH_KINDS else "prefix"))
-            out += found
-        return out
+        for kind in PATH_KINDS:
+            by_kind[kind].sort(key=itemgetter("path"))
+        return Found(by_kind)
 
-    def _conflicts(self, rows: np.ndarray) -> list[dict]:
-        """MOAS and sub-prefix findings from the distinct (version, hi, lo, length, origin + 1) rows,
-        sorted: MOAS first, then sub-prefix conflicts, each in prefix order."""
-        if not len(rows):
-            return []
+    def _conflicts(self, rows: np.ndarray) -> tuple[list[dict], Subprefixes]:
+        """MOAS and sub-prefix findings from the distinct (version, hi, lo, length, origin + 1) rows
+        of one IP version, sorted: each kind in address order."""
         n = len(rows)
         new = np.ones(n, dtype=bool)
         new[1:] = (rows[1:, :4] != rows[:-1, :4]).any(axis=1)
@@ -293,11 +302,19 @@ class Findings:
         has = origin >= 0
         count = np.bincount(pid[has], minlength=len(first))  # origins of each prefix
         lead = first + (origin[first] < 0)  # each prefix's first row with an origin
-        origins_list, lead_list, count_list = origin.tolist(), lead.tolist(), count.tolist()
+
+        def origins(p: np.ndarray) -> list[list[int]]:  # of each prefix p: its rows from lead[p]
+            c = count[p]
+            at = np.repeat(lead[p] - np.concatenate(([0], np.cumsum(c)[:-1])), c) + np.arange(c.sum())
+            flat, out, k = origin[at].tolist(), [], 0
+            for m in c.tolist():
+                out.append(flat[k:k + m])
+                k += m
+            return out
+
         moas = np.flatnonzero(count > 1)
-        texts = dict(zip(moas.tolist(), prefix_texts(pver[moas], phi[moas], plo[moas], plen[moas])))
-        out = [{"kind": "moas", "prefix": texts[p], "origins": origins_list[lead_list[p]:lead_list[p] + count_list[p]]}
-               for p in moas.tolist()]
+        out = [{"kind": "moas", "prefix": t, "origins": o}
+               for t, o in zip(prefix_texts(pver[moas], phi[moas], plo[moas], plen[moas]), origins(moas))]
         parent = np.full(len(first), -1, dtype=np.int64)
         for v, width in ((4, 32), (6, 128)):
             # sorted by address then length; a default route covers everything and is nobody's: not a parent
@@ -320,16 +337,78 @@ class Findings:
         q = (rp[cand] << 32) | origin[has][cand]
         at = np.minimum(np.searchsorted(key, q), len(key) - 1)
         cand = cand[key[at] != q]
-        covers = rp[cand].tolist()
-        named = np.zeros(len(first), dtype=bool)  # the prefixes these findings name
-        named[pid[has][cand]] = True
-        named[rp[cand]] = True
-        named = np.flatnonzero(named)
-        texts.update(zip(named.tolist(), prefix_texts(pver[named], phi[named], plo[named], plen[named])))
-        theirs = {c: origins_list[lead_list[c]:lead_list[c] + count_list[c]] for c in set(covers)}
-        out += [{"kind": "subprefix", "prefix": texts[p], "origin": o, "covering": texts[c], "covering_origins": theirs[c]}
-                for p, o, c in zip(pid[has][cand].tolist(), origin[has][cand].tolist(), covers)]
+        p, covers = pid[has][cand], rp[cand]
+        named, which = np.unique(covers, return_inverse=True)
+        theirs = origins(named)
+        sub = Subprefixes(prefix_texts(pver[p], phi[p], plo[p], plen[p]), origin[has][cand].tolist(),
+                          prefix_texts(pver[named], phi[named], plo[named], plen[named]), theirs, which.reshape(-1))
+        return out, sub
+
+
+class Subprefixes:
+    """Sub-prefix findings as columns, in address order: each one's prefix, origin, and covering
+    prefix (an index into `covers`, whose origins are in `cover_origins`). A finding becomes a dict
+    only when asked for (indexing, iteration), the same dict each time (a key added to it, such as
+    the scenario made of it, stays); `lines()` gives the findings.json lines straight."""
+
+    def __init__(self, prefix: list[str], origin: list[int], covers: list[str], cover_origins: list[list[int]],
+                 cover: np.ndarray):
+        self.prefix, self.origin, self.covers, self.cover_origins = prefix, origin, covers, cover_origins
+        self.cover = np.asarray(cover, dtype=np.int64)
+        self._made: dict[int, dict] = {}
+
+    @classmethod
+    def join(cls, parts: list[Subprefixes]) -> Subprefixes:
+        """One after the other."""
+        shift = np.cumsum([0] + [len(p.covers) for p in parts])
+        return cls([x for p in parts for x in p.prefix], [x for p in parts for x in p.origin],
+                   [x for p in parts for x in p.covers], [x for p in parts for x in p.cover_origins],
+                   np.concatenate([p.cover + k for p, k in zip(parts, shift.tolist())] + [np.zeros(0, dtype=np.int64)]))
+
+    def __len__(self) -> int:
+        return len(self.prefix)
+
+    def __getitem__(self, i: int) -> dict:
+        f = self._made.get(i)
+        if f is None:
+            c = int(self.cover[i])
+            f = self._made[i] = {"kind": "subprefix", "prefix": self.prefix[i], "origin": self.origin[i],
+                                 "covering": self.covers[c], "covering_origins": self.cover_origins[c]}
+        return f
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def lines(self, encode: Callable[[dict], str]) -> list[str]:
+        """Each finding as one line of findings.json: written straight (prefix texts and numbers,
+        nothing to escape), but for the dicts handed out, which `encode` writes."""
+        tails = [f'"covering":"{c}","covering_origins":[{",".join(map(str, o))}]}}'
+                 for c, o in zip(self.covers, self.cover_origins)]
+        out = [f'{{"kind":"subprefix","prefix":"{p}","origin":{o},{tails[c]}'
+               for p, o, c in zip(self.prefix, self.origin, self.cover.tolist())]
+        for i, f in self._made.items():
+            out[i] = encode(f)
         return out
+
+
+class Found:
+    """Every finding of a pass, by kind (in KINDS order); sub-prefix findings as Subprefixes. It
+    reads as a sequence of dicts (len, iteration, comparison with a list)."""
+
+    def __init__(self, by_kind: dict[str, list[dict] | Subprefixes]):
+        self.by_kind = by_kind
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_kind.values())
+
+    def __iter__(self):
+        return chain.from_iterable(self.by_kind.values())
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def count(self, kind: str) -> int:
+        return len(self.by_kind[kind])
 
 
 def _distinct(rows: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@
   under `aspa` when paths were verified), `withdrawals`, `state_changes`, counts of findings by kind,
   `by_peer` (every peer's counts) and `top_invalid_origins`;
 - routes.csv: one row per announced route, its status and the reason (columns in check.COLUMNS);
-- findings.json: every finding (bgpsim.validate.findings), in a stable order, one per line;
+- findings.json: every finding (bgpsim.validate.findings), by kind, in a stable order, one per line;
 - report.html: one self-contained page with the figures (status shares, top invalid origins,
   per-peer breakdown) as inline SVG written here, rendered by jinja2 with autoescaping.
 The same input gives the same bytes.
@@ -14,23 +14,22 @@ from __future__ import annotations
 
 import json
 from json.encoder import c_make_encoder, encode_basestring_ascii
-from collections import Counter
 from html import escape
 
 from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
 
 from .check import NONE, Tally
-from .findings import KINDS
+from .findings import KINDS, Found, Subprefixes
 
 COLOURS = {VALID: "#2ca02c", INVALID_ASN: "#d62728", INVALID_LENGTH: "#ff7f0e", NOT_FOUND: "#c7c7c7",
            "valid": "#2ca02c", "invalid": "#d62728", "unknown": "#c7c7c7"}
 TOP = 20
 
 
-def summary(tally: Tally, findings: list[dict], files: list[str], vrps: int, aspas: int | None) -> dict:
+def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: int | None) -> dict:
     peers = sorted(tally.by_peer.items(), key=lambda kv: (-kv[1]["routes"], kv[0]))
     invalid = sorted(tally.invalid_by_origin.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
-    kinds = Counter(f["kind"] for f in findings)
+    kinds = {k: findings.count(k) for k in KINDS}
     return {
         "files": files,
         "vrps": vrps,
@@ -52,19 +51,20 @@ def summary_json(doc: dict) -> str:
     return json.dumps(doc, indent=1) + "\n"
 
 
-def findings_json(findings: list[dict]) -> str:
+def findings_json(findings: Found | list[dict]) -> str:
     """A JSON array, one finding per line: a full table gives hundreds of thousands (grep-able).
-    Sub-prefix findings, most of them, are written straight (their values are numbers and prefix
-    texts, nothing to escape); the rest go through the json module, in the same layout."""
-    if not findings:
+    Sub-prefix findings, most of them, are written from their columns (Subprefixes.lines); the rest
+    go through the json module, in the same layout."""
+    if not len(findings):
         return "[]\n"
     if c_make_encoder is not None:  # CPython's encoder made once: json.dumps would make it per finding
-        encode = c_make_encoder(None, None, encode_basestring_ascii, None, ":", ",", False, False, True)
+        make = c_make_encoder(None, None, encode_basestring_ascii, None, ":", ",", False, False, True)
+        encode = lambda f: "".join(make(f, 0))  # noqa: E731
     else:
-        encode = json.JSONEncoder(separators=(",", ":")).iterencode
-    lines = [f'{{"kind":"subprefix","prefix":"{f["prefix"]}","origin":{f["origin"]},"covering":"{f["covering"]}",'
-             f'"covering_origins":[{",".join(map(str, f["covering_origins"]))}]}}'
-             if f["kind"] == "subprefix" and len(f) == 5 else "".join(encode(f, 0)) for f in findings]
+        encode = json.JSONEncoder(separators=(",", ":")).encode
+    lines: list[str] = []
+    for group in findings.by_kind.values() if isinstance(findings, Found) else [findings]:
+        lines += group.lines(encode) if isinstance(group, Subprefixes) else map(encode, group)
     return "[\n" + ",\n".join(lines) + "\n]\n"
 
 
