@@ -29,6 +29,7 @@ findings in the order of their path text.
 
 from __future__ import annotations
 
+import json
 from ipaddress import IPv4Network, IPv6Network
 from itertools import chain
 from operator import itemgetter
@@ -340,52 +341,52 @@ class Findings:
         p, covers = pid[has][cand], rp[cand]
         named, which = np.unique(covers, return_inverse=True)
         theirs = origins(named)
-        sub = Subprefixes(prefix_texts(pver[p], phi[p], plo[p], plen[p]), origin[has][cand].tolist(),
-                          prefix_texts(pver[named], phi[named], plo[named], plen[named]), theirs, which.reshape(-1))
+        sub = Subprefixes.of(prefix_texts(pver[p], phi[p], plo[p], plen[p]), origin[has][cand].tolist(),
+                             prefix_texts(pver[named], phi[named], plo[named], plen[named]), theirs,
+                             which.reshape(-1).tolist())
         return out, sub
 
 
 class Subprefixes:
-    """Sub-prefix findings as columns, in address order: each one's prefix, origin, and covering
-    prefix (an index into `covers`, whose origins are in `cover_origins`). A finding becomes a dict
-    only when asked for (indexing, iteration), the same dict each time (a key added to it, such as
-    the scenario made of it, stays); `lines()` gives the findings.json lines straight."""
+    """Sub-prefix findings in address order, each kept as its line of findings.json (a full table
+    gives tens of thousands: made by one f-string each, in the process that found them, and sent
+    on as text). A finding becomes a dict only when asked for (indexing, iteration), the same dict
+    each time: a key added to it, such as the scenario made of it, goes into its line."""
 
-    def __init__(self, prefix: list[str], origin: list[int], covers: list[str], cover_origins: list[list[int]],
-                 cover: np.ndarray):
-        self.prefix, self.origin, self.covers, self.cover_origins = prefix, origin, covers, cover_origins
-        self.cover = np.asarray(cover, dtype=np.int64)
+    def __init__(self, lines: list[str]):
+        self._lines = lines
         self._made: dict[int, dict] = {}
+
+    @classmethod
+    def of(cls, prefix: list[str], origin: list[int], covers: list[str], cover_origins: list[list[int]],
+           cover: list[int]) -> Subprefixes:
+        """From columns: each finding's prefix, origin and covering prefix (an index into `covers`,
+        whose origins are in `cover_origins`); prefix texts and numbers have nothing to escape."""
+        tails = [f'"covering":"{c}","covering_origins":[{",".join(map(str, o))}]}}' for c, o in zip(covers, cover_origins)]
+        return cls([f'{{"kind":"subprefix","prefix":"{p}","origin":{o},{tails[c]}' for p, o, c in zip(prefix, origin, cover)])
 
     @classmethod
     def join(cls, parts: list[Subprefixes]) -> Subprefixes:
         """One after the other."""
-        shift = np.cumsum([0] + [len(p.covers) for p in parts])
-        return cls([x for p in parts for x in p.prefix], [x for p in parts for x in p.origin],
-                   [x for p in parts for x in p.covers], [x for p in parts for x in p.cover_origins],
-                   np.concatenate([p.cover + k for p, k in zip(parts, shift.tolist())] + [np.zeros(0, dtype=np.int64)]))
+        return cls([line for p in parts for line in p.lines(None)])
 
     def __len__(self) -> int:
-        return len(self.prefix)
+        return len(self._lines)
 
     def __getitem__(self, i: int) -> dict:
         f = self._made.get(i)
         if f is None:
-            c = int(self.cover[i])
-            f = self._made[i] = {"kind": "subprefix", "prefix": self.prefix[i], "origin": self.origin[i],
-                                 "covering": self.covers[c], "covering_origins": self.cover_origins[c]}
+            f = self._made[i] = json.loads(self._lines[i])
         return f
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
-    def lines(self, encode: Callable[[dict], str]) -> list[str]:
-        """Each finding as one line of findings.json: written straight (prefix texts and numbers,
-        nothing to escape), but for the dicts handed out, which `encode` writes."""
-        tails = [f'"covering":"{c}","covering_origins":[{",".join(map(str, o))}]}}'
-                 for c, o in zip(self.covers, self.cover_origins)]
-        out = [f'{{"kind":"subprefix","prefix":"{p}","origin":{o},{tails[c]}'
-               for p, o, c in zip(self.prefix, self.origin, self.cover.tolist())]
+    def lines(self, encode: Callable[[dict], str] | None) -> list[str]:
+        """The findings.json lines, those of the dicts handed out written again by `encode`."""
+        if not self._made:
+            return self._lines
+        out = list(self._lines)
         for i, f in self._made.items():
             out[i] = encode(f)
         return out
