@@ -61,9 +61,9 @@ class Findings:
         self._asn_kinds: dict[int, tuple[str, str] | None] = {}
         self.per_path: dict[tuple[str, tuple], dict] = {}  # (kind, path) -> finding
         self.per_prefix: dict[tuple[int, int, int], dict] = {}
-        self._rows: list[np.ndarray] = []  # (version, hi, lo, length, origin + 1) rows, distinct in each
+        self._rows = Rows()  # each distinct (prefix, origin)
         self._pending = 0  # rows added since the last merge
-        self._merged = 0  # rows in self._rows[0] after the last merge
+        self._merged = 0  # rows after the last merge
         # where in the input each finding was first seen: the unit of work (bgpsim.validate.split),
         # set by whoever feeds the batches, so that findings of two processes merge as one's
         self.unit = 0
@@ -77,20 +77,17 @@ class Findings:
         (IPv4 in `lo`), prefix length, origin AS (negative: NONE, which counts as no origin)."""
         if not len(version):
             return
-        rows = np.column_stack([np.asarray(version, dtype=np.uint64), np.asarray(hi, dtype=np.uint64),
-                                np.asarray(lo, dtype=np.uint64), np.asarray(length, dtype=np.uint64),
-                                (np.maximum(np.asarray(origin, dtype=np.int64), -1) + 1).astype(np.uint64)])
-        self._rows.append(rows)  # made distinct when a million more have come, and at the end
-        self._pending += len(rows)
+        self._rows.add(version, hi, lo, length, np.maximum(np.asarray(origin, dtype=np.int64), -1) + 1)
+        self._pending += len(version)  # made distinct when a million more have come, and at the end
         if self._pending > max(1_000_000, self._merged):
             self._merge()
 
-    def _merge(self) -> np.ndarray:
+    def _merge(self) -> Rows:
         if self._pending:
-            self._rows = [_distinct(np.concatenate(self._rows))]
-        self._merged = len(self._rows[0]) if self._rows else 0
+            self._rows.distinct()
+        self._merged = len(self._rows)
         self._pending = 0
-        return self._rows[0] if self._rows else np.zeros((0, 5), dtype=np.uint64)
+        return self._rows
 
     def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]], routes: list[int],
               plain: list[bool] | None = None) -> list[tuple[str, ...]]:
@@ -211,28 +208,26 @@ class Findings:
                 descending = True
         return None
 
-    def state(self, rows: np.ndarray | None) -> tuple:
+    def state(self, rows: Rows | None) -> tuple:
         """What merge() needs of these findings, with `rows` (from `half()`, or None when they go
         another way, to `add_rows`), to send to another process."""
         return rows, self.per_path, self.per_prefix, self._first
 
-    def half(self, upper: bool) -> np.ndarray:
+    def half(self, upper: bool) -> Rows:
         """Gives away the distinct (prefix, origin) rows of the upper halves of the address spaces
         (IPv4 from 128.0.0.0, IPv6 from 8000::) if `upper`, else of the lower ones, and keeps the
         others. No prefix but a default route spans both halves, and a default route is nobody's
         covering prefix: the conflicts of each half can be worked out apart (`conflicts()`), by two
         processes at once."""
-        rows = self._merge()
-        top = np.where(rows[:, 0] == 4, rows[:, 2] >= np.uint64(2**31), rows[:, 1] >= np.uint64(2**63))
-        self._rows = [rows[~top] if upper else rows[top]]
-        self._merged = len(self._rows[0])
+        given = self._merge().half(upper)
+        self._merged = len(self._rows)
         self._kept = 0 if upper else 1
-        return rows[top] if upper else rows[~top]
+        return given
 
-    def add_rows(self, rows: np.ndarray) -> None:
+    def add_rows(self, rows: Rows) -> None:
         """Distinct rows from `half()` of another process's findings."""
         if len(rows):
-            self._rows.append(rows)
+            self._rows.add_rows(rows)
             self._pending += len(rows)
 
     def conflicts(self) -> list[tuple]:
@@ -240,9 +235,8 @@ class Findings:
         out those of the rows still held itself): one part (order, MOAS findings, Subprefixes) per IP
         version, `order` placing the part among those of the other half (finish)."""
         rows = self._merge()
-        self._rows, self._merged = [], 0
-        v4 = rows[:, 0] == 4  # sorted: IPv4 first
-        return [((v, self._kept), *self._conflicts(part)) for v, part in ((4, rows[v4]), (6, rows[~v4])) if len(part)]
+        self._rows, self._merged = Rows(), 0
+        return [((v, self._kept), *self._conflicts(*rows.columns(v))) for v in (4, 6) if rows.count(v)]
 
     def merge(self, state: tuple) -> None:
         """Adds the findings of another process over other units of the same input (its `state()`):
@@ -290,16 +284,18 @@ class Findings:
             by_kind[kind].sort(key=itemgetter("path"))
         return Found(by_kind)
 
-    def _conflicts(self, rows: np.ndarray) -> tuple[list[dict], Subprefixes]:
-        """MOAS and sub-prefix findings from the distinct (version, hi, lo, length, origin + 1) rows
-        of one IP version, sorted: each kind in address order."""
-        n = len(rows)
+    def _conflicts(self, version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
+                   origin: np.ndarray) -> tuple[list[dict], Subprefixes]:
+        """MOAS and sub-prefix findings from the distinct (prefix, origin + 1) rows of one IP
+        version as columns, sorted: each kind in address order."""
+        n = len(lo)
         new = np.ones(n, dtype=bool)
-        new[1:] = (rows[1:, :4] != rows[:-1, :4]).any(axis=1)
+        new[1:] = (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1]) | (length[1:] != length[:-1])
         pid = np.cumsum(new) - 1  # each row's prefix
         first = np.flatnonzero(new)
-        pver, phi, plo, plen = (rows[first, c] for c in range(4))
-        origin = rows[:, 4].astype(np.int64) - 1
+        phi, plo, plen = hi[first], lo[first], length[first]
+        pver = np.full(len(first), version, dtype=np.uint8)
+        origin = origin.astype(np.int64) - 1
         has = origin >= 0
         count = np.bincount(pid[has], minlength=len(first))  # origins of each prefix
         lead = first + (origin[first] < 0)  # each prefix's first row with an origin
@@ -317,18 +313,15 @@ class Findings:
         out = [{"kind": "moas", "prefix": t, "origins": o}
                for t, o in zip(prefix_texts(pver[moas], phi[moas], plo[moas], plen[moas]), origins(moas))]
         parent = np.full(len(first), -1, dtype=np.int64)
-        for v, width in ((4, 32), (6, 128)):
-            # sorted by address then length; a default route covers everything and is nobody's: not a parent
-            sel = np.flatnonzero((pver == v) & (plen > 0))
-            if not len(sel):
-                continue
-            if v == 4:
-                start = plo[sel]
-                end = start + ((np.uint64(1) << (np.uint64(width) - plen[sel])) - np.uint64(1))
-            else:
-                start = np.array([(h << 64) | lo for h, lo in zip(phi[sel].tolist(), plo[sel].tolist())], dtype=object)
-                end = np.array([s + (1 << (width - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())],
-                               dtype=object)
+        # sorted by address then length; a default route covers everything and is nobody's: not a parent
+        sel = np.flatnonzero(plen > 0)
+        if len(sel) and version == 4:
+            start = plo[sel]
+            end = start + ((np.uint64(1) << (np.uint64(32) - plen[sel])) - np.uint64(1))
+        elif len(sel):
+            start = np.array([(h << 64) | x for h, x in zip(phi[sel].tolist(), plo[sel].tolist())], dtype=object)
+            end = np.array([s + (1 << (128 - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())], dtype=object)
+        if len(sel):
             up = nest(start, end)
             parent[sel] = np.where(up >= 0, sel[np.maximum(up, 0)], -1)
         # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
@@ -412,19 +405,88 @@ class Found:
         return len(self.by_kind[kind])
 
 
-def _distinct(rows: np.ndarray) -> np.ndarray:
-    """The distinct (version, hi, lo, length, origin + 1) rows, sorted by version, then hi, ... IPv4
-    rows (hi 0, an address of 32 bits) sort on two keys: address and length packed, and origin."""
-    if len(rows) < 2:
-        return rows
-    v4 = rows[:, 0] == 4
-    four, six = rows[v4], rows[~v4]
-    four = four[np.lexsort((four[:, 4], (four[:, 2] << np.uint64(8)) | four[:, 3]))]
-    six = six[np.lexsort(six[:, 1:].T[::-1])]
-    rows = np.concatenate([four, six])
-    keep = np.ones(len(rows), dtype=bool)
-    keep[1:] = (rows[1:] != rows[:-1]).any(axis=1)
-    return rows[keep]
+class Rows:
+    """Distinct (prefix, origin + 1) rows, origin + 1 being 0 for NONE. An IPv4 route whose origin
+    + 1 fits in 26 bits (every ASN handed out so far, and more) is one word, address << 32 | length
+    << 26 | origin + 1, which sorts as the row does: a full table is a few megabytes, sorted in a
+    few milliseconds. The others (IPv6, private 4-byte origins) are (version, hi, lo, length,
+    origin + 1) rows."""
+
+    def __init__(self, packed: list[np.ndarray] | None = None, wide: list[np.ndarray] | None = None):
+        self.packed = packed or []
+        self.wide = wide or []
+
+    def __len__(self) -> int:
+        return sum(map(len, self.packed)) + sum(map(len, self.wide))
+
+    def add(self, version, hi, lo, length, origin1) -> None:
+        """Rows as columns: IP version, network address (upper and lower 64 bits; IPv4 in the lower),
+        length, origin + 1."""
+        version, origin1 = np.asarray(version), np.asarray(origin1, dtype=np.uint64)
+        short = (version == 4) & (origin1 < np.uint64(2**26))
+        if short.all():
+            self.packed.append((np.asarray(lo, dtype=np.uint64) << np.uint64(32))
+                               | (np.asarray(length, dtype=np.uint64) << np.uint64(26)) | origin1)
+            return
+        sel = np.flatnonzero(short)
+        if len(sel):
+            self.add(version[sel], np.asarray(hi)[sel], np.asarray(lo)[sel], np.asarray(length)[sel], origin1[sel])
+        sel = np.flatnonzero(~short)
+        self.wide.append(np.column_stack([np.asarray(c, dtype=np.uint64)[sel] for c in (version, hi, lo, length, origin1)]))
+
+    def add_rows(self, other: Rows) -> None:
+        self.packed += other.packed
+        self.wide += other.wide
+
+    def distinct(self) -> None:
+        """Sorted, each row once."""
+        if self.packed:
+            p = np.sort(np.concatenate(self.packed))
+            self.packed = [p[np.flatnonzero(np.append(True, p[1:] != p[:-1]))]]
+        if self.wide:
+            w = np.concatenate(self.wide)
+            w = w[np.lexsort(w.T[::-1])]
+            keep = np.ones(len(w), dtype=bool)
+            keep[1:] = (w[1:] != w[:-1]).any(axis=1)
+            self.wide = [w[keep]]
+
+    def half(self, upper: bool) -> Rows:
+        """Gives away (returns) the rows of the upper halves of the address spaces if `upper`, else
+        of the lower ones (distinct rows, sorted); keeps the others."""
+        self.distinct()
+        p = self.packed[0] if self.packed else np.zeros(0, dtype=np.uint64)
+        w = self.wide[0] if self.wide else np.zeros((0, 5), dtype=np.uint64)
+        cut = int(np.searchsorted(p, np.uint64(2**63)))  # 128.0.0.0 and up
+        top = np.where(w[:, 0] == 4, w[:, 2] >= np.uint64(2**31), w[:, 1] >= np.uint64(2**63))
+        if upper:
+            self.packed, self.wide = [p[:cut]], [w[~top]]
+            return Rows([p[cut:]], [w[top]])
+        self.packed, self.wide = [p[cut:]], [w[top]]
+        return Rows([p[:cut]], [w[~top]])
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The packed words and the wide rows, each as one array."""
+        return (np.concatenate(self.packed + [np.zeros(0, dtype=np.uint64)]),
+                np.concatenate(self.wide + [np.zeros((0, 5), dtype=np.uint64)]))
+
+    def count(self, version: int) -> int:
+        return (sum(map(len, self.packed)) if version == 4 else 0) + sum(int((w[:, 0] == version).sum()) for w in self.wide)
+
+    def columns(self, version: int) -> tuple:
+        """(version, hi, lo, length, origin + 1) of the distinct rows of one IP version, sorted."""
+        self.distinct()
+        w = self.wide[0][self.wide[0][:, 0] == version] if self.wide else np.zeros((0, 5), dtype=np.uint64)
+        if version == 4 and self.packed:
+            p = self.packed[0]
+            lo, length, origin1 = p >> np.uint64(32), (p >> np.uint64(26)) & np.uint64(63), p & np.uint64(2**26 - 1)
+            if not len(w):
+                return version, np.zeros(len(p), dtype=np.uint64), lo, length, origin1
+            w = np.concatenate([np.column_stack([np.full(len(p), 4, dtype=np.uint64), np.zeros(len(p), dtype=np.uint64),
+                                                 lo, length, origin1]), w])
+            w = Rows(wide=[w])
+            w.distinct()
+            w = w.wide[0]
+        return version, w[:, 1], w[:, 2], w[:, 3], w[:, 4]
 
 
 def _net(where: tuple[int, int, int]):

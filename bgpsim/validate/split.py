@@ -244,13 +244,18 @@ class Split:
 
 
 def _save(rows, path: Path) -> None:
+    """Findings rows (bgpsim.validate.findings.Rows) to a file."""
     with open(path, "wb") as f:
-        np.save(f, rows, allow_pickle=False)
+        for part in rows.arrays():
+            np.save(f, part, allow_pickle=False)
 
 
 def _load(path: Path):
+    from .findings import Rows
+
     with open(path, "rb") as f:
-        return np.load(f, allow_pickle=False)
+        packed, wide = np.load(f, allow_pickle=False), np.load(f, allow_pickle=False)
+    return Rows([packed], [wide])
 
 
 def _publish(table, path: Path) -> tuple[bytes, list[tuple[int, int]]]:
