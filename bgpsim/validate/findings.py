@@ -412,9 +412,12 @@ class Rows:
     few milliseconds. The others (IPv6, private 4-byte origins) are (version, hi, lo, length,
     origin + 1) rows."""
 
-    def __init__(self, packed: list[np.ndarray] | None = None, wide: list[np.ndarray] | None = None):
+    def __init__(self, packed: list[np.ndarray] | None = None, wide: list[np.ndarray] | None = None,
+                 distinct: bool = False):
+        """`distinct`: the rows are known to be (one array of each form, sorted, no row twice)."""
         self.packed = packed or []
         self.wide = wide or []
+        self._distinct = distinct
 
     def __len__(self) -> int:
         return sum(map(len, self.packed)) + sum(map(len, self.wide))
@@ -423,6 +426,7 @@ class Rows:
         """Rows as columns: IP version, network address (upper and lower 64 bits; IPv4 in the lower),
         length, origin + 1."""
         version, origin1 = np.asarray(version), np.asarray(origin1, dtype=np.uint64)
+        self._distinct = False
         short = (version == 4) & (origin1 < np.uint64(2**26))
         if short.all():
             self.packed.append((np.asarray(lo, dtype=np.uint64) << np.uint64(32))
@@ -437,11 +441,15 @@ class Rows:
     def add_rows(self, other: Rows) -> None:
         self.packed += other.packed
         self.wide += other.wide
+        self._distinct = False
 
     def distinct(self) -> None:
         """Sorted, each row once."""
-        if self.packed:
-            p = np.sort(np.concatenate(self.packed))
+        if self._distinct:
+            return
+        self._distinct = True
+        if self.packed:  # parts often sorted already (halves of two processes): timsort merges runs
+            p = np.sort(np.concatenate(self.packed), kind="stable")
             self.packed = [p[np.flatnonzero(np.append(True, p[1:] != p[:-1]))]]
         if self.wide:
             w = np.concatenate(self.wide)
@@ -460,9 +468,9 @@ class Rows:
         top = np.where(w[:, 0] == 4, w[:, 2] >= np.uint64(2**31), w[:, 1] >= np.uint64(2**63))
         if upper:
             self.packed, self.wide = [p[:cut]], [w[~top]]
-            return Rows([p[cut:]], [w[top]])
+            return Rows([p[cut:]], [w[top]], distinct=True)
         self.packed, self.wide = [p[cut:]], [w[top]]
-        return Rows([p[:cut]], [w[~top]])
+        return Rows([p[:cut]], [w[~top]], distinct=True)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The packed words and the wide rows, each as one array."""

@@ -255,7 +255,7 @@ def _load(path: Path):
 
     with open(path, "rb") as f:
         packed, wide = np.load(f, allow_pickle=False), np.load(f, allow_pickle=False)
-    return Rows([packed], [wide])
+    return Rows([packed], [wide], distinct=True)
 
 
 def _publish(table, path: Path) -> tuple[bytes, list[tuple[int, int]]]:
