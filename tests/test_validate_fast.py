@@ -14,7 +14,7 @@ from helpers import SHARED
 from bgpsim.cli import main
 from bgpsim.validate import load
 from bgpsim.validate.findings import Findings
-from bgpsim.validate.rows import Prefixes, prefix_texts, rows
+from bgpsim.validate.rows import Prefixes, prefix_texts, row_heads, rows
 from bgpsim.wire.nlri import network_text
 from rpki.rov import _nest_by_arrays, _nest_by_scan, nest
 
@@ -128,6 +128,17 @@ def test_prefix_texts_random():
     assert prefix_texts(version, hi, lo, length) == want
     p = Prefixes(version, hi, lo, length)
     assert [p[i] for i in range(0, n, 97)] == want[::97]
+
+
+def test_row_heads():
+    """The time fields by numpy (ten-digit times) and one at a time (others) equal bgpdump's."""
+    peers = [b",192.0.2.1,64500,", b",2001:db8::1,4200000000,"]
+    for times in ([10**9, 1439308800, 10**10 - 1, 1234567890], [999999999, 10**10, 0, 1439308800]):
+        usec = [0, -1, 999999, 42]
+        peer = [0, 1, 1, 0]
+        want = [(f"{t}.{u:06d}" if u >= 0 else f"{t}").encode() + peers[p] for t, u, p in zip(times, usec, peer)]
+        assert row_heads(np.array(times), np.array(usec), np.array(peer), peers) == want
+    assert row_heads(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), peers) == []
 
 
 def test_rows_by_runs():

@@ -37,7 +37,7 @@ from ..bogons import prefix_mask
 from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from ..wire.aspath import AS_SEQUENCE, AS_SET, path_text
 from .findings import Findings
-from .rows import Prefixes, rows
+from .rows import Prefixes, row_heads, rows
 
 BATCH = 65_536
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
@@ -115,9 +115,10 @@ class Checker:
         self.findings = Findings(topo)
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
-        self._reasons: dict[tuple, str] = {}
+        self._reasons: dict[tuple, bytes] = {}
         self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
         self._peers = Peers()
+        self._fields: list[bytes] = []  # _peer_fields
 
     @property
     def unit(self) -> int:
@@ -150,9 +151,7 @@ class Checker:
         used, gidx = np.unique(b.group[sel], return_inverse=True)
         first = b.first[used]
         peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
-        heads = [(f"{t}.{u:06d},{ip},{asn}," if u >= 0 else f"{t},{ip},{asn},").encode()
-                 for t, u, (ip, asn) in zip(b.time[first].tolist(), b.gusec[used].tolist(),
-                                            (self._peers[p] for p in peers.tolist()))]
+        heads = row_heads(b.time[first], b.gusec[used], peers, self._peer_fields())
         slots, gslot = np.unique(b.gpath[used], return_inverse=True)
         paths = [b.paths[j] if j >= 0 else () for j in slots.tolist()]
         batch = self._prepare(heads, peers, gslot.reshape(-1), paths, gidx.reshape(-1), b.afi[sel], b.hi[sel],
@@ -195,9 +194,10 @@ class Checker:
                 slot = slot_of[id(attrs)] = len(paths)
                 paths.append(attrs.as_path if attrs is not None else ())
             gslot.append(slot)
-        heads = [(f"{r.time}.{r.usec:06d},{r.peer_ip},{r.peer_as}," if r.usec is not None
-                  else f"{r.time},{r.peer_ip},{r.peer_as},").encode() for r in routes]
         peers = np.array([self._peers.number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
+        heads = row_heads(np.array([r.time for r in routes], dtype=np.int64),
+                           np.array([-1 if r.usec is None else r.usec for r in routes], dtype=np.int64), peers,
+                           self._peer_fields())
         nets = [r.network for r in routes]
         origin = np.array([_origin(_path(p)) for p in paths], dtype=np.int64)[gslot]
         self._check(self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
@@ -206,17 +206,22 @@ class Checker:
                                   np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
                                   np.array([r.plen for r in routes], dtype=np.int64), origin))
 
+    def _peer_fields(self) -> list[bytes]:
+        """",peer_ip,peer_as," of each peer (Checker._peers), for the rows."""
+        fields = self._fields
+        fields += [f",{ip},{asn},".encode() for ip, asn in self._peers[len(fields):]]
+        return fields
+
     def _path_info(self, segments: tuple) -> tuple[tuple, str, str, bool]:
         """(ASNs with an AS_SET as a tuple inside, the CSV field, the ASPA verdict, whether it holds
         no AS_SET) of an AS_PATH."""
         info = self._paths.get(segments)
         if info is None:
-            plain = all(kind != AS_SET for kind, _ in segments)
             if len(segments) == 1 and segments[0][0] == AS_SEQUENCE:  # most paths: faster than the general way
-                path = tuple(segments[0][1])
+                path, plain = tuple(segments[0][1]), True
                 text = " ".join(map(str, path))
             else:
-                path = _path(segments)
+                path, plain = _path(segments), all(kind != AS_SET for kind, _ in segments)
                 text = path_text(segments)
             verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
             if len(self._paths) >= 1_000_000:
@@ -243,7 +248,8 @@ class Checker:
         findings = self.findings
         findings.prefixes(version, hi, lo, plen, origin)
         texts = Prefixes(version, hi, lo, plen)
-        info = [self._path_info(p) for p in paths]
+        known = self._paths.get
+        info = [known(p) or self._path_info(p) for p in paths]
         # each distinct path: its routes, and its first route as the example
         rslot = gslot[gidx]
         routes = np.bincount(rslot, minlength=len(paths))
@@ -295,12 +301,11 @@ class Checker:
             status[i] = STATES.index(self.vrps.validate(_network((6, net, int(b.plen[i]))), int(b.origin[i])))
         self._tally(b, status)
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
-        whys = {i: f'{STATES[int(status[i])]},"{text}"'.encode()
-                for i, text in self._reasons_of(b, np.flatnonzero(invalid).tolist(), status).items()}
+        whys = self._reasons_of(b, np.flatnonzero(invalid), status)
         own = {}  # an invalid route's reason, a bogon's finding
-        for i in whys.keys() | b.bogons.keys():
-            k = int(b.gidx[i])
-            own[i] = b.post[k] + whys.get(i, _STATE_TEXT[int(status[i])]) + b.bogons.get(i, b.tail[k])
+        special = sorted(whys.keys() | b.bogons.keys())
+        for i, k, c in zip(special, b.gidx[special].tolist(), status[special].tolist()):
+            own[i] = b.post[k] + whys.get(i, _STATE_TEXT[c]) + b.bogons.get(i, b.tail[k])
         self.write(rows(b.prefixes, b.gidx, status, b.pre, b.post, _STATE_TEXT, b.tail, own), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray) -> None:
@@ -325,17 +330,17 @@ class Checker:
         t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
         t.aspa.update(b.aspa)
 
-    def _reasons_of(self, b: _Batch, idx: list[int], status: np.ndarray) -> dict[int, str]:
-        """Why each route `idx` of a batch is invalid (cached: many peers send one route); the VRPs
-        that hold the routes not seen before are found for all of them at once."""
+    def _reasons_of(self, b: _Batch, idx: np.ndarray, status: np.ndarray) -> dict[int, bytes]:
+        """The status and reason fields of each invalid route `idx` of a batch (cached: many peers
+        send one route); the VRPs that hold the routes not seen before are found for all at once."""
         out, todo = {}, []
-        for i in idx:
-            key = (int(b.afi[i]), int(b.hi[i]), int(b.lo[i]), int(b.plen[i]), int(b.origin[i]), int(status[i]))
-            text = self._reasons.get(key)
-            if text is None:
+        known = self._reasons.get
+        for i, key in zip(idx.tolist(), zip(*(a[idx].tolist() for a in (b.afi, b.hi, b.lo, b.plen, b.origin, status)))):
+            field = known(key)
+            if field is None:
                 todo.append((i, key))
             else:
-                out[i] = text
+                out[i] = field
         for afi, bits in _BITS.items():
             mine = [(i, key) for i, key in todo if key[0] == afi and key[3] <= bits]
             if not mine:
@@ -349,11 +354,12 @@ class Checker:
                 out[i] = self._remember(key, self.vrps.covering_rows(6, (key[1] << 64) | key[2], key[3]))
         return out
 
-    def _remember(self, key: tuple, rows: list[tuple[int, int, int, int]]) -> str:
+    def _remember(self, key: tuple, rows: list[tuple[int, int, int, int]]) -> bytes:
         if len(self._reasons) > 1_000_000:
             self._reasons.clear()
-        text = self._reasons[key] = _reason(_VERSION[key[0]], key[3], key[4], STATES[key[5]], rows)
-        return text
+        state = STATES[key[5]]
+        field = self._reasons[key] = f'{state},"{_reason(_VERSION[key[0]], key[3], key[4], state, rows)}"'.encode()
+        return field
 
 
 def _reason(version: int, length: int, origin: int, state: str, rows: list[tuple[int, int, int, int]]) -> str:
