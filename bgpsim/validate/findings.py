@@ -487,13 +487,11 @@ class Rows:
         if version == 4 and self.packed:
             p = self.packed[0]
             lo, length, origin1 = p >> np.uint64(32), (p >> np.uint64(26)) & np.uint64(63), p & np.uint64(2**26 - 1)
-            if not len(w):
-                return version, np.zeros(len(p), dtype=np.uint64), lo, length, origin1
-            w = np.concatenate([np.column_stack([np.full(len(p), 4, dtype=np.uint64), np.zeros(len(p), dtype=np.uint64),
-                                                 lo, length, origin1]), w])
-            w = Rows(wide=[w])
-            w.distinct()
-            w = w.wide[0]
+            if len(w):  # a wide row goes after the packed ones of its prefix: its origin is larger
+                at = np.searchsorted(p, (w[:, 2] << np.uint64(32)) | (w[:, 3] << np.uint64(26)) | np.uint64(2**26 - 1),
+                                     side="right")
+                lo, length, origin1 = (np.insert(c, at, w[:, j]) for c, j in ((lo, 2), (length, 3), (origin1, 4)))
+            return version, np.zeros(len(lo), dtype=np.uint64), lo, length, origin1
         return version, w[:, 1], w[:, 2], w[:, 3], w[:, 4]
 
 
