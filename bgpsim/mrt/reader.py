@@ -55,6 +55,7 @@ _MESSAGE_SUBTYPES = {1: (2, False, False), 4: (4, False, False), 6: (2, True, Fa
                      8: (2, False, True), 9: (4, False, True), 10: (2, True, True), 11: (4, True, True)}
 KIND_CODES = {ANNOUNCE: 0, WITHDRAW: 1, RIB: 2}
 _HEADER = Struct(">IHHI").unpack_from  # RFC 6396 section 2: timestamp, type, subtype, length
+_LENGTH = Struct(">I").unpack_from  # the header's length alone, at its byte 8
 
 # A group: prefixes of one record that share everything but the prefix (and the ADD-PATH id).
 # (record, time, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, next_hop[, old, new])
@@ -339,6 +340,7 @@ class MRTReader:
         pos = 0
         base = 0  # stream offset of buf[0]
         header = _HEADER
+        record_length = _LENGTH
         first = True
         while True:
             if len(buf) - pos < min_bytes:
@@ -355,12 +357,14 @@ class MRTReader:
                 pos = 0
             starts = []
             n = len(buf)
-            while pos + 12 <= n:  # the records wholly in the buffer
-                ts, rtype, sub, length = header(buf, pos)
-                if first and rtype not in KNOWN_TYPES:
+            if first and n >= 12:
+                rtype = header(buf, 0)[1]
+                if rtype not in KNOWN_TYPES:
                     raise InputError(f"not an MRT file: want a record type of RFC 6396 section 4 (such as 13 "
                                      f"TABLE_DUMP_V2 or 16 BGP4MP), got {rtype}", self.path, "byte 0")
                 first = False
+            while pos + 12 <= n:  # the records wholly in the buffer: their lengths alone are read
+                length = record_length(buf, pos + 8)[0]
                 if length == 0 or length > MAX_RECORD or pos + 12 + length > n:
                     break
                 starts.append(pos)
@@ -385,6 +389,7 @@ class MRTReader:
                     self._truncated(chunks, at, None)
                 return
             at = self.at = base + pos
+            _, rtype, sub, _ = header(buf, pos)
             if length == 0:  # bgpdump stops at a record of length 0
                 self.warn(f"{self.path}: byte {at + 8}: MRT record header (RFC 6396 section 2): length 0 "
                           f"(type {rtype}, subtype {sub}); reading stops here, as bgpdump's does")
