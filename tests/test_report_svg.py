@@ -67,8 +67,8 @@ def test_three_labelled_svgs():
 def test_outside_text_escaped():
     page = output.report_html(make_doc())
     assert "<script" not in page and "alert(" in page
-    assert "&lt;script&gt;alert(&#34;file&#34;)&lt;/script&gt;&amp;dump.mrt" in page  # jinja2's escaping
-    assert '2001:db8::1&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;' in page  # the figures' escaping
+    assert "&lt;script&gt;alert(&quot;file&quot;)&lt;/script&gt;&amp;dump.mrt" in page  # the page's text
+    assert '2001:db8::1&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;' in page  # the figures' text
     peers = svgs(page)[2]
     assert any(HOSTILE_IP in (title.text or "") for title in peers.iter(SVG + "title"))  # parsed back intact
 

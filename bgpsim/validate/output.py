@@ -6,7 +6,7 @@
 - routes.csv: one row per announced route, its status and the reason (columns in check.COLUMNS);
 - findings.json: every finding (bgpsim.validate.findings), by kind, in a stable order, one per line;
 - report.html: one self-contained page with the figures (status shares, top invalid origins,
-  per-peer breakdown) as inline SVG written here, rendered by jinja2 with autoescaping.
+  per-peer breakdown) as inline SVG, all written here (no template engine to import).
 The same input gives the same bytes.
 """
 
@@ -234,53 +234,45 @@ def peers_figure(doc: dict) -> str:
     return _svg(axis_y + 70, f"RFC 6811 status shares of each peer's routes, {len(rows)} peers{more}", parts)
 
 
-_PAGE_TEXT = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>bgpsim validate: {{ files|join(", ") }}</title>
-<style>
-body { font-family: system-ui, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222 }
+_STYLE = """body { font-family: system-ui, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222 }
 table { border-collapse: collapse; margin: 1em 0 } td, th { padding: .2em .8em; border-bottom: 1px solid #ddd;
 text-align: right } th:first-child, td:first-child { text-align: left }
 svg.fig { display: block; width: 100%; height: auto; margin: 1em 0 }
-.note { color: #555; font-size: .9em }
-</style></head><body>
-<h1>Route dump validation</h1>
-<p>{{ files|join(", ") }}: <b>{{ "{:,}".format(doc.routes) }}</b> announced routes, {{ "{:,}".format(doc.withdrawals) }}
-withdrawals, {{ "{:,}".format(doc.state_changes) }} session state changes; checked against {{ "{:,}".format(doc.vrps) }}
-VRPs{% if doc.aspas is not none %} and {{ "{:,}".format(doc.aspas) }} ASPA records{% endif %}.</p>
-<h2>Status</h2>
-<table><tr><th>RFC 6811 status</th><th>routes</th><th>share</th></tr>
-{% for s, n in doc.rpki.items() %}<tr><td>{{ s }}</td><td>{{ "{:,}".format(n) }}</td><td>{{ pct(n) }}</td></tr>
-{% endfor %}</table>
-{% if doc.aspa %}<table><tr><th>ASPA verdict</th><th>routes</th><th>share</th></tr>
-{% for s, n in doc.aspa.items() %}<tr><td>{{ s }}</td><td>{{ "{:,}".format(n) }}</td><td>{{ pct(n) }}</td></tr>
-{% endfor %}</table>{% endif %}
-{{ status_svg }}
-<h2>Top RPKI-invalid origins</h2>
-{{ origins_svg }}
-<h2>Per peer</h2>
-{{ peers_svg }}
-<h2>Findings</h2>
-<table><tr><th>finding</th><th>count</th></tr>
-{% for k, n in doc.findings.items() %}<tr><td>{{ k }}</td><td>{{ "{:,}".format(n) }}</td></tr>{% endfor %}</table>
-<p class="note">Every route with its status and the reason is in routes.csv; every finding in findings.json.
-MOAS and sub-prefix findings flag what a hijack looks like; many have innocent reasons.</p>
-</body></html>
-"""
-_PAGE = []  # the compiled template, once
+.note { color: #555; font-size: .9em }"""
 
 
-def _page():
-    if not _PAGE:
-        import jinja2
-
-        _PAGE.append(jinja2.Environment(autoescape=True).from_string(_PAGE_TEXT))
-    return _PAGE[0]
+def _table(head: tuple[str, ...], rows: list[tuple], sep: str = "\n") -> str:
+    cells = "".join(f"<th>{_esc(h)}</th>" for h in head)
+    return (f"<table><tr>{cells}</tr>\n"
+            + "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" + sep for row in rows) + "</table>")
 
 
 def report_html(doc: dict) -> str:
-    from markupsafe import Markup  # jinja2's: the SVGs are escaped where they are written
-
+    """The page: the counts as tables and the three figures, every text escaped where it is written."""
     total = doc["routes"] or 1
-    return _page().render(doc=doc, files=doc["files"], pct=lambda n: f"{n / total:.2%}",
-                          status_svg=Markup(status_figure(doc)), origins_svg=Markup(origins_figure(doc)),
-                          peers_svg=Markup(peers_figure(doc)))
+    files = _esc(", ".join(doc["files"]))
+    aspas = f" and {doc['aspas']:,} ASPA records" if doc["aspas"] is not None else ""
+    aspa = _table(("ASPA verdict", "routes", "share"), [(s, f"{n:,}", f"{n / total:.2%}") for s, n in doc["aspa"].items()]) \
+        if doc["aspa"] else ""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>bgpsim validate: {files}</title>
+<style>
+{_STYLE}
+</style></head><body>
+<h1>Route dump validation</h1>
+<p>{files}: <b>{doc['routes']:,}</b> announced routes, {doc['withdrawals']:,}
+withdrawals, {doc['state_changes']:,} session state changes; checked against {doc['vrps']:,}
+VRPs{aspas}.</p>
+<h2>Status</h2>
+{_table(("RFC 6811 status", "routes", "share"), [(s, f"{n:,}", f"{n / total:.2%}") for s, n in doc["rpki"].items()])}
+{aspa}
+{status_figure(doc)}
+<h2>Top RPKI-invalid origins</h2>
+{origins_figure(doc)}
+<h2>Per peer</h2>
+{peers_figure(doc)}
+<h2>Findings</h2>
+{_table(("finding", "count"), [(k, f"{n:,}") for k, n in doc["findings"].items()], sep="")}
+<p class="note">Every route with its status and the reason is in routes.csv; every finding in findings.json.
+MOAS and sub-prefix findings flag what a hijack looks like; many have innocent reasons.</p>
+</body></html>"""
