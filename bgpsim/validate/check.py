@@ -262,13 +262,19 @@ class Checker:
         slot_kinds = [""] * len(paths)
         for i, k in zip(judged, kinds):
             slot_kinds[i] = " ".join(k)
-        # a group's routes share its origin (their path's, or the peer's without one)
-        gorigin = np.zeros(len(heads), dtype=np.int64)
-        gorigin[gidx] = origin
-        mids = [f",{csv}," for _, csv, _, _ in info]
-        post = [f"{mids[k]}{'' if o == NONE else o},".encode() for k, o in zip(gslot.tolist(), gorigin.tolist())]
+        # the routes of a path share its origin: the fields around the status are made per path, but
+        # for routes without a path, whose origin is their peer's
+        gl = gslot.tolist()
+        posts = [f",{csv},{'' if o == NONE else o},".encode()
+                 for (_, csv, _, _), o in zip(info, origin[np.minimum(first, n - 1)].tolist())]
+        post = [posts[k] for k in gl]
+        for k in [k for k, p in enumerate(paths) if not p]:
+            gorigin = np.zeros(len(heads), dtype=np.int64)
+            gorigin[gidx] = origin
+            for g in np.flatnonzero(gslot == k).tolist():
+                post[g] = f",,{gorigin[g]},".encode()
         tails = [f",{verdict},{k}\n".encode() for (_, _, verdict, _), k in zip(info, slot_kinds)]
-        tail = [tails[k] for k in gslot.tolist()]
+        tail = [tails[k] for k in gl]
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
             sel = np.flatnonzero(afi == a)
