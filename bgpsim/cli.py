@@ -464,5 +464,20 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def run() -> None:
+    """The `bgpsim` command: main(), and for `dump` and `validate`, which leave nothing running,
+    the process then ends at once (os._exit, after flushing its output). The interpreter's own
+    ending frees every object one by one and collects garbage a last time: after a full table,
+    about a tenth of a second spent on memory the kernel takes back anyway."""
+    status = main()
+    if sys.argv[1:2] in (["dump"], ["validate"]):
+        try:
+            sys.stdout.flush()
+        finally:
+            sys.stderr.flush()
+            os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -208,3 +208,21 @@ def test_what_goes_to_standard_output(run, tmp_path, capsys):
     table = printed["table"].splitlines()
     assert table[0].startswith(f"{doc['routes']:,} announced routes ({doc['withdrawals']:,} withdrawals)")
     assert any(line.split()[:2] == ["valid", f"{doc['rpki']['valid']:,}"] for line in table)
+
+
+def test_the_command_ends_at_once_with_its_output_whole(run, tmp_path):
+    """As the `bgpsim` command (bgpsim.cli.run, which ends the process without the interpreter's
+    teardown): standard output flushed, the output directory whole, the exit status kept."""
+    import subprocess
+    import sys
+
+    out, rows, doc = run
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    cmd = [sys.executable, "-m", "bgpsim.cli", "validate", str(DUMP), "--vrps", str(tmp_path / "vrps.csv"),
+           "--out", str(tmp_path / "out")]
+    done = subprocess.run(cmd + ["--format", "json"], capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout) == doc
+    assert (tmp_path / "out" / "routes.csv").read_bytes() == (out / "routes.csv").read_bytes()
+    bad = subprocess.run(cmd[:-4] + ["--vrps", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "none.csv" in bad.stderr
