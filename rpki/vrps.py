@@ -385,8 +385,8 @@ def _kind(value: object) -> str:
     return f"{json.dumps(value)}"
 
 
-def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES, what: str = "") -> str:
-    """A file (or '-' for standard input) as UTF-8 text, at most `limit` bytes."""
+def read_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES, what: str = "") -> bytes:
+    """A file (or '-' for standard input) as bytes, at most `limit` of them."""
     name = str(path)
     label = f"{what}: " if what else ""
     try:
@@ -399,11 +399,21 @@ def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES, what: str = "") ->
         raise InputError(f"{label}cannot read {name}: {e.strerror or e}") from None
     if len(data) > limit:
         raise InputError(f"larger than {limit // 2**20} MiB; not a file of this kind", name)
+    return data
+
+
+def decode_text(data: bytes, source: str | None) -> str:
+    """UTF-8 bytes as text; an InputError naming the line of the first byte that is not UTF-8."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise InputError(f"not UTF-8 (byte {e.start})", name, line) from None
+        raise InputError(f"not UTF-8 (byte {e.start})", source, line) from None
+
+
+def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES, what: str = "") -> str:
+    """A file (or '-' for standard input) as UTF-8 text, at most `limit` bytes."""
+    return decode_text(read_bytes(path, limit, what), str(path))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -654,7 +664,7 @@ def _csv_rows(text: str, source: str | None):
         yield _asn_text(asn, flavour == "csvcompat", source, n), version, a, plen, int(maxlen), ta, expires
 
 
-_V6_ADDRESSES_RE = re.compile(r"[0-9A-Fa-f:.]{2,}(?:,[0-9A-Fa-f:.]{2,})*")  # _PREFIX_RE's address part, joined
+_V6_ADDRESSES_RE = re.compile(rb"[0-9A-Fa-f:.]{2,}(?:,[0-9A-Fa-f:.]{2,})*")  # _PREFIX_RE's address part, joined
 
 
 _ZEROS = 0x3030303030303030  # eight '0' characters in a word
@@ -708,7 +718,19 @@ def _eight_digits(x, k):
     import numpy as np
 
     u = np.uint64
-    before = np.take(np.array(_BEFORE, dtype=u), k)
+    x, bad = _digit_halves(x, np.take(np.array(_BEFORE, dtype=u), k))
+    x *= u(42949672960001)
+    x >>= u(32)
+    return x, bad
+
+
+def _digit_halves(x, before):
+    """_eight_digits' first steps: the words x[i] with the bytes marked in before[i] set to '0',
+    then the number of each 4-byte half (the first byte highest, as in the text) in its low 16
+    bits, and where a byte was no digit (a bool array). Overwrites x and before."""
+    import numpy as np
+
+    u = np.uint64
     before &= x ^ u(_ZEROS)
     x ^= before  # the bytes before the digits are '0' now
     check = x + u(0x0606060606060606)  # (ASCII: no carry from byte to byte)
@@ -722,15 +744,9 @@ def _eight_digits(x, k):
     x *= u(6553601)
     x >>= u(16)
     x &= u(0x0000FFFF0000FFFF)
-    x *= u(42949672960001)
-    x >>= u(32)
     return x, bad
 
 
-# Each byte of a plain CSV body as _fast_csv_columns sees it: the separators (newline, comma, slash)
-# and the bytes no field may hold (control characters, the double quote, the backslash, DEL, and
-# non-ASCII ones, though the text was checked to be ASCII) as 1, the others (printable ASCII) as 0.
-_CSV_CLASS = bytes(0 if 32 <= c < 127 and c not in b'",/\\' else 1 for c in range(256))
 _DOTS: list = []  # _dotted_quads' table, made on first use
 
 
@@ -751,12 +767,40 @@ def _dot_table():
     return _DOTS[0]
 
 
+# For two numbers of one to three digits, one at the end of each 4-byte half of a word (k0 and k1
+# digits, index k0 + 4 * k1): the bytes before them in each half, and their first bytes where they
+# have two or three (the high bit: a leading zero there is no number)
+_HALVES_BEFORE = [(2**(32 - 8 * k0) - 1) | (2**(32 - 8 * k1) - 1) << 32 for k1 in range(4) for k0 in range(4)]
+_HALVES_LEAD = [(0x80 << (32 - 8 * k0) if k0 > 1 else 0) | (0x80 << (64 - 8 * k1) if k1 > 1 else 0)
+                for k1 in range(4) for k0 in range(4)]
+
+
+def _two_numbers(x, k0, k1):
+    """The numbers A and B of the words x[i] that end in 'A,B' or 'A.B' (k0[i] and k1[i] digits,
+    one to three each: a prefix length and maxLength, two octets of an IPv4 address) as A | B << 32
+    (a uint64 array), and where a byte was no digit or a number had a leading zero (a bool array).
+    B stays at the end of the high half, A is moved to the end of the low half, and each half is
+    read as a number (_digit_halves)."""
+    import numpy as np
+
+    u = np.uint64
+    x = ((x << ((k1 + 1) * 8).astype(u)) >> u(32)) | (x & u(0xFFFFFFFF00000000))
+    k = k0 + 4 * k1
+    digit = x ^ u(_ZEROS)  # '0' is 0 now, every byte below 0x80 (ASCII)
+    digit += u(0x7F7F7F7F7F7F7F7F)  # the high bit of each byte set but where it was '0' (no carries)
+    leading_zero = (np.take(np.array(_HALVES_LEAD, dtype=u), k, mode="clip") & ~digit) != 0
+    x, bad = _digit_halves(x, np.take(np.array(_HALVES_BEFORE, dtype=u), k, mode="clip"))
+    bad |= leading_zero
+    return x, bad
+
+
 def _dotted_quads(words, a, b):
     """The IPv4 addresses text[a[i]:b[i]] (dotted quads as inet_pton reads them: four decimal octets
     up to 255, no leading zeros) as a uint64 array, and a bool array saying where the text is no
     such address. The dots are found in the two words before each b[i] (SWAR: a byte compare,
     then the eight flags of a word gathered into a byte by one multiplication) and looked up in
-    a table of the masks with three dots; the octets are read like other numbers (_eight_digits)."""
+    a table of the masks with three dots; the octets are read two to a word (_two_numbers), from
+    the word that ends at the second dot and the one that ends at b."""
     import numpy as np
 
     u = np.uint64
@@ -775,81 +819,119 @@ def _dotted_quads(words, a, b):
         mask |= x
     n = np.clip(n, 0, 16)
     mask &= np.take(np.array([(0xFFFF << (16 - k)) & 0xFFFF for k in range(17)], dtype=u), n)  # the address only
-    code = np.take(_dot_table(), mask.astype(np.intp))
-    bad = (code < 0) | (n < 7) | (n > 15)
-    code = code.astype(np.int64)
-    dots = [b - 16 + (code & 15), b - 16 + ((code >> 4) & 15), b - 16 + (code >> 8)]
-    first = dots[0] - a  # the first octet's length (the table checked the others)
-    bad |= (first < 1) | (first > 3)
-    addr = np.zeros(len(a), dtype=u)
-    last = b - dots[2]  # the last octet and its dot: both in the word before b
-    for k, (length, x) in enumerate(((first, words[dots[0] - 8]), (dots[1] - dots[0] - 1, words[dots[1] - 8]),
-                                     (dots[2] - dots[1] - 1, hi << (last * 8).astype(u)), (last - 1, hi))):
-        length = np.clip(length, 1, 3)
-        octet, wrong = _eight_digits(x if k < 3 else x.copy(), length)
-        bad |= wrong
-        bad |= octet < np.take(np.array(_LEAST, dtype=u), length)  # a leading zero
-        bad |= octet > u(255)
-        addr <<= u(8)
-        addr |= octet
+    code = np.take(_dot_table(), mask.astype(np.intp)).astype(np.int64)
+    p0, p1, p2 = code & 15, (code >> 4) & 15, code >> 8  # the dots among the 16 bytes before b
+    first = p0 + n - 16  # the first octet's length (the table checked the others)
+    bad = (code < 0) | (n < 7) | (n > 15) | (first < 1) | (first > 3)
+    ab, wrong = _two_numbers(words[b - 24 + p1], first, p1 - p0 - 1)  # the word that ends at the second dot
+    bad |= wrong
+    cd, wrong = _two_numbers(hi, p2 - p1 - 1, 15 - p2)
+    bad |= wrong
+    bad |= ((ab | cd) & u(0x0000FF000000FF00)) != 0  # an octet above 255
+    addr = ((ab << u(24)) | (ab >> u(16))) & u(0xFFFF0000)
+    addr |= ((cd << u(8)) | (cd >> u(32))) & u(0xFFFF)
     return addr, bad
 
 
-def _fast_csv_columns(text: str):
+_CHUNK = 2**20  # bytes of lines _fast_csv_columns reads at once (0.5 to 1 MiB measured fastest)
+
+
+def _fast_csv_columns(data: bytes, chunk: int = _CHUNK):
     """read_vrp_columns for Routinator `csv` and rpki-client CSV written plainly (ASCII, no CR, no
-    '/' in a trust anchor name, no leading zeros anywhere), as numpy arrays. The text's bytes are
-    searched once for the separators (newline, comma, slash); every line must show the same
-    pattern of them (',/,,\n', or ',/,,,\n' with Expires), and each column is then checked and
-    converted for all lines at once: the numbers eight digits to a word (_digits_at), IPv4
-    addresses by their three dots (_dotted_quads), IPv6 addresses (the lines that hold no IPv4
-    address: a few percent) one by one by inet_pton. The network column is an rov.Networks (two
-    uint64 arrays), which VRPTable.from_columns takes as it is. None when anything is unusual or
-    wrong: then the line-by-line reader runs, and names the faulty line."""
+    '/' in a trust anchor name, no leading zeros anywhere), as numpy arrays. The body is read in
+    chunks of whole lines, `chunk` bytes or a little more (_fast_csv_lines), so that the
+    temporaries stay that small; the columns of each are copied into arrays for the whole file.
+    The network column is an rov.Networks (two uint64 arrays), which VRPTable.from_columns takes
+    as it is. None when anything is unusual or wrong: then the line-by-line reader runs, and
+    names the faulty line."""
     import numpy as np
 
-    end = text.find("\n")
-    flavour = _CSV_HEADERS.get(text[:end]) if end >= 0 else None
-    if flavour not in ("csv", "rpki-client-csv") or not text.isascii():
+    end = data.find(b"\n")
+    flavour = _CSV_HEADERS.get(data[:end].decode("latin-1")) if end >= 0 else None
+    if flavour not in ("csv", "rpki-client-csv"):
         return None
-    if not text.endswith("\n"):
-        text += "\n"
-    data = text.encode("ascii")
-    buf = np.frombuffer(data, dtype=np.uint8)
-    if len(data) == end + 1:
-        return (np.zeros(0, dtype=np.int8), Networks.of([]), np.zeros(0, dtype=np.int64),
-                np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    sep = np.flatnonzero(np.frombuffer(data.translate(_CSV_CLASS), dtype=bool)[end + 1:])  # one pass in C
-    pattern = np.frombuffer(b",/,,,\n" if flavour == "rpki-client-csv" else b",/,,\n", dtype=np.uint8)
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    # a line's separators, from the newline before it
+    pattern = np.frombuffer(b"\n,/,,," if flavour == "rpki-client-csv" else b"\n,/,,", dtype=np.uint8)
+    scratch = np.empty((2, 0), dtype=bool)
+    # room for as many lines as the body can hold: a good line has at least 13 bytes ('AS0,::/0,0,t\n'),
+    # and a chunk's columns are kept only when all its lines are good (pages never written cost nothing)
+    room = (len(data) - end - 1) // 13
+    out = (np.empty(room, dtype=np.int8),) + tuple(np.empty(room, dtype=np.uint64) for _ in range(5))
+    done = 0
+    a = end + 1
+    while a < len(data):
+        b = data.find(b"\n", min(a + chunk, len(data)) - 1) + 1  # the end of the line that holds byte a + chunk - 1
+        if scratch.shape[1] < b - a + 1:  # made for the first chunk, with room for longer lines
+            scratch = np.empty((2, b - a + 1 + 4096), dtype=bool)
+        cols = _fast_csv_lines(data, a, b, pattern, scratch)
+        if cols is None:
+            return None
+        for column, values in zip(out, cols):
+            column[done:done + len(values)] = values
+        done += len(cols[0])
+        a = b
+    ver, high, low, length, maxlen, asn = (column[:done] for column in out)
+    return ver, Networks(high, low), length.view(np.int64), maxlen.view(np.int64), asn.view(np.int64)
+
+
+def _separators(chunk, scratch):
+    """The positions in `chunk` (bytes as a uint8 array) of the separators of a plain CSV line
+    (newline, comma, slash) and of the bytes no field may hold (control characters, the double
+    quote, the backslash, DEL and non-ASCII bytes), found by passes over it into `scratch` (two
+    bool arrays at least as long, which serve chunk after chunk)."""
+    import numpy as np
+
+    found, eq = scratch[0, :len(chunk)], scratch[1, :len(chunk)]
+    np.subtract(chunk, 32, out=eq.view(np.uint8))  # printable ASCII is 0 to 94 now
+    np.greater_equal(eq.view(np.uint8), 95, out=found)
+    for c in b'",/\\':
+        np.equal(chunk, c, out=eq)
+        found |= eq
+    return np.flatnonzero(found)
+
+
+def _fast_csv_lines(data: bytes, a: int, b: int, pattern, scratch):
+    """_fast_csv_columns' work on the lines data[a:b] (`pattern`: the separators of a line, from
+    the newline before it; `scratch`: see _separators) as arrays: IP versions, the network's high
+    and low 64 bits, lengths, maxLengths, ASNs; None if a line is unusual or wrong. The bytes from
+    the newline before a are searched once for the separators; every line must show the same
+    pattern of them ('\n,/,,' then the next line's newline, or '\n,/,,,' with Expires), and each
+    column is then checked and converted for all lines at once: the numbers eight digits to a
+    word (_digits_at) or two to a word (_two_numbers), IPv4 addresses by their three dots
+    (_dotted_quads), IPv6 addresses (the lines that hold no IPv4 address: a few percent) one by
+    one by inet_pton."""
+    import numpy as np
+
+    buf, words = np.frombuffer(data, dtype=np.uint8), _words(data)
+    sep = _separators(buf[a - 1:b], scratch)
     width = len(pattern)
-    if len(sep) % width:
-        return None
     lines = len(sep) // width
-    sep += end + 1  # positions in buf
-    sep = sep.reshape(lines, width)  # a line a row
-    if (buf[sep] != pattern).any():
-        return None  # a field too many or too few, a '/' in the wrong place, an empty line, a control character
-    comma, slash, comma2, comma3, ta_end, nl = (np.ascontiguousarray(sep[:, k]) for k in (0, 1, 2, 3, 4, -1))
-    del sep
-    first = np.empty(lines, dtype=np.int64)  # where each line starts
-    first[0] = end + 1
-    first[1:] = nl[:-1] + 1
-    # the header's 37 bytes precede every field: the word gathers stay inside buf
-    words = _words(data)
-    if ((buf[first] != 65) | (buf[first + 1] != 83)).any():  # 'AS'
+    if len(sep) != lines * width + 1:
         return None
-    asn = _digits_at(words, first + 2, comma, 10)
+    sep += a - 1  # positions in buf
+    rows = sep[:-1].reshape(lines, width)  # a line a row (the last newline, b - 1, is the next row's)
+    if (buf[rows] != pattern).any():
+        return None  # a field too many or too few, a '/' in the wrong place, an empty line, a control character
+    before, comma, slash, comma2, comma3 = (rows[:, k] for k in range(5))
+    nl = sep[width::width]
+    ta_end = rows[:, 5] if width == 6 else nl
+    # the header's 37 bytes, and the lines before, precede every field: the word gathers stay inside buf
+    asn = _digits_at(words, before + 3, comma, 10)
     if asn is None or asn.max() > MAX_ASN:
         return None
-    # the prefix length and maxLength ('24,24') from one word: its last bytes, then shifted
+    # 'AS' (the word is inside buf: a line with an ASN has eight bytes or more)
+    if ((words[before + 1] & np.uint64(0xFFFF)) != np.uint64(0x5341)).any():
+        return None
+    # the prefix length and maxLength ('24,24') from the word that ends at comma3
     k_len, k_max = comma2 - slash - 1, comma3 - comma2 - 1
     if min(k_len.min(), k_max.min()) < 1 or max(k_len.max(), k_max.max()) > 3:
         return None
-    x = words[comma3 - 8]
-    both, bad = _eight_digits(np.concatenate([x, x << ((k_max + 1) * 8).astype(np.uint64)]),
-                              np.concatenate([k_max, k_len]))
-    if bad.any() or (both < np.take(np.array(_LEAST, dtype=np.uint64), np.concatenate([k_max, k_len]))).any():
+    both, bad = _two_numbers(words[comma3 - 8], k_len, k_max)
+    if bad.any():
         return None
-    maxlen, length = both[:lines], both[lines:]
+    length, maxlen = both & np.uint64(0xFFFF), both >> np.uint64(32)
     if width == 6:  # rpki-client's Expires: a Unix time, not kept
         expires = _digits_at(words, ta_end + 1, nl, 19)
         if expires is None or expires.max() >= 2**63:
@@ -857,10 +939,11 @@ def _fast_csv_columns(text: str):
     ta_length = ta_end - comma3 - 1  # the trust anchor's bytes were checked with the separators
     if ta_length.min() < 1 or ta_length.max() > MAX_TA_LENGTH:
         return None
-    return _fast_networks(text, words, comma, slash, asn, length, maxlen)
+    cols = _fast_networks(data, words, comma, slash, asn, length, maxlen)
+    return None if cols is None else (cols[0], cols[1].high, cols[1].low) + cols[2:]
 
 
-def _fast_networks(text: str, words, comma, slash, asn, length, maxlen):
+def _fast_networks(data: bytes, words, comma, slash, asn, length, maxlen):
     """_fast_csv_columns' second half: the addresses between `comma` and `slash` of each line."""
     import numpy as np
 
@@ -880,9 +963,10 @@ def _fast_networks(text: str, words, comma, slash, asn, length, maxlen):
             return None  # host bits set
     if len(v6):
         starts, stops = (comma[v6] + 1).tolist(), slash[v6].tolist()
-        addrs = [text[s:e] for s, e in zip(starts, stops)]
-        if (slash[v6] - comma[v6]).max() > 46 or not _V6_ADDRESSES_RE.fullmatch(",".join(addrs)):
+        joined = b",".join([data[s:e] for s, e in zip(starts, stops)])
+        if (slash[v6] - comma[v6]).max() > 46 or not _V6_ADDRESSES_RE.fullmatch(joined):
             return None  # a character that is neither a hex digit, ':' nor '.', or more than 45 of them
+        addrs = joined.decode("ascii").split(",")
         if not all(":" in s for s in addrs):
             return None  # neither IPv4 nor IPv6 (inet_pton's choice is by the ':', as parse_prefix's)
         try:
@@ -941,7 +1025,7 @@ def _fast_prefixes(prefixes: list, maxlen):
     length = _digits_at(words, slash + 1, nl, 3)
     if length is None:
         return None
-    cols = _fast_networks(text, words, before, slash, length, length, maxlen)
+    cols = _fast_networks(data, words, before, slash, length, length, maxlen)
     return None if cols is None else cols[:3]
 
 
@@ -1040,15 +1124,20 @@ def _fast_json_columns(text: str):
     return cols[0], cols[1], cols[2], maxlen_a, asn_a
 
 
-def read_vrp_columns(text: str, source: str | None = None) -> tuple:
-    """The VRPs of rpki-client or Routinator output as columns (lists or numpy arrays) for
-    rov.VRPTable.from_columns: IP versions, network addresses (Python ints), lengths, maxLengths,
-    ASNs. Read without making an object per VRP where the text is written plainly, with the same
-    checks as read_csv and read_json: Routinator `csv` and rpki-client CSV by whole-text passes
-    (`_fast_csv_columns`), rpki-client JSON by json.loads and a pass per field
-    (`_fast_json_columns`); anything else, and any fault, by the strict readers."""
-    fast = _fast_csv_columns(text)
-    if fast is None and _JSON_START_RE.match(text):
+def read_vrp_columns(data: bytes, source: str | None = None) -> tuple:
+    """The VRPs of rpki-client or Routinator output (a file's bytes, as read_bytes gives them) as
+    columns (lists or numpy arrays) for rov.VRPTable.from_columns: IP versions, network addresses
+    (Python ints), lengths, maxLengths, ASNs. Read without making an object per VRP where the
+    file is written plainly, with the same checks as read_csv and read_json: Routinator `csv` and
+    rpki-client CSV from the bytes, by passes over chunks of lines (`_fast_csv_columns`),
+    rpki-client JSON by json.loads and a pass per field (`_fast_json_columns`); anything else,
+    and any fault, by the strict readers. The bytes are decoded (decode_text: read_text's error
+    for a file that is not UTF-8) only when the CSV fast path declines."""
+    fast = _fast_csv_columns(data)
+    if fast is not None:
+        return fast
+    text = decode_text(data, source)
+    if _JSON_START_RE.match(text):
         fast = _fast_json_columns(text)
     if fast is not None:
         return fast

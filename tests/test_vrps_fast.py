@@ -1,7 +1,8 @@
-"""The whole-text VRP CSV reader (rpki.vrps._fast_csv_columns: separators found in one pass, numbers
-eight digits to a word, IPv4 addresses by their dots) against the line-by-line reader it stands in
-for, on unusual and broken input; the address column (rpki.rov.Networks); the VRP index built from
-those columns against the one built from VRP objects; rpki.rov.nest by levels against its scan."""
+"""The VRP CSV reader over chunks of lines (rpki.vrps._fast_csv_columns: separators found in one pass
+a chunk, numbers eight or two to a word, IPv4 addresses by their dots) against the line-by-line
+reader it stands in for, on unusual and broken input, whatever the chunks; the address column
+(rpki.rov.Networks); the VRP index built from those columns against the one built from VRP
+objects; rpki.rov.nest by levels against its scan."""
 
 from __future__ import annotations
 
@@ -38,9 +39,13 @@ def slow_or_error(text):
 
 
 def check_same(text):
-    """The fast reader either declines or gives what the line-by-line reader gives; read_vrp_columns
-    gives that too, or the line-by-line reader's error."""
-    fast = vrps._fast_csv_columns(text)
+    """The fast reader either declines or gives what the line-by-line reader gives, whatever its
+    chunks (here also chunks of a line or two); read_vrp_columns gives that too, or the
+    line-by-line reader's error."""
+    fast = vrps._fast_csv_columns(text.encode())
+    same = vrps._fast_csv_columns(text.encode(), 64 if len(text) < 5000 else len(text) // 20)
+    assert (same is None) == (fast is None), text[:300]
+    assert fast is None or [list(c) for c in same] == [list(c) for c in fast], text[:300]
     slow = slow_or_error(text)
     if fast is not None:
         assert not isinstance(slow, str), (text[:300], slow)
@@ -48,7 +53,7 @@ def check_same(text):
         assert isinstance(fast[1], Networks)
         assert [c.dtype for c in (fast[0], fast[2], fast[3], fast[4])] == [np.int8, np.int64, np.int64, np.int64]
     try:
-        got = [list(c) for c in vrps.read_vrp_columns(text)]
+        got = [list(c) for c in vrps.read_vrp_columns(text.encode())]
     except InputError as e:
         got = str(e)
     assert got == slow, text[:300]
@@ -125,6 +130,70 @@ def test_fast_reader_is_the_line_reader(body):
     for header in (HEADER, HEADER_EXPIRES):
         text = header + (body.replace(",ta", ",ta,1700000000") if header is HEADER_EXPIRES else body)
         check_same(text)
+
+
+def test_fast_reader_chunk_boundaries_anywhere():
+    """A chunk ends where the line that holds its last byte ends: with every chunk size up to the
+    body's length, a boundary falls after each line (lines of 13 bytes up to one with a 256-byte
+    trust anchor, IPv4 and IPv6), and the columns are those of one chunk; a fault in the last
+    line, whatever chunk it is in, makes the reader decline."""
+    rng = random.Random(11)
+    lines = ["AS0,::/0,0,t\n", f"AS1,1.2.3.0/24,24,{'x' * 256}\n"]
+    lines += [random_line(rng).replace("x" * 256, "ta") for _ in range(6)]
+    rng.shuffle(lines)
+    text = HEADER + "".join(lines)
+    whole = check_same(text)
+    assert whole is not None
+    sizes = range(1, len(text) - len(HEADER) + 2)
+    for chunk in sizes:
+        assert [list(c) for c in vrps._fast_csv_columns(text.encode(), chunk)] == [list(c) for c in whole]
+    bad = (HEADER + "".join(lines[:-1]) + lines[-1].replace(",", ",,", 1)).encode()
+    assert all(vrps._fast_csv_columns(bad, chunk) is None for chunk in sizes)
+
+
+def test_fast_reader_lines_of_every_length_at_chunk_boundaries():
+    """Lines of every length from 13 to 268 bytes, IPv4 and IPv6, each one the last of a chunk
+    (chunks of a byte: a line each) or some of them (longer chunks): the columns of one chunk."""
+    rng = random.Random(13)
+    lines = [f"AS0,::/0,0,{'t' * k}\n" for k in range(1, 257)]
+    lines += [f"AS{rng.getrandbits(32)},{IPv4Network((rng.getrandbits(24) << 8, 24))},24,{'t' * k}\n"
+              for k in range(1, 257)]
+    rng.shuffle(lines)
+    text = HEADER + "".join(lines)
+    whole = check_same(text)
+    assert whole is not None and len(whole[0]) == len(lines)
+    for chunk in (1, 50, 300, 4096):
+        assert [list(c) for c in vrps._fast_csv_columns(text.encode(), chunk)] == [list(c) for c in whole]
+
+
+def test_fast_reader_fault_in_a_later_chunk():
+    """A file of three chunks of the default size, with a fault in the second or the last: the
+    fast reader declines, and read_vrp_columns names the line as the line-by-line reader does."""
+    rng = random.Random(12)
+    lines = [f"AS{rng.getrandbits(32)},{IPv4Network((rng.getrandbits(24) << 8, 24))},24,ripe\n"
+             for _ in range(5 * vrps._CHUNK // 2 // 36)]
+    text = HEADER + "".join(lines)
+    assert 2 * vrps._CHUNK < len(text) < 3 * vrps._CHUNK
+    assert vrps._fast_csv_columns(text.encode()) is not None
+    second = "".join(lines)[:vrps._CHUNK + 100].count("\n")  # the line that holds the body's byte _CHUNK + 100
+    for fault in (second, len(lines) - 1):
+        broken = lines[:fault] + [lines[fault].replace(",24,", ",24,23,")] + lines[fault + 1:]
+        data = (HEADER + "".join(broken)).encode()
+        assert vrps._fast_csv_columns(data) is None
+        with pytest.raises(InputError) as e:
+            vrps.read_vrp_columns(data, "vrps.csv")
+        assert str(e.value).startswith(f"vrps.csv:{fault + 2}: want 4 comma-separated fields, got 5")
+
+
+def test_read_vrp_columns_not_utf8(tmp_path):
+    """Bytes that are not UTF-8: read_text's error (the fast reader declines, the text is decoded)."""
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(HEADER.encode() + b"AS1,10.0.0.0/8,8,ripe\nAS1,10.0.0.0/8,8,r\xe9seau\n")
+    with pytest.raises(InputError) as want:
+        vrps.read_text(path)
+    with pytest.raises(InputError) as got:
+        vrps.read_vrp_columns(vrps.read_bytes(path), str(path))
+    assert str(got.value) == str(want.value) and str(got.value).startswith(f"{path}:3: not UTF-8")
 
 
 @pytest.mark.parametrize("expires", ["0", "1", "9223372036854775807", "9223372036854775808", "9999999999999999999",
@@ -210,7 +279,7 @@ def test_index_from_csv_columns_is_the_index_from_objects():
         if trial % 2:
             table += table[: len(table) // 3]  # duplicates, unsorted
         text = HEADER + "".join(f"AS{v.asn},{v.prefix},{v.max_length},ta\n" for v in table)
-        cols = vrps.read_vrp_columns(text)
+        cols = vrps.read_vrp_columns(text.encode())
         fast, slow = VRPTable.from_columns(*cols), VRPTable(table)
         assert list(fast) == table
         for v in (4, 6):
@@ -287,7 +356,7 @@ def check_json(text):
         assert not isinstance(want, str), (text[:400], want)
         assert [list(c) for c in fast] == want, text[:400]
     try:
-        got = [list(c) for c in vrps.read_vrp_columns(text, "x.json")]
+        got = [list(c) for c in vrps.read_vrp_columns(text.encode(), "x.json")]
     except InputError as e:
         got = str(e)
     assert got == want, text[:400]
@@ -399,7 +468,7 @@ def test_fast_json_shared_examples():
 def test_fast_csv_is_the_csv_reader_on_faults(body):
     for header in (HEADER, HEADER_EXPIRES):
         text = header + (body.replace(",ta", ",ta,1700000000") if header is HEADER_EXPIRES else body)
-        fast = vrps._fast_csv_columns(text)
+        fast = vrps._fast_csv_columns(text.encode())
         try:
             slow = slow_columns(text)
         except InputError:
@@ -424,7 +493,7 @@ def test_fast_csv_on_many_lines():
             m = rng.randint(n, 32)
         lines.append(f"AS{rng.randint(0, 2**32 - 1)},{prefix},{m},ta{rng.randint(0, 3)}\n")
     text = HEADER + "".join(lines)
-    fast = vrps._fast_csv_columns(text)
+    fast = vrps._fast_csv_columns(text.encode())
     assert fast is not None
     assert [list(c) for c in fast] == slow_columns(text)
-    assert [list(c) for c in vrps.read_vrp_columns(text)] == slow_columns(text)
+    assert [list(c) for c in vrps.read_vrp_columns(text.encode())] == slow_columns(text)

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 
 from rpki.rov import VRPTable
-from rpki.vrps import read_text, read_vrp_columns
+from rpki.vrps import read_bytes, read_vrp_columns
 
 from ..errors import InputError
 
@@ -27,7 +27,7 @@ MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load in 
 
 def load_vrps(path: str) -> VRPTable:
     """The VRPs of an rpki-client or Routinator JSON or CSV file (or '-'), indexed."""
-    table = VRPTable.from_columns(*read_vrp_columns(read_text(path, what="--vrps"), path))
+    table = VRPTable.from_columns(*read_vrp_columns(read_bytes(path, what="--vrps"), path))
     table._families()
     return table
 
