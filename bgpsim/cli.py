@@ -9,6 +9,7 @@ import sys
 import time
 from importlib.resources import files
 from pathlib import Path
+from typing import NoReturn
 
 from .errors import InputError
 
@@ -445,11 +446,14 @@ def cmd_routes(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, at_once: bool = False) -> int:
+    """The command line; `at_once`: the process ends with the command (run()), so a command may end
+    it itself once its output is written (end_now)."""
     argv = sys.argv[1:] if argv is None else argv
     light = argv[:1] in (["rpki"], ["dump"], ["validate"])
     parser = _light_parser(argv[0]) if light else build_parser()
     args = parser.parse_args(argv)
+    args.at_once = at_once
     if args.command is None:
         parser.print_help()
         return 2
@@ -464,18 +468,23 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def end_now(status: int) -> NoReturn:
+    """Ends the process at once (os._exit), its output flushed. The interpreter's own ending frees
+    every object one by one and collects garbage a last time: after `bgpsim validate` on a full
+    table, a tenth of a second spent on memory the kernel takes back anyway. Only for commands
+    that leave nothing running (`dump`, `validate`) and only as the `bgpsim` command (run())."""
+    try:
+        sys.stdout.flush()
+    finally:
+        sys.stderr.flush()
+        os._exit(status)
+
+
 def run() -> None:
-    """The `bgpsim` command: main(), and for `dump` and `validate`, which leave nothing running,
-    the process then ends at once (os._exit, after flushing its output). The interpreter's own
-    ending frees every object one by one and collects garbage a last time: after a full table,
-    about a tenth of a second spent on memory the kernel takes back anyway."""
-    status = main()
+    """The `bgpsim` command: main(); `dump` and `validate` end the process at once (end_now)."""
+    status = main(at_once=True)
     if sys.argv[1:2] in (["dump"], ["validate"]):
-        try:
-            sys.stdout.flush()
-        finally:
-            sys.stderr.flush()
-            os._exit(status)
+        end_now(status)
     sys.exit(status)
 
 

@@ -106,7 +106,7 @@ def _check(args, vrps, two: bool) -> int:
     from rpki.aspa_path import AspaTable
     from rpki.vrps import read_payloads, read_text
 
-    from ..cli import _Bar
+    from ..cli import _Bar, end_now
     from ..outdir import staged, write_atomic
     from . import output
     from .check import COLUMNS, Checker, check_files
@@ -163,6 +163,8 @@ def _check(args, vrps, two: bool) -> int:
         sys.stdout.write(output.summary_json(doc))
     elif args.format == "table" and not args.quiet:
         _table(doc, args.out)
+    if args.at_once:  # the command ends here: the table's objects are not freed one by one
+        end_now(0)
     return 0
 
 
