@@ -9,8 +9,8 @@ others (MRTReader.skip keeps what later records need: a PEER_INDEX_TABLE). The s
 forked when the command starts: it reads a big VRP file and hands the index over as a mapped file,
 then works. At the end it sends what it found: counts, findings, where its units' lines are in its
 part, its warnings. The first merges them into what one process reading every unit in order would
-have made: routes.csv is the header and the units' lines copied from the parts in unit order;
-findings keep the example of the earliest unit; warnings come in unit order (framing warnings,
+have made: routes.csv is the header and the units' lines in unit order, each process copying its
+own units from its part into place (the two know where from each other's index); findings keep the example of the earliest unit; warnings come in unit order (framing warnings,
 which both processes meet, once); a fault is the one met first (the VRPs', else the earliest
 unit's). Last, the MOAS and sub-prefix conflicts are worked out for the lower halves of the address
 spaces here and for the upper halves there (Findings.half), at once.
@@ -77,7 +77,8 @@ class Split:
             # wait for the other to be read)
             _save(found.half(upper=False), self.dir / ".rows-2")
             conn.send(("done", (tally, found.state(None), index, warnings)))
-            conn.recv()  # the other's rows are there
+            _, out, head, index1 = conn.recv()  # the other's rows are there, and where its units are
+            _place(out, head, index1, index, 2, self.dir / ".part-2")
             found.add_rows(_load(self.dir / ".rows-1"))
             answer = ("conflicts", found.conflicts())
         except InputError as e:  # with its unit: -1 for the VRPs, which one process reads first
@@ -201,7 +202,8 @@ class Split:
         try:
             (_, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress)
             _save(checker.findings.half(upper=True), self.dir / ".rows-1")  # the upper halves' conflicts: there
-            self._conn.send("rows")
+            head = header.encode()
+            self._conn.send(("rows", out, head, index))
             kind, value = self._recv()
             if kind != "done":
                 self._fail(kind, value)
@@ -211,12 +213,7 @@ class Split:
             checker.findings.add_rows(_load(self.dir / ".rows-2"))
             for *_, message in sorted(warnings + warnings2):
                 print(f"bgpsim: warning: {message}", file=sys.stderr)
-            parts = sorted([(u, 1, at, n) for u, at, n in index] + [(u, 2, at, n) for u, at, n in index2])
-            with open(out, "wb") as dst, open(self.dir / ".part-1", "rb") as p1, open(self.dir / ".part-2", "rb") as p2:
-                dst.write(header.encode())
-                dst.flush()
-                for _, which, at, n in parts:
-                    _copy((p1 if which == 1 else p2).fileno(), dst.fileno(), at, n)
+            _place(out, head, index, index2, 1, self.dir / ".part-1")  # the other places its own
             mine = checker.findings.conflicts()  # the lower halves', while the other does the upper
             kind, value = self._recv()
             if kind != "conflicts":
@@ -303,15 +300,35 @@ class _Lazy:
         return self.split._vrps()
 
 
-def _copy(src: int, dst: int, at: int, n: int) -> None:
-    """n bytes of the file `src` from offset `at` to the end of `dst` (descriptors): in the kernel
-    where it can be."""
+def _place(out: Path, head: bytes, index1: list, index2: list, which: int, part: Path) -> None:
+    """Copies the units of process `which` (1 or 2; its lines in `part`) into routes.csv where they
+    go: the header `head` (written by process 1), then every unit's lines in unit order. Each
+    process places its own, at once."""
+    parts = sorted([(u, 1, at, n) for u, at, n in index1] + [(u, 2, at, n) for u, at, n in index2])
+    dst = os.open(out, os.O_WRONLY | os.O_CREAT, 0o666)  # not truncated: the other may be writing
+    try:
+        if which == 1:
+            os.pwrite(dst, head, 0)
+        with open(part, "rb") as src:
+            to = len(head)
+            for _, w, at, n in parts:
+                if w == which:
+                    _copy(src.fileno(), dst, at, n, to)
+                to += n
+    finally:
+        os.close(dst)
+
+
+def _copy(src: int, dst: int, at: int, n: int, to: int) -> None:
+    """n bytes of the file `src` from offset `at` to offset `to` of `dst` (descriptors): in the
+    kernel where it can be."""
     while n > 0:
         try:
-            sent = os.copy_file_range(src, dst, n, at)
+            sent = os.copy_file_range(src, dst, n, at, to)
         except (AttributeError, OSError):  # not Linux, or not between these files
-            sent = os.write(dst, os.pread(src, min(n, 1 << 22), at))
+            sent = os.pwrite(dst, os.pread(src, min(n, 1 << 22), at), to)
         if not sent:
             raise OSError(f"part file ends {n} bytes short")
         at += sent
+        to += sent
         n -= sent
