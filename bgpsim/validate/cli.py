@@ -72,7 +72,6 @@ def cmd_validate(args) -> int:
 
 def _validate(args) -> int:
     from rpki.rov import VRP, VRPTable
-    from rpki.slurm import apply_slurm, load_slurm
     from rpki.vrps import read_payloads, read_text
 
     from ..errors import InputError
@@ -82,6 +81,8 @@ def _validate(args) -> int:
         if not Path(f).is_file():
             raise InputError(f"{f}: cannot read: no such file")
     if args.slurm:
+        from rpki.slurm import apply_slurm, load_slurm
+
         text = read_text(args.vrps, what="--vrps")
         slurms = [load_slurm(p) for p in args.slurm]
         payloads = apply_slurm(read_payloads(text, args.vrps), slurms)
