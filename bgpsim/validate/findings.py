@@ -360,8 +360,8 @@ class Subprefixes:
 
     @classmethod
     def join(cls, parts: list[Subprefixes]) -> Subprefixes:
-        """One after the other."""
-        return cls([line for p in parts for line in p.lines(None)])
+        """One after the other (as found: parts whose findings were not handed out as dicts)."""
+        return cls([line for p in parts for line in p._lines])
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -375,7 +375,7 @@ class Subprefixes:
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
-    def lines(self, encode: Callable[[dict], str] | None) -> list[str]:
+    def lines(self, encode: Callable[[dict], str]) -> list[str]:
         """The findings.json lines, those of the dicts handed out written again by `encode`."""
         if not self._made:
             return self._lines
