@@ -148,7 +148,11 @@ class Checker:
         sel = np.flatnonzero(b.kind != 1)
         if not len(sel):
             return
-        used, gidx = np.unique(b.group[sel], return_inverse=True)
+        group = b.group[sel]  # the reader numbers groups in route order: a new group where it changes
+        cut = np.empty(len(group), dtype=bool)
+        cut[0] = True
+        np.not_equal(group[1:], group[:-1], out=cut[1:])
+        used, gidx = group[cut], np.cumsum(cut) - 1
         first = b.first[used]
         peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
         heads = row_heads(b.time[first], b.gusec[used], peers, self._peer_fields())
@@ -321,9 +325,10 @@ class Checker:
         t.routes += len(status)
         for code, n in enumerate(np.bincount(status, minlength=len(STATES)).tolist()):
             t.rpki[STATES[code]] += n
-        used, peer = np.unique(b.peer, return_inverse=True)
-        counts = np.bincount(peer.reshape(-1) * len(STATES) + status, minlength=len(used) * len(STATES))
-        for p, row in zip(used.tolist(), counts.reshape(len(used), len(STATES)).tolist()):
+        counts = np.bincount(b.peer * len(STATES) + status, minlength=len(self._peers) * len(STATES))
+        counts = counts.reshape(-1, len(STATES))  # peers are numbered from 0 (Checker._peers)
+        used = np.flatnonzero(counts.any(axis=1))
+        for p, row in zip(used.tolist(), counts[used].tolist()):
             c = t.by_peer.get(self._peers[p])
             if c is None:
                 c = t.by_peer[self._peers[p]] = Counter()
