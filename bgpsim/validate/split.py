@@ -252,13 +252,14 @@ def _load(path: Path):
 
     with open(path, "rb") as f:
         packed, wide = np.load(f, allow_pickle=False), np.load(f, allow_pickle=False)
+    path.unlink()  # read once: freed now rather than in the serial end (close)
     return Rows([packed], [wide], distinct=True)
 
 
 def _publish(table, path: Path) -> tuple[bytes, list[tuple[int, int]]]:
     """Writes the arrays of `table` to `path` as they are in memory (pickle protocol 5 hands them
     over out of band) and returns the rest of the pickle and where each array is in the file: the
-    other process maps the file instead of reading a hundred megabytes through a pipe."""
+    other process maps the file instead of reading tens of megabytes through a pipe."""
     buffers: list[pickle.PickleBuffer] = []
     head = pickle.dumps(table, protocol=5, buffer_callback=buffers.append)
     places = []
@@ -281,6 +282,7 @@ def _attach(published: tuple[bytes, list[tuple[int, int]]], path: Path):
         return pickle.loads(head)
     with open(path, "rb") as f:
         view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+    path.unlink()  # the mapping outlives the name
     return pickle.loads(head, buffers=[view[at:at + n] for at, n in places])
 
 
@@ -317,6 +319,7 @@ def _place(out: Path, head: bytes, index1: list, index2: list, which: int, part:
                 to += n
     finally:
         os.close(dst)
+    part.unlink()  # placed: freed by the process that wrote it, at once
 
 
 def _copy(src: int, dst: int, at: int, n: int, to: int) -> None:
