@@ -130,7 +130,6 @@ class _Family:
                  asn: np.ndarray, network: Networks):
         bits = _BITS[version]
         self.version = version
-        length, max_length, asn = length.astype(np.uint8), max_length.astype(np.uint8), asn.astype(np.uint32)
         if bits == 32:  # one stable sort of (start, length) in a word; none at all (timsort sees one
             order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")  # run)
         else:  # when the VRPs come sorted, as relying parties write them
@@ -274,6 +273,12 @@ class _Family:
         return out
 
 
+def _columns(version, network, length, max_length, asn) -> tuple:
+    """A VRPTable's columns, each in the narrowest type that holds it (the index keeps them so)."""
+    return (np.asarray(version, dtype=np.int8), Networks.of(network), np.asarray(length, dtype=np.uint8),
+            np.asarray(max_length, dtype=np.uint8), np.asarray(asn, dtype=np.uint32))
+
+
 class VRPTable:
     """VRPs, for covering lookups one route at a time or millions at once. Made from VRP objects, or
     (`from_columns`) from columns, which is how large sets are read fast (rpki.vrps.read_vrp_columns)."""
@@ -290,9 +295,7 @@ class VRPTable:
         prefix length, maxLength, ASN (values already checked, e.g. by rpki.vrps.read_vrp_columns)."""
         t = cls()
         t._vrps = None
-        t._cols = (np.asarray(version, dtype=np.int8), Networks.of(network),
-                   np.asarray(length, dtype=np.int64), np.asarray(max_length, dtype=np.int64),
-                   np.asarray(asn, dtype=np.int64))
+        t._cols = _columns(version, network, length, max_length, asn)
         return t
 
     def __getstate__(self) -> dict:
@@ -308,16 +311,11 @@ class VRPTable:
             rows = [(v, *row) for v, f in self._index.items()
                     for row in zip(f._rows[0].tolist(), *(c.tolist() for c in f._rows[1:]))]
             rows += [(6, int(x.prefix.network_address), x.prefix.prefixlen, x.max_length, x.asn) for x in self._long]
-            ver, net, length, ml, asn = zip(*rows) if rows else ((),) * 5
-            self._cols = (np.asarray(ver, dtype=np.int8), Networks.of(net), np.asarray(length, dtype=np.int64),
-                          np.asarray(ml, dtype=np.int64), np.asarray(asn, dtype=np.int64))
+            self._cols = _columns(*(zip(*rows) if rows else ((),) * 5))
         if self._cols is None:
             v = self._vrps
-            self._cols = (np.asarray([x.prefix.version for x in v], dtype=np.int8),
-                          Networks.of([int(x.prefix.network_address) for x in v]),
-                          np.asarray([x.prefix.prefixlen for x in v], dtype=np.int64),
-                          np.asarray([x.max_length for x in v], dtype=np.int64),
-                          np.asarray([x.asn for x in v], dtype=np.int64))
+            self._cols = _columns([x.prefix.version for x in v], [int(x.prefix.network_address) for x in v],
+                                  [x.prefix.prefixlen for x in v], [x.max_length for x in v], [x.asn for x in v])
         return self._cols
 
     def _list(self) -> list[VRP]:
