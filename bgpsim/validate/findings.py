@@ -83,17 +83,15 @@ class Findings:
             self._merge()
 
     def _merge(self) -> Rows:
-        if self._pending:
-            self._rows.distinct()
-        self._merged = len(self._rows)
-        self._pending = 0
+        self._rows.distinct()
+        self._merged, self._pending = len(self._rows), 0
         return self._rows
 
     def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]], routes: list[int],
-              plain: list[bool] | None = None) -> list[tuple[str, ...]]:
+              plain: list[bool]) -> list[tuple[str, ...]]:
         """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
         inside) taken by routes[i] routes; example(i) is the (prefix, peer IP) of path i's first route,
-        a finding's example; plain[i], if given, says whether path i holds no AS_SET. A path is judged
+        a finding's example; plain[i] says whether path i holds no AS_SET. A path is judged
         once: those not seen before are screened by arrays (a special-purpose AS, an AS twice apart),
         and only the ones that show something, hold an AS_SET or need the leak check are judged one
         by one."""
@@ -103,8 +101,6 @@ class Findings:
         if new:
             suspects = new
             if self.topo is None:
-                if plain is None:
-                    plain = [all(type(a) is int for a in p) for p in paths]
                 simple = [i for i in new if plain[i]]
                 clean = [simple[j] for j in self._screen([paths[i] for i in simple])]
                 judged.update(dict.fromkeys([paths[i] for i in clean], ()))
@@ -236,7 +232,12 @@ class Findings:
         version, `order` placing the part among those of the other half (finish)."""
         rows = self._merge()
         self._rows, self._merged = Rows(), 0
-        return [((v, self._kept), *self._conflicts(*rows.columns(v))) for v in (4, 6) if rows.count(v)]
+        parts = []
+        for v in (4, 6):
+            columns = rows.columns(v)
+            if len(columns[1]):
+                parts.append(((v, self._kept), *self._conflicts(*columns)))
+        return parts
 
     def merge(self, state: tuple) -> None:
         """Adds the findings of another process over other units of the same input (its `state()`):
@@ -405,6 +406,10 @@ class Found:
         return len(self.by_kind[kind])
 
 
+_NO_WORDS = np.zeros(0, dtype=np.uint64)
+_NO_ROWS = np.zeros((0, 5), dtype=np.uint64)
+
+
 class Rows:
     """Distinct (prefix, origin + 1) rows, origin + 1 being 0 for NONE. An IPv4 route whose origin
     + 1 fits in 26 bits (every ASN handed out so far, and more) is one word, address << 32 | length
@@ -444,26 +449,21 @@ class Rows:
         self._distinct = False
 
     def distinct(self) -> None:
-        """Sorted, each row once."""
+        """Sorted, each row once: one array of each form (either may be empty)."""
         if self._distinct:
             return
-        self._distinct = True
-        if self.packed:  # parts often sorted already (halves of two processes): timsort merges runs
-            p = np.sort(np.concatenate(self.packed), kind="stable")
-            self.packed = [p[np.flatnonzero(np.append(True, p[1:] != p[:-1]))]]
-        if self.wide:
-            w = np.concatenate(self.wide)
-            w = w[np.lexsort(w.T[::-1])]
-            keep = np.ones(len(w), dtype=bool)
-            keep[1:] = (w[1:] != w[:-1]).any(axis=1)
-            self.wide = [w[keep]]
+        p = np.sort(np.concatenate(self.packed + [_NO_WORDS]), kind="stable")  # parts often sorted already
+        w = np.concatenate(self.wide + [_NO_ROWS])  # (the halves of two processes): timsort merges runs
+        w = w[np.lexsort(w.T[::-1])]
+        keep_p, keep_w = np.ones(len(p), dtype=bool), np.ones(len(w), dtype=bool)
+        keep_p[1:] = p[1:] != p[:-1]
+        keep_w[1:] = (w[1:] != w[:-1]).any(axis=1)
+        self.packed, self.wide, self._distinct = [p[keep_p]], [w[keep_w]], True
 
     def half(self, upper: bool) -> Rows:
         """Gives away (returns) the rows of the upper halves of the address spaces if `upper`, else
         of the lower ones (distinct rows, sorted); keeps the others."""
-        self.distinct()
-        p = self.packed[0] if self.packed else np.zeros(0, dtype=np.uint64)
-        w = self.wide[0] if self.wide else np.zeros((0, 5), dtype=np.uint64)
+        p, w = self.arrays()
         cut = int(np.searchsorted(p, np.uint64(2**63)))  # 128.0.0.0 and up
         top = np.where(w[:, 0] == 4, w[:, 2] >= np.uint64(2**31), w[:, 1] >= np.uint64(2**63))
         if upper:
@@ -473,19 +473,15 @@ class Rows:
         return Rows([p[:cut]], [w[~top]], distinct=True)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The packed words and the wide rows, each as one array."""
-        return (np.concatenate(self.packed + [np.zeros(0, dtype=np.uint64)]),
-                np.concatenate(self.wide + [np.zeros((0, 5), dtype=np.uint64)]))
-
-    def count(self, version: int) -> int:
-        return (sum(map(len, self.packed)) if version == 4 else 0) + sum(int((w[:, 0] == version).sum()) for w in self.wide)
+        """The distinct rows: the packed words and the wide rows, each as one array."""
+        self.distinct()
+        return self.packed[0], self.wide[0]
 
     def columns(self, version: int) -> tuple:
         """(version, hi, lo, length, origin + 1) of the distinct rows of one IP version, sorted."""
-        self.distinct()
-        w = self.wide[0][self.wide[0][:, 0] == version] if self.wide else np.zeros((0, 5), dtype=np.uint64)
-        if version == 4 and self.packed:
-            p = self.packed[0]
+        p, w = self.arrays()
+        w = w[w[:, 0] == version]
+        if version == 4:
             lo, length, origin1 = p >> np.uint64(32), (p >> np.uint64(26)) & np.uint64(63), p & np.uint64(2**26 - 1)
             if len(w):  # a wide row goes after the packed ones of its prefix: its origin is larger
                 at = np.searchsorted(p, (w[:, 2] << np.uint64(32)) | (w[:, 3] << np.uint64(26)) | np.uint64(2**26 - 1),
