@@ -36,7 +36,7 @@ from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPT
 from ..bogons import prefix_mask
 from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from ..wire.aspath import AS_SEQUENCE, AS_SET, path_text
-from .findings import Findings
+from .findings import Findings, Found
 from .rows import Prefixes, row_heads, rows
 
 BATCH = 65_536
@@ -180,7 +180,7 @@ class Checker:
         self._pending_flush()
         self._ready(block=True)
 
-    def finish(self) -> list[dict]:
+    def finish(self) -> Found:
         self.drain()
         return self.findings.finish()
 
@@ -218,23 +218,21 @@ class Checker:
 
     def _path_info(self, segments: tuple) -> tuple[tuple, str, str, bool]:
         """(ASNs with an AS_SET as a tuple inside, the CSV field, the ASPA verdict, whether it holds
-        no AS_SET) of an AS_PATH."""
-        info = self._paths.get(segments)
-        if info is None:
-            if len(segments) == 1 and segments[0][0] == AS_SEQUENCE:  # most paths: faster than the general way
-                path, plain = tuple(segments[0][1]), True
-                text = " ".join(map(str, path))
-            else:
-                path, plain = _path(segments), all(kind != AS_SET for kind, _ in segments)
-                text = path_text(segments)
-            verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
-            if len(self._paths) >= 1_000_000:
-                self._paths.clear()
-            info = self._paths[segments] = (path, f'"{text}"' if "," in text else text, verdict, plain)
+        no AS_SET) of an AS_PATH not seen yet, remembered in self._paths."""
+        if len(segments) == 1 and segments[0][0] == AS_SEQUENCE:  # most paths: faster than the general way
+            path, plain = tuple(segments[0][1]), True
+            text = " ".join(map(str, path))
+        else:
+            path, plain = _path(segments), all(kind != AS_SET for kind, _ in segments)
+            text = path_text(segments)
+        verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
+        if len(self._paths) >= 1_000_000:
+            self._paths.clear()
+        info = self._paths[segments] = (path, f'"{text}"' if "," in text else text, verdict, plain)
         return info
 
     # ---- the checks ---------------------------------------------------------------------------------------
-    def _prepare(self, heads: list[str], peers: np.ndarray, gslot: np.ndarray, paths: list[tuple], gidx: np.ndarray,
+    def _prepare(self, heads: list[bytes], peers: np.ndarray, gslot: np.ndarray, paths: list[tuple], gidx: np.ndarray,
                  afi: np.ndarray, hi: np.ndarray, lo: np.ndarray, plen: np.ndarray, origin: np.ndarray) -> _Batch:
         """What a batch's checks need that does not depend on the VRPs (done while they may still be
         loading). Route i is in group gidx[i]; a group's CSV fields before the prefix are heads[k],
@@ -272,11 +270,12 @@ class Checker:
         posts = [f",{csv},{'' if o == NONE else o},".encode()
                  for (_, csv, _, _), o in zip(info, origin[np.minimum(first, n - 1)].tolist())]
         post = [posts[k] for k in gl]
-        for k in [k for k, p in enumerate(paths) if not p]:
+        no_path = np.flatnonzero(np.array([not p for p in paths], dtype=bool)[gslot])  # their groups
+        if len(no_path):
             gorigin = np.zeros(len(heads), dtype=np.int64)
             gorigin[gidx] = origin
-            for g in np.flatnonzero(gslot == k).tolist():
-                post[g] = f",,{gorigin[g]},".encode()
+            for g, o in zip(no_path.tolist(), gorigin[no_path].tolist()):
+                post[g] = f",,{o},".encode()
         tails = [f",{verdict},{k}\n".encode() for (_, _, verdict, _), k in zip(info, slot_kinds)]
         tail = [tails[k] for k in gl]
         bogon = np.zeros(n, dtype=bool)
@@ -309,8 +308,8 @@ class Checker:
         for i in long6.tolist():  # IPv6 routes longer than /64: exactly, one at a time
             net = (int(b.hi[i]) << 64) | int(b.lo[i])
             status[i] = STATES.index(self.vrps.validate(_network((6, net, int(b.plen[i]))), int(b.origin[i])))
-        self._tally(b, status)
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
+        self._tally(b, status, invalid)
         whys = self._reasons_of(b, np.flatnonzero(invalid), status)
         own = {}  # an invalid route's reason, a bogon's finding
         special = sorted(whys.keys() | b.bogons.keys())
@@ -318,9 +317,9 @@ class Checker:
             own[i] = b.post[k] + whys.get(i, _STATE_TEXT[c]) + b.bogons.get(i, b.tail[k])
         self.write(rows(b.prefixes, b.gidx, status, b.pre, b.post, _STATE_TEXT, b.tail, own), b.unit)
 
-    def _tally(self, b: _Batch, status: np.ndarray) -> None:
+    def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes
-        per origin, ASPA verdicts."""
+        per origin, ASPA verdicts (`invalid`: the routes whose status is an invalid one)."""
         t = self.tally
         t.routes += len(status)
         for code, n in enumerate(np.bincount(status, minlength=len(STATES)).tolist()):
@@ -337,7 +336,7 @@ class Checker:
             c["routes"] += sum(row)
         origin = b.origin
         t.routes_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(origin, return_counts=True)))))
-        bad = origin[(status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))]
+        bad = origin[invalid]
         t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
         t.aspa.update(b.aspa)
 
