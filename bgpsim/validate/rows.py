@@ -44,18 +44,16 @@ def _words() -> tuple:
     return _tables
 
 
-def _ipv4(address: np.ndarray, length: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """Writes "a.b.", "c.d/" and "n" + MARK of each prefix into words[:, 0:3], each word padded with
-    zero bytes (which go when the words become text), and returns the text lengths."""
+def _ipv4(address: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """"a.b.", "c.d/" and "n" + MARK of each prefix as three words, each padded with zero bytes
+    (which go when the words become text), and the text lengths."""
     first, last, pair_len, tail, tail_len = _words()
     address = np.asarray(address, dtype=np.uint64)
     hi = (address >> np.uint64(16)).astype(np.intp)
     lo = (address & np.uint64(0xFFFF)).astype(np.intp)
     length = np.asarray(length, dtype=np.intp)
-    words[:, 0] = first[hi]
-    words[:, 1] = last[lo]
-    words[:, 2] = tail[length]
-    return pair_len[hi] + pair_len[lo] + tail_len[length]
+    words = np.column_stack([first[hi], last[lo], tail[length]]).astype("<u8", copy=False)
+    return words, pair_len[hi] + pair_len[lo] + tail_len[length]
 
 
 class Prefixes:
@@ -63,16 +61,15 @@ class Prefixes:
     each followed by MARK; route i's ends before ends[i] (the MARK at ends[i] - 1)."""
 
     def __init__(self, version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray):
-        n = len(length)
-        v6 = np.flatnonzero(np.asarray(version) != 4)
-        words = np.zeros((n, 6 if len(v6) else 3), dtype="<u8")
-        size = np.zeros(n, dtype=np.uint64)
-        v4 = np.flatnonzero(np.asarray(version) == 4) if len(v6) else slice(None)
-        part = np.zeros((len(lo[v4]), 3), dtype="<u8")
-        size[v4] = _ipv4(np.asarray(lo)[v4], np.asarray(length)[v4], part)
-        words[v4, :3] = part
-        if len(v6):
-            his, los, lens = np.asarray(hi)[v6].tolist(), np.asarray(lo)[v6].tolist(), np.asarray(length)[v6].tolist()
+        version, lo, length = np.asarray(version), np.asarray(lo), np.asarray(length)
+        v6 = np.flatnonzero(version != 4)
+        if not len(v6):
+            words, size = _ipv4(lo, length)
+        else:  # six words a row: an IPv6 text is up to 43 bytes
+            words, size = np.zeros((len(length), 6), dtype="<u8"), np.zeros(len(length), dtype=np.uint64)
+            v4 = np.flatnonzero(version == 4)
+            words[v4, :3], size[v4] = _ipv4(lo[v4], length[v4])
+            his, los, lens = np.asarray(hi)[v6].tolist(), lo[v6].tolist(), length[v6].tolist()
             texts = [network_text(2, (h << 64) | x, k).encode() + MARK for h, x, k in zip(his, los, lens)]
             size[v6] = [len(t) for t in texts]
             words[v6] = np.frombuffer(b"".join(t.ljust(48, b"\0") for t in texts), dtype="<u8").reshape(-1, 6)
