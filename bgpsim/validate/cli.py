@@ -80,6 +80,7 @@ def _validate(args) -> int:
     for f in args.files:
         if not Path(f).is_file():
             raise InputError(f"{f}: cannot read: no such file")
+    two = split.possible()
     if args.slurm:
         from rpki.slurm import apply_slurm, load_slurm
 
@@ -88,12 +89,12 @@ def _validate(args) -> int:
         payloads = apply_slurm(read_payloads(text, args.vrps), slurms)
         vrps = VRPTable(VRP(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in payloads.origins)
         del text
-    elif split.possible():  # a big file is read by the second process, while this one reads the dumps
+    elif two:  # a big file is read by the second process, while this one reads the dumps
         vrps = args.vrps if load.big(args.vrps) else load.load_vrps(args.vrps)
     else:  # no object per VRP, and (a big file) in a second process while the dumps are read
         vrps = load.start(args.vrps)
     try:
-        return _check(args, vrps, split.possible())
+        return _check(args, vrps, two)
     except InputError:
         if isinstance(vrps, load.VRPLoader):
             vrps.wait()  # a fault in the VRPs first, as when they were read first
@@ -145,10 +146,9 @@ def _check(args, vrps, two: bool) -> int:
         if topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
             for kind in ("moas", "subprefix"):
                 made = 0
-                for i in range(findings.count(kind)):
+                for f in findings.by_kind[kind]:
                     if made >= MAX_SCENARIOS:
                         break
-                    f = findings.by_kind[kind][i]
                     name = f"{kind}-{made + 1}"
                     text = scenario_toml(f, str(Path(args.relationships).resolve()), topo, name)
                     if text is not None:

@@ -53,8 +53,8 @@ def summary_json(doc: dict) -> str:
 
 def findings_json(findings: Found | list[dict]) -> str:
     """A JSON array, one finding per line: a full table gives hundreds of thousands (grep-able).
-    Sub-prefix findings, most of them, are written from their columns (Subprefixes.lines); the rest
-    go through the json module, in the same layout."""
+    Sub-prefix findings, most of them, come as the lines they were found as (Subprefixes.lines); the
+    rest go through the json module, in the same layout."""
     if not len(findings):
         return "[]\n"
     if c_make_encoder is not None:  # CPython's encoder made once: json.dumps would make it per finding
@@ -247,13 +247,15 @@ def _table(head: tuple[str, ...], rows: list[tuple], sep: str = "\n") -> str:
             + "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" + sep for row in rows) + "</table>")
 
 
+def _shares(what: str, counts: dict, total: int) -> str:
+    return _table((what, "routes", "share"), [(s, f"{n:,}", _pct(n, total)) for s, n in counts.items()])
+
+
 def report_html(doc: dict) -> str:
     """The page: the counts as tables and the three figures, every text escaped where it is written."""
-    total = doc["routes"] or 1
     files = _esc(", ".join(doc["files"]))
     aspas = f" and {doc['aspas']:,} ASPA records" if doc["aspas"] is not None else ""
-    aspa = _table(("ASPA verdict", "routes", "share"), [(s, f"{n:,}", f"{n / total:.2%}") for s, n in doc["aspa"].items()]) \
-        if doc["aspa"] else ""
+    aspa = _shares("ASPA verdict", doc["aspa"], doc["routes"]) if doc["aspa"] else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>bgpsim validate: {files}</title>
 <style>
@@ -264,7 +266,7 @@ def report_html(doc: dict) -> str:
 withdrawals, {doc['state_changes']:,} session state changes; checked against {doc['vrps']:,}
 VRPs{aspas}.</p>
 <h2>Status</h2>
-{_table(("RFC 6811 status", "routes", "share"), [(s, f"{n:,}", f"{n / total:.2%}") for s, n in doc["rpki"].items()])}
+{_shares("RFC 6811 status", doc["rpki"], doc["routes"])}
 {aspa}
 {status_figure(doc)}
 <h2>Top RPKI-invalid origins</h2>

@@ -87,7 +87,7 @@ class Split:
             answer = ("error", f"{type(e).__name__}: {e}")
         try:
             conn.send(answer)
-        except OSError:
+        except OSError:  # the first process has ended already (a fault of its own came first)
             pass
 
     # ---- both --------------------------------------------------------------------------------------------
@@ -104,12 +104,10 @@ class Split:
                 warnings.append((state["unit"], state["phase"], len(warnings), message))
 
         with open(part, "wb") as fh:
-            written = [0]
 
             def write(lines: bytes, unit: int) -> None:
+                index.append((unit, fh.tell(), len(lines)))
                 fh.write(lines)
-                index.append((unit, written[0], len(lines)))
-                written[0] += len(lines)
 
             checker = self.make_checker(vrps, write)
             try:
