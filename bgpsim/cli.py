@@ -100,6 +100,11 @@ exit status: 0 done, 2 bad input.
 DESCRIPTION = "Simulate BGP hijacks and route leaks on AS graphs and see what each defence does."
 
 
+def _top_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bgpsim", description=DESCRIPTION)
+    return parser
+
+
 def _light_parser(command: str) -> argparse.ArgumentParser:
     """The parser `build_parser` gives, for `bgpsim rpki|dump|validate ...` alone: it does not
     import what the simulator's commands need (the defences, the scenario model; a tenth of a
@@ -111,7 +116,7 @@ def _light_parser(command: str) -> argparse.ArgumentParser:
     else:
         from .validate.cli import register
 
-    parser = _Parser(prog="bgpsim", description=DESCRIPTION)
+    parser = _top_parser()
     register(parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser), _Parser)
     return parser
 
@@ -120,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .defences import DEFENCES
     from .scenario import ATTACK_HELP, ATTACKS
 
-    parser = _Parser(prog="bgpsim", description=DESCRIPTION)
+    parser = _top_parser()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     run = sub.add_parser("run", help="run a hijack or leak scenario on the timed BGP engine",
                          description="Run a scenario on the timed BGP engine: a TOML scenario file, the bundled "
@@ -149,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--pfx2as", metavar="FILE", help="prefix-to-AS table for --weighting space (pyasn or CAIDA prefix2as format)")
     common.add_argument("--seed", type=_seed, metavar="N", help="seed for every random choice (default 1); the same seed gives the same result.json")
     common.add_argument("--until", type=_seconds, metavar="SECONDS", help="stop the simulation at this time even if routing has not settled")
-    common.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/<scenario name>)")
+    common.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/<scenario name>): new, empty, or an earlier "
+                        "output of bgpsim, which is replaced; anything else is refused")
     common.add_argument("--quiet", action="store_true", help="print nothing but errors")
     common.add_argument("--json", action="store_true", help="print result.json on stdout instead of the summary")
 
@@ -171,8 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     where = sw.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_count, default=1, metavar="W", help="local processes (default 1)")
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on a Dask distributed cluster")
-    sw.add_argument("--out", metavar="DIR", default="bgpsim-sweep", help="output directory (default ./bgpsim-sweep); "
-                    "run again with the same parameters to resume")
+    sw.add_argument("--out", metavar="DIR", default="bgpsim-sweep", help="output directory (default ./bgpsim-sweep): new, empty, or an earlier "
+                    "sweep, resumed when run again with the same parameters; anything else is refused")
     sw.add_argument("--quiet", action="store_true", help="print nothing but errors")
     sw.add_argument("--json", action="store_true", help="print summary.json on stdout instead of the table")
 
@@ -181,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "toward it (one origin at a time, no policy), with path-length and "
                                     "transit-centrality summaries.")
     ro.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled teaching topology)")
-    ro.add_argument("--out", metavar="DIR", default="bgpsim-routes", help="output directory (default ./bgpsim-routes)")
+    ro.add_argument("--out", metavar="DIR", default="bgpsim-routes", help="output directory (default ./bgpsim-routes): new, empty, or an earlier output "
+                    "of bgpsim, which is replaced; anything else is refused")
     ro.add_argument("--workers", type=_count, default=max(1, os.cpu_count() or 1), metavar="W", help="local processes (default: one per core)")
     ro.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
@@ -348,12 +355,13 @@ class _Progress(_Bar):
 
 
 def cmd_run(args) -> int:
-    from . import output
+    from . import outdir, output
     from .run import converged, simulate
     from .topology import load_topology
 
     scn = _scenario(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
+    outdir.check(out, "run")  # before the work: a refused --out costs nothing
     started = time.perf_counter()
     progress = _Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
     topo = load_topology(scn.topology)
@@ -388,7 +396,10 @@ def _split(text: str, what: str) -> tuple[str, ...]:
 
 
 def cmd_sweep(args) -> int:
+    from . import outdir
     from .sweep import Sweep, connect, run_sweep
+
+    outdir.check(args.out, "sweep", resume=True)
 
     adoption = []
     for x in _split(args.adoption, "--adoption"):
@@ -431,8 +442,10 @@ def _sweep_table(summary: dict, topo, wall: float, out: Path) -> str:
 
 
 def cmd_routes(args) -> int:
+    from . import outdir
     from .routes import compute_routes
 
+    outdir.check(args.out, "routes")
     topo = _topology(args.topology)
     bar = _Bar(not args.quiet and sys.stderr.isatty(), "origin")
     started = time.perf_counter()

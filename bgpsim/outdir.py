@@ -1,12 +1,27 @@
-"""Output files and directories that appear whole or not at all."""
+"""Output files and directories: bgpsim never deletes or overwrites what it did not write.
+
+Every output directory bgpsim writes holds a marker, MARKER, naming the command and listing the
+files it wrote. `--out DIR` may be absent (it is created), an empty directory, or a directory whose
+marker lists every entry in it: that one is replaced whole. Anything else is refused with one line
+before any work starts, and nothing on disk changes. A directory is written under a temporary name
+beside its target and renamed into place, so a failure or Ctrl-C leaves nothing half-written.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import json
 import os
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+from .errors import InputError
+
+MARKER = ".bgpsim-output.json"
+_RENAME_EXCHANGE = 2  # renameat2(2): swap two paths in one step
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> Path:
@@ -19,11 +34,7 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask  # mkstemp makes it private
-        os.chmod(tmp, mode)
+        os.chmod(tmp, _ordinary(0o666) if mode is None else mode)  # mkstemp makes it private
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -31,25 +42,237 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     return path
 
 
-@contextmanager
-def staged(out: str | os.PathLike):
-    """Yield a temporary directory beside `out`; when the block ends without error it replaces
-    `out`, otherwise it is removed. Nobody ever sees a half-written output directory."""
+def write_file(path: str | os.PathLike, data: bytes | str, flag: str = "--out") -> Path:
+    """A single output file the user named (its command's help says it is overwritten): written
+    atomically; any failure is one line naming it."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{flag}: cannot write {path}: it is a directory; want a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag}: cannot write {path}: no such directory {path.parent}")
+    try:
+        return write_atomic(path, data)
+    except OSError as e:
+        raise InputError(f"{flag}: cannot write {path}: {e.strerror or e}") from None
+
+
+def check(out: str | os.PathLike, command: str, flag: str = "--out", resume: bool = False) -> str:
+    """Whether bgpsim may write the directory `out` for `command`: "new", "empty" or "ours" (a
+    directory bgpsim wrote, holding nothing else); otherwise an InputError naming it. With `resume`
+    the directory is written in place, so "ours" must be `command`'s own output."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    here = Path.cwd().resolve()
+    if out.resolve() in (here, *here.parents):
+        raise InputError(f"{flag} {out}: is the current directory or holds it; name a directory for the output")
+    try:
+        is_link, is_dir = out.is_symlink(), out.is_dir()
+        exists = is_link or out.exists()
+    except OSError as e:
+        raise InputError(f"{flag} {out}: cannot use it: {e.strerror or e}") from None
+    if not exists:
+        _probe(_existing_ancestor(out, flag), out, flag)
+        return "new"
+    if is_link or not is_dir:
+        what = "a symbolic link" if is_link else "not a directory"
+        raise InputError(f"{flag} {out}: exists and is {what}; bgpsim writes a new or empty directory, "
+                         "or replaces one it wrote itself")
+    try:
+        entries = sorted(os.listdir(out))
+    except OSError as e:
+        raise InputError(f"{flag} {out}: cannot read it: {e.strerror or e}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {out}: is read-only")
+    _probe(out.resolve().parent, out, flag)
+    if not entries:
+        return "empty"
+    if MARKER not in entries:
+        raise InputError(f"{flag} {out}: is not empty and bgpsim did not write it (it holds {entries[0]}); "
+                         "name a new or empty directory")
+    try:
+        marker = json.loads((out / MARKER).read_text(encoding="utf-8"))
+        written = set(marker["files"])
+        previous = marker["command"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{flag} {out}: its {MARKER} is not one bgpsim wrote; name another directory") from None
+    if resume and previous != command:
+        raise InputError(f"{flag} {out}: holds the output of `bgpsim {previous}`, not of `bgpsim {command}`; "
+                         "name another directory")
+    foreign = _foreign(out, written)
+    if foreign is not None:
+        raise InputError(f"{flag} {out}: holds {foreign}, which bgpsim did not write; move it away or name "
+                         "another directory")
+    return "ours"
+
+
+@contextmanager
+def staged(out: str | os.PathLike, command: str, flag: str = "--out", seed: bool = False):
+    """Yield a temporary directory beside `out`; when the block ends without error it becomes `out`
+    (replacing bgpsim's earlier output there), otherwise it is removed. `seed`: the temporary
+    directory starts as hard links of bgpsim's earlier output (for commands that update it)."""
+    out = Path(out)
+    state = check(out, command, flag)
+    made, tmp = [], None
+    try:
+        try:
+            made = _make_parents(out.parent, flag)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+            os.chmod(tmp, _ordinary(0o777))  # mkdtemp makes it private; the output is an ordinary directory
+            if seed and state == "ours":
+                _link_tree(out, tmp)
+        except OSError as e:
+            raise _output_error(e, out, flag) from None
+        try:
+            yield tmp
+        except OSError as e:
+            if e.filename is not None and not _inside(e.filename, tmp):
+                raise  # not the output's fault (an input, say)
+            raise _output_error(e, out, flag) from None
+        try:
+            _write_marker(tmp, command)
+            if check(out, command, flag) == "ours":  # again: the user may have added a file meanwhile
+                _swap(tmp, out)
+            else:
+                os.replace(tmp, out)
+            tmp = None
+        except OSError as e:
+            raise _output_error(e, out, flag) from None
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            for d in reversed(made):
+                _rmdir_quietly(d)
+
+
+def _output_error(e: OSError, out: Path, flag: str) -> InputError:
+    return InputError(f"{flag} {out}: cannot write: {e.strerror or e}")
+
+
+def resumable(out: str | os.PathLike, command: str, files: tuple[str, ...], flag: str = "--out") -> Path:
+    """`out` made ready for a command that writes `files` in place and resumes what it finds there
+    (a sweep): created, or marked if empty, or checked to be that command's own output."""
+    out = Path(out)
+    state = check(out, command, flag, resume=True)
+    try:
+        if state == "new":
+            _make_parents(out, flag)
+        if state != "ours":
+            write_atomic(out / MARKER, _marker_text(command, files))
+    except OSError as e:
+        raise _output_error(e, out, flag) from None
+    return out
+
+
+def _marker_text(command: str, files) -> str:
+    from . import __version__
+
+    return json.dumps({"written_by": f"bgpsim {__version__}", "command": command, "files": sorted(files)},
+                      indent=1) + "\n"
+
+
+def _write_marker(d: Path, command: str) -> None:
+    files = [str(p.relative_to(d)) for p in d.rglob("*") if not p.is_dir() and p.name != MARKER]
+    write_atomic(d / MARKER, _marker_text(command, files))
+
+
+def _foreign(out: Path, written: set[str]) -> str | None:
+    """The first entry under `out` that the marker does not list (nor is a temporary file of
+    bgpsim's beside a listed one), or None."""
+    dirs = {str(Path(f).parent) for f in written} | {str(p) for f in written for p in Path(f).parents}
+    for root, subdirs, names in os.walk(out):
+        rel = Path(root).relative_to(out)
+        for name in sorted(subdirs):
+            if str(rel / name) not in dirs or (Path(root) / name).is_symlink():
+                return str(rel / name)
+        for name in sorted(names):
+            path = rel / name
+            if name == MARKER and rel == Path("."):
+                continue
+            if str(path) in written:
+                continue
+            if name.startswith(".") and name.endswith(".tmp") and any(
+                    name.startswith(f".{Path(w).name}.") for w in written if Path(w).parent == rel):
+                continue  # write_atomic's temporary file, left by a killed run
+            return str(path)
+    return None
+
+
+def _existing_ancestor(out: Path, flag: str) -> Path:
+    for parent in out.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{flag} {out}: cannot create it: {parent} is not a directory")
+            return parent
+    raise InputError(f"{flag} {out}: cannot create it")  # unreachable: "/" exists
+
+
+def _probe(d: Path, out: Path, flag: str) -> None:
+    """Make and remove a directory in `d`: the one sure test that the output can be written there."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".bgpsim-probe.", dir=d))
+    except OSError as e:
+        raise InputError(f"{flag} {out}: cannot write in {d}: {e.strerror or e}") from None
+
+
+def _make_parents(d: Path, flag: str) -> list[Path]:
+    """mkdir -p `d`; the directories it made, outermost first (removed again if the output fails)."""
+    missing = [p for p in (d.absolute(), *d.absolute().parents) if not p.exists()][::-1]
+    for p in missing:
+        try:
+            p.mkdir()
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise InputError(f"{flag} {d}: cannot create {p}: {e.strerror or e}") from None
+    return missing
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    """dst (empty) becomes a copy of src made of hard links: changing a file in dst means writing a
+    new one (write_atomic), so src stays as it was until the swap."""
+    for root, subdirs, names in os.walk(src):
+        rel = Path(root).relative_to(src)
+        for name in subdirs:
+            (dst / rel / name).mkdir()
+            os.chmod(dst / rel / name, os.stat(Path(root) / name).st_mode & 0o7777)
+        for name in names:
+            try:
+                os.link(Path(root) / name, dst / rel / name)
+            except OSError:
+                shutil.copy2(Path(root) / name, dst / rel / name)
+
+
+def _swap(new: Path, out: Path) -> None:
+    """`new` takes the place of the directory `out` (bgpsim's own, checked), which is then removed.
+    Where the kernel can, both names are exchanged in one step: readers see the old or the new."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    at_cwd = -100
+    if renameat2 is not None and renameat2(at_cwd, os.fsencode(new), at_cwd, os.fsencode(out), _RENAME_EXCHANGE) == 0:
+        shutil.rmtree(new)  # now the old output
+        return
+    if renameat2 is not None and ctypes.get_errno() not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(out))
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    os.replace(out, old / out.name)
+    os.replace(new, out)
+    shutil.rmtree(old)
+
+
+def _inside(filename, d: Path) -> bool:
+    try:
+        return Path(os.fsdecode(filename)).absolute().is_relative_to(d.absolute())
+    except (TypeError, ValueError):
+        return False
+
+
+def _rmdir_quietly(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:
+        pass
+
+
+def _ordinary(mode: int) -> int:
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; the output is an ordinary directory
-    try:
-        yield tmp
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            os.replace(out, old / out.name)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    return mode & ~umask

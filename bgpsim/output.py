@@ -26,7 +26,7 @@ def write(run: Run, out: Path) -> Path:
     from viz.report import write_report
 
     out = Path(out)
-    with staged(out) as tmp:
+    with staged(out, "run") as tmp:
         (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
         with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
             w = csv.DictWriter(f, fieldnames=ASES_COLUMNS, lineterminator="\n")

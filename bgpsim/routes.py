@@ -291,7 +291,7 @@ def compute_routes(topo: Topology, out_dir, workers: int = 1, origins=None, prog
     jobs = [(c, seq[s:s + chunk_size], bases[s:s + chunk_size]) for c, s in enumerate(range(0, len(seq), chunk_size))]
     total = len(seq)
 
-    with staged(out) as tmp:
+    with staged(out, "routes") as tmp:
         transit = np.zeros(topo.n, dtype=np.int64)
         lengths = np.zeros(1, dtype=np.int64)
         done = runs = 0

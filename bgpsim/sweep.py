@@ -30,10 +30,11 @@ from . import trial as trials
 from .defences import DEFENCES
 from .engine.steady import plan_for
 from .errors import InputError
-from .outdir import write_atomic
+from .outdir import resumable, write_atomic
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
            "disconnected_frac", "loop_frac", "diverted", "seconds")
+OUTPUTS = ("sweep.json", "results.csv", "summary.json", "success.png")
 ADOPT = ("random", "top-cone", "tier1")
 POLICIES = ("none", *DEFENCES)
 Z90 = 1.6448536269514722  # two-sided 90 % normal quantile
@@ -240,7 +241,7 @@ def _dask(topo, sw, todo, client, on_rows):
 
 def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progress=None) -> dict:
     """Run what is not done yet, then write results.csv in canonical order, summary.json and the figure."""
-    out.mkdir(parents=True, exist_ok=True)
+    resumable(out, "sweep", OUTPUTS)
     params_path = out / "sweep.json"
     params = sw.params()
     if params_path.exists():
@@ -252,7 +253,7 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
             diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in params.items() if old.get(k) != v)
             raise InputError(f"{out} holds a sweep with other parameters ({diff}); use another --out")
     else:
-        params_path.write_text(json.dumps(params, indent=1) + "\n")
+        write_atomic(params_path, json.dumps(params, indent=1) + "\n")
     results = out / "results.csv"
     done = _read_done(results)
     jobs = sw.jobs()

@@ -32,7 +32,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bgpsim.errors import InputError
-from bgpsim.outdir import write_atomic
+from bgpsim.outdir import staged, write_atomic
 from bgpsim.tomlfile import TomlFile
 
 from . import asn1, build
@@ -421,11 +421,10 @@ def build_repository(spec_path: str | Path, out: str | Path, now: datetime | Non
     of the signed objects as they are made."""
     spec = load_spec(spec_path)
     out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        return _build(spec, out, build.utc(now or datetime.now(timezone.utc)), progress)
-    except OSError as e:
-        raise InputError(f"--out: cannot write {e.filename or out}: {e.strerror or e}") from None
+    # built beside `out` from hard links of the previous build, then swapped in whole
+    with staged(out, "rpki ca build", seed=True) as tmp:
+        result = _build(spec, tmp, build.utc(now or datetime.now(timezone.utc)), progress)
+    return Result(out, [out / t.relative_to(tmp) for t in result.tals], result.published, result.manifest_numbers)
 
 
 def _build(spec: Spec, out: Path, now: datetime, progress=None) -> Result:

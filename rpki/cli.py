@@ -6,8 +6,6 @@ import argparse
 import os
 import sys
 
-from pathlib import Path
-
 from bgpsim import outdir
 from bgpsim.errors import InputError
 
@@ -72,7 +70,8 @@ def register(sub, parser_class) -> None:
                       help="SLURM file (RFC 8416) to apply; give it again for more files")
     vrps.add_argument("--format", choices=tuple(WRITERS), default="json",
                       help="output format (default json: rpki-client 8.2's layout)")
-    vrps.add_argument("--out", metavar="FILE", help="write here, atomically (default: standard output)")
+    vrps.add_argument("--out", metavar="FILE",
+                      help="write here, atomically, replacing the file if it exists (default: standard output)")
     vrps.set_defaults(handler=cmd_vrps)
 
     ca = commands.add_parser("ca", help="a certification authority: build a repository from a spec",
@@ -86,7 +85,9 @@ def register(sub, parser_class) -> None:
                     "running again updates the repository (new CRL and manifest numbers, same keys).",
         epilog="exit status: 0 done; 2 bad spec, with one line on stderr naming the file and line.")
     ca_build.add_argument("spec", metavar="SPEC.toml", help="the CA spec")
-    ca_build.add_argument("--out", required=True, metavar="DIR", help="the repository directory")
+    ca_build.add_argument("--out", required=True, metavar="DIR",
+                          help="the repository directory: new, empty, or one this command built (updated whole, "
+                               "through a copy swapped in at the end); anything else is refused")
     ca_build.add_argument("--now", metavar="TIME", help="ISO 8601 time to issue at (default: now)")
     ca_build.set_defaults(handler=cmd_ca_build)
 
@@ -103,7 +104,8 @@ def register(sub, parser_class) -> None:
     validate.add_argument("--time", metavar="TIME", help="ISO 8601 time to validate at (default: now)")
     validate.add_argument("--format", choices=tuple(WRITERS), default="json",
                           help="output format (default json: rpki-client 8.2's layout, plus metadata.rejected)")
-    validate.add_argument("--out", metavar="FILE", help="write here, atomically (default: standard output)")
+    validate.add_argument("--out", metavar="FILE",
+                          help="write here, atomically, replacing the file if it exists (default: standard output)")
     validate.add_argument("--verbose", action="store_true", help="list rejected objects and why on stderr")
     validate.add_argument("--workers", type=int, metavar="N",
                           help="processes checking the ROAs and ASPAs of large publication points "
@@ -143,7 +145,7 @@ def cmd_validate(args) -> int:
 
 def _emit(text: str, out: str | None) -> None:
     if out:
-        write_atomic(out, text)
+        outdir.write_file(out, text)
         return
     try:
         sys.stdout.write(text)
@@ -158,6 +160,7 @@ def cmd_ca_build(args) -> int:
     from bgpsim.cli import _Bar
 
     now = _time_arg("--now", args.now)
+    outdir.check(args.out, "rpki ca build")
     bar = _Bar(sys.stderr.isatty(), "object", delay=1.0)
     try:
         result = build_repository(args.spec, args.out, now, progress=bar)
@@ -180,13 +183,3 @@ def cmd_vrps(args) -> int:
         payloads = apply_slurm(payloads, slurms)
     _emit(WRITERS[args.format](payloads), args.out)
     return 0
-
-
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """--out, written atomically; a failure (a missing directory too) is a one-line error."""
-    if not Path(path).parent.is_dir():
-        raise InputError(f"--out: cannot write {path}: no such directory {Path(path).parent}")
-    try:
-        outdir.write_atomic(path, text)
-    except OSError as e:
-        raise InputError(f"--out: cannot write {path}: {e.strerror or e}") from None

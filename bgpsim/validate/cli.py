@@ -49,7 +49,8 @@ def register(sub, parser_class) -> None:
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON (aspas or provider_authorizations)")
     p.add_argument("--relationships", metavar="CAIDA_FILE",
                    help="CAIDA AS relationships (as-rel2): leak findings, and ASPA stand-in without --aspa")
-    p.add_argument("--out", default="bgpsim-validate", metavar="DIR", help="output directory (default: %(default)s)")
+    p.add_argument("--out", default="bgpsim-validate", metavar="DIR", help="output directory (default: %(default)s): new, empty, or an earlier output of "
+                        "bgpsim, which is replaced; anything else is refused")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                    help="what goes to standard output: a table (default), summary.json, or the routes as CSV")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no table")
@@ -74,12 +75,14 @@ def _validate(args) -> int:
     from rpki.rov import VRP, VRPTable
     from rpki.vrps import read_payloads, read_text
 
+    from .. import outdir
     from ..errors import InputError
     from . import load, split
 
     for f in args.files:
         if not Path(f).is_file():
             raise InputError(f"{f}: cannot read: no such file")
+    outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
     two = split.possible()
     if args.slurm:
         from rpki.slurm import apply_slurm, load_slurm
@@ -126,7 +129,7 @@ def _check(args, vrps, two: bool) -> int:
         aspa = AspaTable.from_relationships(topo)
     bar = _Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     header = ",".join(COLUMNS) + "\n"
-    with staged(args.out) as d:
+    with staged(args.out, "validate") as d:
         if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
             from .load import load_vrps
             from .split import Split
