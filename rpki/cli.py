@@ -8,6 +8,7 @@ import sys
 
 from bgpsim import outdir
 from bgpsim.errors import InputError
+from bgpsim.errors import stderr_warning as warn
 
 VRPS_EPILOG = """\
 examples:
@@ -97,8 +98,10 @@ def register(sub, parser_class) -> None:
                     "TAL's trust anchor down: manifests, CRLs, CA and router certificates, ROAs and ASPAs, each "
                     "checked (signatures, revocation, resources, validity at --time, manifest hashes). Write the "
                     "VRPs, router keys and ASPAs that pass; a broken manifest or CRL drops the CA's whole subtree.",
-        epilog="exit status: 0 done (rejected objects do not change it; --verbose lists them on stderr); "
-               "2 unusable TAL, --repo or --time, with one line on stderr.")
+        epilog="exit status: 0 done (rejected objects do not change it: one warning on stderr counts them, "
+               "--verbose lists each and why); 2 unusable TAL or --repo, or a trust anchor that is not valid at "
+               "--time (a wrong --repo, an expired certificate): one line on stderr says why, and nothing is "
+               "written, so an empty VRP set never replaces a good one.")
     validate.add_argument("--tal", required=True, metavar="FILE", help="the trust anchor locator (RFC 8630)")
     validate.add_argument("--repo", required=True, metavar="DIR", help="the repository: DIR/<host>/<path>")
     validate.add_argument("--time", metavar="TIME", help="ISO 8601 time to validate at (default: now)")
@@ -132,12 +135,18 @@ def cmd_validate(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError(f"--workers: want at least 1, got {args.workers}")
     result = validate(args.tal, args.repo, _time_arg("--time", args.time), workers=args.workers)
+    if result.ta_failed:  # no output: an empty VRP set in place of a good one would drop every ROA
+        raise InputError(f"the trust anchor is not valid, nothing written: {result.ta_failed}")
+    p = result.payloads
     if args.verbose:
         for r in result.rejected:
             print(f"rejected: {r.reason}", file=sys.stderr)
-        p = result.payloads
         print(f"{len(p.origins)} VRPs, {len(p.router_keys)} router keys, {len(p.aspas)} ASPAs from {result.cas} CAs; "
               f"{len(result.rejected)} rejected", file=sys.stderr)
+    elif result.rejected:
+        warn(f"{len(result.rejected)} objects rejected, the first: {result.rejected[0].reason} "
+             f"(--verbose lists them all); {len(p.origins)} VRPs, {len(p.router_keys)} router keys, "
+             f"{len(p.aspas)} ASPAs from {result.cas} CAs")
     text = write_json_with_rejections(result) if args.format == "json" else WRITERS[args.format](result.payloads)
     _emit(text, args.out)
     return 0

@@ -84,6 +84,7 @@ class Result:
     rejected: list[Rejection] = field(default_factory=list)
     cas: int = 0  # CAs whose publication point was used (the TA included)
     objects: int = 0  # files looked at
+    ta_failed: str | None = None  # why the trust anchor itself was rejected (then nothing else was read)
 
 
 def _ts(dt: datetime) -> int:
@@ -201,6 +202,7 @@ class Validator:
                                   check="resources", rfc="RFC 6487 section 7.2")
         except Exception as e:  # noqa: BLE001 - ObjectError, or an odd object the parsers did not foresee
             self.reject(uri, e)
+            self.result.ta_failed = self.result.rejected[-1].reason
             return self.result
         self.seen_keys.add(ta.ski)
         try:

@@ -201,6 +201,28 @@ def test_cli_validate(tmp_path, capsys):
     assert cap.out == ""
     assert "rejected: " in cap.err and "CRL: publication point dropped" in cap.err and "1 rejected" in cap.err
 
+    assert main(args + ["--format", "csv"]) == 0  # without --verbose: one warning that counts them
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bgpsim: warning: 1 objects rejected, the first: ")
+    assert "CRL: publication point dropped" in err and "--verbose" in err
+
+
+@pytest.mark.parametrize("where", ["wrong-repo", "expired"])
+def test_cli_validate_fails_when_the_trust_anchor_does(tmp_path, capsys, where):
+    """A --repo without the TA certificate, or a --time after it expired: one line saying why, exit
+    2, and the --out file keeps its VRPs (an empty set in their place would drop every ROA)."""
+    out = make(tmp_path)
+    dest = tmp_path / "vrps.json"
+    dest.write_text("good VRPs\n")
+    repo, at = (tmp_path / "elsewhere", AT) if where == "wrong-repo" else (out, NOW + timedelta(days=3650))
+    repo.mkdir(exist_ok=True)
+    assert main(["rpki", "validate", "--tal", str(out / "ta.tal"), "--repo", str(repo), "--time", at.isoformat(),
+                 "--out", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bgpsim: error: the trust anchor is not valid, nothing written: ")
+    assert "ta.cer" in err and ("No such file" in err if where == "wrong-repo" else "validity: want" in err), err
+    assert dest.read_text() == "good VRPs\n"
+
 
 @pytest.mark.parametrize("bad,expect", [
     (["--tal", "/nonexistent/x.tal", "--repo", "."], "x.tal: cannot read"),
