@@ -101,7 +101,10 @@ DESCRIPTION = "Simulate BGP hijacks and route leaks on AS graphs and see what ea
 
 
 def _top_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = _Parser(prog="bgpsim", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"bgpsim {__version__}")
     return parser
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import itertools
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -415,3 +417,30 @@ def test_array_reader_leaves_the_unusual_to_the_parser(tmp_path):
             assert _batch_lines(path, []) == want
         finally:
             reader.BUFFER = old
+
+
+@pytest.mark.parametrize("source", ["updates.20160811.1600.gz", "expected_bgpdump_output/updates.20160811.1600.gz.bgp.gz"],
+                         ids=["mrt-gzip", "bgpdump-text-gzip"])
+def test_dump_reads_standard_input(source):
+    """`bgpsim dump -`: the real command with the file on standard input prints bgpdump's own lines."""
+    path = RIPE / source
+    if not path.is_file():
+        pytest.skip(f"{path} is absent (the shared MRT data set is not here)")
+    root = Path(__file__).resolve().parent.parent
+    with path.open("rb") as stdin:
+        p = subprocess.run([sys.executable, "-m", "bgpsim", "dump", "-"], stdin=stdin, capture_output=True,
+                           cwd=root, check=True)
+    with gzip.open(EXPECTED / "updates.20160811.1600.gz.bgp.gz") as f:
+        assert p.stdout == f.read() and p.stderr == b""
+
+
+def test_dump_names_standard_input_in_its_messages(capsys, monkeypatch):
+    """A cut stream on standard input: the warning calls it <stdin>; '-' given twice is an error."""
+    cut = gzip.compress(b"BGP4MP|1|A|192.0.2.1|64500|198.51.100.0/24|64500|IGP|192.0.2.1|0|0||NAG||\n")[:-8]  # no end marker
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(cut)))
+    assert main(["dump", "-"]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith("BGP4MP|1|A|192.0.2.1|64500|198.51.100.0/24|")
+    assert cap.err.startswith("bgpsim: warning: <stdin>: truncated: ")
+    assert main(["dump", "-", "-"]) == 2
+    assert "standard input" in capsys.readouterr().err

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+import tempfile
 
 DUMP_EPILOG = """\
 examples:
@@ -12,6 +15,8 @@ examples:
   bgpsim dump --format json rib.20140523.0600.bz2 | head
       one JSON object per line
   bgpsim dump --format csv bview.gz > routes.csv
+  curl -s https://data.ris.ripe.net/rrc00/latest-update.gz | bgpsim dump -
+      '-' reads standard input (any of the formats below)
 
 input: MRT (RFC 6396) TABLE_DUMP, TABLE_DUMP_V2 (incl. ADD-PATH), BGP4MP and BGP4MP_ET; `bgpdump -m` text;
 pcap/pcapng captures of BGP sessions (TCP port 179); plain, gzip or bzip2 (all recognised by content).
@@ -24,10 +29,27 @@ def register(sub, parser_class) -> None:
     p = sub.add_parser("dump", help="print the routes of MRT dumps (bgpdump -m, JSON or CSV)",
                        description="Read MRT route dumps and print one line per prefix per peer.",
                        epilog=DUMP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="+", metavar="FILE", help="MRT, bgpdump -m text or pcap/pcapng file (plain, .gz, .bz2)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="MRT, bgpdump -m text or pcap/pcapng file (plain, .gz, .bz2); '-' reads standard input")
     p.add_argument("--format", choices=("bgpdump", "json", "csv"), default="bgpdump",
                    help="bgpdump: exactly `bgpdump -m` (default); json: one object per line; csv: with a header")
     p.set_defaults(handler=cmd_dump)
+
+
+class Stdin(os.PathLike):
+    """Standard input, spooled to an unnamed temporary file so that the readers can tell its
+    format and read it as they read any file; it is called <stdin> in messages."""
+
+    def __init__(self):
+        self.spool = tempfile.TemporaryFile()
+        shutil.copyfileobj(sys.stdin.buffer, self.spool, 1 << 20)
+        self.spool.flush()
+
+    def __fspath__(self) -> str:
+        return f"/proc/self/fd/{self.spool.fileno()}"  # each open() of it starts at byte 0
+
+    def __str__(self) -> str:
+        return "<stdin>"
 
 
 def reader_for(path: str):
@@ -53,8 +75,15 @@ def reader_for(path: str):
 def cmd_dump(args) -> int:
     from . import bgpdump, formats
 
+    if args.files.count("-") > 1:
+        from ..errors import InputError
+
+        raise InputError("'-' (standard input) can be given once")
+
     def routes():
         for f in args.files:
+            if f == "-":
+                f = Stdin()
             yield from reader_for(f)(f)
 
     out = sys.stdout

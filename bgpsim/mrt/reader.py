@@ -157,7 +157,7 @@ def _expand(g) -> Iterator[Route]:
 
 class MRTReader:
     def __init__(self, path: str, warn: Callable[[str], None] | None = None):
-        self.path = str(path)
+        self.path = path  # a str, or cli.Stdin (opened by its fspath, named <stdin>)
         self.warn = warn or stderr_warning
         self.peers: list[tuple[str, int]] | None = None
         self._attr_cache: dict = {}

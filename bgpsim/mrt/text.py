@@ -155,7 +155,7 @@ class TextReader:
     """Routes of a `bgpdump -m` text file (plain, gzip or bzip2). See the module docstring for errors."""
 
     def __init__(self, path: str, warn: Callable[[str], None] | None = None, strict: bool = True):
-        self.path = str(path)
+        self.path = path  # a str, or cli.Stdin (opened by its fspath, named <stdin>)
         self.warn = warn or stderr_warning
         self.strict = strict
         self._cache: dict = {}
