@@ -23,7 +23,10 @@ Readers (`read_payloads`, which tells the format from the content): rpki-client 
 and the later `aspas` list; ASNs as numbers or "AS64496"), Routinator `json` and `jsonext`, and the
 CSV flavours `csv` (Routinator), rpki-client's CSV (with `Expires`), `csvcompat` and `csvext`.
 Every reader is strict and total: it returns a `Payloads` or raises `InputError` naming the file
-and the JSON path (`roas[3].maxLength`) or the line.
+and the JSON path (`roas[3].maxLength`) or the line. The one leniency is the JSON `metadata`, which
+new releases of both tools extend: a key we do not know there is one warning ("vrps.json:
+metadata.note: unknown key, ignored") and is otherwise ignored; the keys we read stay required and
+checked, and an unknown key anywhere else (the top level, a ROA, a key, an ASPA) is an error.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ from datetime import datetime, timezone
 from ipaddress import IPv4Network, IPv6Network
 from operator import itemgetter
 from pathlib import Path
+from typing import Callable
 
-from bgpsim.errors import InputError
+from bgpsim.errors import InputError, stderr_warning
 
 from .rov import VRP, Networks, VRPTable
 
@@ -424,6 +428,24 @@ def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES, what: str = "") ->
 _RPKI_CLIENT_KEYS = ("metadata", "roas", "bgpsec_keys", "provider_authorizations", "aspas")
 _RPKI_CLIENT_IGNORED = ("nonfunc_cas", "signedprefixlists")
 _ROUTINATOR_KEYS = ("metadata", "roas", "routerKeys", "aspas")
+# The metadata keys each tool has written (rpki-client: output-json.c 1.13 of 2020 to 1.57 of 2025, and
+# StayRTR's rtrdump, which writes the same shape; Routinator: json and jsonext). Only the time is read;
+# another key is a warning, not an error: new releases add counters there.
+_RPKI_CLIENT_METADATA = frozenset((
+    "buildmachine", "buildtime", "elapsedtime", "usertime", "systemtime",
+    "ccr_mfts_hash", "ccr_vrps_hash", "ccr_vaps_hash", "ccr_brks_hash", "ccr_tas_hash",
+    "roas", "failedroas", "invalidroas", "spls", "failedspls", "invalidspls", "aspas", "failedaspas", "invalidaspas",
+    "bgpsec_router_keys", "invalidbgpsec_router_keys", "bgpsec_pubkeys",
+    "certificates", "failcertificates", "invalidcertificates", "nonfunctionalcas", "taks", "tals", "invalidtals",
+    "talfiles", "manifests", "failedmanifests", "stalemanifests", "crls", "gbrs", "repositories",
+    "vrps", "uniquevrps", "vsps", "uniquevsps", "vaps", "uniquevaps",
+    "cachedir_new_files", "cachedir_del_files", "cachedir_del_dirs", "cachedir_superfluous_files",
+    "cachedir_del_superfluous_files",
+    "generated", "sessionid", "serial",  # StayRTR
+))
+_ROUTINATOR_METADATA = frozenset(("generated", "generatedTime"))
+
+Warn = Callable[[str], None]
 
 
 def detect_format(text: str) -> str | None:
@@ -435,11 +457,12 @@ def detect_format(text: str) -> str | None:
     return _CSV_HEADERS.get(text[:end if end >= 0 else len(text)].rstrip("\r"))
 
 
-def read_payloads(text: str, source: str | None = None) -> Payloads:
-    """Payloads from rpki-client or Routinator JSON, or from CSV; the format is told from the content."""
+def read_payloads(text: str, source: str | None = None, warn: Warn | None = None) -> Payloads:
+    """Payloads from rpki-client or Routinator JSON, or from CSV; the format is told from the content.
+    Warnings (unknown JSON metadata keys) go to `warn` (default: standard error)."""
     kind = detect_format(text)
     if kind == "json":
-        return read_json(text, source)
+        return read_json(text, source, warn)
     if kind is not None:
         return read_csv(text, source)
     first = text.lstrip().split("\n", 1)[0].rstrip("\r")[:80]
@@ -452,11 +475,11 @@ def read_payloads(text: str, source: str | None = None) -> Payloads:
                      f"{', '.join(repr(h) for h in _CSV_HEADERS)}; the first line is {first!r}", source, 1)
 
 
-def read_file(path: str | Path) -> Payloads:
-    return read_payloads(read_text(path), str(path))
+def read_file(path: str | Path, warn: Warn | None = None) -> Payloads:
+    return read_payloads(read_text(path), str(path), warn)
 
 
-def read_json(text: str, source: str | None = None) -> Payloads:
+def read_json(text: str, source: str | None = None, warn: Warn | None = None) -> Payloads:
     doc = load_json(text, source)
     if not isinstance(doc, JSONObject):
         raise InputError(f"want a JSON object at the top, got {_kind(doc)}", source)
@@ -464,18 +487,32 @@ def read_json(text: str, source: str | None = None) -> Payloads:
         raise InputError("this is a SLURM file (RFC 8416); give it with --slurm", source)
     meta = doc.get("metadata")
     if isinstance(meta, JSONObject) and "buildtime" in meta:
-        return _read_rpki_client(doc, source)
+        return _read_rpki_client(doc, source, warn or stderr_warning)
     if isinstance(meta, JSONObject) and "generated" in meta:
-        return _read_routinator(doc, source)
+        return _read_routinator(doc, source, warn or stderr_warning)
     raise InputError("unknown JSON: want rpki-client's (metadata.buildtime) or Routinator's (metadata.generated) "
                      f"VRP output; the top-level keys are {', '.join(map(repr, doc)) or 'none'}", source)
 
 
-def _read_rpki_client(doc: JSONObject, source) -> Payloads:
+def _check_metadata(value: object, source, required: tuple, known: frozenset, warn: Warn) -> JSONObject:
+    """The `metadata` object: each key of `required` there (the caller checks their values), no key
+    twice; a key outside `known` is one warning naming the file and its JSON path, and is ignored."""
+    if not isinstance(value, JSONObject) or value.duplicate is not None:
+        check_object(value, "metadata", source)  # raises: not an object, or a key twice
+    for k in required:
+        if k not in value:
+            raise InputError(f"missing key {k!r}", source, join("metadata", k))
+    if not value.keys() <= known:
+        for k in value:
+            if k not in known:
+                where = join("metadata", k) if k.isprintable() and k[:1] != "[" else f"metadata[{k!r}]"
+                warn(f"{source}: {where}: unknown key, ignored" if source else f"{where}: unknown key, ignored")
+    return value
+
+
+def _read_rpki_client(doc: JSONObject, source, warn: Warn) -> Payloads:
     check_object(doc, "", source, optional=_RPKI_CLIENT_KEYS + _RPKI_CLIENT_IGNORED, what="rpki-client JSON")
-    meta = doc["metadata"]
-    if meta.duplicate is not None:
-        raise InputError(f"key {meta.duplicate!r} appears twice", source, join("metadata", meta.duplicate))
+    meta = _check_metadata(doc["metadata"], source, ("buildtime",), _RPKI_CLIENT_METADATA, warn)
     out = Payloads(generated=_time(meta["buildtime"], source, "metadata.buildtime"))
 
     def roa(e):
@@ -545,9 +582,9 @@ _SOURCE_KEYS = {"roa": ("type", "uri", "tal", "validity", "chainValidity", "stal
                 "exception": ("type", "path", "comment")}
 
 
-def _read_routinator(doc: JSONObject, source) -> Payloads:
+def _read_routinator(doc: JSONObject, source, warn: Warn) -> Payloads:
     check_object(doc, "", source, required=("metadata",), optional=_ROUTINATOR_KEYS, what="Routinator JSON")
-    meta = check_object(doc["metadata"], "metadata", source, required=("generated", "generatedTime"))
+    meta = _check_metadata(doc["metadata"], source, ("generated", "generatedTime"), _ROUTINATOR_METADATA, warn)
     generated = _time(meta["generatedTime"], source, "metadata.generatedTime")
     if not is_int(meta["generated"]) or meta["generated"] != int(generated.timestamp()):
         raise InputError(f"want the Unix time of generatedTime ({int(generated.timestamp())}), got "
@@ -1046,7 +1083,7 @@ def _json_shape(value) -> tuple[int, int]:
     return 0, value.count(":") if isinstance(value, str) else 0
 
 
-def _fast_json_columns(text: str):
+def _fast_json_columns(text: str, source: str | None = None, warn: Warn | None = None):
     """read_vrp_columns for rpki-client's JSON written plainly (no backslash anywhere; maxLengths
     and expiry times as numbers), without an object per VRP: json.loads without hooks
     (half the time of load_json), then each field of the `roas` as one list, checked at once; the
@@ -1054,8 +1091,9 @@ def _fast_json_columns(text: str):
     is seen by counting: without backslashes, every ':' in the text separates a member or stands
     in a key or a string, so the text has more ':' than the parsed document accounts for exactly
     when json.loads dropped a member. The rest of the document (metadata, router keys, ASPAs) is
-    read by the strict reader. None when anything is unusual or wrong: then read_json runs, and
-    names the fault's place."""
+    read by the strict reader (its warnings, for unknown metadata keys, are given to `warn` only when
+    the fast path succeeds, so that a fallback does not tell them twice). None when anything is
+    unusual or wrong: then read_json runs, and names the fault's place."""
     import numpy as np
 
     if "\\" in text or not _JSON_START_RE.match(text):
@@ -1117,14 +1155,17 @@ def _fast_json_columns(text: str):
         return None  # a key twice in an object
     rest = dict(doc)
     rest["roas"] = []
+    said: list[str] = []
     try:
-        read_json(json.dumps(rest))
+        read_json(json.dumps(rest), source, said.append)
     except InputError:
         return None
+    for message in said:
+        (warn or stderr_warning)(message)
     return cols[0], cols[1], cols[2], maxlen_a, asn_a
 
 
-def read_vrp_columns(data: bytes, source: str | None = None) -> tuple:
+def read_vrp_columns(data: bytes, source: str | None = None, warn: Warn | None = None) -> tuple:
     """The VRPs of rpki-client or Routinator output (a file's bytes, as read_bytes gives them) as
     columns (lists or numpy arrays) for rov.VRPTable.from_columns: IP versions, network addresses
     (Python ints), lengths, maxLengths, ASNs. Read without making an object per VRP where the
@@ -1132,13 +1173,14 @@ def read_vrp_columns(data: bytes, source: str | None = None) -> tuple:
     rpki-client CSV from the bytes, by passes over chunks of lines (`_fast_csv_columns`),
     rpki-client JSON by json.loads and a pass per field (`_fast_json_columns`); anything else,
     and any fault, by the strict readers. The bytes are decoded (decode_text: read_text's error
-    for a file that is not UTF-8) only when the CSV fast path declines."""
+    for a file that is not UTF-8) only when the CSV fast path declines. Warnings (unknown JSON
+    metadata keys) go to `warn` (default: standard error), once whichever path reads."""
     fast = _fast_csv_columns(data)
     if fast is not None:
         return fast
     text = decode_text(data, source)
     if _JSON_START_RE.match(text):
-        fast = _fast_json_columns(text)
+        fast = _fast_json_columns(text, source, warn)
     if fast is not None:
         return fast
     ver, net, length, maxlen, asns = [], [], [], [], []
@@ -1150,7 +1192,7 @@ def read_vrp_columns(data: bytes, source: str | None = None) -> tuple:
             maxlen.append(m)
             asns.append(asn)
     else:
-        for o in read_payloads(text, source).origins:
+        for o in read_payloads(text, source, warn).origins:
             ver.append(o.vrp.prefix.version)
             net.append(int(o.vrp.prefix.network_address))
             length.append(o.vrp.prefix.prefixlen)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -161,8 +162,9 @@ def write_pcap(path, frames, linktype=1, link=b""):
     return str(path)
 
 
-def write_pcapng(path, frames, linktype=1, link=b""):
-    """A pcapng file: Section Header, one Interface Description (nanosecond resolution), Enhanced Packets."""
+def write_pcapng(path, frames, linktype=1, link=b"", options=b""):
+    """A pcapng file: Section Header, one Interface Description (nanosecond resolution), Enhanced Packets
+    (each followed by `options`, whole 4-byte words)."""
     def block(btype, body):
         body += b"\0" * (-len(body) % 4)
         return struct.pack("<II", btype, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
@@ -172,7 +174,8 @@ def write_pcapng(path, frames, linktype=1, link=b""):
     for t, pkt in frames:
         data = link + pkt
         ts = t * 10**9 + 123456789
-        out += block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, len(data), len(data)) + data)
+        out += block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, len(data), len(data)) + data
+                     + b"\0" * (-len(data) % 4) + options)
     Path(path).write_bytes(out)
     return str(path)
 
@@ -358,3 +361,138 @@ def test_mutated_captures_only_input_errors(tmp_path, seeds, data):
             line(r)
     except InputError:
         pass
+
+
+# --- scapy's own messages (issue 12) ----------------------------------------------------------------------
+# scapy logs what it gets past in a damaged capture ("WARNING: PcapNg: ...") to standard error, without the
+# file's name; the reader turns it into bgpsim warnings naming the file and the packet being read.
+
+VRPS_CSV = PCAP.parent / "rpki" / "vrp_format_examples" / "routinator_test_output" / "111.csv"
+# damaged copies of the shared captures: (file, cut at byte or None, byte to flip or None,
+# what scapy says, the packet it says it at (the one being read; tshark reads the ones before it whole))
+DAMAGE = [
+    ("eveng_bgp.pcapng", 3230, None, "PcapNg: Invalid Block body length (too short)", 22),
+    ("eveng_bgp.pcapng", -3, None, "PcapNg: Could not read blocklen after block body", 48),
+    ("ndpi_BGP_Cisco_hdlc_slarp.pcap", 200, None, "Pcap: packet has been truncated", 3),
+    ("ndpi_BGP_redist.pcap", 100, None, "Pcap: packet has been truncated", 1),
+    ("packetlife_bgp_orf_prefix_advertisement.pcapng", 168, None, "PcapNg: Invalid Block body length (too short)", 1),
+]
+
+
+def _damaged(tmp_path, name, cut, flip) -> Path:
+    data = bytearray((PCAP / name).read_bytes())
+    if flip is not None:
+        data[flip] ^= 0xFF
+    if cut is not None:
+        data = data[:cut]
+    out = tmp_path / f"{'cut' if cut is not None else 'flip'}{cut if cut is not None else flip}_{name}"
+    out.write_bytes(bytes(data))
+    return out
+
+
+def _bgpsim(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "bgpsim", *map(str, args)], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+def _only_bgpsim_lines(stderr: str) -> list[str]:
+    lines = stderr.splitlines()
+    assert all(ln.startswith("bgpsim:") for ln in lines), stderr
+    return lines
+
+
+@needs_data
+@pytest.mark.parametrize("name,cut,flip,said,number", DAMAGE)
+def test_scapy_messages_are_bgpsim_warnings_in_dump(tmp_path, name, cut, flip, said, number):
+    f = _damaged(tmp_path, name, cut, flip)
+    p = _bgpsim("dump", f)
+    assert p.returncode == 0, p.stderr
+    lines = _only_bgpsim_lines(p.stderr)
+    assert f"bgpsim: warning: {f}: packet {number}: scapy: {said}" in lines
+    assert sum(": scapy: " in ln for ln in lines) == 1
+
+
+@needs_data
+def test_scapy_messages_are_bgpsim_warnings_in_validate(tmp_path):
+    # several files: where fork is and there are two CPUs, both processes of `validate` read captures
+    files = [_damaged(tmp_path, name, cut, flip) for name, cut, flip, _s, _n in DAMAGE]
+    p = _bgpsim("validate", *files, "--vrps", VRPS_CSV, "--out", tmp_path / "out", "--quiet")
+    assert p.returncode == 0, p.stderr
+    lines = _only_bgpsim_lines(p.stderr)
+    for f, (_n, _c, _f, said, number) in zip(files, DAMAGE):
+        assert f"bgpsim: warning: {f}: packet {number}: scapy: {said}" in lines
+
+
+@needs_data
+def test_scapy_messages_in_a_forked_process(tmp_path):
+    # the filter is installed in the parent by its first capture; the forked child reads another
+    a, b = (_damaged(tmp_path, name, cut, flip) for name, cut, flip, _s, _n in DAMAGE[:2])
+    code = f"""if True:
+        import multiprocessing
+        from bgpsim.capture import read_capture_routes
+
+        def child():
+            list(read_capture_routes({str(b)!r}))
+
+        list(read_capture_routes({str(a)!r}))
+        p = multiprocessing.get_context("fork").Process(target=child)
+        p.start()
+        p.join()
+        assert p.exitcode == 0
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = _only_bgpsim_lines(p.stderr)
+    assert lines == [f"bgpsim: warning: {a}: packet {DAMAGE[0][4]}: scapy: {DAMAGE[0][3]}",
+                     f"bgpsim: warning: {b}: packet {DAMAGE[1][4]}: scapy: {DAMAGE[1][3]}"]
+
+
+@needs_data
+def test_damaged_file_header_scapy_message_joins_the_error(tmp_path):
+    f = _damaged(tmp_path, "eveng_bgp.pcapng", None, 8)  # the Section Header Block's byte-order magic
+    p = _bgpsim("dump", f)
+    assert p.returncode == 2
+    assert _only_bgpsim_lines(p.stderr) == [
+        f"bgpsim: error: {f}: not a pcap or pcapng capture: Not a supported capture file "
+        f"(scapy: PcapNg: Bad magic in Section Header Block (not a pcapng file?))"]
+
+
+def test_scapy_message_on_every_packet_told_once_then_counted(tmp_path, capsys):
+    # an end-of-options option with a length (pcapng section 3.5): scapy says so for each packet, and
+    # reads on
+    f = write_pcapng(tmp_path / "o.pcapng", session(), 101, options=struct.pack("<HH", 0, 4) + bytes(4))
+    reader, routes, warnings = _read(f)
+    assert _unicast(routes) == EXPECTED and reader.packets == 9
+    said = "scapy: PcapNg: invalid option length 4 for end-of-option"
+    assert warnings == [f"{f}: packet 1: {said}", f"{f}: packet 9: {said} (said 8 more times since packet 1; "
+                                                   f"this was the last)"]
+    assert capsys.readouterr().err == ""
+    # the command line: the same, as bgpsim warnings
+    p = _bgpsim("dump", f)
+    assert p.returncode == 0 and p.stdout.count("\n") == 4
+    assert _only_bgpsim_lines(p.stderr) == [f"bgpsim: warning: {w}" for w in warnings]
+
+
+def test_scapy_log_and_warnings_diverted_only_while_reading(capsys):
+    import logging
+    import os
+    import warnings
+
+    import scapy
+
+    from bgpsim.capture.scapylog import catching
+
+    got: list[str] = []
+    scapy_file = os.path.join(os.path.dirname(os.path.abspath(scapy.__file__)), "utils.py")
+    with catching(got.append):
+        logging.getLogger("scapy.runtime").warning("PcapNg: %s", "one")
+        logging.getLogger("scapy.bgpsim_test_child").warning("two")  # a logger made after the filter
+        warnings.warn_explicit("three", UserWarning, scapy_file, 1)
+        with pytest.warns(UserWarning, match="not scapy's"):
+            warnings.warn("not scapy's", UserWarning)
+    assert got == ["PcapNg: one", "two", "UserWarning: three"]
+    assert capsys.readouterr().err == ""
+    with pytest.warns(UserWarning, match="four"):  # outside a capture: as before
+        warnings.warn_explicit("four", UserWarning, scapy_file, 1)
+    assert got == ["PcapNg: one", "two", "UserWarning: three"]
+

@@ -253,7 +253,8 @@ RT = {"metadata": {"generated": 0, "generatedTime": "1970-01-01T00:00:00Z"},
       "aspas": [{"customer": "AS1234", "providers": ["AS1", "AS2"], "ta": "N/A"}]}
 RT_FAULTS = [
     (("metadata", "generated"), 1, "metadata.generated", "Unix time of generatedTime"),
-    (("metadata", "extra"), 1, "metadata.extra", "unknown key"),
+    (("metadata", "generatedTime"), _DELETE, "metadata.generatedTime", "missing key 'generatedTime'"),
+    (("metadata", "generatedTime"), "1970-01-01", "metadata.generatedTime", "want a UTC time"),
     (("roas", 0, "ta"), _DELETE, "roas[0].ta", "missing key 'ta'"),
     (("roas", 0, "asn"), "AS 1234", "roas[0].asn", "want an AS number"),
     (("routerKeys", 0, "routerPublicKey"), "A" * 86 + "==", "routerKeys[0].routerPublicKey", "without '=' padding"),
@@ -358,6 +359,86 @@ def test_readers_are_total(path, tmp_path):
             read_file(f)
         except InputError as e:
             assert str(e).startswith(str(f)), e
+
+
+# ---------------------------------------------------------------------------------------------
+# Metadata (issue 12): new releases of both tools add keys there. Strict about payloads, tolerant
+# about metadata: an unknown metadata key is one warning naming the file and the JSON path.
+
+
+def _with_note(doc):
+    doc = copy.deepcopy(doc)
+    doc["metadata"]["note"] = "a key of a later release"
+    return doc
+
+
+def _shared_json(path):
+    return json.loads(need(path).read_text())
+
+
+METADATA_DOCS = {"rpki-client": lambda: RC, "routinator": lambda: RT,
+                 "rpki-client-real": lambda: _shared_json(STAYRTR / "cmd_stayrtr_test.rpki.json"),
+                 "routinator-json": lambda: _shared_json(ROUTINATOR / "111.json"),
+                 "routinator-jsonext": lambda: _shared_json(ROUTINATOR / "111.jsonext")}
+
+
+@pytest.mark.parametrize("kind", METADATA_DOCS)
+def test_unknown_metadata_key_is_one_warning(kind, capsys):
+    doc = METADATA_DOCS[kind]()
+    said: list[str] = []
+    plain = read_json(json.dumps(doc), "vrps.json", said.append)
+    assert said == []  # every key the tools write is known
+    noted = read_json(json.dumps(_with_note(doc)), "vrps.json", said.append)
+    assert said == ["vrps.json: metadata.note: unknown key, ignored"]
+    assert (noted.origins, noted.router_keys, noted.aspas, noted.generated) == \
+        (plain.origins, plain.router_keys, plain.aspas, plain.generated)
+    assert capsys.readouterr().err == ""
+    # by default on standard error, as the project's warnings are
+    read_payloads(json.dumps(_with_note(doc)), "vrps.json")
+    assert capsys.readouterr().err == "bgpsim: warning: vrps.json: metadata.note: unknown key, ignored\n"
+
+
+def test_each_unknown_metadata_key_is_named():
+    doc = _with_note(RT)
+    doc["metadata"]["line\nbreak"] = 1
+    said: list[str] = []
+    read_json(json.dumps(doc), "rt.json", said.append)
+    assert said == ["rt.json: metadata.note: unknown key, ignored",
+                    "rt.json: metadata['line\\nbreak']: unknown key, ignored"]  # one line each, whatever the key
+
+
+@pytest.mark.parametrize("kind,path,value,where,message", [
+    ("rpki-client", ("metadata", "buildtime"), "2023-07-27 18:56:02", "metadata.buildtime", "want a UTC time"),
+    ("routinator", ("metadata", "generated"), 1, "metadata.generated", "Unix time of generatedTime"),
+    ("routinator", ("metadata", "generatedTime"), _DELETE, "metadata.generatedTime", "missing key"),
+    ("rpki-client", ("surprise",), 1, "surprise", "unknown key 'surprise'"),
+    ("routinator", ("surprise",), 1, "surprise", "unknown key 'surprise'"),
+    ("rpki-client", ("roas", 0, "note"), 1, "roas[0].note", "unknown key 'note'"),
+    ("routinator", ("roas", 0, "note"), 1, "roas[0].note", "unknown key 'note'"),
+    ("rpki-client", ("bgpsec_keys", 0, "note"), 1, "bgpsec_keys[0].note", "unknown key 'note'"),
+    ("routinator", ("aspas", 0, "note"), 1, "aspas[0].note", "unknown key 'note'"),
+])
+def test_tolerant_metadata_stays_strict_elsewhere(kind, path, value, where, message):
+    # with an unknown metadata key too: the tolerance does not reach the required keys or the payloads
+    doc = _with_note(METADATA_DOCS[kind]())
+    _set(doc, path, value)
+    err = error_of(read_json, json.dumps(doc), "vrps.json", lambda m: None)
+    assert err.startswith(f"vrps.json:{where}: ") and message in err, err
+
+
+def test_unknown_metadata_key_cli(tmp_path):
+    import subprocess
+    import sys
+
+    for kind in ("rpki-client", "routinator"):
+        plain, noted = tmp_path / f"{kind}.json", tmp_path / f"{kind}-note.json"
+        plain.write_text(json.dumps(METADATA_DOCS[kind]()))
+        noted.write_text(json.dumps(_with_note(METADATA_DOCS[kind]())))
+        runs = [subprocess.run([sys.executable, "-m", "bgpsim", "rpki", "vrps", "--from", str(f), "--format", "csv"],
+                               capture_output=True, text=True, timeout=120) for f in (plain, noted)]
+        assert [r.returncode for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout != ""
+        assert runs[0].stderr == ""
+        assert runs[1].stderr == f"bgpsim: warning: {noted}: metadata.note: unknown key, ignored\n"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -439,6 +439,37 @@ def test_fast_json_documents(doc):
     check_json(doc.replace("ROA", ROA))
 
 
+def test_fast_json_unknown_metadata_key_is_one_warning(capsys):
+    # issue 12: tolerant about metadata; the fast path gives the strict reader's warning, once, whichever reads
+    text = '{"metadata": {"buildtime": "2023-07-27T18:56:02Z", "note": "x"}, "roas": [ROA]}'.replace("ROA", ROA)
+    want = ["x.json: metadata.note: unknown key, ignored"]
+    said: list[str] = []
+    fast = vrps._fast_json_columns(text, "x.json", said.append)
+    assert fast is not None and said == want  # the fast path read it
+    assert [list(c) for c in fast] == strict_json_columns(text.replace(', "note": "x"', ""))
+    said.clear()
+    assert [list(c) for c in vrps.read_vrp_columns(text.encode(), "x.json", said.append)] == [list(c) for c in fast]
+    assert said == want
+    # the fast path declines (a ROA written with an escape) and the strict reader reads: still once
+    said.clear()
+    escaped = text.replace('"ta": "ripe"', '"ta": "r\\u0069pe"')
+    assert vrps._fast_json_columns(escaped, "x.json", said.append) is None and said == []
+    assert [list(c) for c in vrps.read_vrp_columns(escaped.encode(), "x.json", said.append)] == [list(c) for c in fast]
+    assert said == want
+    # the fast path declines on a fault: the strict reader's error, and the warning at most once (the
+    # top-level keys are checked before the metadata, the ROAs after)
+    for bad, told in ((text.replace("}]}", ', "note": 1}]}'), want),
+                      (text.replace('"roas"', '"surprise": 1, "roas"'), [])):
+        said.clear()
+        assert vrps._fast_json_columns(bad, "x.json", said.append) is None and said == []
+        with pytest.raises(InputError, match="unknown key 'surprise'|unknown key 'note'"):
+            vrps.read_vrp_columns(bad.encode(), "x.json", said.append)
+        assert said == told
+    # the default: standard error
+    vrps.read_vrp_columns(text.encode(), "x.json")
+    assert capsys.readouterr().err == "bgpsim: warning: x.json: metadata.note: unknown key, ignored\n"
+
+
 def test_fast_json_shared_examples():
     from helpers import SHARED
 

@@ -26,7 +26,11 @@ halves of 4-octet encoded ASNs), else 2. The guess holds for the rest of the ses
 Errors. A file that is not a capture is an `InputError`. Damage after that never stops reading with
 an exception: a malformed packet, a hole in a TCP stream or a damaged UPDATE is a warning naming the
 file and the packet number (1-based, as tshark and Wireshark count), and reading goes on; a capture
-whose framing is damaged gives the packets before the damage and one warning.
+whose framing is damaged gives the packets before the damage and one warning. What scapy itself says
+while it reads (its log records, "WARNING: PcapNg: ..."; its `warnings`) never reaches standard error:
+`scapylog` hands it to the reader, which warns "FILE: packet N: scapy: ..." (N the packet being read;
+each message once, repeats counted and told at the end of the file), or adds it to the `InputError`
+when scapy cannot read the file header at all.
 """
 
 from __future__ import annotations
@@ -46,11 +50,13 @@ from ..wire.nlri import address_text
 from ..wire.open import parse_open
 from ..wire.update import OPEN, UPDATE, split_update
 from .links import ETH_IPV4, LINK_TYPES, ip_start
+from .scapylog import catching
 from .tcp import Stream
 
 BGP_PORT = 179
 MAX_BLOCK = 1 << 24  # bytes scapy may ask for at once: far above any real packet block
 MAX_FLOWS = 1 << 16  # TCP directions followed at once; the oldest is dropped past this
+MAX_SCAPY_MESSAGES = 64  # kinds of scapy message told one by one in a capture; the rest only counted
 PCAP_MAGICS = (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1",
                b"\x0a\x0d\x0d\x0a")  # pcap (us, ns; both byte orders) and the pcapng Section Header Block
 
@@ -133,7 +139,7 @@ class _Session:
 
 class CaptureReader:
     def __init__(self, path: str, warn: Callable[[str], None] | None = None):
-        self.path = str(path)
+        self.path = path  # a str, or Stdin (opened by its fspath, named <stdin>)
         self.warn = warn or stderr_warning
         self.packets = 0
         self.updates = 0  # UPDATE messages found (whole ones, damaged or not)
@@ -141,6 +147,11 @@ class CaptureReader:
         self._flows: dict = {}  # (src, sport, dst, dport) -> Stream
         self._sessions: dict = {}  # frozenset of both endpoints -> _Session
         self._warned: set = set()
+        self._scapy: dict = {}  # scapy's message -> [first packet, times said again, last packet]
+        self._scapy_more = [0, 0]  # messages past MAX_SCAPY_MESSAGES kinds: how many, the last packet
+        self._opening: list | None = None  # scapy's messages before the first packet (see `routes`)
+        self._file: _BoundedFile | None = None
+        self._scapy_sink = self._scapy_said  # one bound method: `catching` takes it out by identity
 
     def _once(self, key, message: str) -> None:
         if key not in self._warned:
@@ -148,26 +159,38 @@ class CaptureReader:
             self.warn(message)
 
     def routes(self) -> Iterator[Route]:
+        self._opening = []  # what scapy says before the first packet: loading, reading the file header
+        with catching(self._scapy_sink):
+            yield from self._routes()
+
+    def _routes(self) -> Iterator[Route]:
         from scapy.error import Scapy_Exception
         from scapy.utils import RawPcapReader
 
-        f = _open(self.path)
+        f = self._file = _open(self.path)
         try:
             try:
                 pcap = RawPcapReader(f)
             except (Scapy_Exception, OSError, EOFError) as e:
-                raise InputError(f"not a pcap or pcapng capture: {e}", self.path) from None
+                said = "".join(f" (scapy: {t})" for t in self._opening)
+                raise InputError(f"not a pcap or pcapng capture: {e}{said}", self.path) from None
+            for text in self._opening:  # scapy loaded or read the file header and had something to say
+                self.warn(f"{self.path}: before packet 1: scapy: {text}")
+            self._opening = None
             nano = getattr(pcap, "nano", False)
             while True:
+                self.packets += 1  # the packet being read, for what scapy says meanwhile
                 try:
                     data, meta = next(pcap)
                 except StopIteration:
+                    self.packets -= 1
                     break
                 except Exception as e:  # scapy signals damaged blocks with assorted exceptions
+                    self.packets -= 1
+                    self._scapy_repeats()
                     self.warn(f"{self.path}: after packet {self.packets}: damaged capture ({type(e).__name__}: {e}); "
                               f"rest skipped")
                     return
-                self.packets += 1
                 if hasattr(meta, "tsresol"):  # pcapng
                     linktype = meta.linktype
                     if meta.tshigh is None or meta.tslow is None or not meta.tsresol:
@@ -180,6 +203,7 @@ class CaptureReader:
                     linktype = pcap.linktype
                     sec, usec = meta.sec, (meta.usec // 1000 if nano else meta.usec)
                 yield from self._packet(linktype, data, sec, min(usec, 999_999))
+            self._scapy_repeats()
             try:
                 rest = f.refused or f.read(1)
             except OSError:
@@ -192,6 +216,42 @@ class CaptureReader:
                     self.warn(f"{self.path}: end of capture: TCP {self._flow_text(key)}: {note}")
         finally:
             f.close()
+
+    def _scapy_said(self, text: str) -> None:
+        """Something scapy logged or warned while this capture was read (see `scapylog`): a warning naming
+        the file and the packet being read, once for each message; repeats are counted and told at the end."""
+        text = " ".join(str(text).split())
+        if not text or text.endswith(":"):  # e.g. "PcapNg: " for an EOFError without text: it says nothing
+            return
+        refused = self._file.refused if self._file is not None else None
+        if refused and " ".join(refused.split()) in text:
+            return  # scapy repeating the OSError of _BoundedFile, which the reader's own warning tells
+        if self._opening is not None:
+            self._opening.append(text)
+            return
+        seen = self._scapy.get(text)
+        if seen is not None:
+            seen[1] += 1
+            seen[2] = self.packets
+        elif len(self._scapy) < MAX_SCAPY_MESSAGES:
+            self._scapy[text] = [self.packets, 0, self.packets]
+            self.warn(f"{self.path}: packet {self.packets}: scapy: {text}")
+        else:
+            self._scapy_more[0] += 1
+            self._scapy_more[1] = self.packets
+
+    def _scapy_repeats(self) -> None:
+        for text, (first, again, last) in self._scapy.items():
+            if again:
+                times = f"{again} more time{'s' if again > 1 else ''}"
+                self.warn(f"{self.path}: packet {last}: scapy: {text} (said {times} since packet {first}; "
+                          f"this was the last)")
+        more, last = self._scapy_more
+        if more:
+            self.warn(f"{self.path}: packet {last}: scapy: {more} more messages not shown (past {MAX_SCAPY_MESSAGES} "
+                      f"kinds; the last at this packet)")
+        self._scapy.clear()
+        self._scapy_more = [0, 0]
 
     @staticmethod
     def _flow_text(key) -> str:
