@@ -39,7 +39,7 @@ def du(path: Path) -> int:
 def breakdown(topo, m: int) -> None:
     """Per-origin cost of each step on m consecutive origins of the storage order, from the middle
     of the graph, in this process (the solver and the centrality are timed by wrapping them)."""
-    from bgpsim import routes
+    from bgpsim.sim import destinations as routes
 
     s = routes._Solver(topo, routes.CHUNK)
     seq, bases = routes._plan_order(topo, np.arange(topo.n), True)
@@ -87,7 +87,7 @@ def breakdown(topo, m: int) -> None:
 def sample(topo, m: int) -> np.ndarray:
     """About m origins that cost what the average origin costs: whole groups (an AS and the
     single-homed ASes whose routes are derived from its routes), every k-th group in storage order."""
-    from bgpsim.routes import _plan_order
+    from bgpsim.sim.destinations import _plan_order
 
     seq, bases = _plan_order(topo, np.arange(topo.n), True)
     group = np.cumsum(np.concatenate(([0], bases[1:] != bases[:-1])))
@@ -105,8 +105,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
 
-    from bgpsim.routes import compute_routes
-    from bgpsim.topology import load_topology
+    from bgpsim.sim.destinations import compute_routes
+    from bgpsim.graph.topology import load_topology
 
     t0 = time.perf_counter()
     topo = load_topology(args.topology)

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PFX2AS = ROOT.parent / "shared" / "data" / "pfx2as"
 
-from rpki.rov import STATES, VRPTable  # noqa: E402
-from rpki.synthetic import pfx2as, pfx2as_vrps  # noqa: E402
+from bgpsim.rpki.rov import STATES, VRPTable  # noqa: E402
+from bgpsim.rpki.synthetic import pfx2as, pfx2as_vrps  # noqa: E402
 
 
 def main() -> None:

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the reference runners the tests use
 
-from rpki.ca import build_repository  # noqa: E402
-from rpki.rp import validate  # noqa: E402
-from rpki.synthetic import synthetic_spec  # noqa: E402
+from bgpsim.rpki.ca import build_repository  # noqa: E402
+from bgpsim.rpki.rp import validate  # noqa: E402
+from bgpsim.rpki.synthetic import synthetic_spec  # noqa: E402
 from rpki_oracles import FORT, RPKI_CLIENT, fort, rpki_client  # noqa: E402
 
 

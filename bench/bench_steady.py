@@ -38,13 +38,13 @@ def main() -> None:
     args = ap.parse_args()
 
     t = time.perf_counter()
-    from bgpsim.topology import read_caida
+    from bgpsim.graph.topology import read_caida
 
     topo = read_caida(CAIDA)
     load = time.perf_counter() - t
-    from bgpsim import trial
-    from bgpsim.defences import DEFENCES
-    from bgpsim.engine.steady import plan_for
+    from bgpsim.sim import trial
+    from bgpsim.sim.defences import DEFENCES
+    from bgpsim.sim.engine.steady import plan_for
 
     t = time.perf_counter()
     plan = plan_for(topo)

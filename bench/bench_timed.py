@@ -41,10 +41,10 @@ def end_to_end(out: Path) -> dict:
 
 def breakdown(out: Path) -> dict:
     sys.path.insert(0, str(ROOT))
-    from bgpsim import output
+    from bgpsim.sim import output
     from bgpsim.cli import _scenario, build_parser
-    from bgpsim.run import simulate
-    from bgpsim.topology import load_topology
+    from bgpsim.sim.run import simulate
+    from bgpsim.graph.topology import load_topology
 
     scn = _scenario(build_parser().parse_args(["run", *ARGS]))
     t0 = time.perf_counter()

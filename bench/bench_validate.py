@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
-from rpki.synthetic import pfx2as_vrps  # noqa: E402
+from bgpsim.rpki.synthetic import pfx2as_vrps  # noqa: E402
 
 
 def timed(cmd: list[str]) -> tuple[float, float, float]:

@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bgpsim.errors import InputError  # noqa: E402
+from bgpsim.base.errors import InputError  # noqa: E402
 from bgpsim.mrt import read_batches, read_routes  # noqa: E402
 from bgpsim.mrt.bgpdump import line  # noqa: E402
 from bgpsim.mrt.record import STATE  # noqa: E402

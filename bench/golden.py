@@ -59,7 +59,8 @@ def main() -> None:
     repo = inputs / "repo"
     if not repo.exists():
         spec = inputs / "spec.toml"
-        code = ("import sys; from rpki.synthetic import synthetic_spec; "
+        code = ("import sys\ntry:\n    from bgpsim.rpki.synthetic import synthetic_spec\n"
+                "except ImportError:  # a checkout from before bgpsim.rpki\n    from rpki.synthetic import synthetic_spec\n"
                 "sys.stdout.write(synthetic_spec(2000, 12, aspas=12, router_keys=4, aspa_profile='draft-13'))")
         spec.write_text(subprocess.run([sys.executable, "-c", code], env=env, cwd=root, check=True,
                                        capture_output=True, text=True).stdout)

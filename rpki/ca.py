@@ -31,9 +31,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bgpsim.errors import InputError
-from bgpsim.outdir import staged, write_atomic
-from bgpsim.tomlfile import TomlFile
+from bgpsim.base.errors import InputError
+from bgpsim.base.outdir import staged, write_atomic
+from bgpsim.base.tomlfile import TomlFile
 
 from . import asn1, build
 from .aspa import CURRENT as ASPA_CURRENT

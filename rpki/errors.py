@@ -7,7 +7,7 @@ two more facts: the check or field that failed, and the RFC section that demands
 
 from __future__ import annotations
 
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 
 
 class ObjectError(InputError):

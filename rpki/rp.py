@@ -47,7 +47,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 
 from . import asn1
 from .aspa import Aspa

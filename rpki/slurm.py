@@ -39,7 +39,7 @@ import bisect
 from dataclasses import dataclass
 from pathlib import Path
 
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 
 from .rov import VRP
 from .vrps import (ASPA, NO_TA, Origin, Payloads, Prefix, RouterKey, _providers, check_list, check_object,

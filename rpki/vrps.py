@@ -44,7 +44,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Callable
 
-from bgpsim.errors import InputError, stderr_warning
+from bgpsim.base.errors import InputError, stderr_warning
 
 from .rov import VRP, Networks, VRPTable
 

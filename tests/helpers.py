@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bgpsim.engine.events import EventQueue
-from bgpsim.engine.timed import Delay, TimedEngine, Timing
-from bgpsim.topology import _build
+from bgpsim.sim.engine.events import EventQueue
+from bgpsim.sim.engine.timed import Delay, TimedEngine, Timing
+from bgpsim.graph.topology import _build
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"

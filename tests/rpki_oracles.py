@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rpki.rov import VRP
-from rpki.tal import Tal
+from bgpsim.rpki.rov import VRP
+from bgpsim.rpki.tal import Tal
 
 RPKI_CLIENT = shutil.which("rpki-client") or ("/usr/sbin/rpki-client" if os.path.exists("/usr/sbin/rpki-client")
                                               else None)

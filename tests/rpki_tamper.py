@@ -9,9 +9,9 @@ import ipaddress
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from rpki import asn1, build
-from rpki.cert import ResourceCertificate
-from rpki.resources import AsResources, IpResources
+from bgpsim.rpki import asn1, build
+from bgpsim.rpki.cert import ResourceCertificate
+from bgpsim.rpki.resources import AsResources, IpResources
 
 
 def ca_cert(out: Path, name: str) -> tuple[ResourceCertificate, str]:

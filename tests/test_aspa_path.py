@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from helpers import ROOT
 
-from bgpsim.topology import load_topology
-from rpki.aspa_path import INVALID, NO_ATTESTATION, NOT_PROVIDER, PROVIDER, UNKNOWN, VALID, AspaTable
-from rpki.vrps import ASPA
+from bgpsim.graph.topology import load_topology
+from bgpsim.rpki.aspa_path import INVALID, NO_ATTESTATION, NOT_PROVIDER, PROVIDER, UNKNOWN, VALID, AspaTable
+from bgpsim.rpki.vrps import ASPA
 
 # 10 -> 20 -> 30 -> 40 upwards: each AS's provider is the next; 50 publishes "no providers" (AS0)
 CHAIN = AspaTable({10: [20], 20: [30, 31], 30: [40], 40: [0], 50: [0]})

@@ -5,10 +5,10 @@ import ipaddress
 import pytest
 from helpers import ROOT
 
-from bgpsim.run import simulate
-from bgpsim.engine.timed import Timing
-from bgpsim.scenario import Attack, Defence, Mitigation, Scenario
-from rpki.rov import VRP
+from bgpsim.sim.run import simulate
+from bgpsim.sim.engine.timed import Timing
+from bgpsim.sim.scenario import Attack, Defence, Mitigation, Scenario
+from bgpsim.rpki.rov import VRP
 
 TEACHING = str(ROOT / "scenarios" / "topologies" / "teaching.toml")
 VIDEOTUBE, ROGUE, KEYSTONE = 64510, 64511, 65537

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bgpsim import trial
-from bgpsim.generate import internet_like, write_caida
-from bgpsim.topology import read_caida
+from bgpsim.sim import trial
+from bgpsim.graph.generate import internet_like, write_caida
+from bgpsim.graph.topology import read_caida
 
 from helpers import ROOT
 

@@ -13,15 +13,15 @@ import pytest
 from rpki_oracles import NO_RPKI_CLIENT, RPKI_CLIENT, rpki_client
 
 from bgpsim.cli import main
-from bgpsim.errors import InputError
-from rpki.aspa import Aspa
-from rpki.ca import build_repository
-from rpki.cert import Kind, ResourceCertificate
-from rpki.crl import Crl
-from rpki.manifest import Manifest
-from rpki.roa import Roa
-from rpki.rov import VRP
-from rpki.tal import Tal
+from bgpsim.base.errors import InputError
+from bgpsim.rpki.aspa import Aspa
+from bgpsim.rpki.ca import build_repository
+from bgpsim.rpki.cert import Kind, ResourceCertificate
+from bgpsim.rpki.crl import Crl
+from bgpsim.rpki.manifest import Manifest
+from bgpsim.rpki.roa import Roa
+from bgpsim.rpki.rov import VRP
+from bgpsim.rpki.tal import Tal
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 AT = NOW + timedelta(hours=1)
@@ -156,7 +156,7 @@ def read_repo(out: Path, tal_path: Path) -> Repo:
 
 
 def walk(out: Path, ca: ResourceCertificate, repo: Repo) -> None:
-    from rpki import asn1
+    from bgpsim.rpki import asn1
 
     repo.cas[ca.subject.common_name] = ca
     mft_uri = ca.sia[asn1.OID_AD_RPKI_MANIFEST][0]

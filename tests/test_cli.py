@@ -10,7 +10,7 @@ import pytest
 from helpers import ROOT, SHARED
 
 from bgpsim.cli import main
-from bgpsim.generate import internet_like, write_caida
+from bgpsim.graph.generate import internet_like, write_caida
 
 CAIDA_2025 = SHARED / "caida" / "20250901.as-rel2.txt.bz2"
 
@@ -162,18 +162,18 @@ def test_caida_graph_rejects_unknown_victim(tmp_path, capsys):
 def test_progress_line_after_two_seconds(monkeypatch):
     import io
 
-    from bgpsim import cli
+    from bgpsim.base import console
 
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
-    p = cli._Progress(enabled=True)
+    p = console.Progress(enabled=True)
     p(20_000, 1.5)
     assert buf.getvalue() == ""  # a short run shows nothing
     p.started -= 5
     p(40_000, 3.25)
     p.close()
     assert "simulating: 40,000 events, t = 3.2 s simulated" in buf.getvalue()
-    quiet = cli._Progress(enabled=False)
+    quiet = console.Progress(enabled=False)
     quiet.started -= 5
     quiet(1, 1.0)
     assert quiet.bar is None

@@ -6,9 +6,9 @@ import ipaddress
 
 from helpers import graph
 
-from bgpsim import trial
-from bgpsim.defences import DEFENCES, defence
-from bgpsim.engine.steady import Seed, propagate
+from bgpsim.sim import trial
+from bgpsim.sim.defences import DEFENCES, defence
+from bgpsim.sim.engine.steady import Seed, propagate
 
 
 def outcomes(topo, kind, policy=None, adopters=(), attacker=666, victim=777):

@@ -5,9 +5,9 @@ import bz2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgpsim.errors import InputError
-from bgpsim.scenario import load_scenario
-from bgpsim.topology import read_caida, read_toml
+from bgpsim.base.errors import InputError
+from bgpsim.sim.scenario import load_scenario
+from bgpsim.graph.topology import read_caida, read_toml
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

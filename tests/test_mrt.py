@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bgpsim.cli import main
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 from bgpsim.mrt import read_batches, read_routes
 from bgpsim.mrt.bgpdump import line
 from bgpsim.wire import WireError

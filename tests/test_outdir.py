@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from test_ca import EXAMPLE
 
-from bgpsim import outdir
+from bgpsim.base import outdir
 from bgpsim.cli import main
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,7 +19,7 @@ from scapy.layers.inet6 import IPv6
 
 from bgpsim.capture import CaptureReader, read_capture_routes
 from bgpsim.cli import main
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 from bgpsim.mrt.bgpdump import line
 from bgpsim.mrt.record import ANNOUNCE, WITHDRAW
 

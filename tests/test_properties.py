@@ -6,13 +6,13 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgpsim.defences import DEFENCES, defence
-from bgpsim.engine.events import EventQueue
-from bgpsim.engine.steady import Seed, propagate
-from bgpsim.engine.timed import Delay, TimedEngine, Timing
-from bgpsim.generate import internet_like
-from bgpsim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER
-from rpki.rov import VRP, VRPTable
+from bgpsim.sim.defences import DEFENCES, defence
+from bgpsim.sim.engine.events import EventQueue
+from bgpsim.sim.engine.steady import Seed, propagate
+from bgpsim.sim.engine.timed import Delay, TimedEngine, Timing
+from bgpsim.graph.generate import internet_like
+from bgpsim.sim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER
+from bgpsim.rpki.rov import VRP, VRPTable
 
 PREFIX = ipaddress.ip_network("10.0.0.0/16")
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -122,7 +122,7 @@ def test_converged_state_is_stable(n, seed, origins_count, mrai, policy, forged)
 def test_data_plane_follows_each_hops_most_specific_route(n, seed, kind, policy):
     """trace() against the plain definition: from each AS, hop by hop on the hop's own most specific
     route, until the attacker, the victim, another origin, no route, or 64 hops."""
-    from bgpsim import trial
+    from bgpsim.sim import trial
 
     topo = internet_like(n, seed)
     rnd = random.Random(seed)

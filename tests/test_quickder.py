@@ -7,10 +7,10 @@ import pytest
 from asn1crypto import x509
 from cryptography.hazmat import asn1 as a
 
-from rpki import quickder
-from rpki.cms import _ContentInfo
-from rpki.der import decode
-from rpki.errors import DERError
+from bgpsim.rpki import quickder
+from bgpsim.rpki.cms import _ContentInfo
+from bgpsim.rpki.der import decode
+from bgpsim.rpki.errors import DERError
 from rpki_data import OBJECTS, need
 
 CHECKS = {".cer": (x509.Certificate, quickder.certificate), ".roa": (_ContentInfo, quickder.content_info),

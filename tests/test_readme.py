@@ -4,8 +4,8 @@ import re
 
 from helpers import ROOT
 
-from bgpsim.run import simulate
-from bgpsim.scenario import load_scenario
+from bgpsim.sim.run import simulate
+from bgpsim.sim.scenario import load_scenario
 
 README = (ROOT / "README.md").read_text()
 

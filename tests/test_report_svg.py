@@ -10,7 +10,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 from bgpsim.validate import output
-from rpki.rov import STATES
+from bgpsim.rpki.rov import STATES
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE_FILE = '<script>alert("file")</script>&dump.mrt'

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from helpers import graph
 
-from bgpsim.engine.steady import Seed, propagate
-from bgpsim.errors import InputError
-from bgpsim.generate import internet_like
-from bgpsim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER
-from bgpsim.routes import compute_routes, load_origin, load_route, single_homed
+from bgpsim.sim.engine.steady import Seed, propagate
+from bgpsim.base.errors import InputError
+from bgpsim.graph.generate import internet_like
+from bgpsim.sim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER
+from bgpsim.sim.destinations import compute_routes, load_origin, load_route, single_homed
 
 #          1 ======= 2            === peers; a line down: provider above customer
 #         / \        |

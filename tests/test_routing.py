@@ -4,11 +4,11 @@ import ipaddress
 
 from helpers import FAST, graph, path_asns, timed
 
-from bgpsim.dataplane import ATTACKER, VICTIM, Forwarding
-from bgpsim.engine.steady import Seed, propagate
-from bgpsim.engine.timed import TimedEngine
-from bgpsim.defences import ROV
-from rpki.rov import VRP, VRPTable
+from bgpsim.sim.dataplane import ATTACKER, VICTIM, Forwarding
+from bgpsim.sim.engine.steady import Seed, propagate
+from bgpsim.sim.engine.timed import TimedEngine
+from bgpsim.sim.defences import ROV
+from bgpsim.rpki.rov import VRP, VRPTable
 
 P, SUB = 0, 1  # 10.0.0.0/16 and 10.0.0.0/24 in helpers.timed
 
@@ -103,8 +103,8 @@ def _mrai_case(mrai):
     # X (7) sells to the origin O (9) three ways: through 5 -> 6 -> 9, through 8 -> 9 (link 8-9 down
     # until t=1) and directly (link 7-9 down until t=2). Y (1) is X's provider.
     import ipaddress as ip
-    from bgpsim.engine.events import EventQueue
-    from bgpsim.engine.timed import Timing
+    from bgpsim.sim.engine.events import EventQueue
+    from bgpsim.sim.engine.timed import Timing
 
     t = graph(p2c=[(1, 7), (7, 5), (5, 6), (6, 9), (7, 8), (8, 9), (7, 9)])
     q = EventQueue()

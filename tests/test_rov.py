@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 
-from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRP, VRPTable, _validate_slow
+from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRP, VRPTable, _validate_slow
 
 net = ipaddress.ip_network
 

@@ -17,12 +17,12 @@ from rpki_tamper import add_roa, ca_cert, ca_key, pub, resign_manifest
 from test_ca import AT, DEEP, EXAMPLE, NOW, spec_aspas, spec_vrps
 
 from bgpsim.cli import main
-from rpki import asn1, build
-from rpki.ca import build_repository
-from rpki.cert import ResourceCertificate
-from rpki.resources import AsResources, IpResources
-from rpki.rov import VRP
-from rpki.rp import validate
+from bgpsim.rpki import asn1, build
+from bgpsim.rpki.ca import build_repository
+from bgpsim.rpki.cert import ResourceCertificate
+from bgpsim.rpki.resources import AsResources, IpResources
+from bgpsim.rpki.rov import VRP
+from bgpsim.rpki.rp import validate
 
 HOST = "rpki.example.net"
 

@@ -3,8 +3,8 @@ plain reuses it; the path (or the rejection) is the one a full parse of the URI 
 
 from __future__ import annotations
 
-from rpki.errors import ObjectError
-from rpki.rp import Validator
+from bgpsim.rpki.errors import ObjectError
+from bgpsim.rpki.rp import Validator
 
 URIS = ["rsync://h/a/b.roa", "rsync://h/a/c.roa", "rsync://h/a?x/b.roa", "rsync://h/a?x/c.roa", "rsync://h/a#f/b.roa",
         "rsync://h/a#f/c.roa", "rsync://H/a/b.roa", "rsync://h//a//b.roa", "rsync://h//a//c.roa", "rsync://h/x.cer",

@@ -8,8 +8,8 @@ from rpki_tamper import add_roa
 from test_ca import AT, DEEP, EXAMPLE, NOW
 from test_rp import make
 
-from rpki import build, rp
-from rpki.rp import validate
+from bgpsim.rpki import build, rp
+from bgpsim.rpki.rp import validate
 
 
 def _same(a, b):

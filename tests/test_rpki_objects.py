@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rpki import asn1
-from rpki.cert import Kind, ResourceCertificate
-from rpki.crl import Crl
-from rpki.der import decode
-from rpki.errors import DERError, ObjectError
-from rpki.resources import (
+from bgpsim.rpki import asn1
+from bgpsim.rpki.cert import Kind, ResourceCertificate
+from bgpsim.rpki.crl import Crl
+from bgpsim.rpki.der import decode
+from bgpsim.rpki.errors import DERError, ObjectError
+from bgpsim.rpki.resources import (
     AsResources,
     IpResources,
     decode_as_extension,
@@ -28,7 +28,7 @@ from rpki.resources import (
     encode_as_extension,
     encode_ip_extension,
 )
-from rpki.tal import Tal
+from bgpsim.rpki.tal import Tal
 from helpers import expect_verdict, mutate
 from rpki_data import CONF, CONFORMANCE_TIME, DATA, RPKI_RS, need
 

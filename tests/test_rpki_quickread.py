@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from rpki import asn1, cert, cms
-from rpki.cert import ResourceCertificate
-from rpki.manifest import Manifest
-from rpki.roa import Roa
+from bgpsim.rpki import asn1, cert, cms
+from bgpsim.rpki.cert import ResourceCertificate
+from bgpsim.rpki.manifest import Manifest
+from bgpsim.rpki.roa import Roa
 from rpki_data import OBJECTS, need
 
 READERS = {".cer": ResourceCertificate.parse, ".roa": Roa.read, ".mft": Manifest.read,

@@ -24,11 +24,11 @@ from rpki_oracles import FORT, NO_FORT, NO_RPKI_CLIENT, RPKI_CLIENT, fort, rpki_
 from rpki_tamper import add_roa, ca_cert, ca_key, pub, resign_manifest
 from test_ca import spec_vrps
 
-from rpki import asn1, build
-from rpki.ca import build_repository
-from rpki.resources import AsResources, IpResources
-from rpki.rp import validate
-from rpki.synthetic import synthetic_spec
+from bgpsim.rpki import asn1, build
+from bgpsim.rpki.ca import build_repository
+from bgpsim.rpki.resources import AsResources, IpResources
+from bgpsim.rpki.rp import validate
+from bgpsim.rpki.synthetic import synthetic_spec
 
 need_rpki_client = pytest.mark.skipif(RPKI_CLIENT is None, reason=NO_RPKI_CLIENT)
 need_fort = pytest.mark.skipif(FORT is None, reason=NO_FORT)

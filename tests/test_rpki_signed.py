@@ -19,15 +19,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rpki import asn1
-from rpki.aspa import CURRENT, DRAFT13, Aspa
-from rpki.cert import ResourceCertificate
-from rpki.cms import SignedObject
-from rpki.errors import DERError, ObjectError
-from rpki.gbr import Gbr
-from rpki.manifest import Manifest
-from rpki.roa import Roa
-from rpki.rov import VRP
+from bgpsim.rpki import asn1
+from bgpsim.rpki.aspa import CURRENT, DRAFT13, Aspa
+from bgpsim.rpki.cert import ResourceCertificate
+from bgpsim.rpki.cms import SignedObject
+from bgpsim.rpki.errors import DERError, ObjectError
+from bgpsim.rpki.gbr import Gbr
+from bgpsim.rpki.manifest import Manifest
+from bgpsim.rpki.roa import Roa
+from bgpsim.rpki.rov import VRP
 from helpers import expect_verdict, mutate
 from rpki_data import CONF, CONFORMANCE_TIME, OBJECTS, RPKI_RS, need
 

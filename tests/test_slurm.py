@@ -12,11 +12,11 @@ import random
 import pytest
 from helpers import SHARED
 
-from bgpsim.errors import InputError
-from rpki.rov import VRP
-from rpki.slurm import (AspaAssertion, BgpsecAssertion, BgpsecFilter, PrefixAssertion, PrefixFilter, _filter_origins,
+from bgpsim.base.errors import InputError
+from bgpsim.rpki.rov import VRP
+from bgpsim.rpki.slurm import (AspaAssertion, BgpsecAssertion, BgpsecFilter, PrefixAssertion, PrefixFilter, _filter_origins,
                         apply_slurm, check_overlaps, load_slurm, parse_slurm)
-from rpki.vrps import ASPA, NO_TA, Origin, Payloads, RouterKey, read_file
+from bgpsim.rpki.vrps import ASPA, NO_TA, Origin, Payloads, RouterKey, read_file
 
 SLURM_DIR = SHARED / "rpki" / "slurm"
 ROUTINATOR = SHARED / "rpki" / "vrp_format_examples" / "routinator_test_output"

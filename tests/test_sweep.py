@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from bgpsim.generate import internet_like, write_caida
-from bgpsim.sweep import COLUMNS, Sweep, run_sweep
+from bgpsim.graph.generate import internet_like, write_caida
+from bgpsim.sim.sweep import COLUMNS, Sweep, run_sweep
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def without_seconds(path):
 
 
 def test_results_have_one_row_per_trial_and_a_summary(graph_file, tmp_path):
-    from bgpsim.topology import read_caida
+    from bgpsim.graph.topology import read_caida
 
     sw = sweep_of(graph_file)
     summary = run_sweep(read_caida(graph_file), sw, tmp_path)
@@ -56,7 +56,7 @@ def test_results_have_one_row_per_trial_and_a_summary(graph_file, tmp_path):
 
 
 def test_same_seed_same_results_on_one_and_two_processes(graph_file, tmp_path):
-    from bgpsim.topology import read_caida
+    from bgpsim.graph.topology import read_caida
 
     topo = read_caida(graph_file)
     sw = sweep_of(graph_file)
@@ -69,7 +69,7 @@ def test_same_seed_same_results_on_one_and_two_processes(graph_file, tmp_path):
 
 
 def test_an_interrupted_sweep_resumes_without_redoing_trials(graph_file, tmp_path):
-    from bgpsim.topology import read_caida
+    from bgpsim.graph.topology import read_caida
 
     topo = read_caida(graph_file)
     sw = sweep_of(graph_file)
@@ -87,8 +87,8 @@ def test_an_interrupted_sweep_resumes_without_redoing_trials(graph_file, tmp_pat
 
 
 def test_resume_refuses_other_parameters(graph_file, tmp_path):
-    from bgpsim.errors import InputError
-    from bgpsim.topology import read_caida
+    from bgpsim.base.errors import InputError
+    from bgpsim.graph.topology import read_caida
 
     topo = read_caida(graph_file)
     run_sweep(topo, sweep_of(graph_file, trials=1), tmp_path)
@@ -98,7 +98,7 @@ def test_resume_refuses_other_parameters(graph_file, tmp_path):
 
 def test_dask_local_cluster_gives_the_same_results(graph_file, tmp_path):
     distributed = pytest.importorskip("distributed", reason="needs the pip package distributed (Dask)")
-    from bgpsim.topology import read_caida
+    from bgpsim.graph.topology import read_caida
 
     sw = sweep_of(graph_file, policies=("rov", "bgpsec"))
     run_sweep(read_caida(graph_file), sw, tmp_path / "one")
@@ -138,7 +138,7 @@ def test_cli_sweep_bad_input(graph_file, tmp_path, args, message):
 
 
 def test_cli_steady_run_with_adopters_file(graph_file, tmp_path):
-    from bgpsim.topology import read_caida
+    from bgpsim.graph.topology import read_caida
 
     topo = read_caida(graph_file)
     stubs = [int(topo.asns[i]) for i in topo.stubs()]
@@ -162,8 +162,8 @@ def test_cli_steady_run_with_adopters_file(graph_file, tmp_path):
 
 
 def test_adopter_choices(graph_file):
-    from bgpsim.sweep import _adopters, _pair
-    from bgpsim.topology import read_caida
+    from bgpsim.sim.sweep import _adopters, _pair
+    from bgpsim.graph.topology import read_caida
 
     topo = read_caida(graph_file)
     a, v = _pair(topo, 3, 0, "subprefix")

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bgpsim.cli import main
-from bgpsim.errors import InputError
+from bgpsim.base.errors import InputError
 from bgpsim.mrt import bgpdump
 from bgpsim.mrt.bgpdump import line
 from bgpsim.mrt.record import ANNOUNCE, STATE, WITHDRAW

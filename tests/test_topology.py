@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgpsim.errors import InputError
-from bgpsim.generate import default_tier1, internet_like, stub_count, write_caida
-from bgpsim.topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology, read_caida, read_toml
+from bgpsim.base.errors import InputError
+from bgpsim.graph.generate import default_tier1, internet_like, stub_count, write_caida
+from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology, read_caida, read_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -595,8 +595,8 @@ def test_generator_property(n, seed):
 def test_whole_array_reader_equals_the_line_reader(tmp_path, monkeypatch):
     """read_caida's fast path (whole-array parsing) gives exactly what the line-by-line reader
     gives, ranks included, on real and synthetic files; on anything unusual it steps aside."""
-    import bgpsim.topology as T
-    from bgpsim.generate import internet_like, write_caida
+    import bgpsim.graph.topology as T
+    from bgpsim.graph.generate import internet_like, write_caida
 
     files = [write_caida(internet_like(400, 3), tmp_path / "g.as-rel2.txt")]
     real = Path(__file__).resolve().parents[2] / "shared" / "data" / "caida" / "20161101.as-rel.txt.bz2"

@@ -16,7 +16,7 @@ import pytest
 from helpers import SHARED
 
 from bgpsim.cli import main
-from rpki.rov import VRP, _validate_slow
+from bgpsim.rpki.rov import VRP, _validate_slow
 
 MRT = SHARED / "mrt" / "ripe_bgpdump_testdata"
 DUMP = MRT / "updates.20160811.1600.gz"
@@ -182,7 +182,7 @@ def test_findings_replay_as_scenarios(tmp_path, capsys):
     doc = json.loads((out / "summary.json").read_text())
     assert doc["aspa"] is not None and doc["findings"]["leak"] > 0  # relationships stand in for ASPA
     f = next(f for f in replayed if f["kind"] == "subprefix")
-    from bgpsim.scenario import load_scenario
+    from bgpsim.sim.scenario import load_scenario
 
     scn = load_scenario(out / f["scenario"])
     assert scn.attack.kind == "subprefix" and scn.attack.attacker == f["origin"]

@@ -16,7 +16,7 @@ from bgpsim.validate import load
 from bgpsim.validate.findings import Findings
 from bgpsim.validate.rows import Prefixes, prefix_texts, row_heads, rows
 from bgpsim.wire.nlri import network_text
-from rpki.rov import _nest_by_arrays, _nest_by_scan, nest
+from bgpsim.rpki.rov import _nest_by_arrays, _nest_by_scan, nest
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
 DUMP = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
@@ -214,7 +214,7 @@ def test_reasons_from_the_index():
     the index (VRPTable.covering_rows_many), say what the VRPs found by a scan say."""
     from ipaddress import IPv6Network
 
-    from rpki.rov import INVALID_ASN, INVALID_LENGTH, VRP, VRPTable
+    from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, VRP, VRPTable
 
     from bgpsim.validate.check import _reason
 
@@ -251,7 +251,7 @@ def test_reasons_from_the_index():
 
 def _reason_by_scan(table, net, origin, state):
     """The reason text from the VRPs that hold `net`, found by a linear scan, most specific first."""
-    from rpki.rov import INVALID_LENGTH
+    from bgpsim.rpki.rov import INVALID_LENGTH
 
     cover = sorted((v for v in table if v.prefix.version == net.version and net.subnet_of(v.prefix)),
                    key=lambda v: -v.prefix.prefixlen)

@@ -8,11 +8,11 @@ import re
 import matplotlib.image as mpimg
 import pytest
 
-from bgpsim.topology import read_toml
-from viz import figures
-from viz.figures import (MAX_DRAWN_ASES, bursts, layout, row_captions, timeline_figure, timeline_plot,
+from bgpsim.graph.topology import read_toml
+from bgpsim.viz import figures
+from bgpsim.viz.figures import (MAX_DRAWN_ASES, bursts, layout, row_captions, timeline_figure, timeline_plot,
                          topology_figure, topology_plot, traffic_figure, traffic_plot)
-from viz.report import render_report, select_rows, summary_text, write_report
+from bgpsim.viz.report import render_report, select_rows, summary_text, write_report
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

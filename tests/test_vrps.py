@@ -13,9 +13,9 @@ import pytest
 from helpers import SHARED
 
 from bgpsim.cli import main
-from bgpsim.errors import InputError
-from rpki.rov import INVALID_ASN, VALID, VRP
-from rpki.vrps import (ASPA, NO_TA, Origin, Payloads, RouterKey, format_prefix, read_csv, read_file, read_json,
+from bgpsim.base.errors import InputError
+from bgpsim.rpki.rov import INVALID_ASN, VALID, VRP
+from bgpsim.rpki.vrps import (ASPA, NO_TA, Origin, Payloads, RouterKey, format_prefix, read_csv, read_file, read_json,
                        read_payloads, read_text, write_bird2, write_csv, write_json, write_openbgpd)
 
 EXAMPLES = SHARED / "rpki" / "vrp_format_examples"

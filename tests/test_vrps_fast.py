@@ -15,9 +15,9 @@ from ipaddress import IPv4Network, IPv6Network
 import numpy as np
 import pytest
 
-from bgpsim.errors import InputError
-from rpki import vrps
-from rpki.rov import VRP, Networks, VRPTable, _nest_by_arrays, _nest_by_scan
+from bgpsim.base.errors import InputError
+from bgpsim.rpki import vrps
+from bgpsim.rpki.rov import VRP, Networks, VRPTable, _nest_by_arrays, _nest_by_scan
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
 HEADER_EXPIRES = "ASN,IP Prefix,Max Length,Trust Anchor,Expires\n"
@@ -318,7 +318,7 @@ def test_nest_by_levels_is_the_scan():
 def test_validate_arrays_against_a_scan():
     """validate_arrays (one ASN per prefix found without a search, others by one) against the
     RFC 6811 states found by scanning every VRP."""
-    from rpki.rov import STATES, _validate_slow
+    from bgpsim.rpki.rov import STATES, _validate_slow
 
     rng = random.Random(21)
     for trial in range(15):

@@ -5,10 +5,10 @@ import gzip
 import pytest
 from helpers import SHARED, graph
 
-from bgpsim.errors import InputError
-from bgpsim.run import simulate
-from bgpsim.scenario import load_scenario
-from bgpsim.weighting import address_space, from_csv
+from bgpsim.base.errors import InputError
+from bgpsim.sim.run import simulate
+from bgpsim.sim.scenario import load_scenario
+from bgpsim.sim.weighting import address_space, from_csv
 
 # Tier-1s 1 and 2 peer; 1 sells to 3 and 4, 2 to 5; victim 6 buys from 3, attacker 7 from 5. In an
 # exact-prefix hijack 1, 3, 4 reach the victim and 2, 5 the attacker (tests/test_routing.py).

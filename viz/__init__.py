@@ -1,5 +1,5 @@
 """Figures (matplotlib) and the self-contained HTML report."""
 
-from bgpsim.outdir import write_atomic
+from bgpsim.base.outdir import write_atomic
 
 __all__ = ["write_atomic"]

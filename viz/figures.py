@@ -27,7 +27,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Patch  # noqa: E402
 from matplotlib.ticker import MaxNLocator, MultipleLocator, PercentFormatter  # noqa: E402
 
-from bgpsim.dataplane import MAX_DRAWN_ASES  # noqa: E402
+from bgpsim.sim.result import MAX_DRAWN_ASES  # noqa: E402
 
 from . import write_atomic  # noqa: E402  (one limit for the drawing and the peak snapshot)
 

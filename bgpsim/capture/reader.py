@@ -41,14 +41,14 @@ import socket
 import zlib
 from typing import Callable, Iterator
 
-from ..errors import InputError, stderr_warning
-from ..mrt.reader import MRTReader
-from ..mrt.record import Route
-from ..wire import WireError
-from ..wire.attributes import parse_attributes
-from ..wire.nlri import address_text
-from ..wire.open import parse_open
-from ..wire.update import OPEN, UPDATE, split_update
+from bgpsim.base.errors import InputError, stderr_warning
+from bgpsim.mrt.reader import MRTReader
+from bgpsim.mrt.record import Route
+from bgpsim.wire import WireError
+from bgpsim.wire.attributes import parse_attributes
+from bgpsim.wire.nlri import address_text
+from bgpsim.wire.open import parse_open
+from bgpsim.wire.update import OPEN, UPDATE, split_update
 from .links import ETH_IPV4, LINK_TYPES, ip_start
 from .scapylog import catching
 from .tcp import Stream

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Iterable, TextIO
 
-from ..wire.attributes import Attrs
-from ..wire.communities import community_text
+from bgpsim.wire.attributes import Attrs
+from bgpsim.wire.communities import community_text
 from .record import ANNOUNCE, STATE, WITHDRAW, Route
 
 NO_NEXT_HOP = "255.255.255.255"  # bgpdump's inet_ntoa of its "unset" next hop

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..wire import WireError
-from ..wire.attributes import _SEQ2, _SEQ4, NO_PATH, _path
+from bgpsim.wire import WireError
+from bgpsim.wire.attributes import _SEQ2, _SEQ4, NO_PATH, _path
 
 BGP4MP, BGP4MP_ET = 16, 17
 UPDATE = 2
@@ -289,7 +289,7 @@ def _mask(hi: np.ndarray, lo: np.ndarray, pl: np.ndarray, v4: np.ndarray):
 def _tail(buf, idx, pos, end, afi, step, bad_all) -> tuple:
     """The last few long fields, prefix by prefix (bgpsim.wire.nlri.parse_prefix_ints): (field,
     step, hi, lo, length) of each prefix."""
-    from ..wire.nlri import PrefixError, parse_prefix_ints
+    from bgpsim.wire.nlri import PrefixError, parse_prefix_ints
 
     m64 = (1 << 64) - 1
     sec, stp, his, los, pls = [], [], [], [], []

@@ -6,7 +6,7 @@ import csv
 import json
 from typing import Iterable, TextIO
 
-from ..wire.communities import community_text, large_community_text
+from bgpsim.wire.communities import community_text, large_community_text
 from .record import Route
 
 FIELDS = ("record", "time", "kind", "peer_ip", "peer_as", "prefix", "path_id", "as_path", "origin", "next_hop",

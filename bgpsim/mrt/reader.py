@@ -34,11 +34,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..errors import InputError, stderr_warning
-from ..wire import WireError
-from ..wire.attributes import NO_PATH, scan_attributes
-from ..wire.nlri import MASK4, MASK6, PrefixError, address_text, parse_prefix_ints
-from ..wire.update import UPDATE, parse_header, split_update
+from bgpsim.base.errors import InputError, stderr_warning
+from bgpsim.wire import WireError
+from bgpsim.wire.attributes import NO_PATH, scan_attributes
+from bgpsim.wire.nlri import MASK4, MASK6, PrefixError, address_text, parse_prefix_ints
+from bgpsim.wire.update import UPDATE, parse_header, split_update
 from . import fast
 from .fast import NH_ATTRS, NH_MP
 from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Peers, Route, wire_route

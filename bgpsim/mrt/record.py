@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from ..wire.attributes import NO_PATH, Attrs
-from ..wire.nlri import network_text
+from bgpsim.wire.attributes import NO_PATH, Attrs
+from bgpsim.wire.nlri import network_text
 
 ANNOUNCE, WITHDRAW, RIB, STATE = "announce", "withdraw", "rib", "state"
 FROM_ATTRS = object()  # next_hop: NEXT_HOP of `attrs` (an IPv4 NLRI prefix), read when asked for

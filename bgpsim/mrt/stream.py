@@ -10,7 +10,7 @@ from __future__ import annotations
 import bz2
 import zlib
 
-from ..errors import InputError
+from bgpsim.base.errors import InputError
 
 CHUNK = 1 << 20
 RAW = 1 << 16

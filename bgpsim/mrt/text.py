@@ -28,10 +28,10 @@ import re
 import socket
 from typing import Callable, Iterator
 
-from ..errors import InputError, stderr_warning
-from ..wire.aspath import AS_CONFED_SEQUENCE, AS_CONFED_SET, AS_SEQUENCE, AS_SET
-from ..wire.attributes import Attrs
-from ..wire.communities import NO_ADVERTISE, NO_EXPORT, NO_EXPORT_SUBCONFED, community_text
+from bgpsim.base.errors import InputError, stderr_warning
+from bgpsim.wire.aspath import AS_CONFED_SEQUENCE, AS_CONFED_SET, AS_SEQUENCE, AS_SET
+from bgpsim.wire.attributes import Attrs
+from bgpsim.wire.communities import NO_ADVERTISE, NO_EXPORT, NO_EXPORT_SUBCONFED, community_text
 from .bgpdump import NO_NEXT_HOP
 from .record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
 from .stream import Chunks

@@ -30,12 +30,12 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from rpki.aspa_path import AspaTable
-from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
+from bgpsim.rpki.aspa_path import AspaTable
+from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
-from ..bogons import prefix_mask
-from ..mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
-from ..wire.aspath import AS_SEQUENCE, AS_SET, path_text
+from .bogons import prefix_mask
+from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
+from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET, path_text
 from .findings import Findings, Found
 from .rows import Prefixes, row_heads, rows
 
@@ -422,8 +422,8 @@ def _network(w: tuple[int, int, int]):
 def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int], None] | None = None) -> None:
     """Feed every route of every file: MRT in batches, `bgpdump -m` text and pcap/pcapng route by
     route (told by content). `progress(routes so far)` after each batch."""
-    from ..mrt.cli import reader_for
-    from ..mrt.reader import MRTReader, read_routes
+    from ..routedata import reader_for
+    from bgpsim.mrt.reader import MRTReader, read_routes
 
     done = 0
     for p in paths:

@@ -37,10 +37,10 @@ from typing import Callable
 
 import numpy as np
 
-from rpki.rov import nest
+from bgpsim.rpki.rov import nest
 
-from ..bogons import asn_kind, asn_kinds, prefix_kind
-from ..policy import CUSTOMER, PEER, PROVIDER
+from .bogons import asn_kind, asn_kinds, prefix_kind
+from bgpsim.sim.policy import CUSTOMER, PEER, PROVIDER
 from .rows import prefix_texts
 
 PRIVATE = "private"

@@ -17,10 +17,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 
-from rpki.rov import VRPTable
-from rpki.vrps import read_bytes, read_vrp_columns
+from bgpsim.rpki.rov import VRPTable
+from bgpsim.rpki.vrps import read_bytes, read_vrp_columns
 
-from ..errors import InputError
+from bgpsim.base.errors import InputError
 
 MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load in a fraction of a second
 

@@ -16,7 +16,7 @@ import json
 from json.encoder import c_make_encoder, encode_basestring_ascii
 from html import escape
 
-from rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
+from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
 
 from .check import NONE, Tally
 from .findings import KINDS, Found, Subprefixes

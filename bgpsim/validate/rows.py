@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..wire.nlri import network_text
+from bgpsim.wire.nlri import network_text
 
 MARK = b"\x01"  # ends each prefix's text in Prefixes.blob: no prefix text holds it
 _U8 = np.uint64(8)

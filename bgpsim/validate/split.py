@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from bgpsim.base.errors import InputError
 
 FRAMING, READING = 0, 1  # a warning met while framing a unit, or while reading it
 _NEVER = 2**62
@@ -137,8 +137,8 @@ class Split:
     def _plan(self, checker, warn):
         """Each unit as (check it: routes read, pass over it or None): an MRT file's buffers one by
         one, any other file whole."""
-        from ..mrt.cli import reader_for
-        from ..mrt.reader import MRTReader, read_routes
+        from ..routedata import reader_for
+        from bgpsim.mrt.reader import MRTReader, read_routes
 
         def check_buffer(mrt, buffer):
             batch = mrt.read([buffer])

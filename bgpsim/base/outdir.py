@@ -163,7 +163,7 @@ def resumable(out: str | os.PathLike, command: str, files: tuple[str, ...], flag
 
 
 def _marker_text(command: str, files) -> str:
-    from . import __version__
+    from bgpsim import __version__
 
     return json.dumps({"written_by": f"bgpsim {__version__}", "command": command, "files": sorted(files)},
                       indent=1) + "\n"

@@ -11,14 +11,14 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rpki.rov import VRP
+from bgpsim.rpki.rov import VRP
 
 from . import trial
 from .defences import DEFENCES
 from .engine.timed import Delay, Timing
-from .errors import InputError
-from .prefix import Address, Prefix, parse_address, parse_prefix
-from .tomlfile import TomlFile
+from bgpsim.base.errors import InputError
+from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
+from bgpsim.base.tomlfile import TomlFile
 
 ATTACK_HELP = trial.ATTACKS
 ATTACKS = tuple(ATTACK_HELP)

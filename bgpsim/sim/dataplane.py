@@ -21,7 +21,6 @@ from .policy import ORIGIN
 
 ATTACKER, VICTIM, DISCONNECTED, LOOP = 0, 1, 2, 3
 OUTCOMES = ("attacker", "victim", "disconnected", "loop")
-MAX_DRAWN_ASES = 60  # graphs this small get a topology drawing, and so a snapshot of the peak
 
 
 class Forwarding:

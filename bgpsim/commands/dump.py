@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 
 DUMP_EPILOG = """\
 examples:
@@ -36,47 +33,12 @@ def register(sub, parser_class) -> None:
     p.set_defaults(handler=cmd_dump)
 
 
-class Stdin(os.PathLike):
-    """Standard input, spooled to an unnamed temporary file so that the readers can tell its
-    format and read it as they read any file; it is called <stdin> in messages."""
-
-    def __init__(self):
-        self.spool = tempfile.TemporaryFile()
-        shutil.copyfileobj(sys.stdin.buffer, self.spool, 1 << 20)
-        self.spool.flush()
-
-    def __fspath__(self) -> str:
-        return f"/proc/self/fd/{self.spool.fileno()}"  # each open() of it starts at byte 0
-
-    def __str__(self) -> str:
-        return "<stdin>"
-
-
-def reader_for(path: str):
-    """The route reader for `path`, chosen by its first (decompressed) bytes: pcap/pcapng magic
-    numbers, a `bgpdump -m` line, or else MRT."""
-    from ..capture import is_capture, read_capture_routes
-    from .reader import read_routes
-    from .stream import Chunks
-    from .text import LINE_START, read_text_routes
-
-    chunks = Chunks(path)
-    try:
-        head = next(iter(chunks), b"")[:64]
-    finally:
-        chunks.close()
-    if is_capture(head):
-        return read_capture_routes
-    if LINE_START.match(head):
-        return read_text_routes
-    return read_routes
-
-
 def cmd_dump(args) -> int:
-    from . import bgpdump, formats
+    from bgpsim.routedata import Stdin, reader_for
+    from bgpsim.mrt import bgpdump, formats
 
     if args.files.count("-") > 1:
-        from ..errors import InputError
+        from bgpsim.base.errors import InputError
 
         raise InputError("'-' (standard input) can be given once")
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
+from bgpsim.base.errors import InputError
 from .aspa import ASPA
 from .bgpsec import BGPsec
 from .first_as import EnforceFirstAS

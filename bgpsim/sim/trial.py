@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rpki.rov import VRP, VRPTable
+from bgpsim.rpki.rov import VRP, VRPTable
 
 from .dataplane import ATTACKER, DISCONNECTED, LOOP, OUTCOMES, VICTIM
 from .defences import defence
 from .engine.steady import NONE, Plan, Ribs, Seed, plan_for, propagate
-from .errors import InputError
+from bgpsim.base.errors import InputError
 from .policy import Policy
-from .prefix import sub_prefix
+from bgpsim.base.prefix import sub_prefix
 
 PREFIX = ipaddress.ip_network("1.2.0.0/16")
 SUBPREFIX = ipaddress.ip_network("1.2.3.0/24")

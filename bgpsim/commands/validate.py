@@ -72,12 +72,12 @@ def cmd_validate(args) -> int:
 
 
 def _validate(args) -> int:
-    from rpki.rov import VRP, VRPTable
-    from rpki.vrps import read_payloads, read_text
+    from bgpsim.rpki.rov import VRP, VRPTable
+    from bgpsim.rpki.vrps import read_payloads, read_text
 
-    from .. import outdir
-    from ..errors import InputError
-    from . import load, split
+    from bgpsim.base import outdir
+    from bgpsim.base.errors import InputError
+    from bgpsim.validate import load, split
 
     for f in args.files:
         if not Path(f).is_file():
@@ -85,7 +85,7 @@ def _validate(args) -> int:
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
     two = split.possible()
     if args.slurm:
-        from rpki.slurm import apply_slurm, load_slurm
+        from bgpsim.rpki.slurm import apply_slurm, load_slurm
 
         text = read_text(args.vrps, what="--vrps")
         slurms = [load_slurm(p) for p in args.slurm]
@@ -108,18 +108,18 @@ def _validate(args) -> int:
 
 
 def _check(args, vrps, two: bool) -> int:
-    from rpki.aspa_path import AspaTable
-    from rpki.vrps import read_payloads, read_text
+    from bgpsim.rpki.aspa_path import AspaTable
+    from bgpsim.rpki.vrps import read_payloads, read_text
 
-    from ..cli import _Bar, end_now
-    from ..outdir import staged, write_atomic
-    from . import output
-    from .check import COLUMNS, Checker, check_files
-    from .findings import scenario_toml
+    from bgpsim.base.console import Bar, end_now
+    from bgpsim.base.outdir import staged, write_atomic
+    from bgpsim.validate import output
+    from bgpsim.validate.check import COLUMNS, Checker, check_files
+    from bgpsim.validate.findings import scenario_toml
 
     topo = None
     if args.relationships:
-        from ..topology import load_topology
+        from bgpsim.graph.topology import load_topology
 
         topo = load_topology(args.relationships)
     aspa = None
@@ -127,12 +127,12 @@ def _check(args, vrps, two: bool) -> int:
         aspa = AspaTable.from_payloads(read_payloads(read_text(args.aspa, what="--aspa"), args.aspa).aspas)
     elif topo is not None:
         aspa = AspaTable.from_relationships(topo)
-    bar = _Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
+    bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     header = ",".join(COLUMNS) + "\n"
     with staged(args.out, "validate") as d:
         if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
-            from .load import load_vrps
-            from .split import Split
+            from bgpsim.validate.load import load_vrps
+            from bgpsim.validate.split import Split
 
             run = Split(args.files, d, lambda v, write: Checker(v, write, aspa=aspa, topo=topo), vrps, load_vrps)
             checker, conflicts = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))

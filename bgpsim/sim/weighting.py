@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .topology import _open_text
+from bgpsim.base.errors import InputError
+from bgpsim.graph.topology import _open_text
 
 
 def weights(kind: str, topo, version: int = 4, pfx2as: str | None = None) -> tuple[np.ndarray, str]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from bgpsim.base.errors import InputError
 from ..policy import CUSTOMER, ORIGIN, ORIGIN_KEY, PEER, PROVIDER, Leaker, Policy
 from .events import EventQueue
 

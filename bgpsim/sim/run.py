@@ -3,37 +3,21 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
-from rpki.rov import VRPTable
+from bgpsim.rpki.rov import VRPTable
 
-from .dataplane import MAX_DRAWN_ASES, OUTCOMES, VICTIM, Forwarding
+from .dataplane import OUTCOMES, VICTIM, Forwarding
 from .engine.events import EventQueue
 from .defences import defence
 from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
-from .errors import InputError
+from bgpsim.base.errors import InputError
 from .policy import ORIGIN
-from .prefix import covers, halves, sub_prefix
+from bgpsim.base.prefix import covers, halves, sub_prefix
 from .scenario import TIMED_ATTACKS, Scenario
-from .topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology
+from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER, Topology, load_topology
+from .result import MAX_DRAWN_ASES, REL_NAMES, Run
 from .weighting import weights
-
-REL_NAMES = {ORIGIN: "origin", CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
-
-
-@dataclass
-class Run:
-    """Everything a run produced: `result` is result.json; `ases` the rows of ases.csv."""
-
-    scenario: Scenario
-    topo: Topology
-    result: dict
-    ases: list[dict]
-    timeline: list[tuple]  # (time, attacker, victim, disconnected, loop, diverted)
-    outcomes: dict[int, str]  # ASN -> final outcome
-    peak_outcomes: dict[int, str] | None = None  # ASN -> outcome at the peak (graphs small enough to draw)
-
 
 def _pick(rng: random.Random, candidates: list[int], avoid: set[int]) -> int:
     pool = [c for c in candidates if c not in avoid]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .dataplane import OUTCOMES
 from .engine.steady import NONE
-from .run import REL_NAMES, Run
+from .result import REL_NAMES, Run
 from .weighting import weights
 
 

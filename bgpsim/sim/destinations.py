@@ -84,10 +84,10 @@ from pathlib import Path
 import numpy as np
 
 from .engine.steady import NONE, Seed, plan_for, propagate
-from .errors import InputError
-from .outdir import staged
+from bgpsim.base.errors import InputError
+from bgpsim.base.outdir import staged
 from .policy import CUSTOMER, ORIGIN
-from .topology import Topology
+from bgpsim.graph.topology import Topology
 
 FORMAT = "bgpsim-routes/1"
 CHUNK = 128  # origins per chunk file

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from bgpsim.base.errors import InputError
 
 MAX_ASN = 2**32 - 1
 
@@ -380,7 +380,7 @@ def read_toml(path: str | Path) -> Topology:
     ```
     A link may be written on either end (or both, if they agree).
     """
-    from .tomlfile import TomlFile
+    from bgpsim.base.tomlfile import TomlFile
 
     doc = TomlFile(path)
     src = doc.path

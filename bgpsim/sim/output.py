@@ -10,8 +10,8 @@ import csv
 import json
 from pathlib import Path
 
-from .outdir import staged
-from .run import Run
+from bgpsim.base.outdir import staged
+from .result import Run
 
 ASES_COLUMNS = ["asn", "name", "role", "outcome", "attacker_at", "switched_at", "prefix", "path", "relationship"]
 TIMELINE_COLUMNS = ["time", "attacker", "victim", "disconnected", "loop", "diverted"]
@@ -22,8 +22,8 @@ def result_json(run: Run) -> str:
 
 
 def write(run: Run, out: Path) -> Path:
-    from viz.figures import MAX_DRAWN_ASES, outcome_figure, timeline_figure, topology_figure, traffic_figure
-    from viz.report import write_report
+    from bgpsim.viz.figures import MAX_DRAWN_ASES, outcome_figure, timeline_figure, topology_figure, traffic_figure
+    from bgpsim.viz.report import write_report
 
     out = Path(out)
     with staged(out, "run") as tmp:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, Policy
-from ..topology import Adjacency
+from bgpsim.graph.topology import Adjacency
 
 NONE = 9  # relationship class of an AS without a route
 _BLOCKED = 8  # during one sweep: an AS the policy keeps from taking any offer (it has no route)

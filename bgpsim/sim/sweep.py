@@ -29,8 +29,8 @@ import numpy as np
 from . import trial as trials
 from .defences import DEFENCES
 from .engine.steady import plan_for
-from .errors import InputError
-from .outdir import resumable, write_atomic
+from bgpsim.base.errors import InputError
+from bgpsim.base.outdir import resumable, write_atomic
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
            "disconnected_frac", "loop_frac", "diverted", "seconds")
@@ -283,7 +283,7 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
     write_atomic(results, text)
     summary = summarise(sw, list(csv.DictReader(io.StringIO(text))))
     write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
-    from viz.figures import sweep_figure
+    from bgpsim.viz.figures import sweep_figure
 
     sweep_figure(summary, out / "success.png")
     return summary

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from bgpsim import outdir
-from bgpsim.errors import InputError
-from bgpsim.errors import stderr_warning as warn
+from bgpsim.base import outdir
+from bgpsim.base.console import write_stdout
+from bgpsim.base.errors import InputError
+from bgpsim.base.errors import stderr_warning as warn
 
 VRPS_EPILOG = """\
 examples:
@@ -58,7 +58,7 @@ def register(sub, parser_class) -> None:
                           description="RPKI tools.", formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = rpki.add_subparsers(dest="rpki_command", metavar="COMMAND", parser_class=parser_class, required=True)
 
-    from .vrps import WRITERS
+    from bgpsim.rpki.vrps import WRITERS
 
     vrps = commands.add_parser(
         "vrps", help="convert a relying party's VRPs, router keys and ASPAs between formats, applying SLURM",
@@ -129,8 +129,8 @@ def _time_arg(flag: str, text: str | None):
 
 
 def cmd_validate(args) -> int:
-    from .rp import validate, write_json_with_rejections
-    from .vrps import WRITERS
+    from bgpsim.rpki.rp import validate, write_json_with_rejections
+    from bgpsim.rpki.vrps import WRITERS
 
     if args.workers is not None and args.workers < 1:
         raise InputError(f"--workers: want at least 1, got {args.workers}")
@@ -155,22 +155,18 @@ def cmd_validate(args) -> int:
 def _emit(text: str, out: str | None) -> None:
     if out:
         outdir.write_file(out, text)
-        return
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head`: the reader has all it wants
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    else:
+        write_stdout(text)
 
 
 def cmd_ca_build(args) -> int:
-    from .ca import build_repository
+    from bgpsim.rpki.ca import build_repository
 
-    from bgpsim.cli import _Bar
+    from bgpsim.base.console import Bar
 
     now = _time_arg("--now", args.now)
     outdir.check(args.out, "rpki ca build")
-    bar = _Bar(sys.stderr.isatty(), "object", delay=1.0)
+    bar = Bar(sys.stderr.isatty(), "object", delay=1.0)
     try:
         result = build_repository(args.spec, args.out, now, progress=bar)
     finally:
@@ -182,8 +178,8 @@ def cmd_ca_build(args) -> int:
 
 
 def cmd_vrps(args) -> int:
-    from .slurm import apply_slurm, load_slurm
-    from .vrps import WRITERS, read_payloads, read_text
+    from bgpsim.rpki.slurm import apply_slurm, load_slurm
+    from bgpsim.rpki.vrps import WRITERS, read_payloads, read_text
 
     name = "<stdin>" if args.source == "-" else args.source
     payloads = read_payloads(read_text(args.source, what="--from"), name)

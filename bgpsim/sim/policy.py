@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .topology import CUSTOMER, PEER, PROVIDER
+from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
 
 ORIGIN = 0  # the relationship class of an AS's own route: preferred over everything it learns
 NOT_LINKED = -1  # "rel" of a hop that is no link of the graph: a forged part of an announced path
@@ -97,7 +97,7 @@ class Policy:
         if bad is None:
             bad = 0
             if self.vrps is not None:
-                from rpki.rov import INVALID_ASN, INVALID_LENGTH
+                from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH
 
                 bad = int(self.vrps.validate(prefix, int(self.topo.asns[origin])) in (INVALID_ASN, INVALID_LENGTH))
             self._invalid[key] = bad

@@ -1,0 +1,51 @@
+"""The subcommands of `bgpsim`, one module each with `register(subparsers, parser_class)`; only
+bgpsim.cli imports them. Here: the argument types and helpers they share."""
+
+from __future__ import annotations
+
+import argparse
+from importlib.resources import files
+
+from bgpsim.base.errors import InputError
+
+
+def asn(text: str) -> int:
+    t = text.upper().removeprefix("AS")
+    if not t.isdigit() or not 0 < int(t) < 2**32:
+        raise argparse.ArgumentTypeError(f"want an ASN such as 64500 or AS64500, got {text!r}")
+    return int(t)
+
+
+def seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"want a number of seconds >= 0, got {text!r}")
+    return v
+
+
+def count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}")
+    return int(text)
+
+
+def seed_arg(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"want a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def topology(path: str | None):
+    from bgpsim.graph.topology import load_topology
+
+    return load_topology(path or str(files("bgpsim.scenarios") / "topologies" / "teaching.toml"))
+
+
+def split_list(text: str, what: str) -> tuple[str, ...]:
+    items = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not items:
+        raise InputError(f"{what}: empty list")
+    return items

@@ -1,0 +1,43 @@
+"""`bgpsim routes`: every AS's converged route toward every other AS (all-destinations routing)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from bgpsim.base.console import Bar
+
+from . import count, topology
+
+
+def register(sub, parser_class) -> None:
+    ro = sub.add_parser("routes", help="every AS's converged route toward every other AS",
+                        description="All-destinations routing: for every origin AS, every AS's converged route "
+                                    "toward it (one origin at a time, no policy), with path-length and "
+                                    "transit-centrality summaries.")
+    ro.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled teaching topology)")
+    ro.add_argument("--out", metavar="DIR", default="bgpsim-routes", help="output directory (default ./bgpsim-routes): new, empty, or an earlier output "
+                    "of bgpsim, which is replaced; anything else is refused")
+    ro.add_argument("--workers", type=count, default=max(1, os.cpu_count() or 1), metavar="W", help="local processes (default: one per core)")
+    ro.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    ro.set_defaults(handler=cmd_routes)
+
+
+def cmd_routes(args) -> int:
+    from bgpsim.base import outdir
+    from bgpsim.sim.destinations import compute_routes
+
+    outdir.check(args.out, "routes")
+    topo = topology(args.topology)
+    bar = Bar(not args.quiet and sys.stderr.isatty(), "origin")
+    started = time.perf_counter()
+    try:
+        summary = compute_routes(topo, Path(args.out), workers=args.workers, progress=bar)
+    finally:
+        bar.close()
+    if not args.quiet:
+        print(f"bgpsim routes on {topo.name} ({topo.n:,} ASes): {summary.get('origins_done', topo.n):,} origins in "
+              f"{time.perf_counter() - started:.1f} s; results in {args.out}")
+    return 0

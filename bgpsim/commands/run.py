@@ -1,0 +1,209 @@
+"""`bgpsim run`: one scenario, on the timed engine or the converged-state one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from importlib.resources import files
+from pathlib import Path
+
+from bgpsim.base.console import Progress
+from bgpsim.base.errors import InputError
+
+from . import asn, seconds, seed_arg
+
+DEFAULT_SCENARIO = "teaching-subprefix.toml"
+
+RUN_EPILOG = """\
+examples:
+  bgpsim run
+      the bundled teaching scenario: a sub-prefix hijack on a 30-AS Internet, mitigated by the victim
+  bgpsim run scenarios/teaching-leak.toml --out /tmp/leak
+      a scenario file (see the README for its keys)
+  bgpsim run --topology ../shared/data/caida/20250901.as-rel2.txt.bz2 --attack subprefix \\
+             --attacker 17557 --victim 43515
+      Pakistan Telecom's 2008 YouTube hijack, replayed on the 2025 Internet graph (78,643 ASes)
+
+the model: one BGP speaker per AS; routes from customers preferred over peers over providers, then
+shorter AS paths, then the lowest next-hop ASN; Gao-Rexford export; per-session MRAI (30 s, jitter
+0.75-1.0); link delays uniform 10-50 ms; processing 1-10 ms per message. The victim's routes start
+converged (warm start); the attack starts at t = 0 unless the scenario says otherwise.
+
+outputs (in --out, default ./bgpsim-out/<scenario name>): result.json, ases.csv (one row per AS:
+where its traffic goes at the end and its best route), timeline.csv, timeline.png, traffic.png,
+topology.png (graphs of at most 60 ASes) and report.html (one self-contained page).
+exit status: 0 done, 2 bad input (one line on stderr naming the file and line, or the option).
+"""
+
+
+
+def register(sub, parser_class) -> None:
+    from bgpsim.sim.defences import DEFENCES
+    from bgpsim.sim.scenario import ATTACK_HELP, ATTACKS
+
+    run = sub.add_parser("run", help="run a hijack or leak scenario on the timed BGP engine",
+                         description="Run a scenario on the timed BGP engine: a TOML scenario file, the bundled "
+                                     "teaching scenario (no arguments), or an ad-hoc attack on a topology file.",
+                         epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("scenario", nargs="?", metavar="SCENARIO.toml", help="scenario file (default: the bundled teaching scenario)")
+    adhoc = run.add_argument_group("ad-hoc attack (instead of a scenario file)")
+    adhoc.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file (serial-1 or -2; plain, .gz, .bz2) or a TOML topology")
+    adhoc.add_argument("--attack", choices=ATTACKS, metavar="KIND",
+                       help="; ".join(f"{k}: {v}" for k, v in ATTACK_HELP.items()))
+    adhoc.add_argument("--prefix", metavar="P", help="the victim's prefix (default 1.2.0.0/16, as in BGPy)")
+    adhoc.add_argument("--attack-prefix", metavar="P", help="what the attacker announces (default: the victim's prefix, or for sub-prefix attacks its first /24 or /48)")
+    common = run.add_argument_group("options for both forms")
+    common.add_argument("--engine", choices=("timed", "steady"), default="timed",
+                        help="timed: BGP messages, MRAI and convergence over time (default); steady: the converged "
+                             "state only, computed on whole arrays (milliseconds on the 78,643-AS Internet graph)")
+    common.add_argument("--policy", metavar="NAME", help="defence deployed by the adopters: " + ", ".join(DEFENCES))
+    common.add_argument("--adopters", metavar="ASN,ASN,...|@FILE",
+                        help="who deploys --policy: ASNs, or @FILE with ASNs separated by spaces, commas or newlines "
+                             "('#' starts a comment)")
+    common.add_argument("--attacker", type=asn, metavar="ASN", help="attacking (or leaking) AS; default: drawn at random among stubs")
+    common.add_argument("--victim", type=asn, metavar="ASN", help="victim AS; default: drawn at random among stubs")
+    common.add_argument("--mrai", type=seconds, metavar="SECONDS", help="MRAI per session (default 30; 0 disables it)")
+    common.add_argument("--weighting", metavar="uniform|cone|space|FILE",
+                        help="traffic of each source AS: uniform, customer-cone size, address space originated (needs --pfx2as), or a CSV of asn,weight")
+    common.add_argument("--pfx2as", metavar="FILE", help="prefix-to-AS table for --weighting space (pyasn or CAIDA prefix2as format)")
+    common.add_argument("--seed", type=seed_arg, metavar="N", help="seed for every random choice (default 1); the same seed gives the same result.json")
+    common.add_argument("--until", type=seconds, metavar="SECONDS", help="stop the simulation at this time even if routing has not settled")
+    common.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/<scenario name>): new, empty, or an earlier "
+                        "output of bgpsim, which is replaced; anything else is refused")
+    common.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    common.add_argument("--json", action="store_true", help="print result.json on stdout instead of the summary")
+    run.set_defaults(handler=cmd_run)
+
+
+def _scenario(args):
+    from bgpsim.base.prefix import parse_prefix
+    from bgpsim.sim.scenario import WEIGHTINGS, Attack, Scenario, load_scenario
+
+    if args.topology:
+        if args.scenario:
+            raise InputError("give a scenario file or --topology, not both")
+        if not args.attack:
+            raise InputError("--topology needs --attack KIND")
+        prefix = parse_prefix(args.prefix if args.prefix else "1.2.0.0/16", where="--prefix")
+        scn = Scenario(name=f"{args.attack}-{Path(args.topology).name.split('.')[0]}", topology=args.topology,
+                       prefixes=[prefix], attack=Attack(kind=args.attack))
+        if args.attack_prefix:
+            scn.attack.prefix = parse_prefix(args.attack_prefix, where="--attack-prefix")
+    else:
+        for flag in ("attack", "prefix", "attack_prefix"):
+            if getattr(args, flag):
+                raise InputError(f"--{flag.replace('_', '-')} needs --topology (a scenario file says it itself)")
+        path = args.scenario or str(files("bgpsim.scenarios") / DEFAULT_SCENARIO)
+        scn = load_scenario(path)
+    if args.attacker is not None:
+        if scn.attack is None:
+            raise InputError("--attacker: the scenario has no attack")
+        scn.attack.attacker = args.attacker
+    if args.victim is not None:
+        scn.victim = args.victim
+    if args.mrai is not None:
+        from dataclasses import replace
+        scn.timing = replace(scn.timing, mrai=args.mrai)
+    if args.weighting:
+        scn.weighting = args.weighting
+        if args.weighting not in WEIGHTINGS and not Path(args.weighting).is_file():
+            raise InputError(f"--weighting: want uniform, cone, space or a CSV file; no such file {args.weighting!r}")
+    if args.pfx2as:
+        scn.pfx2as = args.pfx2as
+    if scn.weighting == "space" and not scn.pfx2as:
+        raise InputError("--weighting space needs --pfx2as FILE (a prefix-to-AS table)")
+    if args.adopters and not args.policy:
+        raise InputError("--adopters needs --policy NAME")
+    if args.policy:
+        from bgpsim.sim.defences import DEFENCES
+        from bgpsim.sim.scenario import Defence
+
+        if args.policy not in DEFENCES:
+            raise InputError(f"--policy: unknown policy {args.policy!r}; want one of {', '.join(DEFENCES)}")
+        if not args.adopters:
+            raise InputError("--policy needs --adopters ASN,ASN,... or @FILE")
+        listed = parse_asns(args.adopters, "--adopters")
+        scn.defence = Defence(policy=args.policy, adopters=[asn for asn, _ in listed])
+        args.adopters_where = dict(listed)
+    if args.seed is not None:
+        scn.seed = args.seed
+    if args.until is not None:
+        scn.until = args.until
+    return scn
+
+
+def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
+    """ASNs from "64500,AS64501" or from @FILE (spaces, commas, newlines; '#' comments), each with
+    where it was written (for errors)."""
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            lines = path.read_text().splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise InputError(f"{what}: cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+        where = lambda n: f"{path}:{n}"
+    else:
+        lines = [text]
+        where = lambda n: what
+    out = []
+    for n, line in enumerate(lines, start=1):
+        for tok in line.split("#", 1)[0].replace(",", " ").split():
+            try:
+                out.append((asn(tok), where(n)))
+            except argparse.ArgumentTypeError as e:
+                raise InputError(f"{where(n)}: {e}") from None
+    return out
+
+
+def _summary(run, out: Path, wall: float) -> str:
+    r = run.result
+    t = run.topo
+    pct = lambda x: f"{100 * x:.1f} %"
+    lines = [f"bgpsim: {r['scenario']['name']} on {t.name} ({t.n:,} ASes, {t.links:,} links), seed {r['seed']}"]
+    att = r["scenario"]["attack"]
+    if att:
+        lines.append(f"  {att['kind']} by {t.label(r['attacker'])} against {t.label(r['victim'])}: "
+                     f"{', '.join(att['prefixes'])} at t = {att['start']:g} s")
+    o = r["outcome"]
+    state = f"settled at t = {r['converged_at']:.1f} s" if r["converged"] else f"stopped at t = {r['converged_at']:.1f} s before settling"
+    if r.get("engine") == "steady":
+        lines.append(f"  converged state ({wall:.2f} s wall, loading the graph included)")
+    else:
+        lines.append(f"  routing {state}: {r['events']:,} events, {r['messages']:,} messages ({wall:.1f} s wall)")
+    if att and r["peak"]["attacker"] > o["attacker"]:
+        lines.append(f"  at the peak (t = {r['peak']['at']:.1f} s) {pct(r['peak']['attacker'])} of source ASes "
+                     f"sent their traffic to the attacker")
+    lines.append(f"  at the end, traffic to {r['scenario']['target']}: attacker {pct(o['attacker'])}, victim {pct(o['victim'])}, "
+                 f"disconnected {pct(o['disconnected'])}, loop {pct(o['loop'])} of source ASes")
+    lines.append(f"  diverted traffic ({r['traffic']['weighting']}): {pct(r['traffic']['diverted'])}")
+    lines.append(f"  report: {out / 'report.html'}")
+    return "\n".join(lines)
+
+
+def cmd_run(args) -> int:
+    from bgpsim.base import outdir
+    from bgpsim.sim import output
+    from bgpsim.sim.run import converged, simulate
+    from bgpsim.graph.topology import load_topology
+
+    scn = _scenario(args)
+    out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
+    outdir.check(out, "run")  # before the work: a refused --out costs nothing
+    started = time.perf_counter()
+    progress = Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
+    topo = load_topology(scn.topology)
+    for asn, where in getattr(args, "adopters_where", {}).items():
+        if asn not in topo.index:
+            raise InputError(f"{where}: AS{asn} is not in the topology {topo.source}")
+    try:
+        run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress)
+    finally:
+        progress.close()
+    wall = time.perf_counter() - started
+    output.write(run, out)
+    if args.json:
+        sys.stdout.write(output.result_json(run))
+    elif not args.quiet:
+        print(_summary(run, out, wall))
+    return 0

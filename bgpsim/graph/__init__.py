@@ -1,0 +1,1 @@
+"""The AS graph: CAIDA relationships and TOML topologies (topology), and generated ones (generate)."""

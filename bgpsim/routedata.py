@@ -1,0 +1,44 @@
+"""Route data files: which reader a file needs, told by its content; standard input as a file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+
+
+class Stdin(os.PathLike):
+    """Standard input, spooled to an unnamed temporary file so that the readers can tell its
+    format and read it as they read any file; it is called <stdin> in messages."""
+
+    def __init__(self):
+        self.spool = tempfile.TemporaryFile()
+        shutil.copyfileobj(sys.stdin.buffer, self.spool, 1 << 20)
+        self.spool.flush()
+
+    def __fspath__(self) -> str:
+        return f"/proc/self/fd/{self.spool.fileno()}"  # each open() of it starts at byte 0
+
+    def __str__(self) -> str:
+        return "<stdin>"
+
+
+def reader_for(path: str):
+    """The route reader for `path`, chosen by its first (decompressed) bytes: pcap/pcapng magic
+    numbers, a `bgpdump -m` line, or else MRT."""
+    from bgpsim.capture import is_capture, read_capture_routes
+    from bgpsim.mrt.reader import read_routes
+    from bgpsim.mrt.stream import Chunks
+    from bgpsim.mrt.text import LINE_START, read_text_routes
+
+    chunks = Chunks(path)
+    try:
+        head = next(iter(chunks), b"")[:64]
+    finally:
+        chunks.close()
+    if is_capture(head):
+        return read_capture_routes
+    if LINE_START.match(head):
+        return read_text_routes
+    return read_routes

@@ -1,0 +1,1 @@
+"""The simulator: scenario -> attack plan -> engine (timed or converged-state) -> result -> outputs."""

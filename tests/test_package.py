@@ -1,0 +1,58 @@
+"""The distribution installs one import package, bgpsim: the repository's rpki/, viz/ and scenarios/
+folders become bgpsim.rpki, bgpsim.viz and bgpsim.scenarios, and no generic top-level name (rpki,
+viz, scenarios) reaches site-packages. The wheel is built from this checkout and installed into a
+fresh virtual environment, where the imports and `bgpsim --version` are tried from another folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import bgpsim
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                        str(out), str(ROOT)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    (whl,) = out.glob("bgpsim-*.whl")
+    return whl
+
+
+def test_the_wheel_holds_one_import_package(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names} == {"bgpsim", f"bgpsim-{bgpsim.__version__}.dist-info"}
+    for path in ("bgpsim/rpki/rov.py", "bgpsim/viz/report.py", "bgpsim/scenarios/teaching-subprefix.toml",
+                 "bgpsim/scenarios/topologies/teaching.toml", "bgpsim/base/errors.py", "bgpsim/commands/run.py"):
+        assert path in names, path
+
+
+def test_installed_in_a_fresh_venv(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    # the system's packages (numpy, ...) stay visible; bgpsim comes from the venv, which is searched first
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+                   capture_output=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def python(code: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(py), "-c", code], cwd=elsewhere, capture_output=True, text=True)
+
+    where = python("import bgpsim, bgpsim.rpki.rov, bgpsim.viz.report, bgpsim.scenarios; print(bgpsim.__file__)")
+    assert where.returncode == 0, where.stderr
+    assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout
+    for name in ("rpki", "viz", "scenarios"):
+        p = python(f"import {name}")
+        assert p.returncode != 0 and f"No module named '{name}'" in p.stderr, (name, p.stdout, p.stderr)
+    version = subprocess.run([str(venv / "bin" / "bgpsim"), "--version"], cwd=elsewhere, capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout == f"bgpsim {bgpsim.__version__}\n", version
