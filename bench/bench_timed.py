@@ -54,7 +54,7 @@ def breakdown(out: Path) -> dict:
     t2 = time.perf_counter()
     output.write(run, out)
     t3 = time.perf_counter()
-    return {"load_s": t1 - t0, "simulate_s": t2 - t1, "outputs_s": t3 - t2, "events": run.result["events"]}
+    return {"load_s": t1 - t0, "simulate_s": t2 - t1, "outputs_s": t3 - t2, "events": run.events}
 
 
 def main() -> None:

@@ -7,7 +7,9 @@ from helpers import ROOT
 
 from bgpsim.sim.run import simulate
 from bgpsim.sim.engine.timed import Timing
-from bgpsim.sim.scenario import Attack, Defence, Mitigation, Scenario
+from bgpsim.sim.attacks import attack
+from bgpsim.sim.result import Interception
+from bgpsim.sim.scenario import Defence, Mitigation, Scenario
 from bgpsim.rpki.rov import VRP
 
 TEACHING = str(ROOT / "scenarios" / "topologies" / "teaching.toml")
@@ -18,7 +20,7 @@ ADOPTERS = [64496, 64497, 64498, 64501, 64503]
 
 def run(kind, attacker=ROGUE, defence=None, **kw):
     scn = Scenario(name=kind, topology=TEACHING, victim=VIDEOTUBE, prefixes=[PFX],
-                   attack=Attack(kind, attacker, start=10.0, stop=kw.pop("stop", None)), **kw)
+                   attack=attack(kind, attacker=attacker, start=10.0, stop=kw.pop("stop", None)), **kw)
     if defence:
         scn.defence = Defence("rov", adopters=ADOPTERS)
         scn.roas = [VRP(PFX, 24, VIDEOTUBE)]
@@ -33,37 +35,37 @@ def test_squat_takes_space_nobody_announced():
 
 
 def test_rov_stops_some_of_a_prefix_hijack_but_not_a_forged_origin():
-    plain, rov = run("prefix").result, run("prefix", defence=True).result
-    assert 0 < rov["outcome"]["attacker"] < plain["outcome"]["attacker"]
-    forged, forged_rov = run("forged-origin").result, run("forged-origin", defence=True).result
-    assert forged_rov["outcome"] == forged["outcome"] and forged["outcome"]["attacker"] > 0
+    plain, rov = run("prefix"), run("prefix", defence=True)
+    assert 0 < rov.outcome.attacker < plain.outcome.attacker
+    forged, forged_rov = run("forged-origin"), run("forged-origin", defence=True)
+    assert forged_rov.outcome == forged.outcome and forged.outcome.attacker > 0
 
 
 def test_forged_origin_path_and_subprefix():
     r = run("forged-origin-subprefix")
-    assert r.result["scenario"]["attack"]["prefixes"] == ["198.51.100.0/25"]
-    assert r.result["outcome"]["attacker"] == 1.0
-    paths = {row["asn"]: row["path"].split() for row in r.ases}
+    assert r.scenario.attack.prefixes == ["198.51.100.0/25"]
+    assert r.outcome.attacker == 1.0
+    paths = {row.asn: row.path.split() for row in r.ases}
     # Every path to the /25 ends "... 64511 64510": the attacker claims to be VideoTube's neighbour.
     assert all(p[-2:] == ["64511", "64510"] for asn, p in paths.items() if asn not in (ROGUE, VIDEOTUBE))
 
 
 def test_interception_keeps_or_loses_its_way_to_the_victim():
-    ok = run("intercept", attacker=64504).result  # Lighthouse IP keeps Atlas, whose customer route holds
-    assert ok["interception"]["delivered"] and ok["interception"]["route_to_victim"].startswith("64504 64496")
-    assert ok["outcome"]["attacker"] > 0.5
+    ok = run("intercept", attacker=64504)  # Lighthouse IP keeps Atlas, whose customer route holds
+    assert ok.interception.delivered and ok.interception.route_to_victim.startswith("64504 64496")
+    assert ok.outcome.attacker > 0.5
     # Highland Regional keeps Redwood, but Redwood then prefers the forged route it hears from its peer
     # Fjord over its provider route, and hands Highland back its own path: the interception blackholes.
-    bad = run("intercept", attacker=64508).result
-    assert bad["interception"] == {"route_to_victim": None, "delivered": False}
+    bad = run("intercept", attacker=64508)
+    assert bad.interception == Interception(route_to_victim=None, delivered=False)
 
 
 def test_leak_spreads_then_heals():
     r = run("leak", attacker=KEYSTONE, stop=200.0)
-    before, peak, end = r.timeline[0], r.result["peak"], r.result["outcome"]
-    assert peak["attacker"] > before[1]  # the leak pulls traffic through Keystone Steel
-    assert end["attacker"] == pytest.approx(before[1])  # fixing the filter restores the old routes
-    assert peak["at"] > 10.0
+    before, peak, end = r.timeline[0], r.peak, r.outcome
+    assert peak.attacker > before[1]  # the leak pulls traffic through Keystone Steel
+    assert end.attacker == pytest.approx(before[1])  # fixing the filter restores the old routes
+    assert peak.at > 10.0
     # Fixing the leak withdraws routes the leaker's providers had adopted: for a moment some ASes
     # have nothing (transient blackholing), until the legitimate routes come back.
     assert max(row[3] for row in r.timeline) > 0
@@ -71,22 +73,22 @@ def test_leak_spreads_then_heals():
 
 def test_mitigation_with_more_specifics_wins_back_a_prefix_hijack():
     r = run("prefix", mitigation=Mitigation(start=100.0))
-    assert r.result["scenario"]["mitigation"]["prefixes"] == ["198.51.100.0/25", "198.51.100.128/25"]
-    assert r.result["peak"]["attacker"] > 0 and r.result["outcome"]["victim"] == 1.0
+    assert r.scenario.mitigation.prefixes == ["198.51.100.0/25", "198.51.100.128/25"]
+    assert r.peak.attacker > 0 and r.outcome.victim == 1.0
 
 
 def test_ipv6_subprefix(tmp_path):
     scn = Scenario(name="v6", topology=TEACHING, victim=VIDEOTUBE, prefixes=[ipaddress.ip_network("2001:db8::/32")],
-                   attack=Attack("subprefix", ROGUE))
-    r = simulate(scn).result
-    assert r["scenario"]["attack"]["prefixes"] == ["2001:db8::/48"] and r["scenario"]["target"] == "2001:db8::1"
-    assert r["outcome"]["attacker"] == 1.0
+                   attack=attack("subprefix", attacker=ROGUE))
+    r = simulate(scn)
+    assert r.scenario.attack.prefixes == ["2001:db8::/48"] and r.scenario.target == "2001:db8::1"
+    assert r.outcome.attacker == 1.0
 
 
 def test_mrai_withdrawals_option_holds_withdrawals():
     # A sub-prefix hijack from t = 10 s, withdrawn at t = 12 s: announcements started MRAI timers.
-    fast = run("subprefix", stop=12.0).result
-    assert 12 < fast["converged_at"] < 13  # withdrawals go at once
-    held = run("subprefix", stop=12.0, timing=Timing(mrai_withdrawals=True)).result
-    assert held["converged_at"] > 10 + 0.75 * 30  # they wait for the timers started at t = 10 s
-    assert held["outcome"] == fast["outcome"]
+    fast = run("subprefix", stop=12.0)
+    assert 12 < fast.converged_at < 13  # withdrawals go at once
+    held = run("subprefix", stop=12.0, timing=Timing(mrai_withdrawals=True))
+    assert held.converged_at > 10 + 0.75 * 30  # they wait for the timers started at t = 10 s
+    assert held.outcome == fast.outcome

@@ -9,10 +9,13 @@ import matplotlib.image as mpimg
 import pytest
 
 from bgpsim.graph.topology import read_toml
-from bgpsim.viz import figures
-from bgpsim.viz.figures import (MAX_DRAWN_ASES, bursts, layout, row_captions, timeline_figure, timeline_plot,
-                         topology_figure, topology_plot, traffic_figure, traffic_plot)
-from bgpsim.viz.report import render_report, select_rows, summary_text, write_report
+from bgpsim.sim.result import MAX_DRAWN_ASES
+from bgpsim.viz import timeaxis, topology
+from bgpsim.viz.report import render_report, select_rows, write_report
+from bgpsim.viz.story import summary_text
+from bgpsim.viz.timeaxis import bursts
+from bgpsim.viz.timeline import timeline_figure, timeline_plot, traffic_figure, traffic_plot
+from bgpsim.viz.topology import layout, row_captions, topology_figure, topology_plot
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -144,9 +147,9 @@ def test_timeline_loop_line_only_when_nonzero(tmp_path):
 def test_timeline_extends_past_last_row_and_marks():
     import numpy as np
 
-    lo, hi = figures._x_range(np.array([0.0, 10.0, 50.0]), [{"time": 80.0, "label": "x"}])
+    lo, hi = timeaxis.x_range(np.array([0.0, 10.0, 50.0]), [{"time": 80.0, "label": "x"}])
     assert lo == 0.0 and hi > 80.0
-    xs, ys = figures._extended(np.array([0.0, 50.0]), np.array([10.0, 70.0]), hi)
+    xs, ys = timeaxis.extended(np.array([0.0, 50.0]), np.array([10.0, 70.0]), hi)
     assert xs[-1] == hi and ys[-1] == 70.0
 
 
@@ -307,7 +310,7 @@ def test_topology_layout_tiers_and_crossings(topo):
     assert set(rows[0]) == {idx[10], idx[20]}
     assert set(rows[-1]) == {idx[1000], idx[2000], idx[3000]}
     assert all(0.0 < x < 1.0 for x, _ in pos.values())
-    assert figures._crossings(pos, figures._edges(topo)) == 0
+    assert topology._crossings(pos, topology._edges(topo)) == 0
 
 
 def test_barycentre_ordering_removes_avoidable_crossing(tmp_path):
@@ -316,10 +319,10 @@ def test_barycentre_ordering_removes_avoidable_crossing(tmp_path):
     p.write_text('name = "x"\n[[as]]\nasn = 1\ncustomers = [20]\n[[as]]\nasn = 2\ncustomers = [10]\n'
                  '[[as]]\nasn = 10\n[[as]]\nasn = 20\n', encoding="utf-8")
     t = read_toml(p)
-    naive = figures._positions(figures._rows(t))
-    assert figures._crossings(naive, figures._edges(t)) == 1
+    naive = topology._positions(topology._rows(t))
+    assert topology._crossings(naive, topology._edges(t)) == 1
     pos, _, _ = layout(t)
-    assert figures._crossings(pos, figures._edges(t)) == 0
+    assert topology._crossings(pos, topology._edges(t)) == 0
 
 
 def test_topology_figure_refuses_big_graphs(tmp_path):

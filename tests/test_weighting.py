@@ -39,25 +39,25 @@ def scenario(tmp_path, weighting):
     (tmp_path / "t.toml").write_text(TOPO)
     (tmp_path / "s.toml").write_text(f'name = "w"\ntopology = "t.toml"\nweighting = {weighting}\n'
                                      '[victim]\nasn = 6\nprefixes = ["10.0.0.0/16"]\n[attack]\nkind = "prefix"\nattacker = 7\n')
-    return simulate(load_scenario(tmp_path / "s.toml")).result
+    return simulate(load_scenario(tmp_path / "s.toml"))
 
 
 def test_uniform(tmp_path):
     r = scenario(tmp_path, '"uniform"')
-    assert r["outcome"]["attacker"] == pytest.approx(2 / 5)
-    assert r["traffic"]["diverted"] == pytest.approx(2 / 5)
+    assert r.outcome.attacker == pytest.approx(2 / 5)
+    assert r.traffic.diverted == pytest.approx(2 / 5)
 
 
 def test_customer_cone(tmp_path):
     # Cones: 1 -> {1,3,4,6} = 4, 2 -> {2,5,7} = 3, 3 -> 2, 4 -> 1, 5 -> 2. Attacker side: 2 and 5.
     r = scenario(tmp_path, '"cone"')
-    assert r["traffic"]["diverted"] == pytest.approx((3 + 2) / (4 + 3 + 2 + 1 + 2))
+    assert r.traffic.diverted == pytest.approx((3 + 2) / (4 + 3 + 2 + 1 + 2))
 
 
 def test_csv_weights(tmp_path):
     (tmp_path / "w.csv").write_text("asn,weight\n1,10\n2,30\n5,60\n999,5\n")
     r = scenario(tmp_path, '"w.csv"')
-    assert r["traffic"]["diverted"] == pytest.approx(0.9)
+    assert r.traffic.diverted == pytest.approx(0.9)
 
 
 def test_address_space(tmp_path):
@@ -69,7 +69,7 @@ def test_address_space(tmp_path):
     (tmp_path / "t.toml").write_text(TOPO)
     r = scenario(tmp_path, '{ kind = "space", pfx2as = "pfx2as.gz" }')
     attacker_side = 65536 + 256 + 32768  # AS2 and AS5
-    assert r["traffic"]["diverted"] == pytest.approx(attacker_side / (attacker_side + 65536 + 32768))
+    assert r.traffic.diverted == pytest.approx(attacker_side / (attacker_side + 65536 + 32768))
 
 
 def test_bad_weight_files(tmp_path):

@@ -78,7 +78,8 @@ def register(sub, parser_class) -> None:
 
 def _scenario(args):
     from bgpsim.base.prefix import parse_prefix
-    from bgpsim.sim.scenario import WEIGHTINGS, Attack, Scenario, load_scenario
+    from bgpsim.sim.attacks import attack
+    from bgpsim.sim.scenario import WEIGHTINGS, Scenario, load_scenario
 
     if args.topology:
         if args.scenario:
@@ -87,7 +88,7 @@ def _scenario(args):
             raise InputError("--topology needs --attack KIND")
         prefix = parse_prefix(args.prefix if args.prefix else "1.2.0.0/16", where="--prefix")
         scn = Scenario(name=f"{args.attack}-{Path(args.topology).name.split('.')[0]}", topology=args.topology,
-                       prefixes=[prefix], attack=Attack(kind=args.attack))
+                       prefixes=[prefix], attack=attack(args.attack))
         if args.attack_prefix:
             scn.attack.prefix = parse_prefix(args.attack_prefix, where="--attack-prefix")
     else:
@@ -157,35 +158,36 @@ def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
 
 
 def _summary(run, out: Path, wall: float) -> str:
-    r = run.result
     t = run.topo
     pct = lambda x: f"{100 * x:.1f} %"
-    lines = [f"bgpsim: {r['scenario']['name']} on {t.name} ({t.n:,} ASes, {t.links:,} links), seed {r['seed']}"]
-    att = r["scenario"]["attack"]
+    lines = [f"bgpsim: {run.scenario.name} on {t.name} ({t.n:,} ASes, {t.links:,} links), seed {run.seed}"]
+    att = run.scenario.attack
     if att:
-        lines.append(f"  {att['kind']} by {t.label(r['attacker'])} against {t.label(r['victim'])}: "
-                     f"{', '.join(att['prefixes'])} at t = {att['start']:g} s")
-    o = r["outcome"]
-    state = f"settled at t = {r['converged_at']:.1f} s" if r["converged"] else f"stopped at t = {r['converged_at']:.1f} s before settling"
-    if r.get("engine") == "steady":
+        lines.append(f"  {att.kind} by {t.label(run.attacker)} against {t.label(run.victim)}: "
+                     f"{', '.join(att.prefixes)} at t = {att.start:g} s")
+    o = run.outcome
+    if run.engine == "steady":
         lines.append(f"  converged state ({wall:.2f} s wall, loading the graph included)")
     else:
-        lines.append(f"  routing {state}: {r['events']:,} events, {r['messages']:,} messages ({wall:.1f} s wall)")
-    if att and r["peak"]["attacker"] > o["attacker"]:
-        lines.append(f"  at the peak (t = {r['peak']['at']:.1f} s) {pct(r['peak']['attacker'])} of source ASes "
+        state = (f"settled at t = {run.converged_at:.1f} s" if run.converged
+                 else f"stopped at t = {run.converged_at:.1f} s before settling")
+        lines.append(f"  routing {state}: {run.events:,} events, {run.messages:,} messages ({wall:.1f} s wall)")
+    if att and run.peak.attacker > o.attacker:
+        lines.append(f"  at the peak (t = {run.peak.at:.1f} s) {pct(run.peak.attacker)} of source ASes "
                      f"sent their traffic to the attacker")
-    lines.append(f"  at the end, traffic to {r['scenario']['target']}: attacker {pct(o['attacker'])}, victim {pct(o['victim'])}, "
-                 f"disconnected {pct(o['disconnected'])}, loop {pct(o['loop'])} of source ASes")
-    lines.append(f"  diverted traffic ({r['traffic']['weighting']}): {pct(r['traffic']['diverted'])}")
+    lines.append(f"  at the end, traffic to {run.scenario.target}: attacker {pct(o.attacker)}, victim {pct(o.victim)}, "
+                 f"disconnected {pct(o.disconnected)}, loop {pct(o.loop)} of source ASes")
+    lines.append(f"  diverted traffic ({run.traffic.weighting}): {pct(run.traffic.diverted)}")
     lines.append(f"  report: {out / 'report.html'}")
     return "\n".join(lines)
 
 
 def cmd_run(args) -> int:
     from bgpsim.base import outdir
-    from bgpsim.sim import output
-    from bgpsim.sim.run import converged, simulate
     from bgpsim.graph.topology import load_topology
+    from bgpsim.sim import output
+    from bgpsim.sim.converged import converged
+    from bgpsim.sim.run import simulate
 
     scn = _scenario(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name

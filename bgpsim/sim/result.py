@@ -1,13 +1,17 @@
-"""What a run produced, whichever engine made it: what result.json, ases.csv, the figures and the
-report are written from."""
+"""What a run produced, whichever engine made it: one typed result that result.json, ases.csv,
+timeline.csv, the figures and the report are written from.
+
+The numbers are those of result.json (fractions and times rounded to 6 decimals); `timeline`
+keeps the unrounded rows timeline.csv and the figures are drawn from.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .policy import ORIGIN
 from ..graph.topology import CUSTOMER, PEER, PROVIDER
+from .policy import ORIGIN
 
 if TYPE_CHECKING:
     from ..graph.topology import Topology
@@ -15,16 +19,163 @@ if TYPE_CHECKING:
 
 MAX_DRAWN_ASES = 60  # graphs this small get a topology drawing, and so a snapshot of the peak
 REL_NAMES = {ORIGIN: "origin", CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
+OUTCOME_NAMES = ("attacker", "victim", "disconnected", "loop")
+
+
+@dataclass(frozen=True)
+class AttackInfo:
+    kind: str
+    prefixes: list[str]  # what the attacker announced
+    start: float
+    stop: float | None
+
+
+@dataclass(frozen=True)
+class MitigationInfo:
+    start: float
+    prefixes: list[str]  # the more-specifics the victim announced
+
+
+@dataclass(frozen=True)
+class DefenceInfo:
+    policy: str
+    adopters: int  # how many ASes deployed it
+
+
+@dataclass(frozen=True)
+class TimingInfo:
+    mrai: float
+    mrai_jitter: list[float]
+    mrai_withdrawals: bool
+    link_delay: str
+    processing_delay: str
+    warm_start: bool
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    name: str
+    description: str
+    source: str
+    attack: AttackInfo | None
+    mitigation: MitigationInfo | None
+    defence: DefenceInfo | None
+    timing: TimingInfo | None  # None on the converged-state engine, which has no time
+    victim_prefixes: list[str]
+    target: str  # the address whose traffic is followed
+
+
+@dataclass(frozen=True)
+class TopologyInfo:
+    name: str
+    source: str
+    ases: int
+    links: int
+
+
+@dataclass(frozen=True)
+class Shares:
+    """Where the traffic of the source ASes (attacker and victim aside) ends, as fractions."""
+
+    attacker: float
+    victim: float
+    disconnected: float
+    loop: float
+
+
+@dataclass(frozen=True)
+class Traffic:
+    weighting: str  # how each source AS's traffic is weighed
+    diverted: float  # share of that traffic reaching the attacker
+
+
+@dataclass(frozen=True)
+class Peak:
+    attacker: float  # the largest share of source ASes reaching the attacker
+    at: float  # when (simulated seconds)
+    diverted: float
+
+
+@dataclass(frozen=True)
+class Mark:
+    time: float
+    label: str  # "attack starts", "victim announces more-specifics", ...
+
+
+@dataclass(frozen=True)
+class Interception:
+    route_to_victim: str | None  # the attacker's AS path toward the victim, or None
+    delivered: bool  # does intercepted traffic still reach the victim?
+
+
+@dataclass(frozen=True)
+class AsRow:
+    """One row of ases.csv: where the AS's traffic ends and its final best route for the target."""
+
+    asn: int
+    name: str
+    role: str
+    outcome: str
+    attacker_at: float | str  # when it last started sending to the attacker ("" if never)
+    switched_at: float | str  # when its outcome last changed ("" if never)
+    prefix: str
+    path: str
+    relationship: str  # of the neighbour the route came from: customer, peer, provider, origin, none
+
+    COLUMNS = ("asn", "name", "role", "outcome", "attacker_at", "switched_at", "prefix", "path", "relationship")
+
+    def row(self) -> tuple:
+        return (self.asn, self.name, self.role, self.outcome, self.attacker_at, self.switched_at, self.prefix,
+                self.path, self.relationship)
 
 
 @dataclass
-class Run:
-    """Everything a run produced: `result` is result.json; `ases` the rows of ases.csv."""
+class RunResult:
+    """One run of a scenario, on the timed engine ("timed") or the converged-state one ("steady")."""
 
-    scenario: Scenario
-    topo: Topology
-    result: dict
-    ases: list[dict]
-    timeline: list[tuple]  # (time, attacker, victim, disconnected, loop, diverted)
+    engine: str
+    scenario: ScenarioInfo
+    seed: int
+    topology: TopologyInfo
+    attacker: int | None
+    victim: int
+    events: int
+    messages: int
+    converged: bool  # false when the run stopped at timing.until with events still queued
+    converged_at: float  # simulated seconds of the last Loc-RIB change
+    outcome: Shares
+    traffic: Traffic
+    peak: Peak
+    marks: list[Mark]
+    timeline: list[tuple]  # (time, attacker, victim, disconnected, loop, diverted), one row per change
+    ases: list[AsRow]
     outcomes: dict[int, str]  # ASN -> final outcome
+    topo: Topology = field(repr=False)
+    scn: Scenario = field(repr=False)
+    interception: Interception | None = None
     peak_outcomes: dict[int, str] | None = None  # ASN -> outcome at the peak (graphs small enough to draw)
+
+    def to_json(self) -> dict:
+        """result.json: the keys in their order (the timed engine's has no "engine" key and the
+        steady one no "timing": the files bgpsim has always written)."""
+        sc = self.scenario
+        scenario = {"name": sc.name, "description": sc.description, "source": sc.source,
+                    "attack": _plain(sc.attack), "mitigation": _plain(sc.mitigation), "defence": _plain(sc.defence)}
+        if sc.timing is not None:
+            scenario["timing"] = _plain(sc.timing)
+        scenario |= {"victim_prefixes": sc.victim_prefixes, "target": sc.target}
+        doc = {"engine": "steady"} if self.engine == "steady" else {}
+        doc |= {
+            "scenario": scenario, "seed": self.seed, "topology": _plain(self.topology),
+            "attacker": self.attacker, "victim": self.victim, "events": self.events, "messages": self.messages,
+            "converged": self.converged, "converged_at": self.converged_at, "outcome": _plain(self.outcome),
+            "traffic": _plain(self.traffic), "peak": _plain(self.peak), "marks": [_plain(m) for m in self.marks],
+            "timeline": [[round(r[0], 6), round(r[1], 6), round(r[2], 6)] for r in self.timeline],
+        }
+        if self.interception is not None:
+            doc["interception"] = _plain(self.interception)
+        return doc
+
+
+def _plain(x) -> dict | None:
+    return None if x is None else dict(x.__dict__)

@@ -13,28 +13,18 @@ from pathlib import Path
 
 from bgpsim.rpki.rov import VRP
 
-from . import trial
+from .attacks import KINDS, Attack, attack
 from .defences import DEFENCES
 from .engine.timed import Delay, Timing
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
 from bgpsim.base.tomlfile import TomlFile
 
-ATTACK_HELP = trial.ATTACKS
-ATTACKS = tuple(ATTACK_HELP)
-TIMED_ATTACKS = ("prefix", "subprefix", "forged-origin", "forged-origin-subprefix", "squat", "leak", "intercept")
+ATTACK_HELP = {kind: c.help for kind, c in KINDS.items()}
+ATTACKS = tuple(KINDS)
 EVENT_TYPES = ("originate", "withdraw", "link-down", "link-up")
 WEIGHTINGS = ("uniform", "cone", "space")
 DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare
-
-
-@dataclass
-class Attack:
-    kind: str
-    attacker: int | None = None
-    start: float = 0.0
-    stop: float | None = None
-    prefix: Prefix | None = None  # what the attacker announces; derived from the victim's when None
 
 
 @dataclass
@@ -197,7 +187,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         kind = a.get("kind")
         if kind not in ATTACKS:
             raise doc.error(f"want one of {', '.join(ATTACKS)}, got {kind!r}", "attack", "kind")
-        scn.attack = Attack(kind=kind)
+        scn.attack = attack(kind)
         if "attacker" in a:
             scn.attack.attacker = _asn(doc, a["attacker"], "attack", "attacker")
         scn.attack.start = _num(doc, a.get("start", 0.0), "attack", "start")

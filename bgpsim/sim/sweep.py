@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from . import trial as trials
+from .attacks import KINDS
 from .defences import DEFENCES
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
@@ -52,8 +53,8 @@ class Sweep:
 
     def __post_init__(self):
         for a in self.attacks:
-            if a not in trials.ATTACKS:
-                raise InputError(f"--attack: unknown attack {a!r}; want one of {', '.join(trials.ATTACKS)}")
+            if a not in KINDS:
+                raise InputError(f"--attack: unknown attack {a!r}; want one of {', '.join(KINDS)}")
         for p in self.policies:
             if p not in POLICIES:
                 raise InputError(f"--policy: unknown policy {p!r}; want one of {', '.join(POLICIES)}")
@@ -283,7 +284,7 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
     write_atomic(results, text)
     summary = summarise(sw, list(csv.DictReader(io.StringIO(text))))
     write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
-    from bgpsim.viz.figures import sweep_figure
+    from bgpsim.viz.sweep import sweep_figure
 
     sweep_figure(summary, out / "success.png")
     return summary

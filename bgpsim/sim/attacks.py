@@ -1,0 +1,220 @@
+"""The attacks, one class per kind: what the attacker announces and when, for both engines.
+
+As in BGPy's scenario classes, each attack says who announces what: on the converged state, the
+seeds (origins and forged paths) of each prefix (`seeds`); on the timed engine, what the attacker
+does when the attack starts and when it stops (`start`, `stop`). An attack in a scenario carries its
+attacker, its start and stop times and, optionally, the prefix it announces (`announced` derives and
+checks it). Leaks and interceptions look at the routes the attacker has before they act.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from bgpsim.base.errors import InputError
+from bgpsim.base.prefix import Prefix, covers, sub_prefix
+
+from .engine.steady import Plan, Seed, propagate
+from .policy import Policy
+
+
+@dataclass
+class Attack:
+    """One attack of a scenario; the subclasses are the kinds."""
+
+    attacker: int | None = None  # ASN; drawn among the stubs when None
+    start: float = 0.0  # simulated seconds (the timed engine)
+    stop: float | None = None  # withdrawn (a leak: stopped) then; None: never
+    prefix: Prefix | None = None  # what the attacker announces; derived from the victim's when None
+
+    kind: ClassVar[str]
+    help: ClassVar[str]
+    timed: ClassVar[bool] = True  # the timed engine runs it (else: --engine steady only)
+    more_specific: ClassVar[bool] = False  # announces a prefix inside the victim's
+    exact: ClassVar[bool] = False  # announces one of the victim's own prefixes
+    victim_announces: ClassVar[bool] = True  # a squatter's victim announces nothing
+    start_label: ClassVar[str] = "attack starts"
+    stop_label: ClassVar[str] = "attack stops"
+
+    def announced(self, victim_prefixes: list[Prefix]) -> Prefix:
+        """The prefix the attacker announces on the timed engine: the scenario's, checked, or the
+        victim's first (its first /24 or /48 for a sub-prefix attack)."""
+        p = self.prefix
+        if p is None:
+            return sub_prefix(victim_prefixes[0]) if self.more_specific else victim_prefixes[0]
+        if self.exact and p not in victim_prefixes:
+            raise InputError(f"a {self.kind} attack announces one of the victim's prefixes; {p} is not")
+        if self.more_specific and not any(covers(v, p) and v != p for v in victim_prefixes):
+            raise InputError(f"{p} is not more specific than a prefix of the victim")
+        return p
+
+    # ---- the converged state -------------------------------------------------------------------
+    def seeds(self, topo, attacker: int, victim: int, pol: Policy | None, plan: Plan | None,
+              prefix: Prefix, subprefix: Prefix) -> dict[Prefix, list[Seed]]:
+        """{prefix: [Seed, ...]}: who originates what, with which path, on the converged state."""
+        raise NotImplementedError
+
+    # ---- the timed engine ----------------------------------------------------------------------
+    def start_on(self, engine, a: int, v: int, k: int) -> None:
+        """At `start`: the attacker (index a) announces prefix k (the victim is index v)."""
+        engine.originate(a, k)
+
+    def stop_on(self, engine, a: int, k: int, policy) -> None:
+        """At `stop`: the announcement is withdrawn; `policy` is the attacker's own defence."""
+        engine.withdraw(a, k)
+
+
+class PrefixHijack(Attack):
+    kind = "prefix"
+    help = "the attacker originates the victim's prefix"
+    exact = True
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(victim), Seed(attacker)]}
+
+
+class SubprefixHijack(Attack):
+    kind = "subprefix"
+    help = "the attacker originates a more-specific prefix inside the victim's"
+    more_specific = True
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(victim)], subprefix: [Seed(attacker)]}
+
+
+class ForgedOrigin(Attack):
+    kind = "forged-origin"
+    help = "the attacker announces the victim's prefix with path [attacker, victim]"
+    exact = True
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(victim), Seed(attacker, (victim,))]}
+
+    def start_on(self, engine, a, v, k):
+        engine.originate(a, k, (v,))
+
+
+class ForgedOriginSubprefix(ForgedOrigin):
+    kind = "forged-origin-subprefix"
+    help = "a more-specific prefix with path [attacker, victim]"
+    exact = False
+    more_specific = True
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(victim)], subprefix: [Seed(attacker, (victim,))]}
+
+
+class Squat(Attack):
+    kind = "squat"
+    help = "the attacker originates space the victim holds but does not announce"
+    victim_announces = False
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(attacker)]}
+
+
+class FirstAsnStrip(Attack):
+    kind = "first-asn-strip"
+    help = "the attacker relays the victim's prefix with its own ASN removed: path [victim]"
+    timed = False
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(victim), Seed(attacker, (victim,), strip=True)]}
+
+
+class ShortestPath(Attack):
+    kind = "shortest-path"
+    help = ("the shortest path the defence still accepts: plain origin against no defence, forged origin "
+            "against ROV, a real neighbour of the victim against path-end, an up-ramp of ASPA-less providers "
+            "against ASPA")
+    timed = False
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {prefix: [Seed(victim), Seed(attacker, self.claim(topo, victim, pol) or ())]}
+
+    @staticmethod
+    def claim(topo, victim: int, pol: Policy | None) -> tuple[int, ...] | None:
+        """The path (after the attacker) of the shortest announcement `pol` accepts; None: plain origin."""
+        name = pol.name if pol is not None else "bgp"
+        adopts = pol.adopter if pol is not None else np.zeros(topo.n, dtype=bool)
+        if name == "path-end" and adopts[victim]:
+            nbrs = sorted(topo.customers[victim] + topo.peers[victim] + topo.providers[victim])
+            return (nbrs[0], victim) if nbrs else (victim,)
+        if name == "aspa":
+            # Up-ramp: a chain of providers from the victim ending at an AS without an ASPA record,
+            # which may then name the attacker as its provider. Breadth first, lowest ASN first.
+            prev = {victim: None}
+            todo = deque([victim])
+            while todo:
+                x = todo.popleft()
+                if not adopts[x]:
+                    chain = []
+                    while x is not None:
+                        chain.append(x)
+                        x = prev[x]
+                    return tuple(chain)
+                for p in sorted(topo.providers[x]):
+                    if p not in prev:
+                        prev[p] = x
+                        todo.append(p)
+            return (victim,)  # every AS up the chain has a record: nothing passes; forge the origin
+        if name in ("rov", "rov-deprefer", "peer-rov", "bgpsec", "path-end"):
+            return (victim,)
+        return None
+
+
+class Leak(Attack):
+    kind = "leak"
+    help = ("the attacker, a multihomed customer, re-exports its route to the victim to its other providers "
+            "and peers")
+    start_label = "leak starts"
+    stop_label = "leak stops"
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        path = propagate(plan or topo, prefix, [Seed(victim)], pol).path(attacker)
+        if path is None:
+            return {prefix: [Seed(victim)]}  # nothing to leak
+        return {prefix: [Seed(victim), Seed(attacker, path, relay=True)]}
+
+    def start_on(self, engine, a, v, k):
+        engine.start_leak(a)
+
+    def stop_on(self, engine, a, k, policy):
+        engine.set_policy(a, policy)
+
+
+class Intercept(Attack):
+    kind = "intercept"
+    help = "forged-origin announcement to every neighbour but the one the attacker keeps for forwarding to the victim"
+    exact = True
+    start_label = "interception starts"
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        path = propagate(plan or topo, prefix, [Seed(victim)], pol).path(attacker)
+        if path is None:
+            return {prefix: [Seed(victim)]}  # no route to forward on
+        return {prefix: [Seed(victim), Seed(attacker, (victim,), exclude=frozenset({path[0]}))]}
+
+    def start_on(self, engine, a, v, k):
+        # Keep the route toward the victim: do not tell the neighbour it goes through.
+        cur = engine.loc[k][a]
+        keep = [cur[2][0]] if cur is not None and cur[2] else []
+        engine.originate(a, k, (v,), exclude=keep)
+
+
+KINDS: dict[str, type[Attack]] = {c.kind: c for c in (
+    PrefixHijack, SubprefixHijack, ForgedOrigin, ForgedOriginSubprefix, Squat, FirstAsnStrip, ShortestPath,
+    Leak, Intercept)}
+TIMED_KINDS = tuple(k for k, c in KINDS.items() if c.timed)
+
+
+def attack(kind: str, **fields) -> Attack:
+    """The attack of kind `kind` (an InputError naming the kinds otherwise)."""
+    try:
+        return KINDS[kind](**fields)
+    except KeyError:
+        raise InputError(f"unknown attack {kind!r}; want one of {', '.join(KINDS)}") from None

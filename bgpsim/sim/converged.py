@@ -1,0 +1,56 @@
+"""A scenario's attack on the converged-state engine: no time, the routes it settles to, reported
+as a RunResult with the same files as a timed run."""
+
+from __future__ import annotations
+
+from bgpsim.base.errors import InputError
+from bgpsim.rpki.rov import VRPTable
+
+from ..graph.topology import Topology, load_topology
+from . import trial
+from .dataplane import OUTCOMES
+from .engine.steady import NONE
+from .plan import parties, scenario_info, topology_info
+from .result import REL_NAMES, AsRow, AttackInfo, Peak, RunResult, Shares, Traffic
+from .scenario import Scenario
+from .weighting import weights
+
+
+def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
+    topo = topo or load_topology(scn.topology)
+    if scn.attack is None:
+        raise InputError("the steady engine runs an attack: give --attack KIND (or a scenario with [attack])")
+    for what, given in (("events", scn.events), ("mitigation", scn.mitigation)):
+        if given:
+            raise InputError(f"the steady engine computes one converged state; the scenario's {what} needs the timed engine")
+    who = parties(scn, topo)
+    vrps = VRPTable(scn.roas) if scn.roas else None
+    res = trial.run(topo, scn.attack.kind, who.a, who.v, scn.defence.policy if scn.defence else None, who.adopters,
+                    prefix=scn.prefixes[0], vrps=vrps)
+
+    asns = topo.asns.tolist()
+    ribs = res.ribs  # most specific first
+    ases, outcomes = [], {}
+    for i, asn in enumerate(asns):
+        out = OUTCOMES[res.outcome[i]]
+        outcomes[asn] = out
+        r = next((r for r in ribs if r.rel[i] != NONE), None)
+        path = r.path(i) if r is not None else None
+        ases.append(AsRow(asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), out, "", "",
+                          "" if r is None else str(r.prefix),
+                          "" if path is None else " ".join(str(asns[x]) for x in (i,) + path),
+                          "none" if r is None else REL_NAMES[int(r.rel[i])]))
+    fr = res.fractions()
+    w, label = weights(scn.weighting, topo, ribs[0].prefix.version, scn.pfx2as)
+    diverted = res.diverted(w)
+    announced = [str(r.prefix) for r in ribs if any(s.at == res.attacker for s in r.seeds)]
+    info = scenario_info(scn, who, ribs[0].prefix.network_address,
+                         attack=AttackInfo(scn.attack.kind, announced, 0.0, None))
+    shares = Shares(*(round(fr[k], 6) for k in OUTCOMES))
+    return RunResult(
+        engine="steady", scenario=info, seed=scn.seed, topology=topology_info(topo),
+        attacker=who.attacker, victim=who.victim, events=0, messages=0, converged=True, converged_at=0.0,
+        outcome=shares, traffic=Traffic(label, round(diverted, 6)),
+        peak=Peak(shares.attacker, 0.0, round(diverted, 6)), marks=[],
+        timeline=[(0.0, fr["attacker"], fr["victim"], fr["disconnected"], fr["loop"], diverted)],
+        ases=ases, outcomes=outcomes, topo=topo, scn=scn)

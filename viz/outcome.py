@@ -1,0 +1,41 @@
+"""The steady engine's figure (`outcome_figure`): where the source ASes' traffic goes in the converged
+state, one bar per outcome, and the share of traffic diverted under the run's weighting.
+
+The converged-state solver has no time, so this one picture stands where a timed run has the timeline
+and traffic figures.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+from .canvas import save
+from .style import COLOURS, OUTCOME_LABELS
+
+
+def outcome_figure(outcome: Mapping[str, float], diverted: float, weighting: str, path: str | os.PathLike,
+                   title: str = "") -> Path:
+    """Converged state: where the traffic of the source ASes goes, one bar per outcome, and the
+    share of traffic diverted under the weighting."""
+    fig = Figure(figsize=(6.4, 2.9), layout="constrained")
+    ax = fig.subplots()
+    names = list(OUTCOME_LABELS)
+    vals = [100 * outcome.get(k, 0.0) for k in names]
+    bars = ax.barh(range(len(names)), vals, color=[COLOURS[k] for k in names], height=0.6)
+    for b, v in zip(bars, vals):
+        ax.text(min(v + 1.5, 88), b.get_y() + b.get_height() / 2, f"{v:.1f} %", va="center", fontsize=9)
+    ax.set_yticks(range(len(names)), [OUTCOME_LABELS[k] for k in names], fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+    ax.set_xlabel("source ASes (attacker and victim aside)")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_title((title + "\n" if title else "") + f"traffic diverted to the attacker: {100 * diverted:.1f} % "
+                 f"({weighting})", fontsize=10)
+    return save(fig, path)

@@ -1,0 +1,148 @@
+"""The timed run's two figures over simulated time: where the source ASes' traffic goes
+(`timeline_figure`) and the share of traffic diverted to the attacker (`traffic_figure`).
+
+Both read the run's timeline rows `(time_s, attacker, victim, disconnected, loop, diverted)`, fractions
+0..1 of the source ASes, and share the time axis of `timeaxis` (marks, zoom panels). Each figure has a
+`*_plot` function that returns the `Figure` (for tests and reuse) and a `*_figure` one that saves it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .canvas import save
+from .style import COLOURS, OUTCOME_LABELS, secs, weighting_text
+from .timeaxis import bursts, change_dots, columns, extended, no_data, time_axes, x_range, zoom_axes
+
+_TIMELINE_SERIES = [  # (outcome, column, line width, z-order)
+    ("attacker", 1, 2.4, 3),
+    ("victim", 2, 2.4, 3),
+    ("disconnected", 3, 1.8, 2),
+    ("loop", 4, 1.8, 2),
+]
+
+
+def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], title: str | None = None,
+                  end: float | None = None) -> Figure:
+    """The figure `timeline_figure` saves."""
+    data = columns(timeline)
+    x_lo, x_hi = x_range(data[:, 0], marks, end)
+    drawn = []
+    for key, col, width, z in _TIMELINE_SERIES:
+        if not len(data):
+            break
+        vals = data[:, col]
+        if np.isnan(vals).all():
+            continue
+        vals = np.nan_to_num(vals, nan=0.0)
+        if key == "loop" and not np.any(vals > 0):
+            continue
+        drawn.append((key, col, width, z))
+    zooms = bursts(data[:, 0], data[:, [c for _, c, _, _ in drawn]], marks, x_lo, x_hi) if drawn else []
+    fig = Figure(figsize=(10, 5.2 + (3.0 if zooms else 0.0)), layout="constrained")
+    ax, zoomed = zoom_axes(fig, len(zooms), 4.6, 2.6)
+
+    def draw(a, lo, hi, markers=False):
+        for key, col, width, z in drawn:
+            vals = np.nan_to_num(data[:, col], nan=0.0) * 100.0
+            xs, ys = extended(data[:, 0], vals, x_hi)
+            a.step(xs, ys, where="post", color=COLOURS[key], linewidth=width, label=OUTCOME_LABELS[key],
+                   zorder=z)
+            if markers:
+                change_dots(a, data[:, 0], vals, lo, hi, COLOURS[key], z + 1)
+
+    if drawn:
+        draw(ax, x_lo, x_hi)
+    else:
+        no_data(ax)
+    time_axes(ax, zoomed, zooms, marks, end, x_lo, x_hi, 8.8, lambda a, lo, hi: draw(a, lo, hi, markers=True),
+              "Share of ASes (%)")
+    ax.set_ylabel("Share of all source ASes (%)")
+    ax.set_title(title or "Where the ASes' traffic for the victim's prefix goes, over time",
+                 fontsize=12.5, loc="left")
+    if ax.get_legend_handles_labels()[0]:
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=4, frameon=False,
+                   fontsize=9.5)
+    return fig
+
+
+def timeline_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], path: str | os.PathLike,
+                    title: str | None = None, end: float | None = None) -> Path:
+    """Step plot over simulated time of where the source ASes' traffic goes.
+
+    `timeline` rows are `(time_s, attacker, victim, disconnected, loop, diverted)`, fractions 0..1 of
+    the source ASes (`diverted` is not drawn here; see `traffic_figure`). The loop line is drawn only
+    if it is ever above zero. `marks` are `{"time": s, "label": str}` events drawn as dashed lines.
+    `end` (simulated seconds, e.g. when routing settled) extends the x-axis so the last state is drawn
+    up to it. Bursts of changes too quick to see on the whole axis get zoom panels below (`bursts`).
+    """
+    return save(timeline_plot(timeline, marks, title, end), path)
+
+
+def traffic_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], weighting: str,
+                 end: float | None = None) -> Figure:
+    """The figure `traffic_figure` saves."""
+    data = columns(timeline)
+    x_lo, x_hi = x_range(data[:, 0], marks, end)
+    vals = data[:, 5] if len(data) else np.array([])
+    recorded = len(vals) > 0 and not np.isnan(vals).all()
+    zooms = bursts(data[:, 0], data[:, [5]], marks, x_lo, x_hi) if recorded else []
+    fig = Figure(figsize=(10, 4.6 + (3.0 if zooms else 0.0)), layout="constrained")
+    ax, zoomed = zoom_axes(fig, len(zooms), 4.0, 2.6)
+    draw = None
+    if recorded:
+        vals = np.nan_to_num(vals, nan=0.0) * 100.0
+        xs, ys = extended(data[:, 0], vals, x_hi)
+
+        def draw(a, lo, hi, markers=False):
+            a.fill_between(xs, ys, step="post", color=COLOURS["attacker"], alpha=0.3, linewidth=0, zorder=2,
+                           label="traffic diverted to the attacker")
+            a.step(xs, ys, where="post", color=COLOURS["attacker"], linewidth=2, zorder=3)
+            if markers:
+                change_dots(a, data[:, 0], vals, lo, hi, COLOURS["attacker"], 4)
+
+        draw(ax, x_lo, x_hi)
+        _write_final_and_peak(ax, data[:, 0], vals, x_hi)
+    else:
+        no_data(ax)
+    time_axes(ax, zoomed, zooms, marks, end, x_lo, x_hi, 8.6, lambda a, lo, hi: draw(a, lo, hi, markers=True),
+              "Traffic diverted (%)")
+    ax.set_ylabel("Traffic reaching the attacker\n(% of all traffic)")
+    ax.set_title(f"Share of traffic diverted to the attacker over time\n"
+                 f"(weighting: {weighting} — {weighting_text(weighting)})", fontsize=12, loc="left")
+    return fig
+
+
+def _write_final_and_peak(ax, times: np.ndarray, vals: np.ndarray, x_hi: float) -> None:
+    """The final share written at the axis end and, if higher, the peak at its time, each in a box with
+    an arrow: the two numbers a reader looks for first."""
+    final = float(vals[-1])
+    k_peak = int(np.argmax(vals))
+    peak, t_peak = float(vals[k_peak]), float(times[k_peak])
+    notes = [(x_hi, final, f"{final:.1f} % of traffic diverted at the end", "right")]
+    if peak > final + 0.5:
+        notes.append((t_peak, peak, f"peak: {peak:.1f} % at t = {secs(round(t_peak, 1))} s", "left"))
+    for x, y, text, side in notes:
+        above = y < 55
+        ax.annotate(
+            text, xy=(x, y), xycoords="data",
+            xytext=(-12 if side == "right" else 34, 28 if above else -28), textcoords="offset points",
+            ha=side, va="bottom" if above else "top", fontsize=10.5, fontweight="bold",
+            color="#8b1a1a",
+            bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor=COLOURS["attacker"],
+                      alpha=0.95),
+            arrowprops=dict(arrowstyle="->", color="#8b1a1a", shrinkA=0, shrinkB=2), zorder=7,
+        )
+
+
+def traffic_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], weighting: str,
+                   path: str | os.PathLike, end: float | None = None) -> Path:
+    """Filled step area over time: the share of traffic (weighted by `weighting`) that reaches the
+    attacker, with the same event marks, the final value and the peak written on the plot. `end` and
+    the zoom panels as in `timeline_figure`."""
+    return save(traffic_plot(timeline, marks, weighting, end), path)
