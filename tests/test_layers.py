@@ -24,8 +24,6 @@ LARGE = {
     "bgpsim.rpki.quickder": "the fast DER path",
     "bgpsim.rpki.resources": "IP and AS resources",
     "bgpsim.rpki.vrps": "payload types, readers per format, writers per format",
-    "bgpsim.viz.figures": "figure kinds",
-    "bgpsim.viz.report": "the report's template and its prose",
 }
 
 

@@ -5,6 +5,7 @@ fresh virtual environment, where the imports and `bgpsim --version` are tried fr
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,8 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                        str(out), str(ROOT)], capture_output=True, text=True)
+    src = out / "src"  # a copy: building writes build/ and *.egg-info beside the sources
+    shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "bgpsim-*"))
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
+                       capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     (whl,) = out.glob("bgpsim-*.whl")
     return whl
