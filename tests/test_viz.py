@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import base64
 import re
+from dataclasses import replace
 
 import matplotlib.image as mpimg
 import pytest
 
 from bgpsim.graph.topology import read_toml
-from bgpsim.sim.result import MAX_DRAWN_ASES
+from bgpsim.sim.result import (
+    MAX_DRAWN_ASES, AsRow, AttackInfo, DefenceInfo, Mark, MitigationInfo, Peak, RunResult, ScenarioInfo, Shares,
+    TimingInfo, TopologyInfo, Traffic,
+)
 from bgpsim.viz import timeaxis, topology
+from bgpsim.viz.outcome import outcome_figure
 from bgpsim.viz.report import render_report, select_rows, write_report
 from bgpsim.viz.story import summary_text
 from bgpsim.viz.timeaxis import bursts
@@ -71,10 +76,7 @@ TIMELINE = [
     (31.0, 0.71, 0.29, 0.0, 0.0, 0.684),
     (90.0, 0.429, 0.571, 0.0, 0.0, 0.333),
 ]
-MARKS = [
-    {"time": 0.0, "label": "attack starts"},
-    {"time": 60.0, "label": "victim announces more-specifics"},
-]
+MARKS = [Mark(0.0, "attack starts"), Mark(60.0, "victim announces more-specifics")]
 # A hijack that spreads within 0.3 s of its start, and a victim's answer that wins it all back within 0.2 s,
 # on an axis of about 200 s: both bursts are far too quick to see on the whole axis.
 BURST = [
@@ -87,10 +89,7 @@ BURST = [
     (150.09, 0.2, 0.8, 0.0, 0.0, 0.2),
     (150.16, 0.0, 1.0, 0.0, 0.0, 0.0),
 ]
-BURST_MARKS = [
-    {"time": 10.0, "label": "attack starts"},
-    {"time": 150.0, "label": "victim announces more-specifics"},
-]
+BURST_MARKS = [Mark(10.0, "attack starts"), Mark(150.0, "victim announces more-specifics")]
 
 
 @pytest.fixture
@@ -147,7 +146,7 @@ def test_timeline_loop_line_only_when_nonzero(tmp_path):
 def test_timeline_extends_past_last_row_and_marks():
     import numpy as np
 
-    lo, hi = timeaxis.x_range(np.array([0.0, 10.0, 50.0]), [{"time": 80.0, "label": "x"}])
+    lo, hi = timeaxis.x_range(np.array([0.0, 10.0, 50.0]), [Mark(80.0, "x")])
     assert lo == 0.0 and hi > 80.0
     xs, ys = timeaxis.extended(np.array([0.0, 50.0]), np.array([10.0, 70.0]), hi)
     assert xs[-1] == hi and ys[-1] == 70.0
@@ -170,7 +169,7 @@ def test_traffic_figure(tmp_path):
 
 def test_empty_timeline_still_draws(tmp_path):
     timeline_figure([], [], tmp_path / "e.png")
-    traffic_figure([], [{"time": 3.0, "label": "attack starts"}], "uniform", tmp_path / "f.png")
+    traffic_figure([], [Mark(3.0, "attack starts")], "uniform", tmp_path / "f.png")
     _check_png(tmp_path / "e.png")
     _check_png(tmp_path / "f.png")
 
@@ -264,21 +263,37 @@ def test_topology_figure_with_peak(tmp_path, topo):
     peak_outcomes = {**OUTCOMES, 20: "attacker", 200: "attacker", 3000: "attacker"}
     a, b, c = tmp_path / "end.png", tmp_path / "peak.png", tmp_path / "peak2.png"
     topology_figure(topo, OUTCOMES, 1000, 2000, a, title="At the end (t = 90.0 s)")
-    topology_figure(topo, OUTCOMES, 1000, 2000, b, title="At the end (t = 90.0 s)",
-                    peak={"time": 10.284, "outcomes": peak_outcomes})
+    topology_figure(topo, OUTCOMES, 1000, 2000, b, title="At the end (t = 90.0 s)", peak=(10.284, peak_outcomes))
     # JSON-style string keys work the same
     topology_figure(topo, {str(k): v for k, v in OUTCOMES.items()}, 1000, 2000, c, title="At the end (t = 90.0 s)",
-                    peak={"time": 10.284, "outcomes": {str(k): v for k, v in peak_outcomes.items()}})
+                    peak=(10.284, {str(k): v for k, v in peak_outcomes.items()}))
     end_png, peak_png = _check_png(a, 500, 350), _check_png(b, 500, 350)
     assert peak_png != end_png and c.read_bytes() == peak_png
     assert mpimg.imread(str(b)).shape[0] > 1.6 * mpimg.imread(str(a)).shape[0]  # two pictures stacked
-    fig = topology_plot(topo, OUTCOMES, 1000, 2000, title="At the end (t = 90.0 s)",
-                        peak={"time": 10.284, "outcomes": peak_outcomes})
+    fig = topology_plot(topo, OUTCOMES, 1000, 2000, title="At the end (t = 90.0 s)", peak=(10.284, peak_outcomes))
     titles = [ax.get_title(loc="left") for ax in fig.axes]
     assert titles == ["At the peak of the attack (t = 10.3 s)", "At the end (t = 90.0 s)"]
     counts = [t.get_text() for ax in fig.axes for t in ax.texts if "other ASes" in t.get_text()]
     assert counts[0].startswith("5 of the 5 other ASes send their traffic to the attacker")
     assert counts[1].startswith("2 of the 5 other ASes send their traffic to the attacker")
+
+
+def test_topology_figure_without_attacker(tmp_path, topo):
+    # a run without an attack has no attacker (None): only the victim is tagged and left out of the count
+    fig = topology_plot(topo, {**OUTCOMES, 1000: "victim"}, None, 2000)
+    counts = [t for ax in fig.axes for t in [ax.get_title(loc="left")] if "other ASes" in t]
+    assert counts == ["2 of the 6 other ASes send their traffic to the attacker, 3 to the victim"]
+    topology_figure(topo, OUTCOMES, None, 2000, tmp_path / "g.png")
+    _check_png(tmp_path / "g.png", 500, 350)
+
+
+def test_outcome_figure(tmp_path):
+    shares = Shares(attacker=0.4, victim=0.5, disconnected=0.1, loop=0.0)
+    a, b, c = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
+    outcome_figure(shares, Traffic("cone", 0.3), a, title="x: converged state")
+    outcome_figure(shares, Traffic("cone", 0.3), b, title="x: converged state")
+    outcome_figure(shares, Traffic("cone", 0.6), c, title="x: converged state")
+    assert _check_png(a) == b.read_bytes() and c.read_bytes() != a.read_bytes()
 
 
 def test_row_captions_from_roles(topo, tmp_path):
@@ -340,40 +355,38 @@ def test_topology_figure_refuses_big_graphs(tmp_path):
 
 # -------------------------------------------------------------------------------------------- report
 
-def _result(topo, **over):
-    r = {
-        "scenario": {
-            "name": "Pakistan Telecom vs YouTube (test)",
-            "description": "A sub-prefix hijack on a tiny graph.",
-            "source": "scenarios/test.toml",
-            "attack": {"kind": "subprefix", "prefixes": ["208.65.153.0/24"], "start": 0.0, "stop": None},
-            "mitigation": {"start": 60.0, "prefixes": ["208.65.152.0/23", "208.65.154.0/23"]},
-            "defence": {"policy": "ROV", "adopters": 3},
-            "timing": {"mrai": 30.0, "link_delay": "uniform(0.01, 0.1)", "processing_delay": "exp(0.05)",
-                       "warm_start": True},
-            "victim_prefixes": ["208.65.152.0/22"],
-            "target": "208.65.153.1",
-        },
-        "seed": 4242,
-        "topology": {"name": topo.name, "source": "tiny.toml", "ases": topo.n, "links": topo.links},
-        "attacker": 1000, "victim": 2000, "events": 123456, "messages": 98765, "converged_at": 183.24,
-        "outcome": {"attacker": 3 / 7, "victim": 4 / 7 - 0.0123, "disconnected": 0.0123, "loop": 0.0},
-        "traffic": {"weighting": "cone", "diverted": 0.3333},
-        "peak": {"attacker": 0.71, "at": 31.0, "diverted": 0.684},
-        "marks": MARKS,
-        "timeline": [list(r[:3]) for r in TIMELINE],
-    }
-    r.update(over)
-    return r
+def _result(topo, ases=None, **over) -> RunResult:
+    """A timed run's RunResult as the engines make it, on the tiny graph; `over` replaces fields."""
+    scenario = ScenarioInfo(
+        name="Pakistan Telecom vs YouTube (test)",
+        description="A sub-prefix hijack on a tiny graph.",
+        source="scenarios/test.toml",
+        attack=AttackInfo("subprefix", ["208.65.153.0/24"], 0.0, None),
+        mitigation=MitigationInfo(60.0, ["208.65.152.0/23", "208.65.154.0/23"]),
+        defence=DefenceInfo("ROV", 3),
+        timing=TimingInfo(30.0, [0.75, 1.0], False, "uniform(0.01, 0.1)", "exp(0.05)", True),
+        victim_prefixes=["208.65.152.0/22"],
+        target="208.65.153.1",
+    )
+    r = RunResult(
+        engine="timed", scenario=scenario, seed=4242,
+        topology=TopologyInfo(topo.name, "tiny.toml", topo.n, topo.links),
+        attacker=1000, victim=2000, events=123456, messages=98765, converged=True, converged_at=183.24,
+        outcome=Shares(3 / 7, 4 / 7 - 0.0123, 0.0123, 0.0), traffic=Traffic("cone", 0.3333),
+        peak=Peak(0.71, 31.0, 0.684), marks=MARKS, timeline=TIMELINE,
+        ases=_ases(topo) if ases is None else ases, outcomes=OUTCOMES,
+        topo=topo, scn=None,  # the scenario object: the report reads `scenario` (ScenarioInfo) only
+    )
+    return replace(r, **over)
 
 
 def _ases(topo, outcomes=OUTCOMES):
     rows = []
     for k, a in enumerate(topo.asns.tolist()):
-        rows.append({"asn": a, "name": topo.names.get(a, ""), "role": topo.roles.get(a, ""),
-                     "outcome": outcomes[a], "attacker_at": 0.4 + k if outcomes[a] == "attacker" and a != 1000 else "",
-                     "switched_at": "" if a in (1000, 2000) else 1.5 * k,
-                     "prefix": "208.65.153.0/24", "path": f"{a} 100 1000", "relationship": "customer"})
+        rows.append(AsRow(a, topo.names.get(a, ""), topo.roles.get(a, ""), outcomes[a],
+                          attacker_at=0.4 + k if outcomes[a] == "attacker" and a != 1000 else "",
+                          switched_at="" if a in (1000, 2000) else 1.5 * k,
+                          prefix="208.65.153.0/24", path=f"{a} 100 1000", relationship="customer"))
     return rows
 
 
@@ -397,13 +410,13 @@ def report_inputs(tmp_path, topo):
     traffic_figure(TIMELINE, MARKS, "cone", f2)
     topology_figure(topo, OUTCOMES, 1000, 2000, f3)
     figs = [("Outcome over time", f1), ("Diverted traffic", f2), ("The graph & its outcomes", f3)]
-    return _result(topo), _ases(topo), figs
+    return _result(topo), figs
 
 
 def test_report_contents(tmp_path, report_inputs):
-    result, ases, figs = report_inputs
+    result, figs = report_inputs
     out = tmp_path / "out" / "report.html"
-    write_report(out, result, ases, figs)
+    write_report(out, result, figs)
     html = out.read_text(encoding="utf-8")
     text = _text(html)
     assert html.startswith("<!DOCTYPE html>")
@@ -454,8 +467,7 @@ def test_report_contents(tmp_path, report_inputs):
 
 def _summary(topo, kind, prefixes, **over):
     r = _result(topo, **over)
-    r["scenario"] = dict(r["scenario"], attack={"kind": kind, "prefixes": prefixes, "start": 10.0, "stop": None},
-                         mitigation=None, defence=None)
+    r.scenario = replace(r.scenario, attack=AttackInfo(kind, prefixes, 10.0, None), mitigation=None, defence=None)
     return summary_text(r, {1000: "Attacker Net", 2000: "Victim Net"})
 
 
@@ -481,55 +493,65 @@ def test_summary_describes_each_attack_kind(topo, kind, prefixes, wanted):
     assert "less specific" not in text
 
 
-def test_summary_and_numbers_without_peak(tmp_path, topo, report_inputs):
-    result, ases, figs = report_inputs
-    old = {k: v for k, v in result.items() if k != "peak"}
-    old["scenario"] = {k: v for k, v in old["scenario"].items() if k != "victim_prefixes"}
-    text = summary_text(old)
-    assert "peak" not in text and "more specific" not in text
+def test_summary_and_details_without_what_a_run_may_lack(tmp_path, topo, report_inputs):
+    # the converged-state engine's form: no timing, and here no mitigation, defence or victim's prefixes
+    result, figs = report_inputs
+    lean = replace(result, engine="steady", interception=None,
+                   scenario=replace(result.scenario, mitigation=None, defence=None, timing=None, victim_prefixes=[]))
+    text = summary_text(lean)
+    assert "more specific" not in text and "more-specific" not in text and "filter" not in text
     assert "42.9 % of ASes sent their traffic to the attacker" in text
-    html = render_report(old, ases, figs[:1])
-    assert "At the peak" not in html and "At the end" in html
-    assert "Victim's prefixes" not in html
+    html = render_report(lean, figs[:1])
+    page = _text(html)
+    assert "At the peak" in html and "At the end" in html
+    assert "Victim's prefixes" not in html and "MRAI" not in html and "Warm start" not in html
+    assert "Victim's reaction none" in page and "Defence none" in page
+    # no attack at all: no attacker either
+    quiet = replace(lean, attacker=None, scenario=replace(lean.scenario, attack=None))
+    text = summary_text(quiet, {2000: "Victim Net"})
+    assert text.startswith("No attack in this scenario; the victim is AS2000 (Victim Net). ")
+    assert "(peak at" not in text and "At no time" not in text  # no sentence about the attack's peak
+    page = _text(render_report(quiet, figs[:1]))
+    assert "Attack — Prefixes announced by the attacker —" in page
+    assert "Attack runs from t = 0 s until the end of the simulation" in page
 
 
 def test_summary_reports_routes_lost_while_changing(topo):
-    tl = [[0.0, 0.0, 1.0], [10.05, 0.5, 0.5], [10.1, 0.0, 0.4], [10.2, 0.0, 1.0]]
+    tl = [(0.0, 0.0, 1.0, 0.0, 0.0, 0.0), (10.05, 0.5, 0.5, 0.0, 0.0, 0.5), (10.1, 0.0, 0.4, 0.6, 0.0, 0.0),
+          (10.2, 0.0, 1.0, 0.0, 0.0, 0.0)]
     text = _summary(topo, "subprefix", ["208.65.153.0/24"], timeline=tl, converged_at=40.0)
     assert "from t = 10.1 s for 100 ms, up to 60.0 % of ASes had no working route" in text
     assert "The BGP updates after t = 10.2 s no longer changed" in text
 
 
 def test_report_is_reproducible_and_atomic(tmp_path, report_inputs):
-    result, ases, figs = report_inputs
+    result, figs = report_inputs
     a, b = tmp_path / "r" / "a.html", tmp_path / "r" / "b.html"
-    write_report(a, result, ases, figs)
-    write_report(b, result, ases, figs)
+    write_report(a, result, figs)
+    write_report(b, result, figs)
     assert a.read_bytes() == b.read_bytes()
-    write_report(a, dict(result, seed=7), ases, figs)  # replaces the old file
+    write_report(a, replace(result, seed=7), figs)  # replaces the old file
     assert a.read_bytes() != b.read_bytes()
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["a.html", "b.html"]
 
 
 def test_report_failure_leaves_no_file(tmp_path, report_inputs):
-    result, ases, figs = report_inputs
+    result, figs = report_inputs
     out = tmp_path / "bad.html"
     with pytest.raises(FileNotFoundError):
-        write_report(out, result, ases, figs + [("missing", tmp_path / "nope.png")])
+        write_report(out, result, figs + [("missing", tmp_path / "nope.png")])
     assert list(tmp_path.glob("*.html")) == [] and list(tmp_path.glob(".bad.html*")) == []
 
 
 def test_report_limits_table_to_200_earliest_to_attacker(tmp_path, report_inputs):
-    result, _, figs = report_inputs
+    result, figs = report_inputs
     ases = []
     for k in range(260):
         # every third AS never reaches the attacker; the others do, later for smaller k
         to_att = "" if k % 3 == 0 else round(10.0 + (260 - k) * 0.001, 6)
-        ases.append({"asn": 70000 + k, "name": f"Net {k}", "role": "stub", "outcome": "victim",
-                     "attacker_at": to_att, "switched_at": round(300.0 - k, 1), "prefix": "", "path": "",
-                     "relationship": ""})
+        ases.append(AsRow(70000 + k, f"Net {k}", "stub", "victim", to_att, round(300.0 - k, 1), "", "", ""))
     out = tmp_path / "big.html"
-    write_report(out, result, ases, figs[:1])
+    write_report(out, replace(result, ases=ases), figs[:1])
     html = out.read_text(encoding="utf-8")
     rows = _as_rows(html)
     assert len(rows) == 200
@@ -543,8 +565,14 @@ def test_report_limits_table_to_200_earliest_to_attacker(tmp_path, report_inputs
     assert times == ["10.001", "10.003", "10.004"]  # k = 258 never reached it
 
 
-def test_select_rows_falls_back_for_old_rows():
-    # rows without attacker_at (older ases.csv): ASes ending at the attacker count by their last change
-    ases = [{"asn": k, "outcome": "attacker" if k % 2 else "victim", "switched_at": 100.0 - k} for k in range(10)]
-    got = [r["asn"] for r in select_rows(ases, limit=4)]
-    assert got == [9, 7, 5, 3]
+def test_select_rows_order():
+    # first to the attacker first; ties (and ASes never at the attacker) by their last change, then by ASN
+    def row(asn, attacker_at, switched_at):
+        return AsRow(asn, "", "stub", "victim", attacker_at, switched_at, "", "", "")
+
+    ases = [row(k, 5.0 if k in (3, 8) else "", "" if k % 4 == 0 else 100.0 - k) for k in range(10)]
+    assert [r.asn for r in select_rows(ases, limit=6)] == [3, 8, 9, 7, 6, 5]
+    assert select_rows(ases, limit=10) == ases  # all of them: in the given order
+    # the converged-state engine has no times at all: by ASN
+    steady = [row(k, "", "") for k in reversed(range(10))]
+    assert [r.asn for r in select_rows(steady, limit=3)] == [0, 1, 2]

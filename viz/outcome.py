@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
@@ -17,15 +17,17 @@ from matplotlib.ticker import PercentFormatter
 from .canvas import save
 from .style import COLOURS, OUTCOME_LABELS
 
+if TYPE_CHECKING:
+    from bgpsim.sim.result import Shares, Traffic
 
-def outcome_figure(outcome: Mapping[str, float], diverted: float, weighting: str, path: str | os.PathLike,
-                   title: str = "") -> Path:
-    """Converged state: where the traffic of the source ASes goes, one bar per outcome, and the
-    share of traffic diverted under the weighting."""
+
+def outcome_figure(outcome: Shares, traffic: Traffic, path: str | os.PathLike, title: str = "") -> Path:
+    """Converged state: where the traffic of the source ASes goes (`outcome`), one bar per outcome, and
+    the share of traffic diverted under the run's weighting (`traffic`)."""
     fig = Figure(figsize=(6.4, 2.9), layout="constrained")
     ax = fig.subplots()
     names = list(OUTCOME_LABELS)
-    vals = [100 * outcome.get(k, 0.0) for k in names]
+    vals = [100 * getattr(outcome, k) for k in names]
     bars = ax.barh(range(len(names)), vals, color=[COLOURS[k] for k in names], height=0.6)
     for b, v in zip(bars, vals):
         ax.text(min(v + 1.5, 88), b.get_y() + b.get_height() / 2, f"{v:.1f} %", va="center", fontsize=9)
@@ -36,6 +38,6 @@ def outcome_figure(outcome: Mapping[str, float], diverted: float, weighting: str
     ax.set_xlabel("source ASes (attacker and victim aside)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_title((title + "\n" if title else "") + f"traffic diverted to the attacker: {100 * diverted:.1f} % "
-                 f"({weighting})", fontsize=10)
+    ax.set_title((title + "\n" if title else "") + f"traffic diverted to the attacker: "
+                 f"{100 * traffic.diverted:.1f} % ({traffic.weighting})", fontsize=10)
     return save(fig, path)

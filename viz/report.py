@@ -7,7 +7,8 @@ style sheet is inline, so the page can be mailed or opened offline. The same inp
 The page is the package data file `report.html`, a `string.Template`: its `$name` fields are filled
 here with text already escaped (`_e`: AS names and captions come from input files and are never
 trusted as HTML); the repeated parts (table rows, figures) are built here, each from one pattern. The
-words of the summary come from `story`.
+words of the summary come from `story`. Everything is read from the run's `RunResult`, whose types say
+what may be missing (no attack, no mitigation, no defence, no timing on the converged-state engine).
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from string import Template
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from bgpsim.base.outdir import write_atomic
 
-from .story import KIND_NAMES, peak_of, summary_text
-from .style import COLOURS, OUTCOME_LABELS, as_label, count, nonzero, num, pct, secs, weighting_text
+from .story import KIND_NAMES, json_timeline, summary_text
+from .style import COLOURS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
+
+if TYPE_CHECKING:
+    from bgpsim.sim.result import AsRow, RunResult
 
 MAX_TABLE_ROWS = 200
 
@@ -46,149 +50,98 @@ def _page() -> Template:
 
 # ------------------------------------------------------------------------------------------- AS table
 
-def _time_key(v: Any) -> float:
-    """A time from ases.csv for sorting: "" (never), missing or not a number sort last."""
-    if v == "" or v is None:
-        return math.inf
-    try:
-        t = float(v)
-    except (TypeError, ValueError):
-        return math.inf
-    return math.inf if math.isnan(t) else t
+def _time_key(t: float | str) -> float:
+    """An AS row's time for sorting: "" (never) sorts last."""
+    return math.inf if t == "" else t
 
 
-def _switch_key(row: Mapping[str, Any]) -> float:
-    return _time_key(row.get("switched_at", ""))
-
-
-def attacker_at(row: Mapping[str, Any]) -> Any:
-    """When the AS's traffic first went to the attacker ("" if never). Rows without the `attacker_at`
-    key (older ases.csv) fall back to the last switch time of ASes that end at the attacker."""
-    if "attacker_at" in row:
-        return row.get("attacker_at")
-    return row.get("switched_at", "") if row.get("outcome") == "attacker" else ""
-
-
-def _asn_key(row: Mapping[str, Any]) -> int:
-    try:
-        return int(row.get("asn"))
-    except (TypeError, ValueError):
-        return 0
-
-
-def select_rows(ases: Sequence[Mapping[str, Any]], limit: int = MAX_TABLE_ROWS) -> list[Mapping[str, Any]]:
+def select_rows(ases: Sequence[AsRow], limit: int = MAX_TABLE_ROWS) -> list[AsRow]:
     """All ASes (in the given order) if at most `limit`; else the `limit` whose traffic went to the
     attacker earliest, in that order (then, if fewer than `limit` ever did, the others by their last
     change, then by ASN)."""
     if len(ases) <= limit:
         return list(ases)
-    return sorted(ases, key=lambda r: (_time_key(attacker_at(r)), _switch_key(r), _asn_key(r)))[:limit]
+    return sorted(ases, key=lambda r: (_time_key(r.attacker_at), _time_key(r.switched_at), r.asn))[:limit]
 
 
-def _fine_secs(t: Any) -> str:
+def _fine_secs(t: float | str) -> str:
     """A time in the AS table: milliseconds shown, since a hijack spreads within a fraction of a second."""
-    v = _time_key(t)
-    return "" if v == math.inf else f"{v:.3f}"
+    return "" if t == "" else f"{t:.3f}"
 
 
 # ------------------------------------------------------------------------------------------ sections
 
-def _cell(v: Any) -> str:
-    return "" if v is None else str(v)
-
-
-def _details(result: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _details(run: RunResult) -> list[tuple[str, str]]:
     """The "Scenario" section as (term, value) pairs: what was attacked, how, with which defence and timing."""
-    sc = result.get("scenario") or {}
-    attack = sc.get("attack") or {}
-    timing = sc.get("timing") or {}
-    topo = result.get("topology") or {}
+    sc, attack, timing, topo = run.scenario, run.scenario.attack, run.scenario.timing, run.topology
     rows: list[tuple[str, str]] = []
-    kind = str(attack.get("kind", "—"))
+    kind = attack.kind if attack else "—"
     rows.append(("Attack", f"{kind} ({KIND_NAMES[kind]})" if kind in KIND_NAMES else kind))
     verb = "leaked" if kind == "leak" else "announced"
-    rows.append((f"Prefixes {verb} by the attacker", ", ".join(attack.get("prefixes") or []) or "—"))
-    if sc.get("victim_prefixes"):
-        rows.append(("Victim's prefixes", ", ".join(str(p) for p in sc["victim_prefixes"])))
-    if sc.get("target"):
-        rows.append(("Target address (traffic followed)", str(sc["target"])))
-    stop = attack.get("stop")
-    rows.append(("Attack runs", f"from t = {secs(attack.get('start', 0))} s "
+    rows.append((f"Prefixes {verb} by the attacker", ", ".join(attack.prefixes) if attack and attack.prefixes
+                 else "—"))
+    if sc.victim_prefixes:
+        rows.append(("Victim's prefixes", ", ".join(sc.victim_prefixes)))
+    rows.append(("Target address (traffic followed)", sc.target))
+    start, stop = (attack.start, attack.stop) if attack else (0, None)
+    rows.append(("Attack runs", f"from t = {secs(start)} s "
                  + (f"until t = {secs(stop)} s" if stop is not None else "until the end of the simulation")))
-    mit = sc.get("mitigation")
+    mit = sc.mitigation
     rows.append(("Victim's reaction",
-                 f"announces {', '.join(mit.get('prefixes') or []) or 'more-specific prefixes'} "
-                 f"from t = {secs(mit.get('start'))} s" if mit else "none"))
-    defence = sc.get("defence")
-    rows.append(("Defence", f"{defence.get('policy', '—')} deployed by {count(defence.get('adopters'))} ASes"
-                 if defence else "none"))
+                 f"announces {', '.join(mit.prefixes) or 'more-specific prefixes'} from t = {secs(mit.start)} s"
+                 if mit else "none"))
+    defence = sc.defence
+    rows.append(("Defence", f"{defence.policy} deployed by {count(defence.adopters)} ASes" if defence else "none"))
     if timing:
-        rows.append(("MRAI (minimum time between updates)", f"{secs(timing.get('mrai'))} s"))
-        rows.append(("Link delay", str(timing.get("link_delay", "—"))))
-        rows.append(("Processing delay", str(timing.get("processing_delay", "—"))))
-        warm = timing.get("warm_start")
-        rows.append(("Warm start", "yes" if warm else ("no" if warm is not None else "—")))
-    traffic = result.get("traffic") or {}
-    if traffic:
-        w = traffic.get("weighting", "uniform")
-        rows.append(("Traffic weighting", f"{w} ({weighting_text(w)})"))
-    rows.append(("Topology", f"{topo.get('name', '—')}" + (f" — {topo['source']}" if topo.get("source") else "")))
-    if sc.get("source"):
-        rows.append(("Scenario file", str(sc["source"])))
-    rows.append(("Random seed", str(result.get("seed", "—"))))
+        rows.append(("MRAI (minimum time between updates)", f"{secs(timing.mrai)} s"))
+        rows.append(("Link delay", timing.link_delay))
+        rows.append(("Processing delay", timing.processing_delay))
+        rows.append(("Warm start", "yes" if timing.warm_start else "no"))
+    w = run.traffic.weighting
+    rows.append(("Traffic weighting", f"{w} ({weighting_text(w)})"))
+    rows.append(("Topology", topo.name + (f" — {topo.source}" if topo.source else "")))
+    if sc.source:
+        rows.append(("Scenario file", sc.source))
+    rows.append(("Random seed", str(run.seed)))
     return rows
 
 
-def _timeline_at(result: Mapping[str, Any], t: float | None) -> list[float] | None:
-    """The result["timeline"] row in force at time t (the last row at or before t)."""
-    if t is None:
-        return None
-    found = None
-    for row in result.get("timeline") or []:
-        try:
-            if float(row[0]) <= t + 1e-9:
-                found = [float(x) for x in row]
-        except (TypeError, ValueError, IndexError):
-            return None
-    return found
+def _at_peak(run: RunResult) -> dict[str, float]:
+    """The shares at the peak of the attack, as result.json tells them: the attacker's and the diverted
+    traffic from `run.peak`, the victim's from the timeline row in force then (the last at or before it).
+    Those rows have no disconnected or loop column, so these two are known (as 0) only when attacker
+    and victim make up the whole row; otherwise they are left out."""
+    peak = run.peak
+    out = {"attacker": peak.attacker}
+    row = None
+    for r in json_timeline(run):
+        if r[0] <= peak.at + 1e-9:
+            row = r
+    if row is not None:
+        out["victim"] = row[2]
+        if abs(1.0 - row[1] - row[2]) < 1e-6:
+            out["disconnected"] = out["loop"] = 0.0
+    out["diverted"] = peak.diverted
+    return out
 
 
-def key_table(result: Mapping[str, Any]) -> dict:
-    """The key numbers that change during the run, at the peak of the attack (when result has a peak)
-    and at the end, as `{"heads": [...], "rows": [{"label", "cls", "cells"}]}`."""
-    outcome = result.get("outcome") or {}
-    traffic = result.get("traffic") or {}
-    peak = peak_of(result)
-    conv = num(result.get("converged_at"))
-    heads = []
-    at_peak: dict[str, Any] = {}
-    if peak is not None:
-        heads.append({"text": "At the peak of the attack", "cls": "peak",
-                      "when": f"t = {secs(round(peak['at'], 1))} s" if peak["at"] is not None else ""})
-        row = _timeline_at(result, peak["at"])
-        at_peak["attacker"] = peak["attacker"]
-        if row is not None and len(row) >= 3:
-            at_peak["victim"] = row[2]
-            rest = 1.0 - row[1] - row[2]
-            if len(row) >= 5:
-                at_peak["disconnected"], at_peak["loop"] = row[3], row[4]
-            elif abs(rest) < 1e-6:
-                at_peak["disconnected"] = at_peak["loop"] = 0.0
-        at_peak["diverted"] = peak["diverted"]
-    heads.append({"text": "At the end", "cls": "end",
-                  "when": f"routing settled, t = {secs(conv)} s" if conv is not None else ""})
+def key_table(run: RunResult) -> dict:
+    """The key numbers that change during the run, at the peak of the attack and at the end, as
+    `{"heads": [...], "rows": [{"label", "cls", "cells"}]}`; a share not known at the peak is written "—"."""
+    outcome, traffic = run.outcome, run.traffic
+    at_peak = _at_peak(run)
+    heads = [{"text": "At the peak of the attack", "cls": "peak", "when": f"t = {secs(round(run.peak.at, 1))} s"},
+             {"text": "At the end", "cls": "end", "when": f"routing settled, t = {secs(run.converged_at)} s"}]
     rows = []
     for key, label in (("attacker", "ASes whose traffic reaches the attacker"),
                        ("victim", "ASes whose traffic reaches the victim"),
                        ("disconnected", "ASes with no route (disconnected)"),
                        ("loop", "ASes caught in forwarding loops")):
-        if key == "loop" and not (nonzero(outcome.get("loop")) or nonzero(at_peak.get("loop"))):
+        if key == "loop" and not (outcome.loop > 0 or at_peak.get("loop", 0.0) > 0):
             continue
-        values = ([pct(at_peak.get(key))] if peak is not None else []) + [pct(outcome.get(key))]
-        rows.append({"label": label, "cls": key, "cells": values})
-    w = traffic.get("weighting", "uniform")
-    values = ([pct(at_peak.get("diverted"))] if peak is not None else []) + [pct(traffic.get("diverted"))]
-    rows.append({"label": f"Traffic diverted to the attacker ({w} weighting)", "cls": "attacker", "cells": values})
+        rows.append({"label": label, "cls": key, "cells": [pct(at_peak.get(key)), pct(getattr(outcome, key))]})
+    rows.append({"label": f"Traffic diverted to the attacker ({traffic.weighting} weighting)", "cls": "attacker",
+                 "cells": [pct(at_peak["diverted"]), pct(traffic.diverted)]})
     return {"heads": heads, "rows": rows}
 
 
@@ -224,27 +177,20 @@ def _compare_html(compare: Mapping[str, Any]) -> tuple[str, str]:
     return heads, rows
 
 
-def _as_row_html(r: Mapping[str, Any], attacker: Any, victim: Any) -> str:
+def _as_row_html(r: AsRow, attacker: int | None, victim: int) -> str:
     """One AS of the table; the attacker and the victim tagged."""
-    out = _cell(r.get("outcome"))
-    tag = ""
-    try:
-        asn = int(r.get("asn"))
-        tag = "attacker" if asn == attacker else ("victim" if asn == victim else "")
-    except (TypeError, ValueError):
-        pass
+    out = r.outcome
+    tag = "attacker" if r.asn == attacker else ("victim" if r.asn == victim else "")
     cells = [
-        f'<td class="asn">AS{_e(_cell(r.get("asn")))}'
-        + (f'<span class="tag {tag}">{tag}</span>' if tag else "") + "</td>",
-        f"<td>{_e(_cell(r.get('name')))}</td>",
-        f"<td>{_e(_cell(r.get('role')))}</td>",
-        f'<td class="outcome" title="{_e(OUTCOME_LABELS.get(out, out))}">'
-        f'<span class="swatch {_e(out if out in COLOURS else "unknown")}"></span>{_e(out)}</td>',
-        f'<td class="num">{_e(_fine_secs(attacker_at(r)))}</td>',
-        f'<td class="num">{_e(_fine_secs(r.get("switched_at", "")))}</td>',
-        f'<td class="mono">{_e(_cell(r.get("prefix")))}</td>',
-        f'<td class="path">{_e(_cell(r.get("path")))}</td>',
-        f"<td>{_e(_cell(r.get('relationship')))}</td>",
+        f'<td class="asn">AS{_e(r.asn)}' + (f'<span class="tag {tag}">{tag}</span>' if tag else "") + "</td>",
+        f"<td>{_e(r.name)}</td>",
+        f"<td>{_e(r.role)}</td>",
+        f'<td class="outcome" title="{_e(OUTCOME_LABELS[out])}"><span class="swatch {_e(out)}"></span>{_e(out)}</td>',
+        f'<td class="num">{_e(_fine_secs(r.attacker_at))}</td>',
+        f'<td class="num">{_e(_fine_secs(r.switched_at))}</td>',
+        f'<td class="mono">{_e(r.prefix)}</td>',
+        f'<td class="path">{_e(r.path)}</td>',
+        f"<td>{_e(r.relationship)}</td>",
     ]
     return (f'<tr class="is-{tag}">' if tag else "<tr>") + "".join(cells) + "</tr>\n"
 
@@ -260,57 +206,46 @@ def _coverage_html(shown: int, total: int) -> str:
 
 # ----------------------------------------------------------------------------------------------- page
 
-def render_report(result: Mapping[str, Any], ases: Sequence[Mapping[str, Any]],
-                  figures: Sequence[tuple[str, str | os.PathLike]]) -> str:
+def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]]) -> str:
     """The report page as a string (see `write_report`)."""
-    sc = result.get("scenario") or {}
-    topo = result.get("topology") or {}
-    names = {}
-    for r in ases:
-        try:
-            if r.get("name"):
-                names[int(r["asn"])] = str(r["name"])
-        except (TypeError, ValueError, KeyError):
-            pass
-    attacker, victim = result.get("attacker"), result.get("victim")
+    sc, topo = run.scenario, run.topology
+    names = {r.asn: r.name for r in run.ases if r.name}
     numbers = [
-        ("ASes in the topology", count(topo.get("ases"))),
-        ("links between ASes", count(topo.get("links"))),
-        ("routing settled at (simulated time)", f"{secs(result.get('converged_at'))} s"),
-        ("BGP update messages sent", count(result.get("messages"))),
-        ("simulation events processed", count(result.get("events"))),
-        ("random seed", str(result.get("seed", "—"))),
+        ("ASes in the topology", count(topo.ases)),
+        ("links between ASes", count(topo.links)),
+        ("routing settled at (simulated time)", f"{secs(run.converged_at)} s"),
+        ("BGP update messages sent", count(run.messages)),
+        ("simulation events processed", count(run.events)),
+        ("random seed", str(run.seed)),
     ]
-    compare_heads, compare_rows = _compare_html(key_table(result))
-    description = sc.get("description") or ""
-    shown = select_rows(ases)
+    compare_heads, compare_rows = _compare_html(key_table(run))
+    shown = select_rows(run.ases)
     return _page().substitute(
-        name=_e(sc.get("name") or "Simulation report"),
+        name=_e(sc.name or "Simulation report"),
         **{f"colour_{k}": _e(c) for k, c in COLOURS.items()},
-        topo_name=_e(topo.get("name") or "—"),
-        n_ases=_e(count(topo.get("ases"))), n_links=_e(count(topo.get("links"))),
-        attacker_label=_e(as_label(attacker, names)), victim_label=_e(as_label(victim, names)),
-        summary=_e(summary_text(result, names)),
-        description=f'<p class="description">{_e(description)}</p>' if description else "",
+        topo_name=_e(topo.name or "—"),
+        n_ases=_e(count(topo.ases)), n_links=_e(count(topo.links)),
+        attacker_label=_e(as_label(run.attacker, names)), victim_label=_e(as_label(run.victim, names)),
+        summary=_e(summary_text(run, names)),
+        description=f'<p class="description">{_e(sc.description)}</p>' if sc.description else "",
         compare_heads=compare_heads, compare_rows=compare_rows,
         numbers="".join(f'  <li><span class="value">{_e(v)}</span><span class="label">{_e(label)}</span></li>\n'
                         for label, v in numbers),
-        details="".join(f"  <dt>{_e(term)}</dt><dd>{_e(value)}</dd>\n" for term, value in _details(result)),
+        details="".join(f"  <dt>{_e(term)}</dt><dd>{_e(value)}</dd>\n" for term, value in _details(run)),
         figures=_figures_html(figures),
         legend="".join(f'  <li><span class="swatch {k}"></span><strong>{k}</strong>: {_e(OUTCOME_LABELS[k])}</li>\n'
                        for k in COLOURS),
-        coverage=_coverage_html(len(shown), len(ases)),
-        rows="".join(_as_row_html(r, attacker, victim) for r in shown),
-        seed=_e(result.get("seed", "—")),
+        coverage=_coverage_html(len(shown), len(run.ases)),
+        rows="".join(_as_row_html(r, run.attacker, run.victim) for r in shown),
+        seed=_e(run.seed),
     )
 
 
-def write_report(path: str | os.PathLike, result: Mapping[str, Any], ases: Sequence[Mapping[str, Any]],
-                 figures: Sequence[tuple[str, str | os.PathLike]]) -> Path:
-    """Write one self-contained HTML report to `path` (via a temp file renamed into place).
+def write_report(path: str | os.PathLike, run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]]) -> Path:
+    """Write one self-contained HTML report of `run` to `path` (via a temp file renamed into place).
 
-    `result` is the run's result.json dict, `ases` one dict per AS (asn, name, role, outcome, attacker_at,
-    switched_at, prefix, path, relationship), `figures` a list of (caption, png_path) embedded as data URIs.
+    `figures` is a list of (caption, png_path), embedded as data URIs. The AS table lists `run.ases`
+    (at most MAX_TABLE_ROWS of them, see `select_rows`).
     """
-    html = render_report(result, ases, figures)
+    html = render_report(run, figures)
     return write_atomic(path, html.encode("utf-8"))

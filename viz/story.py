@@ -1,19 +1,22 @@
 """The report's story in words (`summary_text`): what the attacker did, how far it got at the peak,
-what happened after, and where traffic goes at the end, built from the numbers of result.json.
+what happened after, and where traffic goes at the end, read from the run's `RunResult`.
 
 Written for a reader who knows what a prefix is but not the simulator: attacks by their usual names
 ("a sub-prefix hijack"), the attacker's prefix compared with the victim's (never with the target
 address), events in time order, and only the numbers that matter (a disconnected share that is zero is
-not mentioned). Anything missing from an older result.json is left out of the story, not invented.
+not mentioned). What a run may lack (an attack, a mitigation, a defence, an interception) is left out
+of the story, not invented.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import math
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-from .style import as_label, count, duration, join, nonzero, num, pct, secs, weighting_text
+from .style import as_label, count, duration, join, pct, secs, weighting_text
+
+if TYPE_CHECKING:
+    from bgpsim.sim.result import RunResult
 
 KIND_NAMES = {
     "prefix": "an exact-prefix hijack",
@@ -28,21 +31,12 @@ KIND_NAMES = {
 _POLICY_NAMES = {"rov": "ROV (Route Origin Validation: drop routes whose origin AS the RPKI does not allow)"}
 
 
-def _nets(prefixes: Sequence[Any]) -> list:
-    out = []
-    for p in prefixes:
-        try:
-            out.append(ipaddress.ip_network(str(p), strict=False))
-        except ValueError:
-            pass
-    return out
-
-
 def _relation(prefixes: Sequence[str], victim_prefixes: Sequence[str]) -> str:
     """How the attacker's prefixes relate to the victim's: ', a more specific prefix inside the
-    victim's 198.51.100.0/24', ', the victim's own prefix', ... ('' when it cannot be told)."""
-    nets, theirs = _nets(prefixes), _nets(victim_prefixes)
-    if not nets or not theirs or len(nets) != len(prefixes):
+    victim's 198.51.100.0/24', ', the victim's own prefix', ... ('' when the victim has none)."""
+    nets = [ipaddress.ip_network(p) for p in prefixes]
+    theirs = [ipaddress.ip_network(p) for p in victim_prefixes]
+    if not nets or not theirs:
         return ""
     plural = len(nets) > 1
     if all(n in theirs for n in nets):
@@ -64,28 +58,26 @@ def _relation(prefixes: Sequence[str], victim_prefixes: Sequence[str]) -> str:
     return f" (the victim's {'prefixes are' if len(theirs) > 1 else 'prefix is'} {join([str(v) for v in theirs])})"
 
 
-def _asn_text(asn: Any) -> str:
-    try:
-        return str(int(asn))
-    except (TypeError, ValueError):
-        return "?"
+def json_timeline(run: RunResult) -> list[tuple[float, float, float]]:
+    """The timeline as result.json has it: (time, attacker, victim) per change, rounded to 6 decimals.
+    The report's numbers are result.json's, so that the page and the file agree."""
+    return [(round(r[0], 6), round(r[1], 6), round(r[2], 6)) for r in run.timeline]
 
 
-def attack_sentence(result: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
-    """What the attacker did, in one sentence ending with the victim, from result["scenario"]."""
+def attack_sentence(run: RunResult, names: Mapping[int, str] | None = None) -> str:
+    """What the attacker did, in one sentence ending with the victim (the run has an attack). `names`
+    maps ASNs to AS names (ASes without a name left out)."""
     names = names or {}
-    sc = result.get("scenario") or {}
-    attack = sc.get("attack") or {}
-    attacker = as_label(result.get("attacker"), names)
-    victim = as_label(result.get("victim"), names)
-    prefixes = [str(p) for p in (attack.get("prefixes") or [])]
-    theirs = [str(p) for p in (sc.get("victim_prefixes") or [])]
-    kind = str(attack.get("kind") or "")
-    at = f"At t = {secs(attack.get('start', 0))} s, "
+    sc = run.scenario
+    attack = sc.attack
+    attacker = as_label(run.attacker, names)
+    victim = as_label(run.victim, names)
+    prefixes = attack.prefixes
+    kind = attack.kind
+    at = f"At t = {secs(attack.start)} s, "
     what = join(prefixes) if prefixes else "a route"
-    rel = _relation(prefixes, theirs) if prefixes else ""
-    forged = f"the forged AS path “{_asn_text(result.get('attacker'))} {_asn_text(result.get('victim'))}” " \
-             f"(attacker, then victim)"
+    rel = _relation(prefixes, sc.victim_prefixes)
+    forged = f"the forged AS path “{run.attacker} {run.victim}” (attacker, then victim)"
     name = KIND_NAMES.get(kind)
     if kind == "leak":
         route = f" for {what}" if prefixes else ""
@@ -103,45 +95,26 @@ def attack_sentence(result: Mapping[str, Any], names: Mapping[int, str] | None =
         return (f"{at}{attacker} announced {what}{rel}, with {forged}, while keeping its own route to "
                 f"the victim, so that it can forward the traffic it attracts on to the victim ({name}). The "
                 f"victim is {victim}.")
-    kind_note = f" ({name})" if name else (f" (a {kind} attack)" if kind else "")
+    kind_note = f" ({name})" if name else f" (a {kind} attack)"
     return f"{at}{attacker} announced {what}{rel}{kind_note}. The victim is {victim}."
 
 
-def peak_of(result: Mapping[str, Any]) -> dict | None:
-    """result["peak"] with numbers checked ({"attacker", "at", "diverted"}, values may be None), or None
-    when the input has no peak (older result.json files)."""
-    peak = result.get("peak")
-    if not isinstance(peak, Mapping):
-        return None
-    out = {k: num(peak.get(k)) for k in ("attacker", "at", "diverted")}
-    return out if out["attacker"] is not None else None
-
-
-def _peak_sentence(result: Mapping[str, Any], peak: Mapping[str, Any]) -> str:
-    attack = (result.get("scenario") or {}).get("attack") or {}
-    share, at = peak["attacker"], peak["at"]
-    if share <= 0:
+def _peak_sentence(run: RunResult) -> str:
+    attack, peak = run.scenario.attack, run.peak
+    if peak.attacker <= 0:
         return "At no time did any AS send its traffic for the target address to the attacker."
-    start = num(attack.get("start"))
-    when = f"peak at t = {secs(round(at, 1))} s" if at is not None else ""
-    what = "leak" if attack.get("kind") == "leak" else "attack"
-    if at is not None and start is not None and at >= start:
-        lead = f"Within {duration(at - start)} of the {what}, "
-    else:
-        lead = "At the worst moment, "
-    return f"{lead}{pct(share)} of ASes sent their traffic to the attacker" + (f" ({when})." if at is not None else ".")
+    what = "leak" if attack.kind == "leak" else "attack"
+    lead = f"Within {duration(peak.at - attack.start)} of the {what}, " if peak.at >= attack.start \
+        else "At the worst moment, "
+    return (f"{lead}{pct(peak.attacker)} of ASes sent their traffic to the attacker "
+            f"(peak at t = {secs(round(peak.at, 1))} s).")
 
 
-def _no_route_episode(result: Mapping[str, Any]) -> tuple[float, float, float | None] | None:
+def _no_route_episode(rows: Sequence[tuple[float, float, float]]) -> tuple[float, float, float | None] | None:
     """The worst moment, during the run, of ASes without a working route (no route or a loop) above the
-    final share: (share, start, duration or None if it lasts to the end). None when there is none."""
-    rows = []
-    for row in result.get("timeline") or []:
-        try:
-            t, a, v = float(row[0]), float(row[1]), float(row[2])
-        except (TypeError, ValueError, IndexError):
-            return None
-        rows.append((t, max(0.0, 1.0 - a - v)))
+    final share: (share, start, duration or None if it lasts to the end). None when there is none.
+    `rows` are `json_timeline`'s."""
+    rows = [(t, max(0.0, 1.0 - a - v)) for t, a, v in rows]
     if len(rows) < 2:
         return None
     final = rows[-1][1]
@@ -156,52 +129,38 @@ def _no_route_episode(result: Mapping[str, Any]) -> tuple[float, float, float | 
     return worst, rows[start][0], None if end is None else end - rows[start][0]
 
 
-def _last_change(result: Mapping[str, Any]) -> float | None:
-    """Time of the last row of result["timeline"] (the last change in where traffic goes)."""
-    tl = result.get("timeline") or []
-    try:
-        return float(tl[-1][0]) if tl else None
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
-def summary_text(result: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
-    """The report's one-paragraph plain-language summary, built from the numbers in `result`: what the
-    attacker did, how far it got at the peak, what happened after, and where traffic goes at the end."""
+def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
+    """The report's one-paragraph plain-language summary of the run: what the attacker did, how far it
+    got at the peak, what happened after, and where traffic goes at the end. `names` as in
+    `attack_sentence`."""
     names = names or {}
-    sc = result.get("scenario") or {}
-    attack = sc.get("attack") or {}
-    outcome = result.get("outcome") or {}
-    traffic = result.get("traffic") or {}
-    peak = peak_of(result)
+    sc = run.scenario
+    attack, outcome, traffic, peak = sc.attack, run.outcome, run.traffic, run.peak
 
-    parts = [attack_sentence(result, names)] if attack else [
-        f"No attack in this scenario; the victim is {as_label(result.get('victim'), names)}."]
-    if sc.get("target"):
-        parts.append(f"The report follows the traffic sent to the address {sc['target']}.")
-    defence = sc.get("defence")
+    parts = [attack_sentence(run, names)] if attack else [
+        f"No attack in this scenario; the victim is {as_label(run.victim, names)}."]
+    parts.append(f"The report follows the traffic sent to the address {sc.target}.")
+    defence = sc.defence
     if defence:
-        n = defence.get("adopters")
-        policy = str(defence.get("policy") or "a defence policy")
-        policy = _POLICY_NAMES.get(policy.lower(), policy)
+        n = defence.adopters
+        policy = _POLICY_NAMES.get(defence.policy.lower(), defence.policy)
         parts.append(f"{count(n)} AS{' filters' if n == 1 else 'es filter'} the routes they receive with {policy}.")
     # events in time order: the peak, the victim's reaction, the attack stopping
     events: list[tuple[float, int, str]] = []
-    if peak is not None and attack:
-        events.append((peak["at"] if peak["at"] is not None else -math.inf, 0, _peak_sentence(result, peak)))
-    mit = sc.get("mitigation")
+    if attack:
+        events.append((peak.at, 0, _peak_sentence(run)))
+    mit = sc.mitigation
     if mit:
-        mp = list(mit.get("prefixes") or [])
-        events.append((num(mit.get("start")) or 0.0, 1,
-                       f"At t = {secs(mit.get('start'))} s the victim started announcing "
-                       f"{'the more-specific prefixes ' + join(mp) if mp else 'more-specific prefixes'} "
-                       f"to win its traffic back."))
-    if attack.get("stop") is not None:
-        events.append((num(attack.get("stop")) or 0.0, 2,
+        which = f"the more-specific prefixes {join(mit.prefixes)}" if mit.prefixes else "more-specific prefixes"
+        events.append((mit.start, 1, f"At t = {secs(mit.start)} s the victim started announcing {which} "
+                                     f"to win its traffic back."))
+    if attack and attack.stop is not None:
+        events.append((attack.stop, 2,
                        "The attacker "
-                       f"{'stopped leaking' if attack.get('kind') == 'leak' else 'withdrew its announcement'}"
-                       f" at t = {secs(attack.get('stop'))} s."))
-    episode = _no_route_episode(result)
+                       f"{'stopped leaking' if attack.kind == 'leak' else 'withdrew its announcement'}"
+                       f" at t = {secs(attack.stop)} s."))
+    rows = json_timeline(run)
+    episode = _no_route_episode(rows)
     if episode is not None:
         share, start, dur = episode
         lasting = f"for {duration(dur)}" if dur is not None else "until the end"
@@ -209,36 +168,28 @@ def summary_text(result: Mapping[str, Any], names: Mapping[int, str] | None = No
                                  f"up to {pct(share)} of ASes had no working route to the target address "
                                  f"(no route at all, or a forwarding loop)."))
     parts += [text for _, _, text in sorted(events, key=lambda e: (e[0], e[1]))]
-    conv = num(result.get("converged_at"))
-    settle = f"At the end, once routing had settled at t = {secs(conv)} s, " if conv is not None else "At the end, "
-    tail = [f"{pct(outcome.get('attacker'))} of ASes sent their traffic to the attacker",
-            f"{pct(outcome.get('victim'))} reached the victim"]
-    if nonzero(outcome.get("disconnected")):
-        tail.append(f"{pct(outcome.get('disconnected'))} had no route at all")
-    if nonzero(outcome.get("loop")):
-        tail.append(f"{pct(outcome.get('loop'))} were caught in forwarding loops")
-    parts.append(f"{settle}{join(tail)}.")
-    last = _last_change(result)
-    if conv is not None and last is not None and conv - last >= 1.0:
-        parts.append(f"(The BGP updates after t = {secs(round(last, 1))} s no longer changed where any AS's "
-                     f"traffic goes.)")
-    icp = result.get("interception")
-    if isinstance(icp, Mapping) and attack.get("kind") == "intercept":
-        if icp.get("delivered"):
+    conv = run.converged_at
+    tail = [f"{pct(outcome.attacker)} of ASes sent their traffic to the attacker",
+            f"{pct(outcome.victim)} reached the victim"]
+    if outcome.disconnected > 0:
+        tail.append(f"{pct(outcome.disconnected)} had no route at all")
+    if outcome.loop > 0:
+        tail.append(f"{pct(outcome.loop)} were caught in forwarding loops")
+    parts.append(f"At the end, once routing had settled at t = {secs(conv)} s, {join(tail)}.")
+    if rows and conv - rows[-1][0] >= 1.0:  # the time of the last change in where traffic goes
+        parts.append(f"(The BGP updates after t = {secs(round(rows[-1][0], 1))} s no longer changed where any "
+                     f"AS's traffic goes.)")
+    icp = run.interception
+    if icp is not None and attack and attack.kind == "intercept":
+        if icp.delivered:
             parts.append("The attacker kept a working route to the victim"
-                         + (f" ({icp['route_to_victim']})" if icp.get("route_to_victim") else "")
+                         + (f" ({icp.route_to_victim})" if icp.route_to_victim else "")
                          + ", so the traffic it intercepts still arrives, and the hijack is hard to notice.")
         else:
             parts.append("The attacker has no working route left to the victim, so the traffic it attracts is "
                          "dropped instead of passed on.")
-    if traffic and traffic.get("weighting", "uniform") != "uniform":  # uniform: the same as the AS shares
-        w = traffic.get("weighting", "uniform")
-        at_peak = ""
-        if peak is not None and peak["diverted"] is not None:
-            at_peak = f"at the peak {pct(peak['diverted'])} of all traffic was diverted to the attacker, and "
-            parts.append(f"Weighting the traffic ({weighting_text(w)}), {at_peak}{pct(traffic.get('diverted'))} "
-                         f"at the end.")
-        else:
-            parts.append(f"Weighting the traffic ({weighting_text(w)}), {pct(traffic.get('diverted'))} of all "
-                         f"traffic was diverted to the attacker at the end.")
+    if traffic.weighting != "uniform":  # uniform: the same as the AS shares
+        parts.append(f"Weighting the traffic ({weighting_text(traffic.weighting)}), at the peak "
+                     f"{pct(peak.diverted)} of all traffic was diverted to the attacker, and "
+                     f"{pct(traffic.diverted)} at the end.")
     return " ".join(parts)

@@ -7,7 +7,6 @@ and should not pay for a plotting library it does not use.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -41,37 +40,16 @@ def weighting_text(weighting: str) -> str:
 
 
 # ------------------------------------------------------------------------------------- numbers in words
-# The inputs are often read back from result.json, so each writer takes anything and answers "—" for a
-# value that is missing or not a number, instead of failing the whole report.
+# The numbers come typed from the run's RunResult; only a share may be unknown (None), written "—".
 
-def num(x: Any) -> float | None:
-    """`x` as a float, None when it is missing, not a number or NaN."""
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(v) else v
+def pct(frac: float | None) -> str:
+    """A fraction 0..1 as a percentage with one decimal, '—' when not known (None)."""
+    return "—" if frac is None else f"{frac * 100:.1f} %"
 
 
-def nonzero(x: Any) -> bool:
-    try:
-        return float(x) > 0
-    except (TypeError, ValueError):
-        return False
-
-
-def pct(frac: Any) -> str:
-    """A fraction 0..1 as a percentage with one decimal, '—' when missing."""
-    v = num(frac)
-    return "—" if v is None else f"{v * 100:.1f} %"
-
-
-def secs(t: Any) -> str:
-    """Seconds: whole numbers without decimals, else one decimal; '—' when missing."""
-    v = num(t)
-    if v is None:
-        return "—"
-    return f"{v:.0f}" if v.is_integer() else f"{v:.1f}"
+def secs(t: float) -> str:
+    """Seconds: whole numbers without decimals, else one decimal."""
+    return f"{t:.0f}" if float(t).is_integer() else f"{t:.1f}"
 
 
 def duration(d: float, seconds: str = ".1f") -> str:
@@ -82,12 +60,9 @@ def duration(d: float, seconds: str = ".1f") -> str:
     return f"{d:{seconds}} s" if d < 10 else f"{d:.0f} s"
 
 
-def count(n: Any) -> str:
-    """A whole number with thousands separators, '—' when missing."""
-    try:
-        return f"{int(n):,}"
-    except (TypeError, ValueError):
-        return "—"
+def count(n: int) -> str:
+    """A whole number with thousands separators."""
+    return f"{n:,}"
 
 
 def join(items: Sequence[Any]) -> str:
@@ -100,11 +75,10 @@ def join(items: Sequence[Any]) -> str:
     return ", ".join(items[:-1]) + f" and {items[-1]}"
 
 
-def as_label(asn: Any, names: Mapping[int, str]) -> str:
-    """'AS64500 (Example Net)', or 'AS64500' when the AS has no name."""
-    try:
-        asn = int(asn)
-    except (TypeError, ValueError):
-        return str(asn)
+def as_label(asn: int | None, names: Mapping[int, str]) -> str:
+    """'AS64500 (Example Net)', or 'AS64500' when the AS has no name; 'None' for no AS (a run without
+    an attack has no attacker)."""
+    if asn is None:
+        return "None"
     name = names.get(asn)
     return f"AS{asn} ({name})" if name else f"AS{asn}"

@@ -10,7 +10,7 @@ along them, placed so that no two labels overlap.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -18,6 +18,9 @@ from matplotlib.ticker import MaxNLocator, MultipleLocator
 
 from .canvas import percent_axis
 from .style import duration, secs
+
+if TYPE_CHECKING:
+    from bgpsim.sim.result import Mark
 
 MARK_COLOUR = "#333333"
 BURST_SHARE = 0.05  # a burst of changes shorter than this share of the x-axis gets a zoom panel
@@ -49,10 +52,9 @@ def columns(timeline: Iterable[Sequence[float]]) -> np.ndarray:
     return out
 
 
-def x_range(times: np.ndarray, marks: Sequence[Mapping], end: float | None = None) -> tuple[float, float]:
+def x_range(times: np.ndarray, marks: Sequence[Mark], end: float | None = None) -> tuple[float, float]:
     """From the first row (or 0) to a little past the last row, mark or `end`."""
-    mark_times = [float(m["time"]) for m in marks if m.get("time") is not None]
-    points = list(times.tolist()) + mark_times
+    points = list(times.tolist()) + [m.time for m in marks]
     if end is not None and np.isfinite(float(end)):
         points.append(float(end))
     if not points:
@@ -69,18 +71,21 @@ def extended(times: np.ndarray, values: np.ndarray, x_end: float) -> tuple[np.nd
     return np.append(times, x_end), np.append(values, values[-1])
 
 
-def with_end(marks: Sequence[Mapping], end: float | None) -> list[Mapping]:
-    """The marks plus a lighter one where routing settled (`end`), if given."""
-    out = list(marks)
+def with_end(marks: Sequence[Mark], end: float | None) -> list[tuple[float, str, bool]]:
+    """The marks as (time, label, quiet), plus a quiet one (a lighter line) where routing settled
+    (`end`), if given."""
+    out = [(m.time, m.label, False) for m in marks]
     if end is not None and np.isfinite(float(end)):
-        out.append({"time": float(end), "label": "routing settled", "quiet": True})
+        out.append((float(end), "routing settled", True))
     return out
 
 
 # ------------------------------------------------------------------------------------------ the marks
 
-def draw_marks(ax, marks: Sequence[Mapping], x_lo: float, x_hi: float, axes_width_in: float) -> None:
-    """Each mark a dashed vertical line with its label written along it, near the top.
+def draw_marks(ax, marks: Sequence[tuple[float, str, bool]], x_lo: float, x_hi: float, axes_width_in: float
+               ) -> None:
+    """Each mark `(time, label, quiet)` (see `with_end`) a dashed vertical line with its label written
+    along it, near the top; a quiet one dotted and lighter.
 
     Marks at (nearly) the same time share one line, their labels joined. A label goes to the right of
     its line unless the next line is too close, then to the left; when neither side is free the labels
@@ -89,16 +94,15 @@ def draw_marks(ax, marks: Sequence[Mapping], x_lo: float, x_hi: float, axes_widt
     groups: list[tuple[float, list[str]]] = []
     quiet: list[bool] = []  # a group made only of quiet marks ("routing settled") gets a lighter line
     close = (x_hi - x_lo) * 0.004
-    for m in sorted((m for m in marks if m.get("time") is not None), key=lambda m: float(m["time"])):
-        t = float(m["time"])
-        label = str(m.get("label", "")).strip()
+    for t, label, q in sorted(marks, key=lambda m: m[0]):
+        label = label.strip()
         if groups and t - groups[-1][0] <= close:
             if label:
                 groups[-1][1].append(label)
-            quiet[-1] = quiet[-1] and bool(m.get("quiet"))
+            quiet[-1] = quiet[-1] and q
         else:
             groups.append((t, [label] if label else []))
-            quiet.append(bool(m.get("quiet")))
+            quiet.append(q)
     for (t, _), q in zip(groups, quiet):
         if q:
             ax.axvline(t, color="#8c8c8c", linestyle=(0, (1, 2)), linewidth=1.2, zorder=4)
@@ -148,7 +152,7 @@ def draw_marks(ax, marks: Sequence[Mapping], x_lo: float, x_hi: float, axes_widt
 
 # ---------------------------------------------------------------------------------------- the zooms
 
-def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mapping], x_lo: float, x_hi: float
+def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: float, x_hi: float
            ) -> list[dict]:
     """Windows where the plotted values change step by step faster than the main axis can show.
 
@@ -173,8 +177,7 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mapping], x_lo
             groups[-1].append(t)
         else:
             groups.append([t])
-    mark_list = sorted(((float(m["time"]), str(m.get("label", "")).strip()) for m in marks
-                        if m.get("time") is not None), key=lambda m: m[0])
+    mark_list = sorted(((m.time, m.label.strip()) for m in marks), key=lambda m: m[0])
     found = []
     for g in groups:
         if len(g) < 2:
@@ -233,14 +236,13 @@ def _point_to_zooms(ax, zooms: Sequence[Mapping], x_lo: float, x_hi: float, axes
                               linewidth=0.7), zorder=7)
 
 
-def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mapping], draw, ylabel: str | None) -> None:
+def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel: str | None) -> None:
     """One zoom panel: `draw(ax, lo, hi)` draws the series; the marks are plain dashed lines here."""
     lo, hi = b["lo"], b["hi"]
     draw(ax, lo, hi)
     for m in marks:
-        t = m.get("time")
-        if t is not None and lo <= float(t) <= hi:
-            ax.axvline(float(t), color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4)
+        if lo <= m.time <= hi:
+            ax.axvline(m.time, color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4)
     ax.set_xlim(lo, hi)
     percent_axis(ax)
     ax.yaxis.set_major_locator(MultipleLocator(50))
@@ -259,7 +261,7 @@ def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mapping], draw, yla
 
 # ------------------------------------------------------------------------------------- the whole axis
 
-def time_axes(ax, zooms_axes: Sequence, zooms: Sequence[Mapping], marks: Sequence[Mapping], end: float | None,
+def time_axes(ax, zooms_axes: Sequence, zooms: Sequence[Mapping], marks: Sequence[Mark], end: float | None,
               x_lo: float, x_hi: float, axes_width_in: float, draw_zoom: Callable | None, zoom_ylabel: str
               ) -> None:
     """What the timeline and traffic figures do alike once their series are drawn on `ax`: the x-range,

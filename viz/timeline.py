@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -18,6 +18,9 @@ from matplotlib.figure import Figure
 from .canvas import save
 from .style import COLOURS, OUTCOME_LABELS, secs, weighting_text
 from .timeaxis import bursts, change_dots, columns, extended, no_data, time_axes, x_range, zoom_axes
+
+if TYPE_CHECKING:
+    from bgpsim.sim.result import Mark
 
 _TIMELINE_SERIES = [  # (outcome, column, line width, z-order)
     ("attacker", 1, 2.4, 3),
@@ -27,7 +30,7 @@ _TIMELINE_SERIES = [  # (outcome, column, line width, z-order)
 ]
 
 
-def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], title: str | None = None,
+def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], title: str | None = None,
                   end: float | None = None) -> Figure:
     """The figure `timeline_figure` saves."""
     data = columns(timeline)
@@ -71,20 +74,20 @@ def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping],
     return fig
 
 
-def timeline_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], path: str | os.PathLike,
+def timeline_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], path: str | os.PathLike,
                     title: str | None = None, end: float | None = None) -> Path:
     """Step plot over simulated time of where the source ASes' traffic goes.
 
     `timeline` rows are `(time_s, attacker, victim, disconnected, loop, diverted)`, fractions 0..1 of
     the source ASes (`diverted` is not drawn here; see `traffic_figure`). The loop line is drawn only
-    if it is ever above zero. `marks` are `{"time": s, "label": str}` events drawn as dashed lines.
+    if it is ever above zero. `marks` are the run's events (`Mark`: time, label) drawn as dashed lines.
     `end` (simulated seconds, e.g. when routing settled) extends the x-axis so the last state is drawn
     up to it. Bursts of changes too quick to see on the whole axis get zoom panels below (`bursts`).
     """
     return save(timeline_plot(timeline, marks, title, end), path)
 
 
-def traffic_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], weighting: str,
+def traffic_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], weighting: str,
                  end: float | None = None) -> Figure:
     """The figure `traffic_figure` saves."""
     data = columns(timeline)
@@ -140,7 +143,7 @@ def _write_final_and_peak(ax, times: np.ndarray, vals: np.ndarray, x_hi: float) 
         )
 
 
-def traffic_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mapping], weighting: str,
+def traffic_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], weighting: str,
                    path: str | os.PathLike, end: float | None = None) -> Path:
     """Filled step area over time: the share of traffic (weighted by `weighting`) that reaches the
     attacker, with the same event marks, the final value and the peak written on the plot. `end` and

@@ -198,8 +198,8 @@ def row_captions(topo, rows: list[list[int]]) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- drawing
 
-def _count_line(topo, outcomes: Mapping[int, str], attacker: int, victim: int) -> str:
-    others = [int(a) for a in topo.asns.tolist() if int(a) not in (int(attacker), int(victim))]
+def _count_line(topo, outcomes: Mapping[int, str], attacker: int | None, victim: int) -> str:
+    others = [a for a in topo.asns.tolist() if a not in (attacker, victim)]
     hit = sum(1 for a in others if outcomes.get(a) == "attacker")
     return (f"{hit} of the {len(others)} other ASes send their traffic to the attacker, "
             f"{sum(1 for a in others if outcomes.get(a) == 'victim')} to the victim")
@@ -215,7 +215,7 @@ def _int_keys(outcomes: Mapping) -> dict[int, str]:
     return out
 
 
-def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], attacker: int, victim: int,
+def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], attacker: int | None, victim: int,
                 captions: list[str], y_lo: float, y_hi: float) -> None:
     """One picture of the graph on `ax`, each AS coloured by its outcome."""
     ax.set_axis_off()
@@ -235,7 +235,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
             ax.plot([x1, x2], [y1, y2], color="#5a5a5a", linewidth=1.3, linestyle=(0, (4, 3)), zorder=1)
 
     size = 420
-    special = {int(attacker): "attacker", int(victim): "victim"}
+    special = {victim: "victim"} if attacker is None else {attacker: "attacker", victim: "victim"}
     lower = {i for r, row in enumerate(rows) for i in row if pos[i][1] < row_y[r] - 1e-9}
     for i in range(topo.n):
         asn = int(topo.asns[i])
@@ -273,8 +273,8 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
                 color="#666666", style="italic")
 
 
-def topology_plot(topo, outcomes: Mapping[int, str], attacker: int, victim: int, title: str | None = None,
-                  peak: Mapping | None = None) -> Figure:
+def topology_plot(topo, outcomes: Mapping[int, str], attacker: int | None, victim: int, title: str | None = None,
+                  peak: tuple[float, Mapping[int, str]] | None = None) -> Figure:
     """The figure `topology_figure` saves (for tests and reuse)."""
     if topo.n > MAX_DRAWN_ASES:
         raise ValueError(f"topology has {topo.n} ASes; topology_figure draws at most {MAX_DRAWN_ASES}")
@@ -300,10 +300,8 @@ def topology_plot(topo, outcomes: Mapping[int, str], attacker: int, victim: int,
     captions = row_captions(topo, rows)
     panels: list[tuple[Mapping[int, str], str]] = []
     if peak is not None:
-        t_peak = peak.get("time")
-        when = f" (t = {secs(round(float(t_peak), 1))} s)" if t_peak is not None else ""
-        peak_out = _int_keys(peak.get("outcomes") or {})
-        panels.append((peak_out, f"At the peak of the attack{when}"))
+        t_peak, peak_out = peak
+        panels.append((_int_keys(peak_out), f"At the peak of the attack (t = {secs(round(t_peak, 1))} s)"))
         panels.append((outcomes, title or "At the end, once routing has settled"))
         heading = "Where each AS sends its traffic for the target address: at the peak of the attack and at the end"
     else:
@@ -347,16 +345,17 @@ def topology_plot(topo, outcomes: Mapping[int, str], attacker: int, victim: int,
     return fig
 
 
-def topology_figure(topo, outcomes: Mapping[int, str], attacker: int, victim: int, path: str | os.PathLike,
-                    title: str | None = None, peak: Mapping | None = None) -> Path:
+def topology_figure(topo, outcomes: Mapping[int, str], attacker: int | None, victim: int, path: str | os.PathLike,
+                    title: str | None = None, peak: tuple[float, Mapping[int, str]] | None = None) -> Path:
     """Picture of a small AS graph (at most MAX_DRAWN_ASES ASes), each AS coloured by its outcome.
 
     Tiers top to bottom by customer-to-provider rank, each row captioned by its most common role when
     the topology has roles; provider-customer links solid grey, peer links dashed; attacker and victim
-    with a thick outline and a text tag. `outcomes` maps ASN -> one of "attacker", "victim",
-    "disconnected", "loop" (ASes missing from it are drawn white).
+    with a thick outline and a text tag (no attacker: None). `outcomes` maps ASN -> one of "attacker",
+    "victim", "disconnected", "loop" (ASes missing from it are drawn white; JSON's string ASNs work too).
 
-    `peak` is None or `{"time": t, "outcomes": {asn: outcome}}`: then two pictures stacked, "at the peak
-    of the attack" above and "at the end" (`title`, if given, heads that one) below.
+    `peak` is None or `(time, {asn: outcome})` (the run's `peak.at` and `peak_outcomes`): then two
+    pictures stacked, "at the peak of the attack" above and "at the end" (`title`, if given, heads that
+    one) below.
     """
     return save(topology_plot(topo, outcomes, attacker, victim, title, peak), path)

@@ -18,7 +18,7 @@ TIMELINE_COLUMNS = ["time", "attacker", "victim", "disconnected", "loop", "diver
 
 
 def result_json(run: RunResult) -> str:
-    return json.dumps(run.to_json(), indent=1, sort_keys=False) + "\n"
+    return json.dumps(run.to_json(), indent=1) + "\n"
 
 
 def write(run: RunResult, out: Path) -> Path:
@@ -28,9 +28,8 @@ def write(run: RunResult, out: Path) -> Path:
     from bgpsim.viz.report import write_report
 
     out = Path(out)
-    doc = run.to_json()
     with staged(out, "run") as tmp:
-        (tmp / "result.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
         with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(AsRow.COLUMNS)
@@ -42,27 +41,25 @@ def write(run: RunResult, out: Path) -> Path:
         figures = []
         end = run.converged_at
         name = run.scenario.name
-        marks = doc["marks"]
         weighting = run.traffic.weighting
         steady = run.engine == "steady"
         if steady:
-            outcome_figure(doc["outcome"], run.traffic.diverted, weighting, tmp / "outcome.png",
-                           title=f"{name}: converged state")
+            outcome_figure(run.outcome, run.traffic, tmp / "outcome.png", title=f"{name}: converged state")
             figures.append(("Where the traffic of every other AS goes once routing has converged.", tmp / "outcome.png"))
         else:
-            timeline_figure(run.timeline, marks, tmp / "timeline.png", title=f"{name}: where traffic goes", end=end)
+            timeline_figure(run.timeline, run.marks, tmp / "timeline.png", title=f"{name}: where traffic goes", end=end)
             figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
-            traffic_figure(run.timeline, marks, weighting, tmp / "traffic.png", end=end)
+            traffic_figure(run.timeline, run.marks, weighting, tmp / "traffic.png", end=end)
             figures.append(("Share of traffic diverted to the attacker. Every source AS counts the same here, so this is the "
                             "red line of the figure above; --weighting cone or space weighs ASes by size."
                             if weighting == "uniform" else f"Share of traffic diverted to the attacker, each AS weighted by {weighting}.", tmp / "traffic.png"))
         if run.topo.n <= MAX_DRAWN_ASES:
             peak = None
             if run.peak_outcomes is not None and run.peak.attacker > 0:
-                peak = {"time": run.peak.at, "outcomes": run.peak_outcomes}
+                peak = (run.peak.at, run.peak_outcomes)
             topology_figure(run.topo, run.outcomes, run.attacker, run.victim, tmp / "topology.png",
                             title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak)
             figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
                             + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
-        write_report(tmp / "report.html", doc, [dict(zip(AsRow.COLUMNS, a.row())) for a in run.ases], figures)
+        write_report(tmp / "report.html", run, figures)
     return out
