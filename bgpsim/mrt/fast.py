@@ -7,11 +7,11 @@ record's attribute block in step, and the prefixes (section 4.3 and RFC 4760) by
 field in step, a prefix per step. Only the AS_PATH is decoded in Python, once per distinct value
 (bgpsim.wire.attributes, cached by its bytes).
 
-It takes only what it can read exactly as MRTReader's record-by-record parser does and leaves the
-rest to it (the `slow` mask): other record types and subtypes, ADD-PATH, a damaged header, any
-attribute the parser's scan would reject (a wrong fixed length, a repeated AS_PATH or MP attribute,
-framing past the block), AS4_PATH (merged by the parser), unusual MP families, a damaged prefix. So
-both give the same routes, and every warning still comes from one place.
+It takes only what it can read exactly as the record-by-record decoders (bgpsim.mrt.decoder) do and
+leaves the rest to them (the `slow` mask): other record types and subtypes, ADD-PATH, a damaged
+header, any attribute their scan would reject (a wrong fixed length, a repeated AS_PATH or MP
+attribute, framing past the block), AS4_PATH (merged by them), unusual MP families, a damaged
+prefix. So both give the same routes, and every warning still comes from one place.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bgpsim.wire.attributes import _SEQ2, _SEQ4, NO_PATH, _path
 
 BGP4MP, BGP4MP_ET = 16, 17
 UPDATE = 2
-WITHDRAW_CODE, ANNOUNCE_CODE = 1, 0  # reader.KIND_CODES
+WITHDRAW_CODE, ANNOUNCE_CODE = 1, 0  # batch.KIND_CODES
 NH_NONE, NH_ATTRS, NH_MP = 0, 1, 2  # where a route's next hop comes from (see RouteBatch.route)
 _TAIL = 16  # sections still open when the walk hands them to Python (a few long UPDATEs)
 _PAD = bytes(32)

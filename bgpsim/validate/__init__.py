@@ -1,9 +1,14 @@
 """`bgpsim validate`: which routes of a real dump are RPKI-invalid, which paths break ASPA, and which
 announcements look like hijacks or leaks.
 
-- `check`    one pass over the routes: RFC 6811 status, ASPA path verification, findings
-- `findings` the findings: MOAS, sub-prefix origin conflicts, bogons, loops, private ASNs, leaks
-- `load`     the VRPs, read in a second process while the dumps are read
-- `output`   summary.json, routes.csv, findings.json and report.html
-- `cli`      the command
+- `check`     one pass over the routes: RFC 6811 status, ASPA path verification, findings
+- `findings`  the findings: MOAS, sub-prefix origin conflicts, bogons, loops, private ASNs, leaks
+- `paths`     the path findings: loops, private and bogon ASNs, leaks
+- `conflicts` the MOAS and sub-prefix conflicts, by sorting the distinct (prefix, origin) rows
+- `bogons`    special-purpose prefixes and AS numbers
+- `rows`      the text of routes.csv, made by arrays
+- `load`      the VRPs, read in a second process while the dumps are read
+- `split`     the dumps read by two processes, merged as one would have read them
+- `output`    summary.json, findings.json and report.html
+The command itself is bgpsim.commands.validate.
 """

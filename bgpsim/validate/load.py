@@ -1,12 +1,12 @@
 """The VRPs of `bgpsim validate`, loaded in a second process while the first reads the dumps.
 
-Reading a million VRPs (text, parsing, the index rpki.rov builds) takes about as long as reading a
-full-table dump, and neither needs the other until the first routes are checked: `VRPLoader` forks
-a process that reads `--vrps` and builds the VRPTable's index, then sends the table back through a
-pipe (pickled numpy arrays: a tenth of a second for a million VRPs). Meanwhile bgpsim.validate.check
-reads the dumps and puts the batches aside until the table comes (`Checker` takes the loader for
-the table: `poll()` gives the table or None, `wait()` the table). An error in the file comes back
-as the same InputError, raised where the table is wanted.
+Reading a million VRPs (text, parsing, the index rpki.rov builds) is work of the same order as
+reading a full-table dump (docs/validate.md), and neither needs the other until the first routes
+are checked: `VRPLoader` forks a process that reads `--vrps` and builds the VRPTable's index, then
+sends the table back through a pipe (pickled numpy arrays, cheap next to reading the file).
+Meanwhile bgpsim.validate.check reads the dumps and puts the batches aside until the table comes
+(`Checker` takes the loader for the table: `poll()` gives the table or None, `wait()` the table).
+An error in the file comes back as the same InputError, raised where the table is wanted.
 
 Used only where fork is (Linux, macOS: the child needs none of the parent's threads) and the file is
 big enough to gain (MIN_BYTES); otherwise `load_vrps` reads it in the same process.
@@ -22,7 +22,7 @@ from bgpsim.rpki.vrps import read_bytes, read_vrp_columns
 
 from bgpsim.base.errors import InputError
 
-MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load in a fraction of a second
+MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load too fast to gain from a fork
 
 
 def load_vrps(path: str) -> VRPTable:

@@ -13,13 +13,13 @@ The same input gives the same bytes.
 from __future__ import annotations
 
 import json
-from json.encoder import c_make_encoder, encode_basestring_ascii
 from html import escape
 
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
 
 from .check import NONE, Tally
-from .findings import KINDS, Found, Subprefixes
+from .conflicts import Subprefixes
+from .findings import KINDS, Found
 
 COLOURS = {VALID: "#2ca02c", INVALID_ASN: "#d62728", INVALID_LENGTH: "#ff7f0e", NOT_FOUND: "#c7c7c7",
            "valid": "#2ca02c", "invalid": "#d62728", "unknown": "#c7c7c7"}
@@ -57,11 +57,9 @@ def findings_json(findings: Found | list[dict]) -> str:
     rest go through the json module, in the same layout."""
     if not len(findings):
         return "[]\n"
-    if c_make_encoder is not None:  # CPython's encoder made once: json.dumps would make it per finding
-        make = c_make_encoder(None, None, encode_basestring_ascii, None, ":", ",", False, False, True)
-        encode = lambda f: "".join(make(f, 0))  # noqa: E731
-    else:
-        encode = json.JSONEncoder(separators=(",", ":")).encode
+    # one encoder for every finding (json.dumps would make one per call); findings are trees of dicts,
+    # lists, strings and numbers made here, with no cycle to look for
+    encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
     lines: list[str] = []
     for group in findings.by_kind.values() if isinstance(findings, Found) else [findings]:
         lines += group.lines(encode) if isinstance(group, Subprefixes) else map(encode, group)
@@ -69,7 +67,7 @@ def findings_json(findings: Found | list[dict]) -> str:
 
 
 # ---- figures -------------------------------------------------------------------------------------------
-# Inline SVG written here: no plotting library to import, a few milliseconds for the three figures.
+# Inline SVG written here: no plotting library to import.
 # Every text (peer IPs and file names come from outside) goes through html.escape, text nodes and
 # attributes alike; coordinates are printed with one decimal, so the same doc gives the same bytes.
 # The SVGs scale with the page (viewBox, width 100%) and say what they show (role="img", aria-label,

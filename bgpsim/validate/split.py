@@ -239,14 +239,14 @@ class Split:
 
 
 def _save(rows, path: Path) -> None:
-    """Findings rows (bgpsim.validate.findings.Rows) to a file."""
+    """Findings rows (bgpsim.validate.conflicts.Rows) to a file."""
     with open(path, "wb") as f:
         for part in rows.arrays():
             np.save(f, part, allow_pickle=False)
 
 
 def _load(path: Path):
-    from .findings import Rows
+    from .conflicts import Rows
 
     with open(path, "rb") as f:
         packed, wide = np.load(f, allow_pickle=False), np.load(f, allow_pickle=False)

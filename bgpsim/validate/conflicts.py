@@ -1,0 +1,211 @@
+"""MOAS and sub-prefix conflicts over a whole dump, worked out by sorting the distinct (prefix, origin)
+rows of the routes.
+
+- `Rows` keeps the distinct (prefix, origin + 1) rows as numpy arrays: each batch's rows are added,
+  and made distinct (sorted, each row once) now and then and at the end. Memory follows the
+  distinct prefixes and origins, not the routes.
+- `find_conflicts` takes the sorted rows of one IP version: prefixes with several origins are MOAS
+  (RFC 1930 section 7 allows it, but a hijack looks like it); each prefix's nearest less specific
+  one comes from rpki.rov.nest, and a prefix whose origin is not among that one's origins is a
+  sub-prefix conflict. The default route (0.0.0.0/0, ::/0) is never the covering prefix: it covers
+  every prefix and is nobody's.
+- `Subprefixes` keeps the sub-prefix findings, tens of thousands for a full table, as the
+  findings.json lines they become, dicts only when asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+import numpy as np
+
+from bgpsim.rpki.rov import nest
+
+from .rows import prefix_texts
+
+
+_NO_WORDS = np.zeros(0, dtype=np.uint64)
+_NO_ROWS = np.zeros((0, 5), dtype=np.uint64)
+
+
+class Rows:
+    """Distinct (prefix, origin + 1) rows, origin + 1 being 0 for NONE. An IPv4 route whose origin
+    + 1 fits in 26 bits (every ASN handed out so far, and more) is one word, address << 32 | length
+    << 26 | origin + 1, which sorts as the row does: one 8-byte word per IPv4 row, sorted by numpy
+    as plain integers. The others (IPv6, private 4-byte origins) are (version, hi, lo, length,
+    origin + 1) rows."""
+
+    def __init__(self, packed: list[np.ndarray] | None = None, wide: list[np.ndarray] | None = None,
+                 distinct: bool = False):
+        """`distinct`: the rows are known to be (one array of each form, sorted, no row twice)."""
+        self.packed = packed or []
+        self.wide = wide or []
+        self._distinct = distinct
+
+    def __len__(self) -> int:
+        return sum(map(len, self.packed)) + sum(map(len, self.wide))
+
+    def add(self, version, hi, lo, length, origin1) -> None:
+        """Rows as columns: IP version, network address (upper and lower 64 bits; IPv4 in the lower),
+        length, origin + 1."""
+        version, origin1 = np.asarray(version), np.asarray(origin1, dtype=np.uint64)
+        self._distinct = False
+        short = (version == 4) & (origin1 < np.uint64(2**26))
+        if short.all():
+            self.packed.append((np.asarray(lo, dtype=np.uint64) << np.uint64(32))
+                               | (np.asarray(length, dtype=np.uint64) << np.uint64(26)) | origin1)
+            return
+        sel = np.flatnonzero(short)
+        if len(sel):
+            self.add(version[sel], np.asarray(hi)[sel], np.asarray(lo)[sel], np.asarray(length)[sel], origin1[sel])
+        sel = np.flatnonzero(~short)
+        self.wide.append(np.column_stack([np.asarray(c, dtype=np.uint64)[sel] for c in (version, hi, lo, length, origin1)]))
+
+    def add_rows(self, other: Rows) -> None:
+        self.packed += other.packed
+        self.wide += other.wide
+        self._distinct = False
+
+    def distinct(self) -> None:
+        """Sorted, each row once: one array of each form (either may be empty)."""
+        if self._distinct:
+            return
+        p = np.sort(np.concatenate(self.packed + [_NO_WORDS]), kind="stable")  # parts often sorted already
+        w = np.concatenate(self.wide + [_NO_ROWS])  # (the halves of two processes): timsort merges runs
+        w = w[np.lexsort(w.T[::-1])]
+        keep_p, keep_w = np.ones(len(p), dtype=bool), np.ones(len(w), dtype=bool)
+        keep_p[1:] = p[1:] != p[:-1]
+        keep_w[1:] = (w[1:] != w[:-1]).any(axis=1)
+        self.packed, self.wide, self._distinct = [p[keep_p]], [w[keep_w]], True
+
+    def half(self, upper: bool) -> Rows:
+        """Gives away (returns) the rows of the upper halves of the address spaces if `upper`, else
+        of the lower ones (distinct rows, sorted); keeps the others."""
+        p, w = self.arrays()
+        cut = int(np.searchsorted(p, np.uint64(2**63)))  # 128.0.0.0 and up
+        top = np.where(w[:, 0] == 4, w[:, 2] >= np.uint64(2**31), w[:, 1] >= np.uint64(2**63))
+        if upper:
+            self.packed, self.wide = [p[:cut]], [w[~top]]
+            return Rows([p[cut:]], [w[top]], distinct=True)
+        self.packed, self.wide = [p[cut:]], [w[top]]
+        return Rows([p[:cut]], [w[~top]], distinct=True)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows: the packed words and the wide rows, each as one array."""
+        self.distinct()
+        return self.packed[0], self.wide[0]
+
+    def columns(self, version: int) -> tuple:
+        """(version, hi, lo, length, origin + 1) of the distinct rows of one IP version, sorted."""
+        p, w = self.arrays()
+        w = w[w[:, 0] == version]
+        if version == 4:
+            lo, length, origin1 = p >> np.uint64(32), (p >> np.uint64(26)) & np.uint64(63), p & np.uint64(2**26 - 1)
+            if len(w):  # a wide row goes after the packed ones of its prefix: its origin is larger
+                at = np.searchsorted(p, (w[:, 2] << np.uint64(32)) | (w[:, 3] << np.uint64(26)) | np.uint64(2**26 - 1),
+                                     side="right")
+                lo, length, origin1 = (np.insert(c, at, w[:, j]) for c, j in ((lo, 2), (length, 3), (origin1, 4)))
+            return version, np.zeros(len(lo), dtype=np.uint64), lo, length, origin1
+        return version, w[:, 1], w[:, 2], w[:, 3], w[:, 4]
+
+
+def find_conflicts(version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
+                   origin: np.ndarray) -> tuple[list[dict], Subprefixes]:
+    """MOAS and sub-prefix findings from the distinct (prefix, origin + 1) rows of one IP
+    version as columns, sorted: each kind in address order."""
+    n = len(lo)
+    new = np.ones(n, dtype=bool)
+    new[1:] = (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1]) | (length[1:] != length[:-1])
+    pid = np.cumsum(new) - 1  # each row's prefix
+    first = np.flatnonzero(new)
+    phi, plo, plen = hi[first], lo[first], length[first]
+    pver = np.full(len(first), version, dtype=np.uint8)
+    origin = origin.astype(np.int64) - 1
+    has = origin >= 0
+    count = np.bincount(pid[has], minlength=len(first))  # origins of each prefix
+    lead = first + (origin[first] < 0)  # each prefix's first row with an origin
+
+    def origins(p: np.ndarray) -> list[list[int]]:  # of each prefix p: its rows from lead[p]
+        c = count[p]
+        at = np.repeat(lead[p] - np.concatenate(([0], np.cumsum(c)[:-1])), c) + np.arange(c.sum())
+        flat, out, k = origin[at].tolist(), [], 0
+        for m in c.tolist():
+            out.append(flat[k:k + m])
+            k += m
+        return out
+
+    moas = np.flatnonzero(count > 1)
+    out = [{"kind": "moas", "prefix": t, "origins": o}
+           for t, o in zip(prefix_texts(pver[moas], phi[moas], plo[moas], plen[moas]), origins(moas))]
+    parent = np.full(len(first), -1, dtype=np.int64)
+    # sorted by address then length; a default route covers everything and is nobody's: not a parent
+    sel = np.flatnonzero(plen > 0)
+    if len(sel) and version == 4:
+        start = plo[sel]
+        end = start + ((np.uint64(1) << (np.uint64(32) - plen[sel])) - np.uint64(1))
+    elif len(sel):
+        start = np.array([(h << 64) | x for h, x in zip(phi[sel].tolist(), plo[sel].tolist())], dtype=object)
+        end = np.array([s + (1 << (128 - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())], dtype=object)
+    if len(sel):
+        up = nest(start, end)
+        parent[sel] = np.where(up >= 0, sel[np.maximum(up, 0)], -1)
+    # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
+    key = (pid[has].astype(np.int64) << 32) | origin[has]  # sorted: rows are
+    rp = parent[pid[has]]
+    cand = np.flatnonzero((rp >= 0) & (count[np.maximum(rp, 0)] > 0))
+    q = (rp[cand] << 32) | origin[has][cand]
+    at = np.minimum(np.searchsorted(key, q), len(key) - 1)
+    cand = cand[key[at] != q]
+    p, covers = pid[has][cand], rp[cand]
+    named, which = np.unique(covers, return_inverse=True)
+    theirs = origins(named)
+    sub = Subprefixes.of(prefix_texts(pver[p], phi[p], plo[p], plen[p]), origin[has][cand].tolist(),
+                         prefix_texts(pver[named], phi[named], plo[named], plen[named]), theirs,
+                         which.reshape(-1).tolist())
+    return out, sub
+
+
+class Subprefixes:
+    """Sub-prefix findings in address order, each kept as its line of findings.json (a full table
+    gives tens of thousands: made by one f-string each, in the process that found them, and sent
+    on as text). A finding becomes a dict only when asked for (indexing, iteration), the same dict
+    each time: a key added to it, such as the scenario made of it, goes into its line."""
+
+    def __init__(self, lines: list[str]):
+        self._lines = lines
+        self._made: dict[int, dict] = {}
+
+    @classmethod
+    def of(cls, prefix: list[str], origin: list[int], covers: list[str], cover_origins: list[list[int]],
+           cover: list[int]) -> Subprefixes:
+        """From columns: each finding's prefix, origin and covering prefix (an index into `covers`,
+        whose origins are in `cover_origins`); prefix texts and numbers have nothing to escape."""
+        tails = [f'"covering":"{c}","covering_origins":[{",".join(map(str, o))}]}}' for c, o in zip(covers, cover_origins)]
+        return cls([f'{{"kind":"subprefix","prefix":"{p}","origin":{o},{tails[c]}' for p, o, c in zip(prefix, origin, cover)])
+
+    @classmethod
+    def join(cls, parts: list[Subprefixes]) -> Subprefixes:
+        """One after the other (as found: parts whose findings were not handed out as dicts)."""
+        return cls([line for p in parts for line in p._lines])
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, i: int) -> dict:
+        f = self._made.get(i)
+        if f is None:
+            f = self._made[i] = json.loads(self._lines[i])
+        return f
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def lines(self, encode: Callable[[dict], str]) -> list[str]:
+        """The findings.json lines, those of the dicts handed out written again by `encode`."""
+        if not self._made:
+            return self._lines
+        out = list(self._lines)
+        for i, f in self._made.items():
+            out[i] = encode(f)
+        return out
