@@ -7,6 +7,10 @@ the check and the RFC section; `problems()` lists every failure. `check_issued_b
 the one step from an issuer: name, AKI and the signature (RFC 6487 sections 4.4, 4.8.3, RFC 5280
 section 4.1.1.3). Chains, resource containment along a path and revocation are validation, not here.
 
+Here: the certificate's own fields (RFC 6487 sections 4.1 to 4.7: version, serial, algorithms,
+names, validity, key) and which profile applies (`Kind`). Its extensions (section 4.8) are read and
+checked by rpki.certext, and those that point at other objects (CRLDP, AIA, SIA) by rpki.certaccess.
+
 Two readers fill the dataclass: `read_quick` from rpki.quickder's decode, when the bytes are
 certainly DER and of the usual RPKI shape (most certificates), and `_read` through asn1crypto and
 the DER gate for everything else. Only the second words rejections: anything the first does not
@@ -15,36 +19,29 @@ foresee, or any error it meets, sends the certificate to the second.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
-from functools import lru_cache
 
-from asn1crypto import _iri, core, x509
+from asn1crypto import core, x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
-from . import asn1, quickder
+from . import asn1, certext, quickder
+from .certoids import OID_CN, OID_SERIAL_NUMBER
 from .der import check_printable, read
 from .errors import ObjectError, raise_first
-from .resources import (AsResources, IpResources, as_resources_from_quick, decode_as_extension, decode_ip_extension,
-                        ip_resources_from_quick)
+from .resources import AsResources, IpResources
 
-OID_CN = "2.5.4.3"
-OID_SERIAL_NUMBER = "2.5.4.5"
-EXT_BC, EXT_SKI, EXT_AKI, EXT_KU = "2.5.29.19", "2.5.29.14", "2.5.29.35", "2.5.29.15"
-EXT_EKU, EXT_CRLDP, EXT_CP = "2.5.29.37", "2.5.29.31", "2.5.29.32"
-EXT_AIA, EXT_SIA = "1.3.6.1.5.5.7.1.1", "1.3.6.1.5.5.7.1.11"
-EXT_IP, EXT_AS = asn1.OID_IP_ADDR_BLOCKS, asn1.OID_AS_IDENTIFIERS
-KNOWN_EXTENSIONS = {EXT_BC, EXT_SKI, EXT_AKI, EXT_KU, EXT_EKU, EXT_CRLDP, EXT_CP, EXT_AIA, EXT_SIA, EXT_IP, EXT_AS}
-OID_QT_CPS = "1.3.6.1.5.5.7.2.1"
 UTC_LIMIT_YEAR = 2050  # RFC 5280 section 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050
 
 
 class Kind(Enum):
+    """Which profile a certificate follows: RFC 6487 section 4 (trust anchor, CA, EE) or RFC 8209
+    (BGPsec router); `ResourceCertificate.kind` tells."""
+
     TA = "trust anchor"
     CA = "CA"
     EE = "EE"
@@ -66,52 +63,30 @@ class Name:
 
 
 def read_name(name: x509.Name) -> Name:
+    """A Name as asn1crypto decoded it."""
     attrs = []
     for rdn in name.chosen:
         for atv in rdn:
             value = atv["value"]
             inner = value.chosen if isinstance(value, core.Choice) else value
             attrs.append((atv["type"].dotted, type(inner).__name__, str(inner.native)))
-    cn = next((v for o, _, v in attrs if o == OID_CN), None)
-    sn = next((v for o, _, v in attrs if o == OID_SERIAL_NUMBER), None)
-    return Name(cn, sn, name.dump(), tuple(attrs), len(name.chosen))
+    return _name(tuple(attrs), name.dump(), len(name.chosen))
 
 
 def _quick_name(rdns, der: bytes) -> Name:
     """`read_name` from rpki.quickder's decode (PrintableString CommonName and serialNumber only)."""
-    attrs = tuple((atv.type.dotted_string, "PrintableString", atv.value.as_str())
-                  for rdn in rdns for atv in rdn.as_list())
+    return _name(tuple((atv.type.dotted_string, "PrintableString", atv.value.as_str())
+                       for rdn in rdns for atv in rdn.as_list()), der, len(rdns))
+
+
+def _name(attrs: tuple[tuple[str, str, str], ...], der: bytes, rdn_count: int) -> Name:
     cn = next((v for o, _, v in attrs if o == OID_CN), None)
     sn = next((v for o, _, v in attrs if o == OID_SERIAL_NUMBER), None)
-    return Name(cn, sn, der, attrs, len(rdns))
+    return Name(cn, sn, der, attrs, rdn_count)
 
 
 def _time_type(t) -> str:
-    return "utc_time" if isinstance(t, quickder.a.UTCTime) else "general_time"
-
-
-_KEY_USAGE = dict(x509.KeyUsage._map)  # bit number -> asn1crypto's name
-
-
-def _key_usage_names(bits) -> frozenset[str]:
-    data = bits.as_bytes()
-    return frozenset(_KEY_USAGE[i] for i in range(len(data) * 8) if data[i // 8] >> (7 - i % 8) & 1)
-
-
-def _uri_text(uri: str) -> str:
-    """The URI as asn1crypto gives it (an IRI). A path of unreserved characters only stays as it
-    is (rpki.quickder._PLAIN_PATH), so only the scheme and authority are converted, once each."""
-    m = quickder._PLAIN_PATH.fullmatch(uri)
-    if m:
-        head = _iri_text(m.group(1) + "/")
-        if head.endswith("/"):
-            return head[:-1] + uri[m.end(1):]
-    return _iri_text(uri)
-
-
-@lru_cache(maxsize=4096)
-def _iri_text(uri: str) -> str:
-    return _iri.uri_to_iri(uri.encode("ascii"))
+    return "utc_time" if isinstance(t, quickder.UTCTime) else "general_time"
 
 
 def read_quick(der: bytes, source) -> ResourceCertificate | None:
@@ -247,53 +222,7 @@ class ResourceCertificate:
             oid = ext["extn_id"].dotted
             value = bytes(ext["extn_value"].contents)
             self.extensions.append(Extension(oid, bool(ext["critical"].native), value))
-            parsed = ext["extn_value"].parsed if oid in KNOWN_EXTENSIONS - {EXT_IP, EXT_AS} else None
-            if oid == EXT_IP:
-                self.ip_resources = decode_ip_extension(value, source, checked=checked)
-            elif oid == EXT_AS:
-                self.as_resources = decode_as_extension(value, source, checked=checked)
-            elif oid == EXT_SKI:
-                self.ski = parsed.native
-            elif oid == EXT_AKI:
-                self.aki = parsed["key_identifier"].native
-                self.aki_has_issuer_serial = (parsed["authority_cert_issuer"].native is not None
-                                              or parsed["authority_cert_serial_number"].native is not None)
-            elif oid == EXT_BC:
-                self.bc_present = True
-                self.is_ca = bool(parsed["ca"].native)
-                self.bc_path_len = parsed["path_len_constraint"].native
-            elif oid == EXT_KU:
-                self.key_usage = frozenset(parsed.native)
-            elif oid == EXT_EKU:
-                self.eku = [k.dotted for k in parsed]
-            elif oid == EXT_CP:
-                for pol in parsed:
-                    self.policies.append(pol["policy_identifier"].dotted)
-                    quals = pol["policy_qualifiers"]
-                    for q in [] if isinstance(quals, core.Void) else quals:
-                        self.policy_qualifiers.append(q["policy_qualifier_id"].dotted)
-            elif oid == EXT_CRLDP:
-                for dp in parsed:
-                    if dp["reasons"].native is not None:
-                        self.crldp_problems.append("want no reasons in a DistributionPoint")
-                    if dp["crl_issuer"].native is not None:
-                        self.crldp_problems.append("want no cRLIssuer in a DistributionPoint")
-                    dpn = dp["distribution_point"]
-                    if isinstance(dpn, core.Void) or dpn.name != "full_name":
-                        self.crldp_problems.append("want a distributionPoint with a fullName")
-                        continue
-                    self.crldp += [g.chosen.native for g in dpn.chosen if g.name == "uniform_resource_identifier"]
-            elif oid == EXT_AIA:
-                for ad in parsed:
-                    if ad["access_method"].dotted != asn1.OID_AD_CA_ISSUERS:
-                        self.aia_problems.append(f"want only id-ad-caIssuers, got {ad['access_method'].dotted}")
-                    elif ad["access_location"].name == "uniform_resource_identifier":
-                        self.aia.append(ad["access_location"].chosen.native)
-            elif oid == EXT_SIA:
-                for ad in parsed:
-                    uris = self.sia.setdefault(ad["access_method"].dotted, [])
-                    if ad["access_location"].name == "uniform_resource_identifier":
-                        uris.append(ad["access_location"].chosen.native)
+            certext.read(self, oid, ext["extn_value"], value, checked)
         return self
 
     @classmethod
@@ -332,41 +261,7 @@ class ResourceCertificate:
         for ext, parsed in zip(tbs.extensions or (), values):
             oid = ext.extn_id.dotted_string
             self.extensions.append(Extension(oid, ext.critical, ext.extn_value))
-            if oid == EXT_IP:
-                self.ip_resources = ip_resources_from_quick(parsed, source)
-            elif oid == EXT_AS:
-                self.as_resources = as_resources_from_quick(parsed, source)
-            elif oid == EXT_SKI:
-                self.ski = parsed
-            elif oid == EXT_AKI:  # quickder takes no authorityCertIssuer or authorityCertSerialNumber
-                self.aki = parsed.key_identifier
-            elif oid == EXT_BC:
-                self.bc_present = True
-                self.is_ca = parsed.ca
-                self.bc_path_len = parsed.path_len_constraint
-            elif oid == EXT_KU:
-                self.key_usage = _key_usage_names(parsed)
-            elif oid == EXT_EKU:
-                self.eku = [k.dotted_string for k in parsed]
-            elif oid == EXT_CP:
-                for pol in parsed:
-                    self.policies.append(pol.policy_identifier.dotted_string)
-                    for q in pol.policy_qualifiers or ():
-                        self.policy_qualifiers.append(q.policy_qualifier_id.dotted_string)
-            elif oid == EXT_CRLDP:  # quickder takes fullName URIs only, no reasons, no cRLIssuer
-                for uris in parsed:
-                    self.crldp += [_uri_text(u.as_str()) for u in uris]
-            elif oid == EXT_AIA:
-                for ad in parsed:
-                    method = ad.access_method.dotted_string
-                    if method != asn1.OID_AD_CA_ISSUERS:
-                        self.aia_problems.append(f"want only id-ad-caIssuers, got {method}")
-                    else:
-                        self.aia.append(_uri_text(ad.access_location.as_str()))
-            elif oid == EXT_SIA:
-                for ad in parsed:
-                    self.sia.setdefault(ad.access_method.dotted_string, []).append(
-                        _uri_text(ad.access_location.as_str()))
+            certext.read_quick(self, oid, parsed)
         return self
 
     # ---- derived facts ----------------------------------------------------------------------------
@@ -422,10 +317,13 @@ class ResourceCertificate:
             add("validity", "RFC 6487 section 4.6.1",
                 f"want {at:%Y-%m-%d %H:%M:%S} within {self.not_before:%Y-%m-%d} .. {self.not_after:%Y-%m-%d}")
         p += self._key_problems(kind)
-        p += self._extension_problems(kind)
+        p += certext.problems(self, ta=kind is Kind.TA, ca=kind in (Kind.TA, Kind.CA), router=kind is Kind.ROUTER,
+                              what=kind.value)
         return p
 
     def _key_problems(self, kind: Kind) -> list[tuple[str, str, str]]:
+        """RFC 6487 section 4.7: an RSA-2048 key with exponent 65537 (RFC 7935 section 3); a BGPsec
+        router's an ECDSA P-256 key (RFC 8208 section 3.1)."""
         out = []
         if kind is Kind.ROUTER:
             if self.key_algorithm != asn1.OID_EC_PUBLIC_KEY or self.key_parameters != asn1.OID_SECP256R1:
@@ -434,8 +332,6 @@ class ResourceCertificate:
             return out
         if self.key_algorithm != asn1.OID_RSA:
             return [("subjectPublicKeyInfo", "RFC 7935 section 3", f"want rsaEncryption, got {self.key_algorithm}")]
-        from cryptography.hazmat.primitives.asymmetric import rsa
-
         try:
             key = self.public_key()
         except ObjectError as e:
@@ -447,145 +343,6 @@ class ResourceCertificate:
             out.append(("subjectPublicKeyInfo", "RFC 7935 section 3", f"want a 2048-bit modulus, got {key.key_size}"))
         if nums.e != 65537:
             out.append(("subjectPublicKeyInfo", "RFC 7935 section 3", f"want exponent 65537, got {nums.e}"))
-        return out
-
-    def _extension_problems(self, kind: Kind) -> list[tuple[str, str, str]]:
-        out: list[tuple[str, str, str]] = []
-        add = lambda check, rfc, msg: out.append((check, rfc, msg))  # noqa: E731
-        seen: dict[str, Extension] = {}
-        for ext in self.extensions:
-            if ext.oid in seen:
-                add("extensions", "RFC 5280 section 4.2", f"want each extension once, got {ext.oid} twice")
-            seen[ext.oid] = ext
-            if ext.oid not in KNOWN_EXTENSIONS:
-                if ext.critical:
-                    add("extensions", "RFC 5280 section 4.2", f"want no unknown critical extension, got {ext.oid}")
-                else:
-                    add("extensions", "RFC 6487 section 4.8", f"want only the profiled extensions, got {ext.oid}")
-        ca = kind in (Kind.TA, Kind.CA)
-
-        def crit(oid: str, want: bool, check: str, rfc: str) -> None:
-            if oid in seen and seen[oid].critical != want:
-                add(check, rfc, f"want {'critical' if want else 'non-critical'}, got {'critical' if not want else 'non-critical'}")
-
-        # 4.8.1 basic constraints
-        if ca:
-            if not self.bc_present:
-                add("basicConstraints", "RFC 6487 section 4.8.1", "want basicConstraints in a CA certificate")
-            crit(EXT_BC, True, "basicConstraints", "RFC 6487 section 4.8.1")
-            if self.bc_path_len is not None:
-                add("basicConstraints", "RFC 6487 section 4.8.1", "want no pathLenConstraint")
-        elif self.bc_present:
-            add("basicConstraints", "RFC 6487 section 4.8.1", "want no basicConstraints in an EE certificate"
-                if self.is_ca is False else "want cA TRUE")
-        # 4.8.2 subject key identifier
-        if self.ski is None:
-            add("subjectKeyIdentifier", "RFC 6487 section 4.8.2", "want a subjectKeyIdentifier")
-        else:
-            crit(EXT_SKI, False, "subjectKeyIdentifier", "RFC 6487 section 4.8.2")
-            want = hashlib.sha1(self.key_bits).digest()
-            if len(self.ski) != 20:
-                add("subjectKeyIdentifier", "RFC 6487 section 4.8.2", f"want 20 octets, got {len(self.ski)}")
-            elif self.ski != want:
-                add("subjectKeyIdentifier", "RFC 6487 section 4.8.2",
-                    f"want the SHA-1 of the subject public key {want.hex()}, got {self.ski.hex()}")
-        # 4.8.3 authority key identifier
-        if EXT_AKI in seen:
-            crit(EXT_AKI, False, "authorityKeyIdentifier", "RFC 6487 section 4.8.3")
-            if self.aki is None:
-                add("authorityKeyIdentifier", "RFC 6487 section 4.8.3", "want a keyIdentifier")
-            elif len(self.aki) != 20:
-                add("authorityKeyIdentifier", "RFC 6487 section 4.8.3", f"want 20 octets, got {len(self.aki)}")
-            if self.aki_has_issuer_serial:
-                add("authorityKeyIdentifier", "RFC 6487 section 4.8.3",
-                    "want no authorityCertIssuer or authorityCertSerialNumber")
-            if self.issuer.der == self.subject.der and self.aki is not None and self.aki != self.ski:
-                add("authorityKeyIdentifier", "RFC 6487 section 4.8.3", "want a self-signed certificate's AKI equal to its SKI")
-        elif kind is not Kind.TA:
-            add("authorityKeyIdentifier", "RFC 6487 section 4.8.3", "want an authorityKeyIdentifier (not self-signed)")
-        # 4.8.4 key usage
-        if EXT_KU not in seen:
-            add("keyUsage", "RFC 6487 section 4.8.4", "want a keyUsage extension")
-        else:
-            crit(EXT_KU, True, "keyUsage", "RFC 6487 section 4.8.4")
-            want_ku = {"key_cert_sign", "crl_sign"} if ca else {"digital_signature"}
-            if set(self.key_usage) != want_ku:
-                add("keyUsage", "RFC 6487 section 4.8.4",
-                    f"want exactly {sorted(want_ku)}, got {sorted(self.key_usage)}")
-        # 4.8.5 extended key usage; RFC 8209 section 3.1.3.2
-        if EXT_EKU in seen:
-            if ca:
-                add("extendedKeyUsage", "RFC 6487 section 4.8.5", "want no extendedKeyUsage in a CA certificate")
-            crit(EXT_EKU, False, "extendedKeyUsage", "RFC 8209 section 3.1.3.2")
-        # 4.8.6 CRL distribution points and 4.8.7 authority information access: where the issuer's
-        # CRL and certificate are; a self-signed certificate has neither.
-        for ext, check, rfc, short, problems, uris, what in (
-                (EXT_CRLDP, "cRLDistributionPoints", "RFC 6487 section 4.8.6", "CRLDP", self.crldp_problems,
-                 self.crldp, "an rsync URI"),
-                (EXT_AIA, "authorityInfoAccess", "RFC 6487 section 4.8.7", "AIA", self.aia_problems, self.aia,
-                 "a caIssuers rsync URI")):
-            if kind is Kind.TA:
-                if ext in seen:
-                    add(check, rfc, f"want no {short} in a self-signed certificate")
-            elif ext not in seen:
-                add(check, rfc, f"want the {check} extension")
-            else:
-                crit(ext, False, check, rfc)
-                for msg in problems:
-                    add(check, rfc, msg)
-                if not any(u.startswith("rsync://") for u in uris):
-                    add(check, rfc, f"want {what}, got {uris}")
-        # 4.8.8 subject information access
-        out += self._sia_problems(kind, seen)
-        # 4.8.9 certificate policies
-        if EXT_CP not in seen:
-            add("certificatePolicies", "RFC 6487 section 4.8.9", "want a certificatePolicies extension")
-        else:
-            crit(EXT_CP, True, "certificatePolicies", "RFC 6487 section 4.8.9")
-            if self.policies != [asn1.OID_CP_RPKI]:
-                add("certificatePolicies", "RFC 6487 section 4.8.9",
-                    f"want exactly one policy {asn1.OID_CP_RPKI}, got {self.policies}")
-            if any(q != OID_QT_CPS for q in self.policy_qualifiers):
-                add("certificatePolicies", "RFC 7318 section 2", "want only the CPS policy qualifier")
-        # 4.8.10, 4.8.11 resources; RFC 8209 section 3.1.3.4, 3.1.3.5
-        for oid, name, sec in ((EXT_IP, "ipAddrBlocks", "4.8.10"), (EXT_AS, "autonomousSysIds", "4.8.11")):
-            crit(oid, True, name, f"RFC 6487 section {sec}")
-        if kind is Kind.ROUTER:
-            if self.ip_resources is not None:
-                add("ipAddrBlocks", "RFC 8209 section 3.1.3.4", "want no IP resources in a BGPsec router certificate")
-            if self.as_resources is None or self.as_resources.inherit:
-                add("autonomousSysIds", "RFC 8209 section 3.1.3.5", "want explicit AS resources in a router certificate")
-        elif self.ip_resources is None and self.as_resources is None:
-            add("resources", "RFC 6487 section 4.8.10", "want an IP or AS resource extension, got neither")
-        if kind is Kind.TA and ((self.ip_resources and self.ip_resources.inherit)
-                                or (self.as_resources and self.as_resources.inherit)):
-            add("resources", "RFC 8630 section 2.3", "want no 'inherit' in a trust anchor certificate")
-        return out
-
-    def _sia_problems(self, kind: Kind, seen) -> list[tuple[str, str, str]]:
-        out = []
-        rfc = "RFC 6487 section 4.8.8"
-        if EXT_SIA not in seen:
-            if kind is not Kind.ROUTER:
-                out.append(("subjectInfoAccess", rfc, "want a subjectInfoAccess extension"))
-            return out
-        if seen[EXT_SIA].critical:
-            out.append(("subjectInfoAccess", rfc, "want non-critical, got critical"))
-        if kind in (Kind.TA, Kind.CA):
-            allowed = {asn1.OID_AD_CA_REPOSITORY, asn1.OID_AD_RPKI_MANIFEST, asn1.OID_AD_RPKI_NOTIFY}
-            for method, label in ((asn1.OID_AD_CA_REPOSITORY, "id-ad-caRepository"),
-                                  (asn1.OID_AD_RPKI_MANIFEST, "id-ad-rpkiManifest")):
-                uris = self.sia.get(method, [])
-                if not any(u.startswith("rsync://") for u in uris):
-                    out.append(("subjectInfoAccess", rfc + ".1", f"want an rsync URI for {label}, got {uris}"))
-        else:
-            allowed = {asn1.OID_AD_SIGNED_OBJECT, asn1.OID_AD_RPKI_NOTIFY}
-            uris = self.sia.get(asn1.OID_AD_SIGNED_OBJECT, [])
-            if not any(u.startswith("rsync://") for u in uris):
-                out.append(("subjectInfoAccess", rfc + ".2", f"want an rsync URI for id-ad-signedObject, got {uris}"))
-        for method in self.sia:
-            if method not in allowed:
-                out.append(("subjectInfoAccess", rfc, f"want only RPKI access methods for a {kind.value}, got {method}"))
         return out
 
     def check_profile(self, at: datetime | None = None) -> ResourceCertificate:

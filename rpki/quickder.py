@@ -1,41 +1,40 @@
 """A fast path to the strict DER gate (X.690 section 10, RFC 6487 section 4, RFC 6488 section 3).
 
-`rpki.der.decode` proves DER by a full asn1crypto decode and re-encode (about 2 ms for a signed
-object). The schemas here decode the usual shape of an RPKI object with `cryptography`'s Rust
-decoder, which is strict DER itself: definite minimal lengths, minimal INTEGERs, BOOLEAN 0x00/0xFF,
-no encoded DEFAULT, sorted SET OF, zero padding bits, no trailing or undeclared elements.
+`rpki.der.decode` proves DER by a full asn1crypto decode and re-encode, which costs more than
+reading the object (docs/rpki-objects.md). The schemas here decode the usual shape of an RPKI
+object with `cryptography`'s Rust decoder, which is strict DER itself: definite minimal lengths,
+minimal INTEGERs, BOOLEAN 0x00/0xFF, no encoded DEFAULT, sorted SET OF, zero padding bits, no
+trailing or undeclared elements.
 
 Each check answers only "certainly DER": True when every byte that the asn1crypto gate would
 re-encode (extension values of the types asn1crypto knows, the RSA key in its BIT STRING, the
 signed attributes) decoded here too and is in a form asn1crypto re-encodes unchanged. The schemas
-are narrower than the profiles (RSA keys, PrintableString names, URI general names, no CRLs in a
-signed object, ...): anything else gives False and the full gate decides, with its own error text.
-So a True never accepts what the gate would reject, and a False changes nothing but the time.
+are narrower than the profiles (RSA keys, PrintableString names, no CRLs in a signed object, ...):
+anything else gives False and the full gate decides, with its own error text. So a True never
+accepts what the gate would reject, and a False changes nothing but the time. Here: the certificate
+(RFC 5280 section 4.1), the CMS wrapper (RFC 5652 section 5 as RFC 6488 section 2 profiles it) and
+the ROA and manifest eContent; rpki.quickext decodes the certificate extension values.
 
 The `*_value` forms return what they decoded (None where the check says False), and `children`
 finds where each element lies in the bytes: rpki.cert, rpki.cms, rpki.roa and rpki.manifest fill
 their objects from these directly (`read_quick`, `_read_quick`) and use the asn1crypto readers only
 for what the fast path declines; tests/test_rpki_quickread.py holds the two to the same result.
+
+`cryptography.hazmat.asn1`, which its authors call unstable, is used here and in rpki.quickext only.
 """
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from typing import Annotated
 
-from asn1crypto import _iri, x509 as ax509
 from cryptography.hazmat import asn1 as a
 
-try:  # the class cryptography.x509 exports, without importing all of cryptography.x509 (50 ms)
-    from cryptography.hazmat._oid import ObjectIdentifier as OID
-except ImportError:  # pragma: no cover - another layout of cryptography
-    from cryptography.x509 import ObjectIdentifier as OID
-
 from . import asn1
+from .certoids import OID_CN, OID_SERIAL_NUMBER
+from .quickext import OID, decodes, extension_values
 
 Time = a.UTCTime | a.GeneralizedTime
-URI = Annotated[a.IA5String, a.Implicit(6)]  # GeneralName uniformResourceIdentifier (RFC 5280 section 4.2.1.6)
+UTCTime = a.UTCTime  # for the readers of decoded times (rpki.cert)
 
 
 # ---- X.509 (RFC 5280 section 4.1) -----------------------------------------------------------------
@@ -93,115 +92,6 @@ class Certificate:
     tbs_certificate: TBSCertificate
     signature_algorithm: AlgorithmIdentifier
     signature_value: a.BitString
-
-
-# ---- extension values (RFC 5280 section 4.2, RFC 3779), each decoded from its own octets ------------
-@a.sequence
-class BasicConstraints:
-    ca: Annotated[bool, a.Default(False)]
-    path_len_constraint: int | None
-
-
-@a.sequence
-class AuthorityKeyIdentifier:
-    key_identifier: Annotated[bytes | None, a.Implicit(0)]
-
-
-@a.sequence
-class AccessDescription:
-    access_method: OID
-    access_location: URI
-
-
-@a.sequence
-class DistributionPoint:
-    distribution_point: Annotated[a.TLV, a.Explicit(0)]  # DistributionPointName, a CHOICE
-
-
-@a.sequence
-class PolicyQualifierInfo:
-    policy_qualifier_id: OID
-    qualifier: a.IA5String
-
-
-@a.sequence
-class PolicyInformation:
-    policy_identifier: OID
-    policy_qualifiers: list[PolicyQualifierInfo] | None
-
-
-@a.sequence
-class IPAddressRange:
-    min: a.BitString
-    max: a.BitString
-
-
-@a.sequence
-class IPAddressFamily:
-    address_family: bytes
-    ip_address_choice: a.TLV  # inherit NULL or addressesOrRanges
-
-
-@a.sequence
-class ASRange:
-    min: int
-    max: int
-
-
-@a.sequence
-class ASIdentifiers:
-    asnum: Annotated[a.TLV, a.Explicit(0)]  # inherit NULL or asIdsOrRanges
-
-
-# a SEQUENCE OF can only be decoded as a field: each wraps the one it holds (see `_wrapped`)
-@a.sequence
-class OctetString:
-    value: bytes
-
-
-@a.sequence
-class OIDs:
-    items: list[OID]
-
-
-@a.sequence
-class URIs:
-    items: list[URI]
-
-
-@a.sequence
-class AccessDescriptions:
-    items: list[AccessDescription]
-
-
-@a.sequence
-class DistributionPoints:
-    items: list[DistributionPoint]
-
-
-@a.sequence
-class CertificatePolicies:
-    items: list[PolicyInformation]
-
-
-@a.sequence
-class IPAddrBlocks:
-    items: list[IPAddressFamily]
-
-
-@a.sequence
-class IPAddressesOrRanges:
-    items: list[a.BitString | IPAddressRange]
-
-
-@a.sequence
-class ASIdsOrRanges:
-    items: list[int | ASRange]
-
-
-@a.sequence
-class KeyUsage:
-    value: a.BitString
 
 
 # ---- CMS (RFC 5652 section 5, profiled by RFC 6488 section 2) ----------------------------------------
@@ -279,159 +169,10 @@ class Manifest:
 
 
 # ---- the checks -------------------------------------------------------------------------------------
-OID_CN, OID_SERIAL_NUMBER = "2.5.4.3", "2.5.4.5"  # DirectoryString in asn1crypto: PrintableString is one
-OID_QT_CPS = "1.3.6.1.5.5.7.2.1"  # its qualifier an IA5String in asn1crypto
 OID_ATTR_CONTENT_TYPE = "1.2.840.113549.1.9.3"
 OID_ATTR_MESSAGE_DIGEST = "1.2.840.113549.1.9.4"
 OID_ATTR_SIGNING_TIME = "1.2.840.113549.1.9.5"
 OID_SHA256 = "2.16.840.1.101.3.4.2.1"
-_KEY_USAGE_BITS = 9  # asn1crypto's KeyUsage names bits 0..8
-
-
-def _decodes(cls, data) -> object | None:
-    try:
-        return a.decode_der(cls, bytes(data))
-    except ValueError:
-        return None
-
-
-def _seq(contents) -> bytes:
-    """A SEQUENCE header (X.690 section 8.1.3, definite minimal length) before `contents`."""
-    n = len(contents)
-    size = (n.bit_length() + 7) // 8
-    length = bytes([n]) if n < 128 else bytes([0x80 | size]) + n.to_bytes(size, "big")
-    return b"\x30" + length + bytes(contents)
-
-
-def _wrapped(cls, der) -> object | None:
-    """Decode `der` (one SEQUENCE OF) as the only field of `cls`."""
-    return _decodes(cls, _seq(der))
-
-
-# A URI whose path has only unreserved characters: asn1crypto leaves that path as it is, so only the
-# scheme and authority need the round trip below, and few distinct ones occur.
-_PLAIN_PATH = re.compile(r"([a-z][a-z0-9+.-]*://[^/?#%]*)(?:/[A-Za-z0-9._~-]+)+/?")
-
-
-def _uri_ok(uri: a.IA5String) -> bool:
-    """asn1crypto reads a URI as an IRI and writes it back as a URI: the two must give these bytes."""
-    text = uri.as_str()
-    m = _PLAIN_PATH.fullmatch(text)
-    return _round_trips(m.group(1) + "/" if m else text)
-
-
-@lru_cache(maxsize=1024)
-def _round_trips(text: str) -> bool:
-    raw = text.encode("ascii")
-    try:
-        return _iri.iri_to_uri(_iri.uri_to_iri(raw)) == raw
-    except Exception:  # noqa: BLE001 - odd URIs: the full gate decides
-        return False
-
-
-def _named_bits_ok(bits: a.BitString) -> bool:
-    """X.690 section 11.2.2: a named bit list without trailing zero bits (asn1crypto drops them)."""
-    data, pad = bits.as_bytes(), bits.padding_bits()
-    return (not data and pad == 0) or (bool(data) and (data[-1] >> pad) & 1 == 1
-                                       and len(data) * 8 - pad <= _KEY_USAGE_BITS)
-
-
-def _ip_choice(choice: a.TLV):
-    """An IPAddressChoice: "inherit" for NULL, the list of prefixes and ranges, or None."""
-    if choice.tag_bytes == b"\x05":
-        return "inherit" if len(choice.data) == 0 else None
-    if choice.tag_bytes != b"\x30":
-        return None
-    items = _wrapped(IPAddressesOrRanges, _seq(choice.data))
-    return None if items is None else items.items
-
-
-def _ip_blocks_value(v: bytes):
-    """[(addressFamily octets, "inherit" or [BitString | IPAddressRange])] or None."""
-    blocks = _wrapped(IPAddrBlocks, v)
-    if blocks is None:
-        return None
-    out = []
-    for f in blocks.items:
-        choice = _ip_choice(f.ip_address_choice)
-        if choice is None:
-            return None
-        out.append((f.address_family, choice))
-    return out
-
-
-def _as_ids_value(v: bytes):
-    """"inherit", the list of [int | ASRange], or None."""
-    ids = _decodes(ASIdentifiers, v)
-    if ids is None:
-        return None
-    t = ids.asnum
-    if t.tag_bytes == b"\x05":
-        return "inherit" if len(t.data) == 0 else None
-    if t.tag_bytes != b"\x30":
-        return None
-    items = _wrapped(ASIdsOrRanges, _seq(t.data))
-    return None if items is None else items.items
-
-
-def _crldp_value(v: bytes):
-    """The URIs of each DistributionPoint's fullName, or None."""
-    dps = _wrapped(DistributionPoints, v)
-    if dps is None:
-        return None
-    out = []
-    for dp in dps.items:
-        name = dp.distribution_point
-        if name.tag_bytes != b"\xa0":  # fullName [0] IMPLICIT GeneralNames
-            return None
-        uris = _wrapped(URIs, _seq(name.data))
-        if uris is None or not all(_uri_ok(u) for u in uris.items):
-            return None
-        out.append(uris.items)
-    return out
-
-
-def _access_value(v: bytes):
-    ads = _wrapped(AccessDescriptions, v)
-    return ads.items if ads is not None and all(_uri_ok(ad.access_location) for ad in ads.items) else None
-
-
-def _policies_value(v: bytes):
-    pols = _wrapped(CertificatePolicies, v)
-    ok = pols is not None and all(q.policy_qualifier_id.dotted_string == OID_QT_CPS
-                                  for p in pols.items for q in p.policy_qualifiers or ())
-    return pols.items if ok else None
-
-
-def _key_usage_value(v: bytes):
-    ku = _wrapped(KeyUsage, v)
-    return ku.value if ku is not None and _named_bits_ok(ku.value) else None
-
-
-def _unwrap(cls, v: bytes):
-    value = _wrapped(cls, v)
-    return None if value is None else value.items
-
-
-# extension OID -> its value decoded (None: not certainly DER, the full gate decides)
-EXTENSION_VALUES = {
-    "2.5.29.19": lambda v: _decodes(BasicConstraints, v),
-    "2.5.29.14": lambda v: None if (ski := _wrapped(OctetString, v)) is None else ski.value,
-    "2.5.29.35": lambda v: _decodes(AuthorityKeyIdentifier, v),
-    "2.5.29.15": _key_usage_value,
-    "2.5.29.37": lambda v: _unwrap(OIDs, v),
-    "2.5.29.31": _crldp_value,
-    "2.5.29.32": _policies_value,
-    "1.3.6.1.5.5.7.1.1": _access_value,
-    "1.3.6.1.5.5.7.1.11": _access_value,
-    asn1.OID_IP_ADDR_BLOCKS: _ip_blocks_value,
-    asn1.OID_AS_IDENTIFIERS: _as_ids_value,
-}
-
-
-def _asn1crypto_parses(oid: str) -> bool:
-    """asn1crypto has a schema for this extension, so the full gate decodes its value."""
-    return ax509.ExtensionId._map.get(oid, oid) in ax509.Extension._oid_specs
 
 
 def _names_ok(name) -> bool:
@@ -448,41 +189,15 @@ def _cert_extensions(cert: Certificate) -> list | None:
             and cert.signature_algorithm.algorithm.dotted_string == asn1.OID_SHA256_WITH_RSA
             and spki.algorithm.algorithm.dotted_string == asn1.OID_RSA
             and spki.subject_public_key.padding_bits() == 0 and cert.signature_value.padding_bits() == 0
-            and _decodes(RSAPublicKey, spki.subject_public_key.as_bytes()) is not None):
+            and decodes(RSAPublicKey, spki.subject_public_key.as_bytes()) is not None):
         return None
-    values = []
-    for ext in tbs.extensions or ():
-        oid = ext.extn_id.dotted_string
-        decode = EXTENSION_VALUES.get(oid)
-        if decode is None:
-            if _asn1crypto_parses(oid):
-                return None
-            values.append(None)
-            continue
-        value = _shared.get((oid, ext.extn_value)) if oid in SHARED else None
-        if value is None:
-            value = decode(ext.extn_value)
-            if value is None:
-                return None
-            if oid in SHARED:
-                if len(_shared) >= 4096:
-                    _shared.clear()
-                _shared[oid, ext.extn_value] = value
-        values.append(value)
-    return values
-
-
-# extensions whose values recur from certificate to certificate (the same issuer, CRL, policy):
-# decoded once; the decoded values are only read
-SHARED = frozenset({"2.5.29.19", "2.5.29.35", "2.5.29.15", "2.5.29.37", "2.5.29.31", "2.5.29.32",
-                    "1.3.6.1.5.5.7.1.1", asn1.OID_AS_IDENTIFIERS})
-_shared: dict[tuple[str, bytes], object] = {}
+    return extension_values(tbs.extensions or ())
 
 
 def certificate_value(data: bytes) -> tuple[Certificate, list] | None:
     """A Certificate of RPKI shape that is certainly DER, decoded, with its extension values
     decoded (`_cert_extensions`); None otherwise."""
-    cert = _decodes(Certificate, data)
+    cert = decodes(Certificate, data)
     if cert is None:
         return None
     exts = _cert_extensions(cert)
@@ -504,7 +219,7 @@ _ATTR_TYPES = {
 def content_info_value(data: bytes) -> tuple[ContentInfo, list[list]] | None:
     """A ContentInfo holding an RFC 6488 signed object of the usual shape that is certainly DER,
     decoded, with the decoded extension values of each certificate; None otherwise."""
-    info = _decodes(ContentInfo, data)
+    info = decodes(ContentInfo, data)
     if info is None or info.content_type.dotted_string != asn1.OID_SIGNED_DATA:
         return None
     sd = info.content
@@ -534,7 +249,7 @@ def content_info(data: bytes) -> bool:
 
 def roa_value(data: bytes) -> RouteOriginAttestation | None:
     """A RouteOriginAttestation eContent that is certainly DER, decoded; None otherwise."""
-    return _decodes(RouteOriginAttestation, data)
+    return decodes(RouteOriginAttestation, data)
 
 
 def roa(data: bytes) -> bool:
@@ -544,7 +259,7 @@ def roa(data: bytes) -> bool:
 
 def manifest_value(data: bytes) -> Manifest | None:
     """A Manifest eContent that is certainly DER, decoded; None otherwise."""
-    return _decodes(Manifest, data)
+    return decodes(Manifest, data)
 
 
 def manifest(data: bytes) -> bool:

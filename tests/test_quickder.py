@@ -7,7 +7,7 @@ import pytest
 from asn1crypto import x509
 from cryptography.hazmat import asn1 as a
 
-from bgpsim.rpki import quickder
+from bgpsim.rpki import quickder, quickext
 from bgpsim.rpki.cms import _ContentInfo
 from bgpsim.rpki.der import decode
 from bgpsim.rpki.errors import DERError
@@ -39,7 +39,7 @@ def test_fast_yes_implies_gate_yes():
     ("03020208", False),  # a trailing zero bit left in (6 bits, the last 0)
 ])
 def test_key_usage_named_bits(hexdata, ok):
-    assert (quickder._key_usage_value(bytes.fromhex(hexdata)) is not None) is ok
+    assert (quickext._key_usage_value(bytes.fromhex(hexdata)) is not None) is ok
 
 
 @pytest.mark.parametrize("uri, ok", [
@@ -47,7 +47,17 @@ def test_key_usage_named_bits(hexdata, ok):
     ("rsync://RPKI.example.net/repo/a.roa", False),  # asn1crypto lower-cases the host on re-encoding
 ])
 def test_uri_round_trip(uri, ok):
-    assert quickder._uri_ok(a.IA5String(uri)) is ok
+    assert quickext._uri_ok(a.IA5String(uri)) is ok
+
+
+def test_public_names_for_what_asn1crypto_and_cryptography_give():
+    """The fast path's names for OIDs and KeyUsage bits are the ones the slow path gets."""
+    from cryptography.x509 import ObjectIdentifier
+
+    from bgpsim.rpki.certoids import KEY_USAGE
+    assert quickext.OID is ObjectIdentifier
+    for i, name in enumerate(KEY_USAGE):  # a BIT STRING with bit i alone set, as asn1crypto names it
+        assert x509.KeyUsage.load(bytes([3, 3, 7]) + (1 << 15 - i).to_bytes(2, "big")).native == {name}
 
 
 def test_ber_goes_to_the_gate():
