@@ -48,6 +48,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bgpsim.base.errors import InputError
+from bgpsim.base.pool import auto_workers, process_pool
 
 from . import asn1
 from .aspa import Aspa
@@ -105,7 +106,7 @@ class Validator:
         self.seen_manifests: set[str] = set()
         self.stopped = False  # the object limit was reached: nothing more is read
         # worker processes for the ROAs and ASPAs of a publication point with at least PARALLEL_MIN
-        self.workers = auto_workers() if workers is None else max(1, workers)
+        self.workers = auto_workers(MAX_AUTO_WORKERS, needs_fork=True) if workers is None else max(1, workers)
         self.pool = None
         self.dirs: dict[str, Path] = {}  # URI up to its last "/" -> the directory `local` gave for it
 
@@ -292,10 +293,7 @@ class Validator:
         futures = None
         try:
             if self.pool is None:
-                import multiprocessing
-                from concurrent.futures import ProcessPoolExecutor
-
-                self.pool = ProcessPoolExecutor(self.workers - 1, mp_context=multiprocessing.get_context("fork"))
+                self.pool = process_pool(self.workers - 1)
             futures = [self.pool.submit(_leaves, *args, others[i:i + size], *rest) for i in range(0, len(others), size)]
         except Exception:  # noqa: BLE001 - no pool to be had: all in this process
             pass
@@ -412,20 +410,12 @@ def validate(tal: str | Path, repo: str | Path, at: datetime | None = None, *, m
     """Validate the repository at `repo` from the TAL at `tal` at time `at` (default now).
 
     `workers`: processes that check the ROAs and ASPAs of a large publication point (1: all in
-    this process; None: `auto_workers()`). The result is the same whatever the number.
+    this process; None: one per CPU, as rpki-client and FORT spread their work, at most
+    MAX_AUTO_WORKERS, and 1 where processes cannot be forked). The result is the same whatever
+    the number.
     Raises InputError (ObjectError) only for an unusable TAL or repository directory; everything
     wrong inside the repository becomes a Rejection in the result."""
     return Validator(tal, repo, at, max_depth=max_depth, max_objects=max_objects, workers=workers).run()
-
-
-def auto_workers() -> int:
-    """One process per CPU (at most MAX_AUTO_WORKERS), as rpki-client and FORT spread their work;
-    1 where processes cannot be forked."""
-    import multiprocessing
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))
 
 
 def write_json_with_rejections(result: Result) -> str:

@@ -42,8 +42,10 @@ from pathlib import Path
 from bgpsim.base.errors import InputError
 
 from .rov import VRP
-from .vrps import (ASPA, NO_TA, Origin, Payloads, Prefix, RouterKey, _providers, check_list, check_object,
-                   decode_base64url, is_int, join, load_json, parse_asn_number, parse_prefix, read_text)
+from .vrps import ASPA, NO_TA, Origin, Payloads, Prefix, RouterKey, read_text
+from .vrps.fields import decode_base64url, is_int, parse_asn_number, parse_prefix
+from .vrps.fields import parse_providers as _providers
+from .vrps.strictjson import check_list, check_object, join, load_json
 
 MAX_SLURM_BYTES = 64 * 2**20
 VERSIONS = (1, 2)

@@ -14,12 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # folders of the repository -> the import package each becomes (pyproject's package-dir)
 FOLDERS = {"bgpsim": "bgpsim", "rpki": "bgpsim.rpki", "viz": "bgpsim.viz", "scenarios": "bgpsim.scenarios"}
 MAX_LINES = 500
-# modules still over MAX_LINES, each to be split along its protocol's seams (issue 12); an entry that
-# is no longer needed fails the test too, so this list only shrinks
-LARGE = {
-    "bgpsim.rpki.ca": "the CA's spec, store and issuing",
-    "bgpsim.rpki.vrps": "payload types, readers per format, writers per format",
-}
 
 
 def modules() -> dict[str, Path]:
@@ -129,7 +123,5 @@ def test_only_the_cli_imports_command_modules(graph):
 
 def test_modules_are_small_enough_to_read_at_once():
     long = {name: n for name, path in modules().items()
-            if (n := len(path.read_text().splitlines())) > MAX_LINES and name not in LARGE}
+            if (n := len(path.read_text().splitlines())) > MAX_LINES}
     assert long == {}, f"over {MAX_LINES} lines: {long}"
-    stale = [name for name in LARGE if len(modules()[name].read_text().splitlines()) <= MAX_LINES]
-    assert stale == [], f"no longer over {MAX_LINES} lines, take them out of LARGE: {stale}"

@@ -34,7 +34,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_holds_one_import_package(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"bgpsim", f"bgpsim-{bgpsim.__version__}.dist-info"}
-    for path in ("bgpsim/rpki/rov.py", "bgpsim/viz/report.py", "bgpsim/scenarios/teaching-subprefix.toml",
+    for path in ("bgpsim/rpki/rov.py", "bgpsim/rpki/vrps/__init__.py", "bgpsim/viz/report.html", "bgpsim/viz/report.py", "bgpsim/scenarios/teaching-subprefix.toml",
                  "bgpsim/scenarios/topologies/teaching.toml", "bgpsim/base/errors.py", "bgpsim/commands/run.py"):
         assert path in names, path
 

@@ -8,6 +8,7 @@ from rpki_tamper import add_roa
 from test_ca import AT, DEEP, EXAMPLE, NOW
 from test_rp import make
 
+from bgpsim.base.pool import as_completed, auto_workers, can_fork, process_pool
 from bgpsim.rpki import build, rp
 from bgpsim.rpki.rp import validate
 
@@ -33,7 +34,9 @@ def test_workers_give_the_single_process_result(tmp_path, monkeypatch, text, ta,
 
 
 def test_auto_workers_is_at_least_one():
-    assert 1 <= rp.auto_workers() <= max(1, __import__("os").cpu_count() or 1)
+    assert 1 <= auto_workers() <= max(1, __import__("os").cpu_count() or 1)
+    assert auto_workers(1) == 1 and 1 <= auto_workers(2) <= 2
+    assert auto_workers(needs_fork=True) == (auto_workers() if can_fork() else 1)
 
 
 def test_cli_workers(tmp_path, capsys):
@@ -62,3 +65,35 @@ def test_a_failing_worker_falls_back_to_this_process(tmp_path, monkeypatch):
     monkeypatch.setattr(rp, "_leaves", leaves_here_only)
     monkeypatch.setattr(rp, "PARALLEL_MIN", 1)
     _same(single, validate(out / "root.tal", out, AT, workers=2))
+
+
+# bgpsim.base.pool, which the relying party's and the CA's worker processes use
+
+_WORKER: dict = {}  # per process: what the pool's initializer set up
+_BEFORE_THE_POOL: dict = {}
+
+
+def _set_up(value):
+    _WORKER["value"] = value
+
+
+def _job(x):
+    import os
+    return os.getpid(), _WORKER["value"] + x, _BEFORE_THE_POOL.get("seen")
+
+
+def test_a_pool_sets_up_each_worker_and_collects_in_any_order():
+    import os
+    _BEFORE_THE_POOL["seen"] = "inherited"
+    try:
+        with process_pool(2, initializer=_set_up, initargs=(100,)) as pool:
+            futures = [pool.submit(_job, i) for i in range(20)]
+            done = [f.result() for f in as_completed(futures)]
+            in_order = list(pool.map(_job, range(5), chunksize=2))
+    finally:
+        _BEFORE_THE_POOL.clear()
+    assert sorted(v for _, v, _ in done) == [100 + i for i in range(20)]
+    assert [v for _, v, _ in in_order] == [100, 101, 102, 103, 104]
+    assert all(pid != os.getpid() for pid, _, _ in done + in_order)
+    if can_fork():  # forked workers inherit what the parent held when the pool started them
+        assert {seen for _, _, seen in done} == {"inherited"}

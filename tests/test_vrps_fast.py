@@ -1,4 +1,4 @@
-"""The VRP CSV reader over chunks of lines (rpki.vrps._fast_csv_columns: separators found in one pass
+"""The VRP CSV reader over chunks of lines (rpki.vrps.fast_csv: separators found in one pass
 a chunk, numbers eight or two to a word, IPv4 addresses by their dots) against the line-by-line
 reader it stands in for, on unusual and broken input, whatever the chunks; the address column
 (rpki.rov.Networks); the VRP index built from those columns against the one built from VRP
@@ -17,6 +17,7 @@ import pytest
 
 from bgpsim.base.errors import InputError
 from bgpsim.rpki import vrps
+from bgpsim.rpki.vrps import fast_csv, fast_json, input_csv
 from bgpsim.rpki.rov import VRP, Networks, VRPTable, _nest_by_arrays, _nest_by_scan
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
@@ -25,7 +26,7 @@ HEADER_EXPIRES = "ASN,IP Prefix,Max Length,Trust Anchor,Expires\n"
 
 def slow_columns(text):
     out = [[], [], [], [], []]
-    for asn, v, a, n, m, _, _ in vrps._csv_rows(text, None):
+    for asn, v, a, n, m, _, _ in input_csv.csv_rows(text, None):
         for col, x in zip(out, (v, a, n, m, asn)):
             col.append(x)
     return out
@@ -42,8 +43,8 @@ def check_same(text):
     """The fast reader either declines or gives what the line-by-line reader gives, whatever its
     chunks (here also chunks of a line or two); read_vrp_columns gives that too, or the
     line-by-line reader's error."""
-    fast = vrps._fast_csv_columns(text.encode())
-    same = vrps._fast_csv_columns(text.encode(), 64 if len(text) < 5000 else len(text) // 20)
+    fast = fast_csv.csv_columns(text.encode())
+    same = fast_csv.csv_columns(text.encode(), 64 if len(text) < 5000 else len(text) // 20)
     assert (same is None) == (fast is None), text[:300]
     assert fast is None or [list(c) for c in same] == [list(c) for c in fast], text[:300]
     slow = slow_or_error(text)
@@ -146,9 +147,9 @@ def test_fast_reader_chunk_boundaries_anywhere():
     assert whole is not None
     sizes = range(1, len(text) - len(HEADER) + 2)
     for chunk in sizes:
-        assert [list(c) for c in vrps._fast_csv_columns(text.encode(), chunk)] == [list(c) for c in whole]
+        assert [list(c) for c in fast_csv.csv_columns(text.encode(), chunk)] == [list(c) for c in whole]
     bad = (HEADER + "".join(lines[:-1]) + lines[-1].replace(",", ",,", 1)).encode()
-    assert all(vrps._fast_csv_columns(bad, chunk) is None for chunk in sizes)
+    assert all(fast_csv.csv_columns(bad, chunk) is None for chunk in sizes)
 
 
 def test_fast_reader_lines_of_every_length_at_chunk_boundaries():
@@ -163,7 +164,7 @@ def test_fast_reader_lines_of_every_length_at_chunk_boundaries():
     whole = check_same(text)
     assert whole is not None and len(whole[0]) == len(lines)
     for chunk in (1, 50, 300, 4096):
-        assert [list(c) for c in vrps._fast_csv_columns(text.encode(), chunk)] == [list(c) for c in whole]
+        assert [list(c) for c in fast_csv.csv_columns(text.encode(), chunk)] == [list(c) for c in whole]
 
 
 def test_fast_reader_fault_in_a_later_chunk():
@@ -171,15 +172,15 @@ def test_fast_reader_fault_in_a_later_chunk():
     fast reader declines, and read_vrp_columns names the line as the line-by-line reader does."""
     rng = random.Random(12)
     lines = [f"AS{rng.getrandbits(32)},{IPv4Network((rng.getrandbits(24) << 8, 24))},24,ripe\n"
-             for _ in range(5 * vrps._CHUNK // 2 // 36)]
+             for _ in range(5 * fast_csv.CHUNK // 2 // 36)]
     text = HEADER + "".join(lines)
-    assert 2 * vrps._CHUNK < len(text) < 3 * vrps._CHUNK
-    assert vrps._fast_csv_columns(text.encode()) is not None
-    second = "".join(lines)[:vrps._CHUNK + 100].count("\n")  # the line that holds the body's byte _CHUNK + 100
+    assert 2 * fast_csv.CHUNK < len(text) < 3 * fast_csv.CHUNK
+    assert fast_csv.csv_columns(text.encode()) is not None
+    second = "".join(lines)[:fast_csv.CHUNK + 100].count("\n")  # the line that holds the body's byte CHUNK + 100
     for fault in (second, len(lines) - 1):
         broken = lines[:fault] + [lines[fault].replace(",24,", ",24,23,")] + lines[fault + 1:]
         data = (HEADER + "".join(broken)).encode()
-        assert vrps._fast_csv_columns(data) is None
+        assert fast_csv.csv_columns(data) is None
         with pytest.raises(InputError) as e:
             vrps.read_vrp_columns(data, "vrps.csv")
         assert str(e.value).startswith(f"vrps.csv:{fault + 2}: want 4 comma-separated fields, got 5")
@@ -350,7 +351,7 @@ def strict_json_columns(text):
 
 
 def check_json(text):
-    fast = vrps._fast_json_columns(text)
+    fast = fast_json.json_columns(text)
     want = strict_json_columns(text)
     if fast is not None:
         assert not isinstance(want, str), (text[:400], want)
@@ -444,7 +445,7 @@ def test_fast_json_unknown_metadata_key_is_one_warning(capsys):
     text = '{"metadata": {"buildtime": "2023-07-27T18:56:02Z", "note": "x"}, "roas": [ROA]}'.replace("ROA", ROA)
     want = ["x.json: metadata.note: unknown key, ignored"]
     said: list[str] = []
-    fast = vrps._fast_json_columns(text, "x.json", said.append)
+    fast = fast_json.json_columns(text, "x.json", said.append)
     assert fast is not None and said == want  # the fast path read it
     assert [list(c) for c in fast] == strict_json_columns(text.replace(', "note": "x"', ""))
     said.clear()
@@ -453,7 +454,7 @@ def test_fast_json_unknown_metadata_key_is_one_warning(capsys):
     # the fast path declines (a ROA written with an escape) and the strict reader reads: still once
     said.clear()
     escaped = text.replace('"ta": "ripe"', '"ta": "r\\u0069pe"')
-    assert vrps._fast_json_columns(escaped, "x.json", said.append) is None and said == []
+    assert fast_json.json_columns(escaped, "x.json", said.append) is None and said == []
     assert [list(c) for c in vrps.read_vrp_columns(escaped.encode(), "x.json", said.append)] == [list(c) for c in fast]
     assert said == want
     # the fast path declines on a fault: the strict reader's error, and the warning at most once (the
@@ -461,7 +462,7 @@ def test_fast_json_unknown_metadata_key_is_one_warning(capsys):
     for bad, told in ((text.replace("}]}", ', "note": 1}]}'), want),
                       (text.replace('"roas"', '"surprise": 1, "roas"'), [])):
         said.clear()
-        assert vrps._fast_json_columns(bad, "x.json", said.append) is None and said == []
+        assert fast_json.json_columns(bad, "x.json", said.append) is None and said == []
         with pytest.raises(InputError, match="unknown key 'surprise'|unknown key 'note'"):
             vrps.read_vrp_columns(bad.encode(), "x.json", said.append)
         assert said == told
@@ -499,7 +500,7 @@ def test_fast_json_shared_examples():
 def test_fast_csv_is_the_csv_reader_on_faults(body):
     for header in (HEADER, HEADER_EXPIRES):
         text = header + (body.replace(",ta", ",ta,1700000000") if header is HEADER_EXPIRES else body)
-        fast = vrps._fast_csv_columns(text.encode())
+        fast = fast_csv.csv_columns(text.encode())
         try:
             slow = slow_columns(text)
         except InputError:
@@ -524,7 +525,7 @@ def test_fast_csv_on_many_lines():
             m = rng.randint(n, 32)
         lines.append(f"AS{rng.randint(0, 2**32 - 1)},{prefix},{m},ta{rng.randint(0, 3)}\n")
     text = HEADER + "".join(lines)
-    fast = vrps._fast_csv_columns(text.encode())
+    fast = fast_csv.csv_columns(text.encode())
     assert fast is not None
     assert [list(c) for c in fast] == slow_columns(text)
     assert [list(c) for c in vrps.read_vrp_columns(text.encode())] == slow_columns(text)

@@ -86,6 +86,7 @@ import numpy as np
 from .engine.steady import NONE, Seed, plan_for, propagate
 from bgpsim.base.errors import InputError
 from bgpsim.base.outdir import staged
+from bgpsim.base.pool import as_completed, process_pool
 from .policy import CUSTOMER, ORIGIN
 from bgpsim.graph.topology import Topology
 
@@ -317,12 +318,10 @@ def compute_routes(topo: Topology, out_dir, workers: int = 1, origins=None, prog
             finally:
                 _STATE.clear()
         else:
-            import multiprocessing as mp
-
-            method = start_method or ("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            with mp.get_context(method).Pool(nproc, initializer=_init_worker, initargs=(_lean(topo), str(tmp), level, chunk_size)) as pool:
-                for res in pool.imap_unordered(_run_chunk, jobs):
-                    collect(res)
+            with process_pool(nproc, _init_worker, (_lean(topo), str(tmp), level, chunk_size),
+                              start_method=start_method) as pool:
+                for fut in as_completed([pool.submit(_run_chunk, job) for job in jobs]):
+                    collect(fut.result())
 
         np.save(tmp / "asns.npy", topo.asns.astype(np.uint32))
         np.save(tmp / "origins.npy", topo.asns[seq].astype(np.uint32))

@@ -32,6 +32,7 @@ from .defences import DEFENCES
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
 from bgpsim.base.outdir import resumable, write_atomic
+from bgpsim.base.pool import as_completed, process_pool
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
            "disconnected_frac", "loop_frac", "diverted", "seconds")
@@ -210,12 +211,10 @@ def _local(topo, sw, todo, workers, on_rows):
         for job in todo:
             on_rows([run_job(topo, sw, job)])
         return
-    import multiprocessing as mp
-
     _FORKED["topo"] = topo  # forked workers inherit it, and what prepare() computed
-    with mp.get_context("fork").Pool(workers) as pool:
-        for rows in pool.imap_unordered(_forked_chunk, [(sw, c) for c in _chunks(todo, workers)]):
-            on_rows(rows)
+    with process_pool(workers) as pool:
+        for fut in as_completed([pool.submit(_forked_chunk, (sw, c)) for c in _chunks(todo, workers)]):
+            on_rows(fut.result())
 
 
 def connect(address: str, timeout: float = 8.0):
