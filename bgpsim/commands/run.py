@@ -76,7 +76,7 @@ def register(sub, parser_class) -> None:
     run.set_defaults(handler=cmd_run)
 
 
-def _scenario(args):
+def scenario_from(args):
     from bgpsim.base.prefix import parse_prefix
     from bgpsim.sim.attacks import attack
     from bgpsim.sim.scenario import WEIGHTINGS, Scenario, load_scenario
@@ -189,7 +189,7 @@ def cmd_run(args) -> int:
     from bgpsim.sim.converged import converged
     from bgpsim.sim.run import simulate
 
-    scn = _scenario(args)
+    scn = scenario_from(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
     outdir.check(out, "run")  # before the work: a refused --out costs nothing
     started = time.perf_counter()
