@@ -129,7 +129,7 @@ class Topology:
     def cone_sizes(self) -> np.ndarray:
         """Customer-cone size of every AS (itself included), as CAIDA defines it. Cones are bitsets
         (Python ints, one bit per AS) built bottom-up and dropped once every provider has used
-        them: about 0.3 s and 30 MB on the 2025 graph, where sets took 3 s and 1 GB."""
+        them, a tenth of the time and memory sets took."""
         sizes = np.ones(self.n, dtype=np.int64)
         cones: dict[int, int] = {}
         waiting = np.bincount(self.p2c[:, 1], minlength=self.n) if len(self.p2c) else np.zeros(self.n, dtype=np.int64)

@@ -1,6 +1,6 @@
-"""All-destinations routing: every AS's converged route toward every other AS (issue 3, item 7).
+"""All-destinations routing: every AS's converged route toward every other AS 
 
-One origin at a time, the converged-state solver (`bgpsim.engine.steady.propagate`, plain
+One origin at a time, the converged-state solver (`bgpsim.sim.engine.steady.propagate`, plain
 Gao-Rexford, no defence) gives every AS its relationship class and next hop toward the origin. The
 next hops form a tree rooted at the origin (a child's path is one AS longer than its parent's), so
 these two arrays per origin are enough to rebuild any path, and the tree gives the summaries.
@@ -29,37 +29,15 @@ so an interrupted run leaves no output that looks complete; `summary.json` is wr
                                             2 peer, 3 provider, 9 no route
                    Plain `numpy.load` reads them; `load_origin` and `load_route` rebuild paths.
 
-Format, chosen by measurement on the CAIDA 2025-09-01 graph (78,643 ASes) with 3 chunks of 128
-consecutive origins (indices 0, 30,000 and 70,000 onwards); figures per origin, sizes extrapolated to
-all 78,643 origins (the solver then took 6.6-7.3 ms per origin on this machine):
+The layout (AS-major chunks of K = 128 origins, deflate level 1, next hops as ASNs) was chosen by
+measurement: an AS's next hop changes little from one origin to the next, so its row of K origins
+deflates well. The figures and the alternatives tried are in docs/destinations.md.
 
-  layout of nh (uint32) + rel (uint8)             KiB/origin  all origins  compress  decompress
-  raw, origin-major (one row per origin)              384.0     30.9 GB      -          -
-  origin-major, zlib 1                                148.4     12.0 GB    5.0 ms     1.5 ms
-  origin-major, zlib 6                                138.2     11.1 GB   36.4 ms     1.3 ms
-  AS-major (one row per AS, K origins), zlib 1         24.5      2.0 GB    1.3-1.8    0.6-0.8 ms
-  AS-major, zlib 3                                     21.5      1.7 GB    2.1 ms
-  AS-major, zlib 6                                     17.1      1.4 GB    5.1 ms     0.6 ms
-  AS-major, lzma preset 0                              15.8      1.3 GB    5.5 ms
-  AS-major, K = 32 / 64 / 128, zlib 1                  32 / 27 / 24.5
-  next hop as a slot in the AS's neighbour list
-    (uint16), AS-major, zlib 1 / zlib 6                18.0 / 12.4          0.9 / 4.6 + 4-5 ms to encode
-  byte-shuffled or delta-coded next hops             27-38 (worse than plain)
-  next hop stored as ASN instead of index            the same size to 0.1 KiB
-
-An AS's next hop changes little from one origin to the next (a single-homed stub always uses its
-provider), so storing each AS's row of K origins together lets deflate find the repeats: 6x smaller
-than per-origin arrays and faster to compress. Level 1 keeps compression near a fifth of the
-solver's time; heavier levels or lzma would save up to a third of the disk for +50% run time. K = 128
-balances size against memory (a chunk is 50 MB in memory) and the cost of reading one origin back
-(the reader decompresses its chunk, 0.08-0.13 s, and keeps the last one). The next hop is stored
-as an ASN rather than an index so a chunk reads on its own; that costs nothing in size. The whole
-2025 graph came to 1.76 GB (21.9 KiB per origin).
-
-Derived routes. 36% of the ASes of the 2025 graph have a single link, to their provider (see
+Derived routes. Many ASes (36% of the 2025 graph) have a single link, to their provider (see
 `single_homed`). Routes toward such an AS are its provider's with one more AS, so the solver runs
 once per group (a provider, then the ASes single-homed to it, in that storage order) and the
-group's other columns are copies with two entries changed: 50,464 solver runs instead of 78,643.
+group's other columns are copies with two entries changed (on the 2025 graph, 50,464 solver runs
+instead of 78,643).
 `derive=False` solves every origin; the files are the same bytes (tests check it).
 
 Transit centrality is computed per solved origin on arrays: every routed AS adds 1 to its next
