@@ -183,6 +183,8 @@ ACCESS_METHODS = {
 
 
 def _register() -> None:
+    # asn1crypto has no public way to add an OID: its classes' _map and _oid_specs are the extension
+    # point its maintainers point users to (wbond/asn1crypto#200, #259); asn1crypto is pinned exactly.
     for oid, (name, spec) in ECONTENT_SPECS.items():
         cms.ContentType._map.setdefault(oid, name)
         cms.ContentType._reverse_map = None
