@@ -7,6 +7,7 @@ import argparse
 import importlib
 import sys
 
+from bgpsim import __version__
 from bgpsim.base.console import end_now
 from bgpsim.base.errors import InputError
 
@@ -23,19 +24,12 @@ class _Parser(argparse.ArgumentParser):
 DESCRIPTION = "Simulate BGP hijacks and route leaks on AS graphs and see what each defence does."
 
 
-def _top_parser() -> argparse.ArgumentParser:
-    from bgpsim import __version__
-
-    parser = _Parser(prog="bgpsim", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"bgpsim {__version__}")
-    return parser
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with `only` just that subcommand: `bgpsim dump ...` does not
     import what the simulator's commands need (a tenth of a second on a command that may itself
     take one)."""
-    parser = _top_parser()
+    parser = _Parser(prog="bgpsim", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"bgpsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in (only,) if only else COMMANDS:
         importlib.import_module(f"bgpsim.commands.{name}").register(sub, _Parser)

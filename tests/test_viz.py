@@ -374,8 +374,8 @@ def _result(topo, ases=None, **over) -> RunResult:
         attacker=1000, victim=2000, events=123456, messages=98765, converged=True, converged_at=183.24,
         outcome=Shares(3 / 7, 4 / 7 - 0.0123, 0.0123, 0.0), traffic=Traffic("cone", 0.3333),
         peak=Peak(0.71, 31.0, 0.684), marks=MARKS, timeline=TIMELINE,
-        ases=_ases(topo) if ases is None else ases, outcomes=OUTCOMES,
-        topo=topo, scn=None,  # the scenario object: the report reads `scenario` (ScenarioInfo) only
+        ases=_ases(topo) if ases is None else ases,
+        topo=topo,
     )
     return replace(r, **over)
 

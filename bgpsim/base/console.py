@@ -61,8 +61,14 @@ def write_stdout(text: str) -> None:
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader has all it wants
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:
+        reader_gone()
+
+
+def reader_gone() -> None:
+    """After a BrokenPipeError on standard output (`| head`: the reader has all it wants): the
+    rest goes to /dev/null, so that the interpreter's last flush does not fail too."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def end_now(status: int) -> NoReturn:

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import InputError
@@ -140,7 +140,8 @@ def staged(out: str | os.PathLike, command: str, flag: str = "--out", seed: bool
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
             for d in reversed(made):
-                _rmdir_quietly(d)
+                with suppress(OSError):  # not empty: something else was put there meanwhile
+                    d.rmdir()
 
 
 def _output_error(e: OSError, out: Path, flag: str) -> InputError:
@@ -177,7 +178,7 @@ def _write_marker(d: Path, command: str) -> None:
 def _foreign(out: Path, written: set[str]) -> str | None:
     """The first entry under `out` that the marker does not list (nor is a temporary file of
     bgpsim's beside a listed one), or None."""
-    dirs = {str(Path(f).parent) for f in written} | {str(p) for f in written for p in Path(f).parents}
+    dirs = {str(p) for f in written for p in Path(f).parents}
     for root, subdirs, names in os.walk(out):
         rel = Path(root).relative_to(out)
         for name in sorted(subdirs):
@@ -189,9 +190,8 @@ def _foreign(out: Path, written: set[str]) -> str | None:
                 continue
             if str(path) in written:
                 continue
-            if name.startswith(".") and name.endswith(".tmp") and any(
-                    name.startswith(f".{Path(w).name}.") for w in written if Path(w).parent == rel):
-                continue  # write_atomic's temporary file, left by a killed run
+            if name.startswith(".") and name.endswith(".tmp") and str(rel / name[1:].rsplit(".", 2)[0]) in written:
+                continue  # write_atomic's temporary file (".NAME.XXXXXXXX.tmp"), left by a killed run
             return str(path)
     return None
 
@@ -218,9 +218,7 @@ def _make_parents(d: Path, flag: str) -> list[Path]:
     missing = [p for p in (d.absolute(), *d.absolute().parents) if not p.exists()][::-1]
     for p in missing:
         try:
-            p.mkdir()
-        except FileExistsError:
-            pass
+            p.mkdir(exist_ok=True)
         except OSError as e:
             raise InputError(f"{flag} {d}: cannot create {p}: {e.strerror or e}") from None
     return missing
@@ -263,13 +261,6 @@ def _inside(filename, d: Path) -> bool:
         return Path(os.fsdecode(filename)).absolute().is_relative_to(d.absolute())
     except (TypeError, ValueError):
         return False
-
-
-def _rmdir_quietly(d: Path) -> None:
-    try:
-        d.rmdir()
-    except OSError:
-        pass
 
 
 def _ordinary(mode: int) -> int:

@@ -58,7 +58,7 @@ def cmd_dump(args) -> int:
             formats.write_csv(routes(), out)
         out.flush()
     except BrokenPipeError:
-        import os
+        from bgpsim.base.console import reader_gone
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reader_gone()
     return 0

@@ -165,7 +165,6 @@ def cmd_ca_build(args) -> int:
     from bgpsim.base.console import Bar
 
     now = _time_arg("--now", args.now)
-    outdir.check(args.out, "rpki ca build")
     bar = Bar(sys.stderr.isatty(), "object", delay=1.0)
     try:
         result = build_repository(args.spec, args.out, now, progress=bar)

@@ -125,7 +125,7 @@ def scenario_from(args):
         if not args.adopters:
             raise InputError("--policy needs --adopters ASN,ASN,... or @FILE")
         listed = parse_asns(args.adopters, "--adopters")
-        scn.defence = Defence(policy=args.policy, adopters=[asn for asn, _ in listed])
+        scn.defence = Defence(policy=args.policy, adopters=[a for a, _ in listed])
         args.adopters_where = dict(listed)
     if args.seed is not None:
         scn.seed = args.seed
@@ -195,9 +195,9 @@ def cmd_run(args) -> int:
     started = time.perf_counter()
     progress = Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
     topo = load_topology(scn.topology)
-    for asn, where in getattr(args, "adopters_where", {}).items():
-        if asn not in topo.index:
-            raise InputError(f"{where}: AS{asn} is not in the topology {topo.source}")
+    for adopter, where in getattr(args, "adopters_where", {}).items():
+        if adopter not in topo.index:
+            raise InputError(f"{where}: AS{adopter} is not in the topology {topo.source}")
     try:
         run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress)
     finally:

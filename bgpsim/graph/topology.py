@@ -277,15 +277,20 @@ def _read_fast(data: bytes, src: str, name: str) -> Topology | None:
     clique: list[int] = []
     ixps: list[int] = []
     for number, line in enumerate(data[:head].split(b"\n"), 1):
-        for header, dest in ((b"# input clique:", clique), (b"# IXP ASes:", ixps)):
-            if line.startswith(header):
-                try:
-                    dest.extend(_parse_asn(t) for t in line[len(header):].split())
-                except ValueError:
-                    raise InputError(f"bad ASN in header {header.decode()!r}", src, number) from None
+        _header(line, number, src, clique, ixps)
     is_pc = rel == -1
     first_line = data[:head].count(b"\n") + 1
     return _build(v[is_pc, :2], v[~is_pc, :2], src, first_line + np.flatnonzero(is_pc), clique=clique, ixps=ixps, name=name)
+
+
+def _header(line: bytes, number: int, src: str, clique: list[int], ixps: list[int]) -> None:
+    """The ASNs of a '# input clique:' or '# IXP ASes:' comment line, added to `clique` or `ixps`."""
+    for header, dest in ((b"# input clique:", clique), (b"# IXP ASes:", ixps)):
+        if line.startswith(header):
+            try:
+                dest.extend(_parse_asn(t) for t in line[len(header):].split())
+            except ValueError:
+                raise InputError(f"bad ASN in header {header.decode()!r}", src, number) from None
 
 
 def read_caida(path: str | Path) -> Topology:
@@ -311,12 +316,7 @@ def read_caida(path: str | Path) -> Topology:
         if not line:
             continue
         if line[0] == 0x23:  # '#'
-            for header, dest in ((b"# input clique:", clique), (b"# IXP ASes:", ixps)):
-                if line.startswith(header):
-                    try:
-                        dest.extend(_parse_asn(t) for t in line[len(header):].split())
-                    except ValueError:
-                        raise InputError(f"bad ASN in header {header.decode()!r}", src, number) from None
+            _header(line, number, src, clique, ixps)
             continue
         parts = line.split(b"|")
         if len(parts) not in (3, 4):

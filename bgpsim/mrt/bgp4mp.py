@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from struct import unpack_from
 
-from bgpsim.wire import WireError
 from bgpsim.wire.nlri import MASK4, MASK6
 from bgpsim.wire.update import UPDATE, parse_header
 from .framing import BGP4MP_ET, Damage
@@ -155,8 +154,5 @@ def _entry(dec, body: bytes, p: int, ts: int, usec: int | None) -> list:
     if q + attr_len > n:
         raise Damage(f"BGP4MP_ENTRY (draft-ietf-grow-mrt): attribute length {attr_len} wants {attr_len} bytes, "
                      f"got {n - q}", q - 2)
-    try:
-        attrs = dec.attrs(body[q:q + attr_len], 2)
-    except WireError as e:
-        raise Damage(e.message, q + e.offset) from None
+    attrs = dec.attrs(body, q, attr_len, 2)
     return [("BGP4MP_ENTRY", ts, usec, RIB, dec.ip(peer), peer_as, afi2, (net,), (plen,), None, attrs, nh)]

@@ -56,13 +56,18 @@ class Decoder:
         self._ip_text: dict = {}
         self._skipped_types: set[int] = set()
 
-    def attrs(self, buf: bytes, asn_size: int, rib_afi: int | None = None):
-        """The attributes of a RIB entry (bgpsim.wire.attributes.scan_attributes), decoded once per
-        distinct block: RIB dumps repeat them across prefixes."""
+    def attrs(self, body: bytes, start: int, length: int, asn_size: int, rib_afi: int | None = None):
+        """The attributes at body[start:start + length] of a RIB entry (bgpsim.wire.attributes.
+        scan_attributes), decoded once per distinct block: RIB dumps repeat them across prefixes.
+        A fault is `Damage` at its offset in `body`."""
+        buf = body[start:start + length]
         key = (buf, asn_size, rib_afi)
         a = self._attr_cache.get(key)
         if a is None:
-            a = scan_attributes(buf, asn_size, rib_afi)
+            try:
+                a = scan_attributes(buf, asn_size, rib_afi)
+            except WireError as e:
+                raise Damage(e.message, start + e.offset) from None
             if len(self._attr_cache) >= CACHE:
                 self._attr_cache.clear()
             self._attr_cache[key] = a

@@ -19,7 +19,6 @@ from __future__ import annotations
 from struct import unpack_from
 
 from bgpsim.base.errors import InputError
-from bgpsim.wire import WireError
 from bgpsim.wire.nlri import MASK4, MASK6, address_text
 from .framing import Damage
 from .record import FROM_ATTRS, RIB
@@ -43,10 +42,7 @@ def table_dump(dec, ts: int, rtype: int, sub: int, body: bytes) -> list:
     if fixed + attr_len > len(body):
         raise Damage(f"TABLE_DUMP (RFC 6396 section 4.2): attribute length {attr_len} wants {attr_len} bytes, "
                      f"got {len(body) - fixed}", fixed - 2)
-    try:
-        attrs = dec.attrs(body[fixed:fixed + attr_len], 2)
-    except WireError as e:
-        raise Damage(e.message, fixed + e.offset) from None
+    attrs = dec.attrs(body, fixed, attr_len, 2)
     nh = FROM_ATTRS
     if attrs.mp_reach is not None and attrs.mp_reach[0] == 2:
         nh = attrs.mp_reach[3]
@@ -102,10 +98,7 @@ def table_dump_v2(dec, ts: int, rtype: int, sub: int, body: bytes) -> list | tup
             raise Damage(f"RIB entry (RFC 6396 section 4.3.4): attribute length {alen} wants {alen} bytes, got {n - a}", p + hdr)
         if idx >= npeers:
             raise Damage(f"RIB entry (RFC 6396 section 4.3.4): want a peer index < {npeers}, got {idx}", p)
-        try:
-            attrs = attrs_of(body[a:a + alen], 4, afi)
-        except WireError as e:
-            raise Damage(e.message, a + e.offset) from None
+        attrs = attrs_of(body, a, alen, 4, afi)
         mp = attrs.mp_reach
         peer_ip, peer_as = peers[idx]
         out.append((record, ts, None, RIB, peer_ip, peer_as, afi, net, plens, pid, attrs,

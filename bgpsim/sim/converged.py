@@ -30,13 +30,11 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
 
     asns = topo.asns.tolist()
     ribs = res.ribs  # most specific first
-    ases, outcomes = [], {}
+    ases = []
     for i, asn in enumerate(asns):
-        out = OUTCOMES[res.outcome[i]]
-        outcomes[asn] = out
         r = next((r for r in ribs if r.rel[i] != NONE), None)
         path = r.path(i) if r is not None else None
-        ases.append(AsRow(asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), out, "", "",
+        ases.append(AsRow(asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[res.outcome[i]], "", "",
                           "" if r is None else str(r.prefix),
                           "" if path is None else " ".join(str(asns[x]) for x in (i,) + path),
                           "none" if r is None else REL_NAMES[int(r.rel[i])]))
@@ -53,4 +51,4 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
         outcome=shares, traffic=Traffic(label, round(diverted, 6)),
         peak=Peak(shares.attacker, 0.0, round(diverted, 6)), marks=[],
         timeline=[(0.0, fr["attacker"], fr["victim"], fr["disconnected"], fr["loop"], diverted)],
-        ases=ases, outcomes=outcomes, topo=topo, scn=scn)
+        ases=ases, topo=topo)

@@ -43,7 +43,7 @@ instead of 78,643).
 Transit centrality is computed per solved origin on arrays: every routed AS adds 1 to its next
 hop's count (one bincount), then the parents, deepest first, pass their counts to their own next
 hops (one `np.add.at` per path length over the few ASes that are parents: ASes with customers).
-Workers (processes, 'fork' where the platform has it, else 'spawn') get the topology once each,
+Workers (bgpsim.base.pool: forked where the platform can fork) get the topology once each,
 take chunks of origins, write their chunk files and send back their counts; sums of integers, so any
 number of workers writes the same bytes (only `seconds` in summary.json differs).
 """

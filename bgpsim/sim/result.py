@@ -15,11 +15,9 @@ from .policy import ORIGIN
 
 if TYPE_CHECKING:
     from ..graph.topology import Topology
-    from .scenario import Scenario
 
 MAX_DRAWN_ASES = 60  # graphs this small get a topology drawing, and so a snapshot of the peak
 REL_NAMES = {ORIGIN: "origin", CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
-OUTCOME_NAMES = ("attacker", "victim", "disconnected", "loop")
 
 
 @dataclass(frozen=True)
@@ -149,11 +147,14 @@ class RunResult:
     marks: list[Mark]
     timeline: list[tuple]  # (time, attacker, victim, disconnected, loop, diverted), one row per change
     ases: list[AsRow]
-    outcomes: dict[int, str]  # ASN -> final outcome
     topo: Topology = field(repr=False)
-    scn: Scenario = field(repr=False)
     interception: Interception | None = None
     peak_outcomes: dict[int, str] | None = None  # ASN -> outcome at the peak (graphs small enough to draw)
+
+    @property
+    def outcomes(self) -> dict[int, str]:
+        """ASN -> final outcome."""
+        return {a.asn: a.outcome for a in self.ases}
 
     def to_json(self) -> dict:
         """result.json: the keys in their order (the timed engine's has no "engine" key and the

@@ -80,7 +80,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
         progress(q.processed, q.now)
 
     asns = topo.asns.tolist()
-    ases, outcomes = [], {}
+    ases = []
     for i, asn in enumerate(asns):
         entry, pfx = None, None
         for k in covering:
@@ -88,10 +88,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
                 entry, pfx = engine.loc[k][i], prefixes[k]
                 break
         path = engine.adv[covering[0] if pfx is None else pid[pfx]][i]
-        out = OUTCOMES[fwd.outcome[i]]
-        outcomes[asn] = out
         ases.append(AsRow(
-            asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), out,
+            asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[fwd.outcome[i]],
             "" if fwd.attacker_at[i] is None else round(fwd.attacker_at[i], 6),
             "" if fwd.changed_at[i] is None else round(fwd.changed_at[i], 6),
             "" if pfx is None else str(pfx), "" if path is None else " ".join(str(asns[x]) for x in path),
@@ -115,7 +113,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
         traffic=Traffic(weighting_label, round(fwd.final_diverted(), 6)),
         peak=Peak(round(fwd.peak[0] / (fwd.sources or 1), 6), round(fwd.peak[1], 6),
                   round(max(0.0, fwd.peak_diverted), 6)),
-        marks=marks, timeline=fwd.timeline, ases=ases, outcomes=outcomes, topo=topo, scn=scn,
+        marks=marks, timeline=fwd.timeline, ases=ases, topo=topo,
         interception=_interception(engine, fwd, pid[attacked], a, v, asns) if attack and attack.kind == "intercept" else None,
         peak_outcomes=peak)
 
