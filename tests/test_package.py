@@ -41,10 +41,12 @@ def test_the_wheel_holds_one_import_package(wheel):
 
 def test_installed_in_a_fresh_venv(wheel, tmp_path):
     venv = tmp_path / "venv"
-    # the system's packages (numpy, ...) stay visible; bgpsim comes from the venv, which is searched first
+    # the system's packages (numpy, ...) stay visible; bgpsim comes from the venv, which is searched first.
+    # --ignore-installed: a bgpsim already installed in the system (CI installs '.[test]') must not
+    # satisfy the requirement, or the wheel under test would never be installed
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--ignore-installed", "--no-deps", "--no-index", str(wheel)], check=True,
                    capture_output=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
