@@ -1,0 +1,161 @@
+"""BGPsec verdicts for route records (RFC 8205 section 5): one per BGPsec UPDATE of a capture, an MRT
+dump, or a file of hex UPDATE messages.
+
+A BGPsec UPDATE carries one prefix (RFC 8205 section 4.1), so a route record is an UPDATE here. Its
+most recent signature was made for the receiving router's AS (the target): the capture's OPEN or the
+BGP4MP header says which; for RIB dumps and hex messages the caller gives it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bgpsim.base.errors import InputError
+from bgpsim.mrt.record import ANNOUNCE, RIB, Route
+from bgpsim.rpki.bgpsec.verify import Verdict, Verifier
+from bgpsim.wire import WireError
+from bgpsim.wire.attributes import scan_attributes
+from bgpsim.wire.nlri import parse_prefixes
+from bgpsim.wire.update import UPDATE, parse_header, split_update
+
+MAX_HEX_FILE = 64 << 20
+_HEX = re.compile(rb"[0-9A-Fa-f\s]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One UPDATE's verdict: where it was read, what it announced, and what the signatures say."""
+
+    source: str
+    index: int  # the route's number in its file, from 1
+    prefix: str
+    peer_as: int | None
+    target_as: int | None
+    as_path: str
+    state: str  # valid, not-valid, unsigned, unknown
+    reason: str = ""
+    detail: str = ""
+    hop: int | None = None
+
+
+def is_hex_file(path: str) -> bool:
+    """Whether the file is text of hex digits (and comments): UPDATE messages written as hex."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path) from None
+    text = b"\n".join(line.split(b"#", 1)[0] for line in head.splitlines())
+    return bool(text.strip()) and _HEX.fullmatch(text) is not None
+
+
+def hex_routes(path: str, peer_as: int | None, target_as: int | None):
+    """Routes of a file with one UPDATE message (header included) in hex per line."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_HEX_FILE + 1)
+    if len(data) > MAX_HEX_FILE:
+        raise InputError(f"want a hex file of at most {MAX_HEX_FILE} bytes", path)
+    for n, line in enumerate(data.splitlines(), 1):
+        text = line.split(b"#", 1)[0].split()
+        if not text:
+            continue
+        try:
+            msg = bytes.fromhex(b"".join(text).decode("ascii"))
+        except ValueError:
+            raise InputError("want an UPDATE message in hex digits (an even number of them)", path, n) from None
+        try:
+            kind, end = parse_header(msg, 0, len(msg))
+            if kind != UPDATE:
+                raise WireError(f"want an UPDATE (type 2), got message type {kind}", 18)
+            if end != len(msg):
+                raise WireError(f"the header says {end} bytes, the line holds {len(msg)}", 16)
+            parts = split_update(msg, 19, end)
+            block = msg[parts.attributes[0]:parts.attributes[1]]
+            attrs = scan_attributes(block)
+            prefixes = [p for p, _ in parse_prefixes(msg, *parts.nlri, 1)]
+            if attrs.mp_reach is not None:
+                afi, _safi, _nhlen, _nh, p, e = attrs.mp_reach
+                prefixes += [p for p, _ in parse_prefixes(block, p, e, afi)]
+        except WireError as e:
+            raise InputError(f"byte {e.offset}: {e.message}", path, n) from None
+        for prefix in prefixes:
+            r = Route("UPDATE", 0, None, ANNOUNCE, "", peer_as or 0, prefix, attrs=attrs)
+            r.local_as = target_as
+            yield r
+
+
+def routes_of(files, peer_as: int | None, target_as: int | None):
+    """(file name, routes) for each input file: hex UPDATEs, or whatever bgpsim reads (pcap, MRT, text)."""
+    from bgpsim.routedata import reader_for
+
+    for f in files:
+        if not Path(f).is_file():
+            raise InputError("no such file", f)
+        yield f, (hex_routes(f, peer_as, target_as) if is_hex_file(f) else reader_for(f)(f))
+
+
+def verdict_of(route: Route, verifier: Verifier, target_as: int | None) -> tuple[str, Verdict | None, int | None]:
+    """(state, verdict, target AS) of one announced route: unsigned without BGPsec_PATH, unknown when
+    no target AS is known, else the verdict's valid or not-valid."""
+    path = route.attrs.bgpsec
+    target = route.local_as if route.local_as is not None else target_as
+    if path is None:
+        return "unsigned", None, target
+    if target is None:
+        return "unknown", None, None
+    peer = route.peer_as if route.kind != RIB and route.peer_as else None
+    v = verifier.verify(path, target, ipaddress.ip_network(route.prefix), peer)
+    return v.state, v, target
+
+
+def verdicts(files, verifier: Verifier, target_as: int | None, peer_as: int | None, unsigned: bool):
+    """A Row per announced route of the files (unsigned ones only when `unsigned`)."""
+    for name, routes in routes_of(files, peer_as, target_as):
+        index = 0
+        for r in routes:
+            if r.kind != ANNOUNCE and r.kind != RIB:
+                continue
+            index += 1
+            state, v, target = verdict_of(r, verifier, target_as)
+            if state == "unsigned" and not unsigned:
+                continue
+            yield Row(name, index, r.prefix, r.peer_as or None, target, r.attrs.as_path_text, state,
+                      v.reason if v else "", v.detail if v else ("give --target" if state == "unknown" else ""),
+                      v.hop if v else None)
+
+
+def write_table(rows, out) -> int:
+    """Aligned columns, then a count per state on stderr-like last lines; the number not valid."""
+    rows = list(rows)
+    head = ("FILE", "#", "PREFIX", "PEER", "TARGET", "AS_PATH", "VERDICT", "REASON")
+    cells = [head] + [(r.source, str(r.index), r.prefix, str(r.peer_as or "-"), str(r.target_as or "-"),
+                       r.as_path or "-", r.state, f"{r.reason}: {r.detail}" if r.reason else r.detail) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head) - 1)]
+    for c in cells:
+        out.write("  ".join(x.ljust(w) for x, w in zip(c, widths)) + "  " + c[-1] + "\n")
+    return _tally(rows)
+
+
+def write_json(rows, out) -> int:
+    """One JSON object per UPDATE per line; the number not valid."""
+    rows = list(rows)
+    for r in rows:
+        out.write(json.dumps({"file": r.source, "index": r.index, "prefix": r.prefix, "peer_as": r.peer_as,
+                              "target_as": r.target_as, "as_path": r.as_path, "state": r.state,
+                              "reason": r.reason or None, "detail": r.detail or None, "hop": r.hop}) + "\n")
+    return _tally(rows)
+
+
+def _tally(rows) -> int:
+    import sys
+
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.state] = counts.get(r.state, 0) + 1
+    print("bgpsim: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no BGPsec UPDATEs"),
+          file=sys.stderr)
+    return counts.get("not-valid", 0)
