@@ -1,8 +1,9 @@
 """A seeded mutation fuzzer for the readers of outside route data: MRT (`bgpsim.mrt.read_routes` and
-`read_batches`), pcap/pcapng (`bgpsim.capture.read_capture_routes`) and `bgpdump -m` text
-(`bgpsim.mrt.text.read_text_routes`, strict and lenient).
+`read_batches`), pcap/pcapng (`bgpsim.capture.read_capture_routes`), `bgpdump -m` text
+(`bgpsim.mrt.text.read_text_routes`, strict and lenient) and BGPsec_PATH attribute values
+(`bgpsim.rpki.bgpsec.path.decode`, then validation with `Verifier.verify_value`).
 
-    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|all] [--count 100000] [--seed 1]
+    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|all] [--count 100000] [--seed 1]
                                   [--case N] [--save DIR] [--no-damage-check]
 
 Seeds are real files from ../shared/data (mrt/, pcap/, the bgpdump reference text) cut to a few dozen
@@ -12,6 +13,11 @@ pcap packets, text lines, also across seeds), and corruption of the length and t
 readers trust: MRT record headers, BGP message headers, UPDATE and path-attribute lengths, RIB entry
 counts, pcap/pcapng block lengths, IPv4/IPv6 and TCP header lengths; text fields swapped for hostile
 tokens. A few cases are compressed (gzip/bzip2) after mutation, some damaged after compression.
+
+BGPsec_PATH seeds: the two RFC 8208 example attributes and paths of 1 to 6 hops (IPv4 and IPv6, with
+prepending, some with a second Signature_Block of another suite) signed here with the example keys;
+the fields mutated are the lengths, pCounts, flags, ASes, suite IDs and signature lengths. A value
+that decodes must encode back to the same bytes, and its validation must give a verdict.
 
 Every route is consumed in full (prefix, AS path, origin, communities, next hop, ... and the
 `bgpdump -m` line). A case ends in: nothing raised, `InputError` (the project's error) or anything
@@ -571,6 +577,12 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
     name, seed = rng.choice(seeds)
     data = bytearray(seed)
     donors = [s for _n, s in seeds]
+    if reader == "bgpsec":
+        for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4, 5))):
+            if rng.random() < 0.6 and corrupt_field(rng, data, bgpsec_fields(bytes(data))):
+                continue
+            byte_op(rng, data, donors)
+        return name, bytes(data)
     spans_of = {"mrt": mrt_records,
                 "pcap": lambda d: [(s, e) for s, _d, e in pcap_packets(d)[1]],
                 "text": text_lines}[reader]
@@ -638,7 +650,102 @@ def run_pcap(path: str, warn) -> None:
         touch(r)
 
 
-RUNNERS = {"mrt": (run_mrt, mrt_seeds), "pcap": (run_pcap, pcap_seeds), "text": (run_text, text_seeds)}
+# --- BGPsec_PATH values ----------------------------------------------------------------------------------
+
+BGPSEC = DATA / "bgpsec"
+BGPSEC_TARGET = 65537
+
+
+def bgpsec_fields(data: bytes) -> list[tuple[int, int, str]]:
+    """The length, count and identifier fields of a BGPsec_PATH value, as far as they can be found."""
+    out = [(0, 2, ">")]
+    if len(data) < 2:
+        return out
+    sp = struct.unpack_from(">H", data)[0]
+    for q in range(2, min(sp, len(data)) - 5, 6):
+        out += [(q, 1, ">"), (q + 1, 1, ">"), (q + 2, 4, ">")]
+    q = sp
+    while q + 3 <= len(data):
+        out += [(q, 2, ">"), (q + 2, 1, ">")]
+        stop = q + struct.unpack_from(">H", data, q)[0]
+        p = q + 3
+        while p + 22 <= min(stop, len(data)):
+            out.append((p + 20, 2, ">"))
+            p += 22 + struct.unpack_from(">H", data, p + 20)[0]
+        if stop <= q:
+            break
+        q = stop
+    return out
+
+
+def _bgpsec_keys():
+    from bgpsim.rpki.bgpsec.keys import RouterKeys, signing_keys
+
+    keys = BGPSEC / "nist-bgp-srx_rfc8208_keys"
+    return signing_keys([keys]), RouterKeys.load([keys], warn=lambda m: None)
+
+
+def bgpsec_seeds() -> list[tuple[str, bytes]]:
+    import ipaddress
+    import json
+
+    from bgpsim.rpki.bgpsec.path import BgpsecPath, SignatureBlock
+    from bgpsim.rpki.bgpsec.sign import forward
+
+    vectors = json.loads((BGPSEC / "rfc8208_vectors.json").read_text())
+    seeds = []
+    for name, u in vectors["updates"].items():
+        msg = bytes.fromhex(u["hex"])
+        at = msg.index(bytes([0x90, 30]))
+        seeds.append((f"RFC 8208 {name}", msg[at + 4:at + 4 + struct.unpack_from(">H", msg, at + 2)[0]]))
+    private, _ = _bgpsec_keys()
+    ases = sorted(private)
+    rng = random.Random(0)
+    for hops in range(1, 7):
+        for prefix in ("192.0.2.0/24", "2001:db8::/32"):
+            net = ipaddress.ip_network(prefix)
+            chain = [rng.choice(ases) for _ in range(hops)]
+            path = None
+            for i, a in enumerate(chain):
+                toward = chain[i + 1] if i + 1 < hops else BGPSEC_TARGET
+                path = forward(path, private[a], net, toward, pcount=rng.choice((1, 1, 2)))
+            seeds.append((f"{hops} hops {prefix}", path.encode()))
+            other = SignatureBlock(2, path.blocks[0].signatures)  # a second block of an unknown suite
+            seeds.append((f"{hops} hops {prefix}, two blocks", BgpsecPath(path.segments, path.blocks + (other,)).encode()))
+    return seeds
+
+
+_VERIFIER: list = []
+
+
+def run_bgpsec(path: str, warn) -> None:
+    import ipaddress
+
+    from bgpsim.rpki.bgpsec.path import decode
+    from bgpsim.rpki.bgpsec.verify import Verifier
+
+    if not _VERIFIER:
+        _VERIFIER.append(Verifier(_bgpsec_keys()[1], reuse=False))
+    with open(path, "rb") as f:
+        value = f.read()
+    try:
+        parsed = decode(value, path)
+    except InputError:
+        parsed = None
+    if parsed is not None:
+        if parsed.encode() != value:
+            raise AssertionError("a decoded BGPsec_PATH does not encode back to its bytes")
+        parsed.as_path()
+    for prefix in ("192.0.2.0/24", "2001:db8::/32"):
+        verdict = _VERIFIER[0].verify_value(value, BGPSEC_TARGET, ipaddress.ip_network(prefix))
+        if verdict.valid is (verdict.reason != ""):
+            raise AssertionError(f"a verdict without a reason: {verdict}")
+    if parsed is None:
+        raise InputError("malformed", path)
+
+
+RUNNERS = {"mrt": (run_mrt, mrt_seeds), "pcap": (run_pcap, pcap_seeds), "text": (run_text, text_seeds),
+           "bgpsec": (run_bgpsec, bgpsec_seeds)}
 
 
 def fuzz(reader: str, count: int, seed: int, only: int | None, save: str | None, tmp: str) -> dict:
@@ -783,7 +890,7 @@ def damage_check(tmp: str, rng: random.Random) -> tuple[int, int, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "all"), default="all")
+    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "all"), default="all")
     ap.add_argument("--count", type=int, default=100_000, help="mutated inputs per reader")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", type=int, help="run this one case only (shows its traceback and warnings)")
@@ -791,7 +898,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-damage-check", action="store_true")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
-    readers = ("mrt", "text", "pcap") if a.reader == "all" else (a.reader,)
+    readers = ("mrt", "text", "pcap", "bgpsec") if a.reader == "all" else (a.reader,)
     bad = False
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="bgpsim-fuzz-", dir=shm) as tmp:

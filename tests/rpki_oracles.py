@@ -36,6 +36,7 @@ class Verdict:
     log: str = ""
     csv: str = ""
     seconds: float = 0.0  # the validator's own run, without preparing its cache
+    json: dict = field(default_factory=dict)  # rpki-client's JSON output as it wrote it
 
 
 def _asn(v) -> int:
@@ -80,7 +81,7 @@ def rpki_client(out: Path, tal: Path, timeout: float = 600) -> Verdict:
             aspas.setdefault(_asn(a["customer_asid"]), []).extend(_asn(p) for p in a["providers"])
     aspas = {c: sorted(set(p)) for c, p in aspas.items()}
     return Verdict(_vrps(data["roas"]), sorted(_asn(k["asn"]) for k in data.get("bgpsec_keys", [])), aspas,
-                   proc.stderr, csv, seconds)
+                   proc.stderr, csv, seconds, data)
 
 
 def fort(out: Path, tal: Path, timeout: float = 600) -> Verdict:

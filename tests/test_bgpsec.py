@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bgpsim.rpki.bgpsec.keys import RouterKeys, signing_keys, ski_of
-from bgpsim.rpki.bgpsec.path import BgpsecError, BgpsecPath, Segment, decode
+from bgpsim.rpki.bgpsec.path import BgpsecError, BgpsecPath, Segment, SignatureBlock, decode
 from bgpsim.rpki.bgpsec.sign import forward, originate
 from bgpsim.rpki.bgpsec.verify import Verifier
 
@@ -76,12 +76,12 @@ def test_every_changed_byte_fails_with_its_reason(name, keys):
         verdict = v.verify_value(_flip(value, at), receiver, prefix)
         assert not verdict.valid, at
         rel = (at - 2) % 6
-        if rel == 0:  # pCount 1 -> 0: refused before any signature
-            assert verdict.reason == "pcount-zero", (at, verdict)
+        if at == 2:  # the most recent pCount 1 -> 0: withdrawn before any signature is checked
+            assert (verdict.reason, verdict.state) == ("pcount-zero", "withdraw"), (at, verdict)
         elif at < 8 and rel > 1:  # the most recent AS: no key is bound to the new AS
             assert (verdict.reason, verdict.hop) == ("no-key", 2), (at, verdict)
-        else:  # flags, or the origin's AS: the most recent signature covers them, and it is checked first
-            assert (verdict.reason, verdict.hop) == ("bad-signature", 2), (at, verdict)
+        else:  # flags, the origin's pCount or AS: the most recent signature covers them, checked first
+            assert (verdict.reason, verdict.hop, verdict.state) == ("bad-signature", 2, "not-valid"), (at, verdict)
     path = decode(value)
     block_at = 14 + 3  # the Signature_Block's length and suite
     sig_at = []
@@ -145,11 +145,28 @@ def test_a_signature_block_shorter_than_its_secure_path_is_malformed(keys):
     assert verdict.reason == "malformed" and "want one Signature Segment per Secure_Path Segment (3), got 2" in verdict.detail
 
 
-def test_an_unknown_suite_alone_is_not_valid(keys):
+def test_an_unknown_suite_alone_makes_the_route_unsigned(keys):
     prefix, receiver, msg, start, end = example(NAMES[0])
     value = bytearray(msg[start:end])
     value[14 + 2] = 2  # the Algorithm Suite Identifier
-    assert Verifier(keys).verify_value(bytes(value), receiver, prefix).reason == "unsupported-suite"
+    verdict = Verifier(keys).verify_value(bytes(value), receiver, prefix)
+    assert (verdict.reason, verdict.state) == ("unsupported-suite", "unsigned")
+
+
+def test_a_second_block_of_another_suite_is_passed_over(keys):
+    prefix, receiver, msg, start, end = example(NAMES[0])
+    path = decode(msg[start:end])
+    other = SignatureBlock(2, path.blocks[0].signatures)
+    for blocks in ((other,) + path.blocks, path.blocks + (other,)):
+        assert Verifier(keys).verify(BgpsecPath(path.segments, blocks), receiver, prefix).valid
+
+
+def test_a_confed_segment_from_outside_is_withdrawn(keys):
+    prefix, receiver, msg, start, end = example(NAMES[0])
+    value = bytearray(msg[start:end])
+    value[9] = 0x80  # the origin's Confed_Segment flag
+    verdict = Verifier(keys).verify_value(bytes(value), receiver, prefix)
+    assert (verdict.reason, verdict.state, verdict.hop) == ("confed-segment", "withdraw", 1)
 
 
 def test_answers_are_reused_for_identical_octets(keys):
@@ -159,3 +176,14 @@ def test_answers_are_reused_for_identical_octets(keys):
     for _ in range(3):
         assert v.verify(path, receiver, prefix).valid
     assert (v.verified, v.reused) == (2, 4)
+
+
+@pytest.mark.parametrize("path, ski, ases", [
+    ("rpki-rs/router.cer", "F5F3C2DD2B91BF154552EDC0179B58DFF3676B23", ((3000, 9001), (199664, 199664))),
+    ("rpki-commons/router/router_certificate.cer", "7FD90706E7C3FC71168C2338569148C1422BBF74", ((42, 42),)),
+])
+def test_router_certificates_of_others_give_their_key_and_ases(path, ski, ases):
+    keys = RouterKeys.load([DATA.parent / "rpki" / "objects" / path])
+    assert keys.ases(bytes.fromhex(ski)) == [ases]
+    lo, hi = ases[0]
+    assert keys.find(bytes.fromhex(ski), hi) and not keys.find(bytes.fromhex(ski), hi + 1)

@@ -40,9 +40,14 @@ UPDATE message in hex per line (whitespace ignored, '#' starts a comment). The t
 recent signature is the receiving router's AS: from the session's OPEN in a capture, from the BGP4MP
 header in MRT; give --target for RIB dumps and hex messages.
 
-verdicts (RFC 8205 section 5): valid; not-valid with a reason: malformed, pcount-zero,
-peer-as-mismatch, unsupported-suite, no-key, bad-signature; unsigned (no BGPsec_PATH); unknown (no
-target AS known). exit status: 0 every signed UPDATE valid, 1 some not valid, 2 bad input.
+verdicts (RFC 8205 section 5), with the reason where not valid:
+  valid        every signature verifies with a router key bound to its AS
+  not-valid    no-key (no key with the SKI for that AS), bad-signature
+  withdraw     checks before the signatures fail; a router treats the UPDATE as a withdrawal
+               (RFC 7606): malformed, peer-as-mismatch, pcount-zero, confed-segment
+  unsigned     no BGPsec_PATH (listed with --unsigned), or unsupported-suite (no block of suite 1)
+  unknown      the receiving AS is not known: give --target
+exit status: 0 no UPDATE not-valid or withdrawn, 1 some, 2 bad input (one line on stderr).
 """
 
 

@@ -36,7 +36,7 @@ class Row:
     peer_as: int | None
     target_as: int | None
     as_path: str
-    state: str  # valid, not-valid, unsigned, unknown
+    state: str  # valid, not-valid, withdraw, unsigned, unknown
     reason: str = ""
     detail: str = ""
     hop: int | None = None
@@ -129,7 +129,7 @@ def verdicts(files, verifier: Verifier, target_as: int | None, peer_as: int | No
 
 
 def write_table(rows, out) -> int:
-    """Aligned columns, then a count per state on stderr-like last lines; the number not valid."""
+    """Aligned columns (the counts per state on stderr); the number not valid or withdrawn."""
     rows = list(rows)
     head = ("FILE", "#", "PREFIX", "PEER", "TARGET", "AS_PATH", "VERDICT", "REASON")
     cells = [head] + [(r.source, str(r.index), r.prefix, str(r.peer_as or "-"), str(r.target_as or "-"),
@@ -141,7 +141,8 @@ def write_table(rows, out) -> int:
 
 
 def write_json(rows, out) -> int:
-    """One JSON object per UPDATE per line; the number not valid."""
+    """One JSON object per UPDATE per line (the counts per state on stderr); the number not valid or
+    withdrawn."""
     rows = list(rows)
     for r in rows:
         out.write(json.dumps({"file": r.source, "index": r.index, "prefix": r.prefix, "peer_as": r.peer_as,
@@ -158,4 +159,4 @@ def _tally(rows) -> int:
         counts[r.state] = counts.get(r.state, 0) + 1
     print("bgpsim: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no BGPsec UPDATEs"),
           file=sys.stderr)
-    return counts.get("not-valid", 0)
+    return counts.get("not-valid", 0) + counts.get("withdraw", 0)

@@ -34,7 +34,6 @@ from ..vrps import read_file
 
 ANY_AS = None  # a key whose file binds it to no AS
 MAX_KEY_FILE = 1 << 20
-MAX_CERT_ASNS = 1024  # a router certificate names the ASes of one router, not a range of thousands
 _SKI_LINE = re.compile(r"^\s*(\d+)-SKI:\s*([0-9A-Fa-f]{40})\s*$")
 _NAME_AS = re.compile(r"AS(\d{1,10})(?!\d)|(?:^|_)(\d{1,10})(?=\.)", re.IGNORECASE)
 
@@ -64,26 +63,32 @@ class SigningKey:
 
 
 class RouterKeys:
-    """Public router keys by SKI: `find(ski, asn)` gives the keys bound to that AS (or to any AS)."""
+    """Public router keys by SKI: `find(ski, asn)` gives the keys bound to that AS (or to any AS).
+    A key is bound to AS ranges (a router certificate may name several ASes, RFC 8209 section 3.1.3.5)."""
 
     def __init__(self):
-        self._by_ski: dict[bytes, list[tuple[int | None, ec.EllipticCurvePublicKey]]] = {}
+        self._by_ski: dict[bytes, list[tuple[tuple[tuple[int, int], ...] | None, ec.EllipticCurvePublicKey]]] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._by_ski.values())
 
-    def add(self, asn: int | None, key: ec.EllipticCurvePublicKey, ski: bytes | None = None) -> None:
-        entry = (asn, key)
+    def add(self, asns, key: ec.EllipticCurvePublicKey, ski: bytes | None = None) -> None:
+        """Bind `key` to `asns`: an AS, a tuple of (low, high) AS ranges, or ANY_AS."""
+        ranges = asns if asns is ANY_AS or isinstance(asns, tuple) else ((asns, asns),)
         have = self._by_ski.setdefault(ski or ski_of(key), [])
-        if all(a != asn or k.public_numbers() != key.public_numbers() for a, k in have):
-            have.append(entry)
+        if all(r != ranges or k.public_numbers() != key.public_numbers() for r, k in have):
+            have.append((ranges, key))
 
     def find(self, ski: bytes, asn: int) -> list[ec.EllipticCurvePublicKey]:
         """The keys with this SKI bound to `asn` (RFC 8205 section 5.2 tries each until one verifies)."""
-        return [k for a, k in self._by_ski.get(ski, ()) if a is None or a == asn]
+        return [k for r, k in self._by_ski.get(ski, ()) if r is None or any(lo <= asn <= hi for lo, hi in r)]
 
     def knows(self, ski: bytes) -> bool:
         return ski in self._by_ski
+
+    def ases(self, ski: bytes) -> list:
+        """The AS ranges each key with this SKI is bound to (None: any AS)."""
+        return [r for r, _ in self._by_ski.get(ski, ())]
 
     @classmethod
     def load(cls, paths, warn=stderr_warning) -> RouterKeys:
@@ -98,9 +103,8 @@ class RouterKeys:
             data = _read(path)
             got = _certificate(data, str(path))
             if got is not None:
-                asns, pub = got
-                for asn in asns or (asn_of(ski_of(pub)),):
-                    keys.add(asn, pub)
+                ranges, pub = got
+                keys.add(ranges or asn_of(ski_of(pub)), pub)
                 continue
             key = _key(data, str(path), lone)
             if key is None:
@@ -180,8 +184,8 @@ def _read(path: Path) -> bytes:
 
 
 def _certificate(data: bytes, source: str):
-    """(ASes, public key) of a router certificate in `data`, or None when it holds no certificate. The
-    ASes are those of its RFC 3779 extension; none for a plain X.509 certificate (NIST's demo ones)."""
+    """(AS ranges, public key) of a router certificate in `data`, or None when it holds no certificate.
+    The ranges are those of its RFC 3779 extension; none for a plain X.509 certificate (NIST's demo ones)."""
     if b"-----BEGIN CERTIFICATE-----" in data:
         try:
             data = x509.load_pem_x509_certificate(data).public_bytes(serialization.Encoding.DER)
@@ -194,17 +198,13 @@ def _certificate(data: bytes, source: str):
     except ValueError:
         return None
     pub = _p256(cert.public_key(), source)
-    asns: list[int] = []
     try:
         rc = ResourceCertificate.parse(data, source)
     except InputError:
-        rc = None
-    if rc is not None and rc.as_resources is not None and rc.as_resources.ids:
-        ranges = rc.as_resources.ids.ranges
-        if sum(hi - lo + 1 for lo, hi in ranges) > MAX_CERT_ASNS:
-            raise InputError(f"want a router certificate for at most {MAX_CERT_ASNS} ASes", source)
-        asns = [a for lo, hi in ranges for a in range(lo, hi + 1)]
-    return asns, pub
+        return (), pub
+    if rc.as_resources is None or rc.as_resources.inherit:
+        return (), pub
+    return tuple(rc.as_resources.ids.ranges), pub
 
 
 def _key(data: bytes, source: str, lone: bool, private: bool = False):

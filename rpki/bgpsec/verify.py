@@ -1,18 +1,27 @@
 """Validating a BGPsec UPDATE (RFC 8205 section 5) with algorithm suite 1 (RFC 8608).
 
-The result is Valid or Not Valid (section 5.1), and for Not Valid the first reason found:
+Section 5.1 has two results, Valid and Not Valid; section 5.2 adds two ways out before any signature
+is checked. So a `Verdict` has one of four states, and but for Valid the reason:
 
-    malformed            the attribute breaks section 3 (section 5.2: treat-as-withdraw, RFC 7606)
-    pcount-zero          a Secure_Path Segment with pCount 0 (section 3.1: only a route server that
-                         is configured so may send one; we know of none)
-    peer-as-mismatch     the most recent AS is not the peer's AS (section 5.2)
-    unsupported-suite    no Signature_Block of a suite we support (section 5.2: Not Valid)
-    no-key               no router key with the segment's SKI bound to its AS (section 5.2)
-    bad-signature        no key for the SKI verifies the signature (section 5.2)
+    withdraw   the checks before the signatures fail: treat-as-withdraw (RFC 7606)
+                 malformed          the attribute breaks section 3, or a Signature_Block holds not one
+                                    Signature Segment per Secure_Path Segment
+                 peer-as-mismatch   the most recent AS is not the peer's (its AS in the OPEN)
+                 pcount-zero        the most recent segment has pCount 0 (only a route server
+                                    configured so may send that; we know of none)
+                 confed-segment     a segment has the Confed_Segment flag, from a peer outside our
+                                    confederation (we model none)
+    unsigned   no Signature_Block of a suite we support: the route counts as unsigned
+                 unsupported-suite
+    not-valid  a supported Signature_Block fails
+                 no-key             no router key with the segment's SKI bound to its AS
+                 bad-signature      no key with that SKI and AS verifies the signature
+    valid      every signature of a supported Signature_Block verifies
 
-Signatures are checked from the most recent to the origin; the first that fails decides. `Verifier`
-keeps the answers it found by the signed octets, the SKI and the signature: the same three give the
-same answer, so an answer is reused rather than computed again (and counted as reused).
+Signatures are checked from the most recent to the origin, and the first that fails decides (section
+7.3 allows stopping there). `Verifier` keeps the answers it found by the signed octets, the SKI and the
+signature: the same three give the same answer, so an answer is reused rather than computed again
+(and counted as reused).
 """
 
 from __future__ import annotations
@@ -30,15 +39,17 @@ from .path import BgpsecError, BgpsecPath, decode
 from .sign import SUITE_1
 
 SUPPORTED_SUITES = (SUITE_1,)
-REASONS = ("malformed", "pcount-zero", "peer-as-mismatch", "unsupported-suite", "no-key", "bad-signature")
+STATES = {"malformed": "withdraw", "peer-as-mismatch": "withdraw", "pcount-zero": "withdraw",
+          "confed-segment": "withdraw", "unsupported-suite": "unsigned", "no-key": "not-valid",
+          "bad-signature": "not-valid"}
 _ECDSA = ec.ECDSA(hashes.SHA256())
 _CACHE_MAX = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """Valid, or Not Valid with a reason (one of REASONS), a sentence, and the hop that failed
-    (counted from the origin, 1; None when the fault is not one hop's)."""
+    """Valid, or the reason it is not (a key of STATES), a sentence, and the hop that failed (counted
+    from the origin, 1; None when the fault is not one hop's)."""
 
     valid: bool
     reason: str = ""
@@ -47,10 +58,11 @@ class Verdict:
 
     @property
     def state(self) -> str:
-        return "valid" if self.valid else "not-valid"
+        """valid, not-valid, unsigned or withdraw."""
+        return "valid" if self.valid else STATES[self.reason]
 
     def __str__(self) -> str:
-        return "valid" if self.valid else f"not valid: {self.reason}: {self.detail}"
+        return "valid" if self.valid else f"{self.state}: {self.reason}: {self.detail}"
 
 
 VALID = Verdict(True)
@@ -80,16 +92,18 @@ class Verifier:
         as for a capture without the session's OPEN; the peer check is then skipped)."""
         segments = path.segments
         n = len(segments)
+        if segments[0].pcount == 0:
+            return Verdict(False, "pcount-zero", f"the most recent AS, AS{segments[0].asn}, has pCount 0", n)
         for i, seg in enumerate(segments):
-            if seg.pcount == 0:
-                return Verdict(False, "pcount-zero", f"AS{seg.asn} has pCount 0", n - i)
+            if seg.confed:
+                return Verdict(False, "confed-segment", f"AS{seg.asn} has the Confed_Segment flag", n - i)
         if peer_as is not None and segments[0].asn != peer_as:
             return Verdict(False, "peer-as-mismatch",
                            f"the most recent AS is AS{segments[0].asn}, the peer is AS{peer_as}", n)
         block = next((b for b in path.blocks if b.suite in SUPPORTED_SUITES), None)
         if block is None:
             suites = ", ".join(str(b.suite) for b in path.blocks)
-            return Verdict(False, "unsupported-suite", f"algorithm suite {suites}; want 1 (RFC 8608)")
+            return Verdict(False, "unsupported-suite", f"algorithm suite {suites}; we support 1 (RFC 8608)")
         sigs = block.signatures
         octets = Octets(target_as, segments, sigs[1:], block.suite, prefix)
         for i, (seg, sig) in enumerate(zip(segments, sigs)):

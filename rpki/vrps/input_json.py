@@ -44,6 +44,7 @@ _RPKI_CLIENT_METADATA = frozenset((
     "cachedir_new_files", "cachedir_del_files", "cachedir_del_dirs", "cachedir_superfluous_files",
     "cachedir_del_superfluous_files",
     "generated", "sessionid", "serial",  # StayRTR
+    "rejected",  # ours: `bgpsim rpki validate` counts the objects it rejected
 ))
 _ROUTINATOR_METADATA = frozenset(("generated", "generatedTime"))
 
