@@ -13,15 +13,18 @@ Routes are those of the MRT reader (same `Route` records, made by `MRTReader.upd
 record "BGP4MP_ET" (or "BGP4MP_ET_AP"): time and microseconds from the packet that completed the
 UPDATE, peer IP the sender's address, peer AS the sender's from its OPEN (RFC 4271 section 4.2 My
 Autonomous System, or the RFC 6793 section 3 4-octet AS capability) or 0 when its OPEN is not in
-the capture. AS numbers in AS_PATH and AGGREGATOR are 4 octets when both OPENs advertised the
-4-octet AS capability and 2 octets when either OPEN lacks it (RFC 6793 section 4). ADD-PATH (RFC 7911
+the capture, local AS (`Route.local_as`: for BGPsec, RFC 8205 section 4.2, the Target AS of the
+newest signature) the receiver's from its OPEN, or None when that OPEN is not in the capture. AS
+numbers in AS_PATH and AGGREGATOR are 4 octets when both OPENs advertised the 4-octet AS capability
+and 2 octets when either OPEN lacks it (RFC 6793 section 4). ADD-PATH (RFC 7911
 section 4) applies to the sender's UPDATEs when its OPEN offered to send and the other OPEN to receive
 for some address family (one setting per direction, not per family).
 
 When the capture holds neither the OPENs (it started after the session came up), the ASN size is a
 guess from the AS_PATH bytes of the first UPDATE with a non-empty path: the size at which the
 attributes parse, and when both do, 4 if reading them as 2-octet ASNs gives an AS 0 (the zero high
-halves of 4-octet encoded ASNs), else 2. The guess holds for the rest of the session.
+halves of 4-octet encoded ASNs), else 2; an UPDATE with a BGPsec_PATH says 4 (RFC 8205 section 2.2:
+BGPsec speakers speak 4-octet ASNs). The guess holds for the rest of the session.
 
 Errors. A file that is not a capture is an `InputError`. Damage after that never stops reading with
 an exception: a malformed packet, a hole in a TCP stream or a damaged UPDATE is a warning naming the
@@ -118,6 +121,8 @@ def _guess_asn_size(msg: bytes) -> int | None:
             a = parse_attributes(block, size)
         except (WireError, IndexError):
             continue
+        if a.bgpsec is not None:  # RFC 8205 section 2.2: only between 4-octet AS speakers
+            return 4
         if a.as_path:
             paths[size] = a.as_path
     if len(paths) == 1:
@@ -347,7 +352,8 @@ class CaptureReader:
         addpath = bool(mine and theirs and any(bits & 2 and theirs.add_path.get(family, 0) & 1
                                                for family, bits in mine.add_path.items()))
         routes, damage = self._mrt.update_routes(msg, "BGP4MP_ET_AP" if addpath else "BGP4MP_ET", sec, usec, src,
-                                                 mine.my_as if mine is not None else 0, asn_size, addpath)
+                                                 mine.my_as if mine is not None else 0, asn_size, addpath,
+                                                 theirs.my_as if theirs is not None else None)
         if damage is not None:
             self.warn(f"{self.path}: packet {number}: UPDATE from {src}: {damage}"
                       f"{' (routes before the fault kept)' if routes else ''}")

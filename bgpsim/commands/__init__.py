@@ -26,6 +26,16 @@ def seconds(text: str) -> float:
     return v
 
 
+def share(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"want a share between 0 and 1, got {text!r}")
+    return v
+
+
 def count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}")

@@ -11,7 +11,7 @@ from pathlib import Path
 from bgpsim.base.console import Progress
 from bgpsim.base.errors import InputError
 
-from . import asn, seconds, seed_arg
+from . import asn, seconds, seed_arg, share
 
 DEFAULT_SCENARIO = "teaching-subprefix.toml"
 
@@ -61,6 +61,13 @@ def register(sub, parser_class) -> None:
     common.add_argument("--adopters", metavar="ASN,ASN,...|@FILE",
                         help="who deploys --policy: ASNs, or @FILE with ASNs separated by spaces, commas or newlines "
                              "('#' starts a comment)")
+    common.add_argument("--adoption", type=share, metavar="SHARE",
+                        help="instead of --adopters: this share (0..1) of the ASes deploys --policy, drawn with --seed; "
+                             "the victim always adopts, the attacker never")
+    common.add_argument("--crypto", action="store_true",
+                        help="with --policy bgpsec on the timed engine: adopters really sign every UPDATE they send "
+                             "each other and verify every one they receive (ECDSA P-256, keys derived from --seed); "
+                             "result.json gains a crypto object with the counts and seconds")
     common.add_argument("--attacker", type=asn, metavar="ASN", help="attacking (or leaking) AS; default: drawn at random among stubs")
     common.add_argument("--victim", type=asn, metavar="ASN", help="victim AS; default: drawn at random among stubs")
     common.add_argument("--mrai", type=seconds, metavar="SECONDS", help="MRAI per session (default 30; 0 disables it)")
@@ -114,19 +121,28 @@ def scenario_from(args):
         scn.pfx2as = args.pfx2as
     if scn.weighting == "space" and not scn.pfx2as:
         raise InputError("--weighting space needs --pfx2as FILE (a prefix-to-AS table)")
-    if args.adopters and not args.policy:
-        raise InputError("--adopters needs --policy NAME")
+    if (args.adopters or args.adoption is not None) and not args.policy:
+        raise InputError(f"--{'adopters' if args.adopters else 'adoption'} needs --policy NAME")
+    if args.adopters and args.adoption is not None:
+        raise InputError("give --adopters or --adoption, not both")
     if args.policy:
         from bgpsim.sim.defences import DEFENCES
         from bgpsim.sim.scenario import Defence
 
         if args.policy not in DEFENCES:
             raise InputError(f"--policy: unknown policy {args.policy!r}; want one of {', '.join(DEFENCES)}")
-        if not args.adopters:
-            raise InputError("--policy needs --adopters ASN,ASN,... or @FILE")
-        listed = parse_asns(args.adopters, "--adopters")
-        scn.defence = Defence(policy=args.policy, adopters=[a for a, _ in listed])
-        args.adopters_where = dict(listed)
+        if args.adoption is not None:
+            scn.defence = Defence(policy=args.policy, adoption=args.adoption)
+        elif not args.adopters:
+            raise InputError("--policy needs --adopters ASN,ASN,... (or @FILE) or --adoption SHARE")
+        else:
+            listed = parse_asns(args.adopters, "--adopters")
+            scn.defence = Defence(policy=args.policy, adopters=[a for a, _ in listed])
+            args.adopters_where = dict(listed)
+    if args.crypto:
+        if scn.defence is None or scn.defence.policy != "bgpsec":
+            raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")
+        scn.defence.crypto = True
     if args.seed is not None:
         scn.seed = args.seed
     if args.until is not None:

@@ -59,10 +59,11 @@ class RouteBatch:
         net = (int(self.hi[i]) << 64) | int(self.lo[i])
         pid = int(self.path_id[i])
         g = self._slow.get(k)
-        if g is not None:  # read by the record decoders: (record, time, usec, kind, peer, peer AS, ..., attrs, nh)
+        if g is not None:  # read by the record decoders: (record, time, usec, kind, peer, peer AS, ..., attrs, nh,
+            # local AS)
             return wire_route(g[0], g[1], g[2], g[3], g[4], g[5], afi, net, int(self.plen[i]),
-                              None if pid < 0 else pid, g[10], g[11])
-        buf, a0, a1, asn, nh, et = self._src[k].tolist()  # read by bgpsim.mrt.fast
+                              None if pid < 0 else pid, g[10], g[11], g[12])
+        buf, a0, a1, asn, nh, et, hdr = self._src[k].tolist()  # read by bgpsim.mrt.fast
         attrs = None
         if a1 > a0:
             attrs = self._attrs.get(k)
@@ -78,8 +79,9 @@ class RouteBatch:
         kind = (ANNOUNCE, WITHDRAW)[int(self.kind[i])]
         peer_ip, peer_as = self.peers[int(self.peer[i])]
         usec = int(self.gusec[k])
+        local_as = int.from_bytes(self._bufs[buf][hdr + asn:hdr + 2 * asn], "big")  # RFC 6396 section 4.4.2
         return wire_route("BGP4MP_ET" if et else "BGP4MP", int(self.time[i]), None if usec < 0 else usec, kind,
-                          peer_ip, peer_as, afi, net, int(self.plen[i]), None, attrs, hop)
+                          peer_ip, peer_as, afi, net, int(self.plen[i]), None, attrs, hop, local_as)
 
     def routes(self) -> Iterator[Route]:
         for i in range(len(self)):
@@ -108,7 +110,7 @@ class Pieces:
                  "peer": lut[u.peer], "time": u.time, "usec": u.usec, "hi": u.hi, "lo": u.lo, "plen": u.plen,
                  "pid": np.full(len(u.plen), -1, dtype=np.int64),
                  "src": np.column_stack([np.full(len(u.rec), len(self.pieces), dtype=np.int64), u.a0, u.a1, u.asn,
-                                         u.nh, u.et]),
+                                         u.nh, u.et, u.hdr]),
                  "slow": {}, "buf": buf}
         slow = np.flatnonzero(u.slow).tolist()
         states = 0
@@ -164,7 +166,7 @@ class Pieces:
                 "peer": np.array(peer, dtype=np.int32), "time": np.array(time, dtype=np.int64),
                 "usec": np.array(usec, dtype=np.int64), "hi": np.array([x >> 64 for x in nets], dtype=np.uint64),
                 "lo": np.array([x & m for x in nets], dtype=np.uint64), "plen": np.array(plens, dtype=np.uint8),
-                "pid": np.array(pids, dtype=np.int64), "src": np.full((len(rec), 6), -1, dtype=np.int64),
+                "pid": np.array(pids, dtype=np.int64), "src": np.full((len(rec), 7), -1, dtype=np.int64),
                 "slow": slow, "buf": buf}, states
 
     def batch(self, peers: Peers) -> RouteBatch:

@@ -11,6 +11,10 @@ speaker sent or received, and its session's state changes.
 - BGP4MP_ENTRY (2): a RIB entry of the MRT draft before RFC 6396 (draft-ietf-grow-mrt), which
   OpenBGPD still writes and bgpdump does not read.
 Other subtypes (SNAPSHOT and the like) carry no routes.
+
+A route's `local_as` is the AS that received the message: the header's local AS, or for the _LOCAL
+subtypes (sent by the local speaker, so received by the peer) the header's peer AS. BGPsec (RFC 8205
+section 4.2) signs each UPDATE for its receiver: this is the Target AS of the newest signature.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ def bgp4mp(dec, ts: int, rtype: int, sub: int, body: bytes):
         raise Damage(f"BGP4MP (RFC 6396 section 4.4): want two {alen}-byte addresses, got {n - p} bytes", p)
     if local:
         record += "_LOCAL"
-        peer_ip, peer_as = body[p + alen:p + 2 * alen], local_as
+        peer_ip, peer_as, local_as = body[p + alen:p + 2 * alen], local_as, peer_as
     else:
         peer_ip = body[p:p + alen]
     if addpath:
@@ -83,7 +87,8 @@ def bgp4mp(dec, ts: int, rtype: int, sub: int, body: bytes):
         parse_header(body, p, n)  # raises its error
     if body[p + 18] != UPDATE:
         return ()
-    return update_groups(dec, body, p + 19, mend, record, ts, usec, dec.ip(peer_ip), peer_as, asn_size, addpath)
+    return update_groups(dec, body, p + 19, mend, record, ts, usec, dec.ip(peer_ip), peer_as, asn_size, addpath,
+                         local_as)
 
 
 def _state_change(dec, body: bytes, p: int, record: str, ts: int, usec: int | None, asn_size: int) -> list:
@@ -93,12 +98,12 @@ def _state_change(dec, body: bytes, p: int, record: str, ts: int, usec: int | No
     if n == 8 and asn_size == 2:
         # Zebra once wrote state changes of 8 bytes: the two ASNs and the states, no interface,
         # family or addresses; bgpdump reads them so and prints 0.0.0.0 as the peer address
-        peer_as, _local_as, old, new = unpack_from(">HHHH", body, p)
-        return [(record, ts, usec, STATE, "0.0.0.0", peer_as, 0, (), (), None, None, None, old, new)]
+        peer_as, local_as, old, new = unpack_from(">HHHH", body, p)
+        return [(record, ts, usec, STATE, "0.0.0.0", peer_as, 0, (), (), None, None, None, local_as, old, new)]
     fixed = 2 * asn_size + 4
     if n < fixed:
         raise Damage(f"BGP4MP_STATE_CHANGE (RFC 6396 section 4.4.1): want {fixed} header bytes, got {n}", p)
-    peer_as = unpack_from(">H" if asn_size == 2 else ">I", body, p)[0]
+    peer_as, local_as = unpack_from(">HH" if asn_size == 2 else ">II", body, p)
     afi = unpack_from(">H", body, p + fixed - 2)[0]
     if afi != 1 and afi != 2:
         raise Damage(f"BGP4MP_STATE_CHANGE (RFC 6396 section 4.4.1): want address family 1 or 2, got {afi}",
@@ -109,7 +114,8 @@ def _state_change(dec, body: bytes, p: int, record: str, ts: int, usec: int | No
                      f"address family {afi}, got {n}", p)
     q = p + fixed
     old, new = unpack_from(">HH", body, q + 2 * alen)
-    return [(record, ts, usec, STATE, dec.ip(body[q:q + alen]), peer_as, 0, (), (), None, None, None, old, new)]
+    return [(record, ts, usec, STATE, dec.ip(body[q:q + alen]), peer_as, 0, (), (), None, None, None, local_as,
+             old, new)]
 
 
 def _entry(dec, body: bytes, p: int, ts: int, usec: int | None) -> list:
@@ -155,4 +161,4 @@ def _entry(dec, body: bytes, p: int, ts: int, usec: int | None) -> list:
         raise Damage(f"BGP4MP_ENTRY (draft-ietf-grow-mrt): attribute length {attr_len} wants {attr_len} bytes, "
                      f"got {n - q}", q - 2)
     attrs = dec.attrs(body, q, attr_len, 2)
-    return [("BGP4MP_ENTRY", ts, usec, RIB, dec.ip(peer), peer_as, afi2, (net,), (plen,), None, attrs, nh)]
+    return [("BGP4MP_ENTRY", ts, usec, RIB, dec.ip(peer), peer_as, afi2, (net,), (plen,), None, attrs, nh, None)]

@@ -11,8 +11,9 @@ Other types are skipped, with one warning per type.
 
 A decoder turns a record's message into groups: the prefixes of one record that share everything
 but the prefix (and the ADD-PATH id), each a tuple
-    (record, time, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, next_hop)
+    (record, time, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, next_hop, local_as)
 and, for a state change (kind STATE, no prefix), two more fields: the old and the new state.
+`local_as` is the AS that received an UPDATE (bgpsim.mrt.bgp4mp), None for RIB entries.
 `expand` makes a group's Route records.
 
 Faults. Damage inside a record (`Damage`, or a WireError of bgpsim.wire) is a warning naming the
@@ -119,12 +120,14 @@ class Decoder:
                 pass  # the decoding process says so
 
     def update_routes(self, msg: bytes, record: str, ts: int, usec: int | None, peer: str, peer_as: int,
-                      asn_size: int, addpath: bool = False) -> tuple[list[Route], str | None]:
-        """Routes of one whole UPDATE message `msg` (19-byte header included), for readers of other
-        containers (pcap): (routes, None), or (the routes before a fault, "byte N: what was wanted")."""
+                      asn_size: int, addpath: bool = False,
+                      local_as: int | None = None) -> tuple[list[Route], str | None]:
+        """Routes of one whole UPDATE message `msg` (19-byte header included) that `local_as` (or None)
+        received, for readers of other containers (pcap): (routes, None), or (the routes before a
+        fault, "byte N: what was wanted")."""
         try:
             groups, damage = update_groups(self, msg, 19, len(msg), record, ts, usec, peer, peer_as, asn_size,
-                                           addpath), None
+                                           addpath, local_as), None
         except (Damage, WireError) as e:
             groups, damage = getattr(e, "partial", ()), f"byte {e.offset}: {e.message}"
         except IndexError:
@@ -134,10 +137,10 @@ class Decoder:
 
 def expand(g) -> Iterator[Route]:
     """The Route records of a group of prefixes (not a state change)."""
-    record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh = g
+    record, ts, usec, kind, peer_ip, peer_as, afi, nets, plens, pids, attrs, nh, local_as = g
     if pids is None:
         for net, plen in zip(nets, plens):
-            yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, None, attrs, nh)
+            yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, None, attrs, nh, local_as)
     else:
         for net, plen, pid in zip(nets, plens, pids):
-            yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, pid, attrs, nh)
+            yield wire_route(record, ts, usec, kind, peer_ip, peer_as, afi, net, plen, pid, attrs, nh, local_as)

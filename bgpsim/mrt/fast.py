@@ -10,8 +10,8 @@ field in step, a prefix per step. Only the AS_PATH is decoded in Python, once pe
 It takes only what it can read exactly as the record-by-record decoders (bgpsim.mrt.decoder) do and
 leaves the rest to them (the `slow` mask): other record types and subtypes, ADD-PATH, a damaged
 header, any attribute their scan would reject (a wrong fixed length, a repeated AS_PATH or MP
-attribute, framing past the block), AS4_PATH (merged by them), unusual MP families, a damaged
-prefix. So both give the same routes, and every warning still comes from one place.
+attribute, framing past the block), AS4_PATH (merged by them), BGPsec_PATH (RFC 8205: its Secure_Path
+is the AS path), unusual MP families, a damaged prefix. So both give the same routes, and every warning still comes from one place.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ _SEQ = {2: _SEQ2, 4: _SEQ4}  # unpackers of n ASNs of 2 or 4 bytes
 
 # attribute type codes and the lengths scan_attributes insists on
 _ORIGIN, _AS_PATH, _NEXT_HOP, _MED, _LOCAL_PREF, _ATOMIC, _AGGREGATOR, _COMMUNITIES = 1, 2, 3, 4, 5, 6, 7, 8
-_MP_REACH, _MP_UNREACH, _AS4_PATH, _AS4_AGGREGATOR, _LARGE = 14, 15, 17, 18, 32
+_MP_REACH, _MP_UNREACH, _AS4_PATH, _AS4_AGGREGATOR, _LARGE, _BGPSEC_PATH = 14, 15, 17, 18, 32, 33
 _LEN = np.full(256, -1, dtype=np.int64)  # a fixed length, or -1
 _LEN[[_ORIGIN]] = 1
 _LEN[[_NEXT_HOP, _MED, _LOCAL_PREF]] = 4
 _LEN[_ATOMIC] = 0
 _LEN[_AS4_AGGREGATOR] = 8
+_LEN[_BGPSEC_PATH] = 1 << 16  # no attribute is this long: a BGPsec UPDATE is always the parser's
 _MULT = np.ones(256, dtype=np.int64)  # the length must be a multiple of this
 _MULT[_COMMUNITIES] = 4
 _MULT[_LARGE] = 12
@@ -50,10 +51,11 @@ class Updates:
     the parser orders them) and routes. Group columns: `rec` (record number in the buffer), `kind`,
     `afi`, `count` (routes), `path` (index into `paths`, -1 without attributes), `origin`, `a0`, `a1`
     (the attribute block in the buffer), `asn` (ASN size), `nh` (NH_*), `peer` (index into
-    `peer_keys`), `time`, `usec` (-1 for BGP4MP), `et`. Route columns: `hi`, `lo`, `plen`."""
+    `peer_keys`), `time`, `usec` (-1 for BGP4MP), `et`, `hdr` (where the BGP4MP header's peer AS,
+    then local AS, are in the buffer). Route columns: `hi`, `lo`, `plen`."""
 
     __slots__ = ("slow", "rec", "kind", "afi", "count", "path", "origin", "a0", "a1", "asn", "nh", "peer", "time",
-                 "usec", "et", "hi", "lo", "plen", "paths", "peer_keys")
+                 "usec", "et", "hdr", "hi", "lo", "plen", "paths", "peer_keys")
 
 
 def _gather(a: np.ndarray, idx: np.ndarray, width: int) -> np.ndarray:
@@ -177,7 +179,7 @@ def updates(buf: bytes, starts: list[int], paths: list, path_index: tuple[dict, 
     u.et = et[rec]
     u.usec = np.where(u.et, _gather(a, s[rec] + 12, 4), -1)
     # the peer (RFC 6396 section 4.4.2): AS, then after the local AS, interface and AFI its address
-    pr = p[rec]
+    pr = u.hdr = p[rec]
     peer_as = np.where(u.asn == 4, _gather(a, pr, 4), _gather(a, pr, 2))
     addr = pr + 2 * u.asn.astype(np.int64) + 4
     raw_afi = afi[rec]

@@ -70,9 +70,9 @@ class MRTReader:
             for pos in starts:
                 for g in handle(buf, base, pos):
                     if g[3] is STATE:
-                        yield Route(g[0], g[1], g[2], STATE, g[4], g[5], None, None, None, None, g[12], g[13])
+                        yield Route(g[0], g[1], g[2], STATE, g[4], g[5], None, None, None, None, g[13], g[14], g[12])
                         continue
-                    yield from expand(g[:12])
+                    yield from expand(g)
 
     def batches(self, size: int = 65536) -> Iterator[RouteBatch]:
         # the decoders make many short-lived containers and no cycles: the cyclic collector, left on,
@@ -121,7 +121,8 @@ class MRTReader:
         self.decoder.skip(buffer)
 
     def update_routes(self, msg: bytes, record: str, ts: int, usec: int | None, peer: str, peer_as: int,
-                      asn_size: int, addpath: bool = False) -> tuple[list[Route], str | None]:
+                      asn_size: int, addpath: bool = False,
+                      local_as: int | None = None) -> tuple[list[Route], str | None]:
         """Routes of one whole UPDATE message (Decoder.update_routes), for readers of other containers
         (pcap)."""
-        return self.decoder.update_routes(msg, record, ts, usec, peer, peer_as, asn_size, addpath)
+        return self.decoder.update_routes(msg, record, ts, usec, peer, peer_as, asn_size, addpath, local_as)

@@ -11,7 +11,7 @@ ANNOUNCE, WITHDRAW, RIB, STATE = "announce", "withdraw", "rib", "state"
 FROM_ATTRS = object()  # next_hop: NEXT_HOP of `attrs` (an IPv4 NLRI prefix), read when asked for
 
 _FIELDS = ("record", "time", "usec", "kind", "peer_ip", "peer_as", "prefix", "path_id", "attrs", "next_hop",
-           "old_state", "new_state")
+           "old_state", "new_state", "local_as")
 
 
 class Route:
@@ -21,15 +21,21 @@ class Route:
     to this prefix (NEXT_HOP for IPv4 NLRI, the MP_REACH_NLRI next hop otherwise). A state change has
     no prefix and carries `old_state` and `new_state` (RFC 6396 section 4.4.1).
 
+    `local_as` is the AS that received the message: the BGP4MP header's local AS (its peer AS for the
+    _LOCAL subtypes, which the local speaker sent), the receiving side's AS from its OPEN in a
+    capture; None when unknown, for RIB entries (TABLE_DUMP, TABLE_DUMP_V2, BGP4MP_ENTRY) and for
+    text dumps. For a BGPsec UPDATE it is the Target AS of the newest signature (RFC 8205 section 4.2).
+
     The prefix is there both as text (`prefix`) and as numbers (`afi` 1 or 2, `network` the address
     as an integer, `plen`); the MRT reader fills in the numbers and the text is made when first read."""
 
     __slots__ = ("record", "time", "usec", "kind", "peer_ip", "peer_as", "path_id", "attrs", "old_state",
-                 "new_state", "_prefix", "_net", "_nh")
+                 "new_state", "local_as", "_prefix", "_net", "_nh")
 
     def __init__(self, record: str, time: int, usec: int | None, kind: str, peer_ip: str, peer_as: int,
                  prefix: str | None = None, path_id: int | None = None, attrs: Attrs | None = None,
-                 next_hop: str | None = None, old_state: int | None = None, new_state: int | None = None):
+                 next_hop: str | None = None, old_state: int | None = None, new_state: int | None = None,
+                 local_as: int | None = None):
         self.record = record
         self.time = time
         self.usec = usec
@@ -43,6 +49,7 @@ class Route:
         self._nh = next_hop
         self.old_state = old_state
         self.new_state = new_state
+        self.local_as = local_as
 
     @property
     def prefix(self) -> str | None:
@@ -153,7 +160,7 @@ class Peers(list):
 
 
 def wire_route(record, time, usec, kind, peer_ip, peer_as, afi, network, plen, path_id=None, attrs=None,
-               next_hop=None) -> Route:
+               next_hop=None, local_as=None) -> Route:
     """A Route from numbers, as the MRT reader makes them (no text until it is read)."""
     r = _new(Route)
     r.record = record
@@ -168,6 +175,7 @@ def wire_route(record, time, usec, kind, peer_ip, peer_as, afi, network, plen, p
     r.attrs = attrs
     r._nh = next_hop
     r.old_state = r.new_state = None
+    r.local_as = local_as
     return r
 
 

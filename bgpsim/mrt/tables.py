@@ -47,7 +47,7 @@ def table_dump(dec, ts: int, rtype: int, sub: int, body: bytes) -> list:
     if attrs.mp_reach is not None and attrs.mp_reach[0] == 2:
         nh = attrs.mp_reach[3]
     net = int.from_bytes(pfx, "big") & (MASK4 if sub == 1 else MASK6)[plen]
-    return [("TABLE_DUMP", ts, None, RIB, dec.ip(peer), peer_as, sub, (net,), (plen,), None, attrs, nh)]
+    return [("TABLE_DUMP", ts, None, RIB, dec.ip(peer), peer_as, sub, (net,), (plen,), None, attrs, nh, None)]
 
 
 def table_dump_v2(dec, ts: int, rtype: int, sub: int, body: bytes) -> list | tuple:
@@ -102,7 +102,7 @@ def table_dump_v2(dec, ts: int, rtype: int, sub: int, body: bytes) -> list | tup
         mp = attrs.mp_reach
         peer_ip, peer_as = peers[idx]
         out.append((record, ts, None, RIB, peer_ip, peer_as, afi, net, plens, pid, attrs,
-                    mp[3] if mp is not None else FROM_ATTRS))
+                    mp[3] if mp is not None else FROM_ATTRS, None))
         p = a + alen
     return out
 

@@ -26,9 +26,10 @@ CACHE = 1 << 16  # attribute blocks remembered per file, per cache
 
 
 def update_groups(dec, body: bytes, p: int, end: int, record: str, ts: int, usec: int | None, peer: str,
-                  peer_as: int, asn_size: int, addpath: bool) -> list:
-    """The groups of the UPDATE body body[p:end] (after the 19-byte header) from `peer`; `dec` is
-    the file's Decoder (its cache of attribute blocks, `update_attrs`)."""
+                  peer_as: int, asn_size: int, addpath: bool, local_as: int | None = None) -> list:
+    """The groups of the UPDATE body body[p:end] (after the 19-byte header) from `peer` to `local_as`
+    (the receiving AS, or None); `dec` is the file's Decoder (its cache of attribute blocks,
+    `update_attrs`)."""
     # RFC 4271 section 4.3; split_update's checks, inline on this hot path
     if end - p < 4:
         split_update(body, p, end)  # raises its error
@@ -54,7 +55,7 @@ def update_groups(dec, body: bytes, p: int, end: int, record: str, ts: int, usec
     if w1 > w0:
         nets, plens, pids = prefixes(w0, w1, 1)
         if nets:
-            out.append((record, ts, usec, WITHDRAW, peer, peer_as, 1, nets, plens, pids, None, None))
+            out.append((record, ts, usec, WITHDRAW, peer, peer_as, 1, nets, plens, pids, None, None, local_as))
     attrs = None
     if a1 > a0:
         raw = body[a0:a1]
@@ -73,12 +74,13 @@ def update_groups(dec, body: bytes, p: int, end: int, record: str, ts: int, usec
         if mu is not None and mu[0] in (1, 2) and mu[1] in (1, 2, 3) and record != "BGP":
             nets, plens, pids = prefixes(a0 + mu[2], a0 + mu[3], mu[0])
             if nets:
-                out.append((record, ts, usec, WITHDRAW, peer, peer_as, mu[0], nets, plens, pids, None, None))
+                out.append((record, ts, usec, WITHDRAW, peer, peer_as, mu[0], nets, plens, pids, None, None,
+                            local_as))
     if end > a1:
         nets, plens, pids = prefixes(a1, end, 1)
         if nets:
             out.append((record, ts, usec, ANNOUNCE, peer, peer_as, 1, nets, plens, pids, attrs,
-                        FROM_ATTRS if attrs is not None else None))
+                        FROM_ATTRS if attrs is not None else None, local_as))
     if attrs is not None and attrs.mp_reach is not None and record != "BGP":  # RFC 4760 section 3
         mr = attrs.mp_reach
         if mr[0] in (1, 2) and mr[1] in (1, 2, 3):
@@ -86,7 +88,7 @@ def update_groups(dec, body: bytes, p: int, end: int, record: str, ts: int, usec
             if nets:
                 # next hops of 4, 16 or 32 bytes (IPv4, IPv6, IPv6 global and link-local) are read
                 out.append((record, ts, usec, ANNOUNCE, peer, peer_as, mr[0], nets, plens, pids, attrs,
-                            mr[3] if mr[2] in (4, 16, 32) else ""))
+                            mr[3] if mr[2] in (4, 16, 32) else "", local_as))
     if damage is not None:
         damage.partial = out
         raise damage

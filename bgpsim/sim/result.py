@@ -41,6 +41,19 @@ class DefenceInfo:
 
 
 @dataclass(frozen=True)
+class CryptoInfo:
+    """BGPsec with real signatures: how many were made and checked, and the seconds each took."""
+
+    signatures: int  # made by senders
+    verified: int  # checks computed by receivers
+    reused: int  # checks answered from an identical earlier one (same octets, key and signature)
+    updates_signed: int
+    updates_verified: int
+    sign_seconds: float
+    verify_seconds: float
+
+
+@dataclass(frozen=True)
 class TimingInfo:
     mrai: float
     mrai_jitter: list[float]
@@ -150,6 +163,7 @@ class RunResult:
     topo: Topology = field(repr=False)
     interception: Interception | None = None
     peak_outcomes: dict[int, str] | None = None  # ASN -> outcome at the peak (graphs small enough to draw)
+    crypto: CryptoInfo | None = None  # BGPsec with real signatures (scenario defence crypto = true)
 
     @property
     def outcomes(self) -> dict[int, str]:
@@ -175,6 +189,8 @@ class RunResult:
         }
         if self.interception is not None:
             doc["interception"] = _plain(self.interception)
+        if self.crypto is not None:
+            doc["crypto"] = _plain(self.crypto)
         return doc
 
 

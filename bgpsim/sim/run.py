@@ -15,8 +15,8 @@ from .engine.events import EventQueue
 from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
 from .plan import parties, scenario_info, topology_info
-from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, Interception, Mark, MitigationInfo, Peak,
-                     RunResult, Shares, TimingInfo, Traffic)
+from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, CryptoInfo, Interception, Mark, MitigationInfo,
+                     Peak, RunResult, Shares, TimingInfo, Traffic)
 from .scenario import Scenario
 from .weighting import weights
 
@@ -53,8 +53,13 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
     policies = {i: pol for i in who.adopters} if pol is not None else {}
     w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
 
+    crypto = None
+    if scn.defence and scn.defence.crypto:
+        from .crypto import CryptoLoop
+
+        crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed)
     q = EventQueue()
-    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies)
+    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto)
     # Announcements at t = 0: warm-started, or simulated from the start.
     start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if attack is None or attack.victim_announces else {}
     for e in scn.events:
@@ -115,7 +120,12 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
                   round(max(0.0, fwd.peak_diverted), 6)),
         marks=marks, timeline=fwd.timeline, ases=ases, topo=topo,
         interception=_interception(engine, fwd, pid[attacked], a, v, asns) if attack and attack.kind == "intercept" else None,
-        peak_outcomes=peak)
+        peak_outcomes=peak, crypto=None if crypto is None else _crypto_info(crypto.stats))
+
+
+def _crypto_info(st) -> CryptoInfo:
+    return CryptoInfo(st.signatures, st.verified, st.reused, st.updates_signed, st.updates_verified,
+                      round(st.sign_seconds, 3), round(st.verify_seconds, 3))
 
 
 def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,

@@ -38,6 +38,7 @@ class Defence:
     policy: str
     adopters: list[int] | None = None
     adoption: float | None = None  # share of ASes drawn at random (seeded); the victim adopts, the attacker not
+    crypto: bool = False  # bgpsec with real signatures (bgpsim.sim.crypto): the timed engine only
 
 
 @dataclass
@@ -207,7 +208,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             raise doc.error("want a list of prefixes", "mitigation", "prefixes")
         scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
 
-    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption"})) is not None:
+    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto"})) is not None:
         pol = f.get("policy")
         if not isinstance(pol, str) or pol not in DEFENCES:
             raise doc.error(f"want one of {', '.join(DEFENCES)}, got {pol!r}", "defence", "policy")
@@ -225,6 +226,12 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             scn.defence.adoption = share
         else:
             raise doc.error("give adopters (a list of ASNs) or adoption (a share 0..1)", "defence")
+        if "crypto" in f:
+            if not isinstance(f["crypto"], bool):
+                raise doc.error("want true or false", "defence", "crypto")
+            if f["crypto"] and pol != "bgpsec":
+                raise doc.error("crypto (real signatures) is for policy = \"bgpsec\"", "defence", "crypto")
+            scn.defence.crypto = f["crypto"]
 
     roas = d.get("roa", [])
     if not isinstance(roas, list):

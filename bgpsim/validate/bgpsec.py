@@ -54,7 +54,9 @@ def is_hex_file(path: str) -> bool:
 
 
 def hex_routes(path: str, peer_as: int | None, target_as: int | None):
-    """Routes of a file with one UPDATE message (header included) in hex per line."""
+    """Routes of a file with one UPDATE message (header included) in hex per line. An UPDATE whose path
+    attributes are damaged (a malformed BGPsec_PATH among them) comes as the InputError saying so, not
+    raised: RFC 7606 treats it as a withdrawal, and the next line is read on."""
     with open(path, "rb") as f:
         data = f.read(MAX_HEX_FILE + 1)
     if len(data) > MAX_HEX_FILE:
@@ -74,14 +76,18 @@ def hex_routes(path: str, peer_as: int | None, target_as: int | None):
             if end != len(msg):
                 raise WireError(f"the header says {end} bytes, the line holds {len(msg)}", 16)
             parts = split_update(msg, 19, end)
-            block = msg[parts.attributes[0]:parts.attributes[1]]
+        except WireError as e:
+            raise InputError(f"byte {e.offset}: {e.message}", path, n) from None
+        block = msg[parts.attributes[0]:parts.attributes[1]]
+        try:
             attrs = scan_attributes(block)
             prefixes = [p for p, _ in parse_prefixes(msg, *parts.nlri, 1)]
             if attrs.mp_reach is not None:
                 afi, _safi, _nhlen, _nh, p, e = attrs.mp_reach
                 prefixes += [p for p, _ in parse_prefixes(block, p, e, afi)]
         except WireError as e:
-            raise InputError(f"byte {e.offset}: {e.message}", path, n) from None
+            yield InputError(f"byte {parts.attributes[0] + e.offset}: {e.message}", path, n)
+            continue
         for prefix in prefixes:
             r = Route("UPDATE", 0, None, ANNOUNCE, "", peer_as or 0, prefix, attrs=attrs)
             r.local_as = target_as
@@ -117,6 +123,10 @@ def verdicts(files, verifier: Verifier, target_as: int | None, peer_as: int | No
     for name, routes in routes_of(files, peer_as, target_as):
         index = 0
         for r in routes:
+            if isinstance(r, InputError):  # a damaged UPDATE in hex: treat-as-withdraw
+                index += 1
+                yield Row(name, index, "-", peer_as, target_as, "-", "withdraw", "malformed", r.message)
+                continue
             if r.kind != ANNOUNCE and r.kind != RIB:
                 continue
             index += 1

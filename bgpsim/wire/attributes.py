@@ -5,11 +5,17 @@ length (1, or 2 with Extended Length) and value. Types decoded here:
   1 ORIGIN (4.3 a)  2 AS_PATH (4.3 b)  3 NEXT_HOP (4.3 c)  4 MULTI_EXIT_DISC (4.3 d)
   5 LOCAL_PREF (4.3 e)  6 ATOMIC_AGGREGATE (4.3 f)  7 AGGREGATOR (4.3 g; RFC 6793 section 3: 8 bytes
   between 4-byte speakers)  8 COMMUNITIES (RFC 1997)  14/15 MP_REACH/MP_UNREACH (RFC 4760)
-  17 AS4_PATH, 18 AS4_AGGREGATOR (RFC 6793 section 3)  32 LARGE_COMMUNITY (RFC 8092).
+  17 AS4_PATH, 18 AS4_AGGREGATOR (RFC 6793 section 3)  32 LARGE_COMMUNITY (RFC 8092)
+  33 BGPsec_PATH (RFC 8205 section 3; bgpsim.wire.bgpsec).
 Others are kept as raw (flags, type, value) triples.
 
 RFC 6793 section 4.2.3: a 2-byte speaker's AS_PATH is merged with AS4_PATH, and an AGGREGATOR of
 AS_TRANS is replaced by AS4_AGGREGATOR, as bgpdump does; the raw AS4 attributes stay available.
+
+RFC 8205: a BGPsec UPDATE carries BGPsec_PATH instead of AS_PATH (section 3: never both; an UPDATE
+with both is rejected like any other malformed attribute block). Its Secure_Path gives the effective
+AS path (section 4.4: each AS pCount times, Confed_Segment ASes as AS_CONFED_SEQUENCE) and so the
+origin AS; the decoded attribute is `Attrs.bgpsec`. bgpdump skips type 33 and prints an empty path.
 
 Decoding is lazy where it can be (`scan_attributes`): one pass over the attribute headers checks every
 length the RFCs fix and decodes what a reader of routes needs at once (ORIGIN, AS_PATH, MP_REACH and
@@ -24,6 +30,7 @@ from struct import Struct, unpack_from
 
 from . import WireError
 from .aspath import AS_SEQUENCE, AS_TRANS, merge_as4_path, parse_as_path, path_text
+from .bgpsec import BGPSEC_PATH, parse_bgpsec_path, path_of
 from .communities import parse_communities, parse_large_communities
 from .mp import parse_mp_reach, parse_mp_reach_rib, parse_mp_unreach
 from .nlri import address_text
@@ -42,7 +49,7 @@ _FIXED = {NEXT_HOP: ("NEXT_HOP", "RFC 4271 section 4.3 c"), MED: ("MULTI_EXIT_DI
           LOCAL_PREF: ("LOCAL_PREF", "RFC 4271 section 4.3 e"), ATOMIC_AGGREGATE: ("ATOMIC_AGGREGATE", "RFC 4271 section 4.3 f"),
           AS4_AGGREGATOR: ("AS4_AGGREGATOR", "RFC 6793 section 3")}
 _KNOWN = {ORIGIN, AS_PATH, NEXT_HOP, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR, COMMUNITIES, MP_REACH_NLRI,
-          MP_UNREACH_NLRI, AS4_PATH, AS4_AGGREGATOR, LARGE_COMMUNITY}
+          MP_UNREACH_NLRI, AS4_PATH, AS4_AGGREGATOR, LARGE_COMMUNITY, BGPSEC_PATH}
 _PATH_CACHE = 1 << 16
 _paths: tuple[dict, dict] = ({}, {})  # AS_PATH bytes -> (path, origin AS); one dict per ASN size (2, 4)
 
@@ -83,12 +90,13 @@ def _path(buf: bytes, v: int, e: int, asn_size: int):
 
 class Attrs:
     """Decoded path attributes. Shared by every route announced with the same attribute bytes, so
-    treat as read-only. `as_path` is the effective path (AS4_PATH merged in) and `origin_as` its
-    origin AS (see `origin_of`); absent attributes are None (communities: empty tuples).
+    treat as read-only. `as_path` is the effective path (AS4_PATH merged in, or the Secure_Path of a
+    BGPsec_PATH) and `origin_as` its origin AS (see `origin_of`); `bgpsec` the decoded BGPsec_PATH
+    (bgpsim.rpki.bgpsec.path.BgpsecPath); absent attributes are None (communities: empty tuples).
     `Attrs()` is an empty block whose fields may be set (a reader of text output builds them so)."""
 
     __slots__ = ("origin", "as_path", "origin_as", "has_as_path", "atomic_aggregate", "mp_reach", "mp_unreach",
-                 "as4_path", "_unknown", "_next_hop", "_med", "_local_pref", "_communities", "_large",
+                 "as4_path", "bgpsec", "_unknown", "_next_hop", "_med", "_local_pref", "_communities", "_large",
                  "_aggregator", "_as4_aggregator", "_buf", "_spans", "_asn_size", "_text", "_fmt")
 
     def __init__(self):
@@ -97,7 +105,7 @@ class Attrs:
         self.origin_as = NO_PATH
         self.has_as_path = False
         self.atomic_aggregate = False
-        self.mp_reach = self.mp_unreach = self.as4_path = None
+        self.mp_reach = self.mp_unreach = self.as4_path = self.bgpsec = None
         self._unknown = ()
         self._next_hop = self._med = self._local_pref = self._aggregator = self._as4_aggregator = None
         self._communities = self._large = ()
@@ -246,11 +254,11 @@ def _want(name: str, section: str, want: int, got: int, pos: int):
 
 def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, merge_as4: bool = True) -> Attrs:
     """Scan the attribute block `buf`: check its framing and every fixed length, decode ORIGIN, AS_PATH
-    (and AS4_PATH), MP_REACH_NLRI and MP_UNREACH_NLRI, leave the rest to be decoded when read.
+    (and AS4_PATH), MP_REACH_NLRI, MP_UNREACH_NLRI and BGPsec_PATH, leave the rest to be decoded when read.
     `asn_size`: 2 or 4 (RFC 6793); `rib_afi`: set for TABLE_DUMP_V2 RIB entries, whose MP_REACH_NLRI is
     abbreviated (RFC 6396 section 4.3.4)."""
     a = _new(Attrs)
-    origin = mp_reach = mp_unreach = as4_path = path = None
+    origin = mp_reach = mp_unreach = as4_path = path = bgpsec = None
     nh = med = lp = comm = large = agg = agg4 = None
     atomic = False
     pos = 0
@@ -314,8 +322,17 @@ def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, m
             if n != 8:
                 _want(*_FIXED[code], 8, n, v)
             agg4 = _LAZY
+        elif code == BGPSEC_PATH:
+            bgpsec = parse_bgpsec_path(buf, v, pos)
+            bgpsec_at = v
     a.origin = origin
-    if path is None:
+    if bgpsec is not None:
+        if path is not None:
+            raise WireError("RFC 8205 section 3: want AS_PATH or BGPsec_PATH, not both", bgpsec_at)
+        a.as_path = bp = path_of(bgpsec)  # RFC 8205 section 4.4
+        a.origin_as = origin_of(bp)
+        a.has_as_path = True
+    elif path is None:
         a.as_path = ()
         a.origin_as = NO_PATH
         a.has_as_path = False
@@ -329,6 +346,7 @@ def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, m
     a.mp_reach = mp_reach
     a.mp_unreach = mp_unreach
     a.as4_path = as4_path
+    a.bgpsec = bgpsec
     a._next_hop = nh
     a._med = med
     a._local_pref = lp

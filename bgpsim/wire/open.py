@@ -7,6 +7,8 @@ extended length (2 octets) follows, and each parameter's length is then 2 octets
 RFC 5492 section 4: optional parameter type 2 holds capabilities (code 1, length 1, value).
 RFC 6793 section 3: capability 65 carries the speaker's 4-octet AS (My AS is then AS_TRANS if large).
 RFC 7911 section 4: capability 69 (ADD-PATH) lists (AFI 2, SAFI 1, Send/Receive 1) triples.
+RFC 8205 section 2.1: capability 7 (BGPsec; bgpsim.rpki.bgpsec.capability) is Version, Direction
+(0 receive, 1 send) and AFI, 3 octets; a speaker sends one per address family and direction.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import NamedTuple
 
 from . import WireError
 
-CAP_AS4, CAP_ADD_PATH = 65, 69
+CAP_BGPSEC, CAP_AS4, CAP_ADD_PATH = 7, 65, 69
 
 
 class Open(NamedTuple):
     my_as: int  # the 4-octet AS when the capability gives one, else My Autonomous System
     as4: bool  # the 4-octet AS capability was advertised
     add_path: dict  # (afi, safi) -> send/receive bits (1 receive, 2 send, 3 both)
+    bgpsec: frozenset = frozenset()  # (direction, afi) of each BGPsec capability (direction 0 receive, 1 send)
 
 
 def parse_open(buf: bytes, pos: int, end: int) -> Open:
@@ -44,6 +47,7 @@ def parse_open(buf: bytes, pos: int, end: int) -> Open:
     pend = p + plen
     as4 = None
     add_path: dict = {}
+    bgpsec = set()
     hdr = 3 if wide else 2
     while p < pend:
         if p + hdr > pend:
@@ -72,6 +76,18 @@ def parse_open(buf: bytes, pos: int, end: int) -> Open:
                                         f"got {clen}", cv)
                     for t in range(cv, cv + clen, 4):
                         add_path[((buf[t] << 8) | buf[t + 1], buf[t + 2])] = buf[t + 3] & 3
+                elif code == CAP_BGPSEC:
+                    bgpsec.add(_bgpsec_capability(buf, cv, clen))
                 c = cv + clen
         p = v + vlen
-    return Open(my_as if as4 is None else as4, as4 is not None, add_path)
+    return Open(my_as if as4 is None else as4, as4 is not None, add_path, frozenset(bgpsec))
+
+
+def _bgpsec_capability(buf: bytes, cv: int, clen: int) -> tuple[int, int]:
+    """(direction, afi) of the BGPsec capability value buf[cv:cv + clen] (RFC 8205 section 2.1)."""
+    from bgpsim.rpki.bgpsec.capability import decode_capability
+
+    if clen != 3:
+        raise WireError(f"BGPsec capability (RFC 8205 section 2.1): want 3 bytes, got {clen}", cv)
+    cap = decode_capability(buf[cv:cv + 3])
+    return cap.direction, cap.afi

@@ -11,6 +11,8 @@ like it, drop ROV-invalid routes.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..policy import NOT_LINKED, Candidate, Policy
 
 
@@ -36,3 +38,12 @@ class BGPsec(Policy):
 
     def prefer(self, c: Candidate):
         return 1 - c.a["secure"].astype("int64")
+
+    def check_secure(self, prefix, s: int, r: int, rel: int, path: tuple[int, ...], secure: bool) -> int | None:
+        """`check`, with `secure` from a real verification (bgpsim.sim.crypto) instead of the fold."""
+        a = dict(self.attributes(prefix, path))
+        a["secure"] = np.bool_(secure)
+        c = Candidate(np.int64(s), np.int64(r), np.int64(rel), np.int64(len(path)), a)
+        if not self.accept(c):
+            return None
+        return int(self.prefer(c))

@@ -81,11 +81,12 @@ class Timing:
 class TimedEngine:
     """The BGP speakers of every AS, driven by an EventQueue.
 
-    `on_change(i, p)` is called whenever AS i's Loc-RIB for prefix p changes.
+    `on_change(i, p)` is called whenever AS i's Loc-RIB for prefix p changes. `crypto` (a
+    bgpsim.sim.crypto.CryptoLoop) signs what adopters send each other and verifies what they receive.
     """
 
     def __init__(self, topo, prefixes: list, timing: Timing, seed: int, queue: EventQueue | None = None,
-                 policies: dict[int, Policy] | None = None, on_change=None):
+                 policies: dict[int, Policy] | None = None, on_change=None, crypto=None):
         self.topo = topo
         self.prefixes = prefixes
         self.timing = timing
@@ -97,6 +98,7 @@ class TimedEngine:
         for i, pol in (policies or {}).items():
             self.policy[i] = pol
         self.on_change = on_change
+        self.crypto = crypto
         self._groups = self._sessions(topo, timing, seed)
         k = len(prefixes)
         self.loc: list[list] = [[None] * n for _ in range(k)]
@@ -144,8 +146,9 @@ class TimedEngine:
 
     # ---- receiving -------------------------------------------------------------------------
 
-    def _deliver(self, s: int, r: int, p: int, path, rel: int) -> None:
-        """AS r handles an UPDATE from s for prefix p: `path` announced, or None (withdrawn)."""
+    def _deliver(self, s: int, r: int, p: int, path, rel: int, signed=None) -> None:
+        """AS r handles an UPDATE from s for prefix p: `path` announced, or None (withdrawn);
+        `signed`: its BGPsec_PATH under crypto."""
         if self.down and (s, r) in self.down:
             return  # the session died while the message was in flight
         pol = self.policy[r]
@@ -154,7 +157,10 @@ class TimedEngine:
             if r in path:
                 path = None  # a loop withdraws whatever s sent before
             elif pol is not None:
-                pref = pol.check(self.prefixes[p], s, r, rel, path)
+                if self.crypto is None:
+                    pref = pol.check(self.prefixes[p], s, r, rel, path)
+                else:
+                    pref = self.crypto.check(pol, p, s, r, rel, path, signed)
                 if pref is None:
                     path = None  # and so does a rejected route
         ribs = self.rib_in[p]
@@ -261,7 +267,10 @@ class TimedEngine:
         t += self._proc()
         self._busy[j] = t
         self.messages += 1
-        self.q.at(t, self._deliver, r, j, p, val, rel_at_j)
+        if self.crypto is not None and val is not None:
+            self.q.at(t, self._deliver, r, j, p, val, rel_at_j, self.crypto.outgoing(self, p, r, j))
+        else:
+            self.q.at(t, self._deliver, r, j, p, val, rel_at_j)
 
     def _mrai_expired(self, r: int, j: int) -> None:
         held = self._pending.pop((r, j), None)
@@ -355,7 +364,12 @@ class TimedEngine:
         adv = self.adv[p] = [None if e is None else (i,) + e[2] for i, e in enumerate(loc)]
         rib_in, rib_out = self.rib_in[p], self.rib_out[p]
         prefix = self.prefixes[p]
-        for i, out in enumerate(adv):
+        crypto = self.crypto
+        # under crypto an AS signs what it received: nearer the origin first
+        order = range(len(adv)) if crypto is None else sorted(
+            (i for i, out in enumerate(adv) if out is not None), key=lambda i: len(adv[i]))
+        for i in order:
+            out = adv[i]
             if out is None:
                 continue
             e = loc[i]
@@ -372,7 +386,12 @@ class TimedEngine:
                     pol = self.policy[j]
                     if j in out:
                         continue
-                    pref = 0 if pol is None else pol.check(prefix, i, j, rel_at_j, out)
+                    if pol is None:
+                        pref = 0
+                    elif crypto is None:
+                        pref = pol.check(prefix, i, j, rel_at_j, out)
+                    else:
+                        pref = crypto.check(pol, p, i, j, rel_at_j, out, crypto.outgoing(self, p, i, j))
                     if pref is None:
                         continue
                     rib = rib_in[j]

@@ -1,0 +1,164 @@
+"""BGPsec with real signatures in the timed engine: adopters sign every UPDATE they send to another
+adopter and verify every one they receive (RFC 8205 sections 4 and 5, algorithm suite 1).
+
+Who signs what:
+* a BGPsec session exists between two adopters (both advertise the capability, RFC 8205 section 2.2);
+  toward any other neighbour an UPDATE goes unsigned, with an AS_PATH (section 4.4);
+* an adopter that originates a prefix signs a one-segment path toward each BGPsec neighbour;
+* an adopter that forwards a route it received signed adds its segment and signature (section 4.3);
+  one it received unsigned it forwards unsigned (section 4.1);
+* the attacker holds only its own key (registered when it adopts). What it announces beyond itself
+  — the victim as origin, a shortened path — it signs with its own key under the SKIs of the ASes it
+  names, so the key lookup succeeds and the signature check fails; that is the best it can do.
+
+The receiver's verdict replaces the abstract `secure` attribute of `defences.bgpsec.BGPsec`: valid is
+secure, anything else is not; the rest of the policy (ROV, the preference) is unchanged. So the
+outcomes must equal the abstract policy's, which tests check, and warm starts check as they install.
+
+Router keys are derived from the scenario's seed (a P-256 scalar from SHA-256 of the seed and the AS
+number): the same seed gives the same keys, signatures and results. Adopters' public keys form the
+repository the verifiers trust, as a relying party's output would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from bgpsim.rpki.bgpsec.keys import SigningKey, ski_of
+from bgpsim.rpki.bgpsec.path import BgpsecPath
+from bgpsim.rpki.bgpsec.sign import P256_ORDER, forward
+from bgpsim.rpki.bgpsec.verify import Verifier
+
+from .policy import ORIGIN
+
+
+@dataclass
+class CryptoStats:
+    """What the signatures cost: for result.json's `crypto` object."""
+
+    signatures: int = 0  # made
+    verified: int = 0  # signature checks computed
+    reused: int = 0  # signature checks answered from an identical earlier one
+    sign_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    updates_signed: int = 0
+    updates_verified: int = 0
+
+
+class SeededKeys:
+    """Router keys derived from a seed, one per AS; `find` answers as `RouterKeys.find` does, for the
+    registered ASes (the adopters)."""
+
+    def __init__(self, seed: int, asns, registered):
+        self.seed = seed
+        self.asns = asns
+        self.registered = registered  # index -> adopts
+        self._keys: dict[int, SigningKey] = {}
+        self._public: dict[int, tuple[bytes, object]] = {}  # ASN -> (SKI, public key) of registered ASes
+        self._by_asn: dict[int, int] = {}
+        self._skis: set[bytes] = set()
+
+    def signing(self, i: int) -> SigningKey:
+        k = self._keys.get(i)
+        if k is None:
+            asn = int(self.asns[i])
+            h = hashlib.sha256(f"bgpsim BGPsec router key {self.seed} AS{asn}".encode()).digest()
+            key = ec.derive_private_key(int.from_bytes(h, "big") % (P256_ORDER - 1) + 1, ec.SECP256R1())
+            pub = key.public_key()
+            k = self._keys[i] = SigningKey(asn, ski_of(pub), key)
+            self._by_asn[asn] = i
+            if self.registered[i]:
+                self._public[asn] = (k.ski, pub)
+                self._skis.add(k.ski)
+        return k
+
+    def index(self, asn: int) -> int | None:
+        return self._by_asn.get(asn)
+
+    def find(self, ski: bytes, asn: int):
+        got = self._public.get(asn)
+        return [got[1]] if got is not None and got[0] == ski else []
+
+    def knows(self, ski: bytes) -> bool:
+        return ski in self._skis
+
+
+class CryptoLoop:
+    """The signing and checking the timed engine asks for, with its counts."""
+
+    def __init__(self, topo, prefixes, adopters, attacker: int | None, seed: int):
+        import numpy as np
+
+        self.topo = topo
+        self.prefixes = prefixes
+        self.adopter = np.zeros(topo.n, dtype=bool)
+        self.adopter[list(adopters)] = True
+        self.attacker = attacker
+        self.keys = SeededKeys(seed, topo.asns, self.adopter)
+        for i in np.flatnonzero(self.adopter).tolist():  # the repository: every adopter's key
+            self.keys.signing(i)
+        self.verifier = Verifier(self.keys)
+        self.stats = CryptoStats()
+        self.received: dict[tuple[int, int, int], BgpsecPath | None] = {}  # (p, r, s) -> what s sent r
+
+    # ---- sending -------------------------------------------------------------------------------
+    def outgoing(self, engine, p: int, r: int, j: int) -> BgpsecPath | None:
+        """The BGPsec_PATH r attaches to its UPDATE for prefix p to j (None: an unsigned UPDATE)."""
+        adopter = self.adopter
+        if not adopter[j] or not (adopter[r] or r == self.attacker):
+            return None
+        cur = engine.loc[p][r]
+        if cur[1] == ORIGIN:
+            source = ("origin", cur[2])
+        else:
+            source = self.received.get((p, r, cur[2][0]))
+            if source is None:
+                return None
+        t = time.perf_counter()
+        if isinstance(source, tuple):
+            made = self._originate(r, j, p, source[1])
+        else:
+            made = forward(source, self.keys.signing(r), self.prefixes[p], int(self.topo.asns[j]))
+            self.stats.signatures += 1
+        self.stats.sign_seconds += time.perf_counter() - t
+        self.stats.updates_signed += 1
+        return made
+
+    def _originate(self, r: int, j: int, p: int, claimed: tuple) -> BgpsecPath:
+        """r's own announcement to j; `claimed`: the ASes it says it heard the prefix from (a forgery
+        unless empty), which it signs with its own key under their SKIs."""
+        prefix = self.prefixes[p]
+        mine = self.keys.signing(r)
+        asns = self.topo.asns
+        path = None
+        chain = [int(asns[x]) for x in reversed(claimed)] + [mine.asn]  # origin first
+        for k, asn in enumerate(chain):
+            target = chain[k + 1] if k + 1 < len(chain) else int(asns[j])
+            if asn == mine.asn:
+                path = forward(path, mine, prefix, target)
+            else:  # the owner's AS and SKI, the forger's private key
+                other = self.keys.index(asn)
+                ski = self.keys.signing(other).ski if other is not None else hashlib.sha1(str(asn).encode()).digest()
+                path = forward(path, SigningKey(asn, ski, mine.key), prefix, target)
+            self.stats.signatures += 1
+        return path
+
+    # ---- receiving -----------------------------------------------------------------------------
+    def check(self, pol, p: int, s: int, r: int, rel: int, path: tuple, signed: BgpsecPath | None):
+        """Adopter r receives `path` from s, signed or not: its verdict as the policy's `secure`."""
+        self.received[(p, r, s)] = signed
+        valid = False
+        if signed is not None:
+            v = self.verifier
+            before_v, before_r, t = v.verified, v.reused, time.perf_counter()
+            valid = v.verify(signed, int(self.topo.asns[r]), self.prefixes[p], int(self.topo.asns[s])).valid
+            self.stats.verify_seconds += time.perf_counter() - t
+            self.stats.verified += v.verified - before_v
+            self.stats.reused += v.reused - before_r
+            self.stats.updates_verified += 1
+        return pol.check_secure(self.prefixes[p], s, r, rel, path, valid)
+
