@@ -130,3 +130,72 @@ def _teaching():
 
     return files("bgpsim.scenarios") / "topologies" / "teaching.toml"
 
+
+
+def test_pcap_of_a_crypto_run_verifies_with_the_runs_keys(tmp_path, capsys):
+    pcap = tmp_path / "sessions.pcap"
+    assert main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
+                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--quiet",
+                 "--out", str(tmp_path / "out"), "--pcap", str(pcap)]) == 0
+    keys = json.loads((tmp_path / "out" / "router-keys.json").read_text())["bgpsec_keys"]
+    assert 64510 in {k["asn"] for k in keys} and 64511 not in {k["asn"] for k in keys}  # the attacker adopts not
+    capsys.readouterr()
+    status = main(["bgpsec", "verify", str(pcap), "--keys", str(tmp_path / "out" / "router-keys.json"),
+                   "--format", "json", "--unsigned"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1  # the attacker's announcement
+    signed = [r for r in rows if r["state"] != "unsigned"]
+    assert {r["state"] for r in signed if r["as_path"].endswith("64510") and r["peer_as"] != 64511} == {"valid"}
+    forged = [r for r in signed if r["peer_as"] == 64511]
+    assert forged and {(r["state"], r["reason"]) for r in forged} == {("not-valid", "no-key")}
+    assert any(r["state"] == "unsigned" for r in rows)  # toward the attacker, which speaks no BGPsec
+
+
+def test_pcap_without_crypto_holds_as_paths_tshark_reads(tmp_path):
+    import shutil
+    import subprocess
+
+    pcap = tmp_path / "sessions.pcap"
+    assert main(["run", "--topology", str(_teaching()), "--attack", "subprefix", "--attacker", "64511",
+                 "--victim", "64510", "--quiet", "--out", str(tmp_path / "out"), "--pcap", str(pcap),
+                 "--pcap-ases", "64510"]) == 0
+    from bgpsim.capture import read_capture_routes
+
+    routes = list(read_capture_routes(str(pcap)))
+    assert routes and all(r.attrs is None or r.attrs.bgpsec is None for r in routes)
+    assert {r.peer_as for r in routes if r.kind == "announce"} >= {64510}
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark not installed (Debian package `tshark`)")
+    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", "bgp.type == 2", "-T", "fields",
+                          "-e", "bgp.update.path_attribute.as_path_segment.as4"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == [",".join(r.attrs.as_path_text.split()) for r in routes if r.kind == "announce"]
+
+
+def test_pcap_needs_the_timed_engine(tmp_path, capsys):
+    status = main(["run", "--topology", str(_teaching()), "--attack", "subprefix", "--attacker", "64511",
+                   "--victim", "64510", "--engine", "steady", "--quiet", "--out", str(tmp_path / "o"),
+                   "--pcap", str(tmp_path / "x.pcap")])
+    assert status == 2 and "--pcap needs the timed engine" in capsys.readouterr().err
+    assert not (tmp_path / "x.pcap").exists()
+
+
+def test_the_report_says_what_the_signatures_said(tmp_path):
+    import csv
+
+    assert main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
+                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--quiet",
+                 "--out", str(tmp_path / "c")]) == 0
+    html = (tmp_path / "c" / "report.html").read_text()
+    assert "BGPsec: what the signatures said" in html
+    assert "The attacker&#39;s announcement reached" in html and "the verdict was no-key" in html
+    assert '<span class="hop bad"' in html and '<span class="hop ok"' in html
+    rows = list(csv.DictReader(open(tmp_path / "c" / "bgpsec.csv")))
+    assert len(rows) == len(list(csv.DictReader(open(tmp_path / "c" / "ases.csv"))))
+    through = [r for r in rows if "64511" in r["signed_path"].split()]
+    assert through and {(r["state"], r["reason"], r["failed_hop"]) for r in through} == {("not-valid", "no-key", "2")}
+    # without real signatures: no BGPsec section, no bgpsec.csv, no router keys
+    assert main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
+                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--quiet", "--out", str(tmp_path / "a")]) == 0
+    assert "BGPsec: what the signatures said" not in (tmp_path / "a" / "report.html").read_text()
+    assert not (tmp_path / "a" / "bgpsec.csv").exists() and not (tmp_path / "a" / "router-keys.json").exists()

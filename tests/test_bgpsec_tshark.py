@@ -63,7 +63,7 @@ def _normalise(row: dict[str, list[str]]) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def signed(tmp_path_factory):
-    """120 signed UPDATEs in sessions grouped by the sending AS, and the paths we signed."""
+    """120 signed UPDATEs, a millisecond apart, in one session per sending AS; the paths we signed."""
     d = tmp_path_factory.mktemp("keys")
     ases = list(range(64496, 64511))
     for a in ases:  # synthetic router keys, one per AS
@@ -73,7 +73,7 @@ def signed(tmp_path_factory):
     keys = signing_keys([d])
     rng = random.Random(8205)
     sessions: dict[int, Session] = {}
-    paths: dict[int, list[BgpsecPath]] = {}
+    paths: list[BgpsecPath] = []  # in the order sent: the capture is in time order
     for i in range(120):
         hops = 1 + i % 6
         chain = rng.sample(ases, hops)  # origin first
@@ -88,12 +88,12 @@ def signed(tmp_path_factory):
                            pcount=rng.choice((1, 1, 1, 2, 3)), flags=confed)
         sender = chain[-1]
         sessions.setdefault(sender, Session(sender, TARGET, f"192.0.2.{len(sessions) + 1}", "192.0.2.200"))
-        sessions[sender].messages.append(update_message(path, prefix, ipaddress.ip_address(
-            "198.51.100.1" if prefix.version == 4 else "2001:db8::1")))
-        paths.setdefault(sender, []).append(path)
+        sessions[sender].messages.append((i * 0.001, True, update_message(path, prefix, ipaddress.ip_address(
+            "198.51.100.1" if prefix.version == 4 else "2001:db8::1"))))
+        paths.append(path)
     pcap = d / "signed.pcap"
     pcap.write_bytes(capture_bytes(list(sessions.values())))
-    return pcap, [p for s in sessions for p in paths[s]]
+    return pcap, paths
 
 
 def test_tshark_decodes_our_updates_as_we_do(signed):
@@ -116,7 +116,8 @@ def test_tshark_decodes_the_rfc8208_updates_as_we_do(tmp_path):
         msgs.append(bytes(msg))
         want.append(decode(bytes(msg[at + 4:at + 4 + int.from_bytes(msg[at + 2:at + 4], "big")])))
     pcap = tmp_path / "rfc8208.pcap"
-    pcap.write_bytes(capture_bytes([Session(65536, 65537, "192.0.2.1", "192.0.2.2", msgs)]))
+    pcap.write_bytes(capture_bytes([Session(65536, 65537, "192.0.2.1", "192.0.2.2",
+                                            [(k * 0.001, True, m) for k, m in enumerate(msgs)])]))
     theirs = tshark_fields(pcap)
     assert [_normalise(t) for t in theirs] == [_normalise(ours(p)) for p in want]
     assert theirs[0]["sps.as"] == ["65536", "64496"]

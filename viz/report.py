@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from bgpsim.base.outdir import write_atomic
 
+from .bgpsec import bgpsec_html
 from .story import KIND_NAMES, json_timeline, summary_text
 from .style import COLOURS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
 
@@ -233,6 +234,7 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
                         for label, v in numbers),
         details="".join(f"  <dt>{_e(term)}</dt><dd>{_e(value)}</dd>\n" for term, value in _details(run)),
         figures=_figures_html(figures),
+        bgpsec=bgpsec_html(run, _e),
         legend="".join(f'  <li><span class="swatch {k}"></span><strong>{k}</strong>: {_e(OUTCOME_LABELS[k])}</li>\n'
                        for k in COLOURS),
         coverage=_coverage_html(len(shown), len(run.ases)),

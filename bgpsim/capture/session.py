@@ -40,57 +40,95 @@ def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) 
 KEEPALIVE = _message(4, b"")
 
 
+def unsigned_update(prefix, asns, next_hop) -> bytes:
+    """An UPDATE with AS_PATH (4-octet ASes, RFC 6793; AS_SEQUENCE segments of at most 255, RFC 4271
+    section 4.3 b): IPv4 in the NLRI field with NEXT_HOP, IPv6 in MP_REACH_NLRI (RFC 4760 section 3)."""
+    from bgpsim.rpki.bgpsec.update import mp_reach
+
+    segs = b"".join(pack(">BB", 2, len(asns[k:k + 255])) + b"".join(pack(">I", a) for a in asns[k:k + 255])
+                    for k in range(0, len(asns), 255))
+    attrs = _attribute(0x40, 1, b"\x00") + _attribute(0x40, 2, segs)
+    n = prefix.prefixlen
+    nlri = bytes([n]) + prefix.network_address.packed[:(n + 7) // 8]
+    if prefix.version == 4:
+        attrs += _attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
+        return _message(2, pack(">HH", 0, len(attrs)) + attrs + nlri)
+    attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
+    return _message(2, pack(">HH", 0, len(attrs)) + attrs)
+
+
+def withdrawal(prefix) -> bytes:
+    """An UPDATE withdrawing `prefix`: in Withdrawn Routes for IPv4, MP_UNREACH_NLRI for IPv6."""
+    n = prefix.prefixlen
+    nlri = bytes([n]) + prefix.network_address.packed[:(n + 7) // 8]
+    if prefix.version == 4:
+        return _message(2, pack(">H", len(nlri)) + nlri + pack(">H", 0))
+    attrs = _attribute(0x80, 15, pack(">HB", 2, 1) + nlri)
+    return _message(2, pack(">HH", 0, len(attrs)) + attrs)
+
+
+def _attribute(flags: int, code: int, value: bytes) -> bytes:
+    if len(value) > 255:
+        return pack(">BBH", flags | 0x10, code, len(value)) + value
+    return pack(">BBB", flags, code, len(value)) + value
+
+
 @dataclass
 class Session:
-    """Messages (whole BGP messages, header included) sent by `local` to `remote` over one session."""
+    """One BGP session between `local` (which opens the TCP connection) and `remote`: its messages
+    (whole BGP messages, header included) as (seconds after the session opened, sent by local?, bytes)."""
 
     local_as: int
     remote_as: int
     local_ip: str
     remote_ip: str
-    messages: list[bytes] = field(default_factory=list)
+    messages: list[tuple[float, bool, bytes]] = field(default_factory=list)
     bgpsec: bool = True
 
 
 def _packets(s: Session, sport: int):
+    """(seconds, frame) of the session: the handshake, OPENs and KEEPALIVEs in its first milliseconds,
+    then each message and its acknowledgement."""
     from scapy.layers.inet import IP, TCP
-
     from scapy.layers.l2 import Ether
 
     mac_a, mac_b = "02:00:00:00:00:01", "02:00:00:00:00:02"
     a = Ether(src=mac_a, dst=mac_b) / IP(src=s.local_ip, dst=s.remote_ip)
     b = Ether(src=mac_b, dst=mac_a) / IP(src=s.remote_ip, dst=s.local_ip)
     seq_a, seq_b = 1000, 5000
-    yield a / TCP(sport=sport, dport=179, flags="S", seq=seq_a - 1)
-    yield b / TCP(sport=179, dport=sport, flags="SA", seq=seq_b - 1, ack=seq_a)
-    yield a / TCP(sport=sport, dport=179, flags="A", seq=seq_a, ack=seq_b)
-    sends = [(True, open_message(s.local_as, s.local_ip, bgpsec=s.bgpsec)),
-             (False, open_message(s.remote_as, s.remote_ip, bgpsec=s.bgpsec)),
-             (True, KEEPALIVE), (False, KEEPALIVE)] + [(True, m) for m in s.messages]
-    for from_local, payload in sends:
+    yield -0.009, a / TCP(sport=sport, dport=179, flags="S", seq=seq_a - 1)
+    yield -0.008, b / TCP(sport=179, dport=sport, flags="SA", seq=seq_b - 1, ack=seq_a)
+    yield -0.007, a / TCP(sport=sport, dport=179, flags="A", seq=seq_a, ack=seq_b)
+    sends = [(-0.006, True, open_message(s.local_as, s.local_ip, bgpsec=s.bgpsec)),
+             (-0.005, False, open_message(s.remote_as, s.remote_ip, bgpsec=s.bgpsec)),
+             (-0.004, True, KEEPALIVE), (-0.003, False, KEEPALIVE)] + list(s.messages)
+    for t, from_local, payload in sends:
         if from_local:
-            yield a / TCP(sport=sport, dport=179, flags="PA", seq=seq_a, ack=seq_b) / payload
+            yield t, a / TCP(sport=sport, dport=179, flags="PA", seq=seq_a, ack=seq_b) / payload
             seq_a += len(payload)
-            yield b / TCP(sport=179, dport=sport, flags="A", seq=seq_b, ack=seq_a)
+            yield t + 0.0001, b / TCP(sport=179, dport=sport, flags="A", seq=seq_b, ack=seq_a)
         else:
-            yield b / TCP(sport=179, dport=sport, flags="PA", seq=seq_b, ack=seq_a) / payload
+            yield t, b / TCP(sport=179, dport=sport, flags="PA", seq=seq_b, ack=seq_a) / payload
             seq_b += len(payload)
-            yield a / TCP(sport=sport, dport=179, flags="A", seq=seq_a, ack=seq_b)
+            yield t + 0.0001, a / TCP(sport=sport, dport=179, flags="A", seq=seq_a, ack=seq_b)
 
 
 def capture_bytes(sessions: list[Session]) -> bytes:
-    """The pcap file (Ethernet link type) holding the sessions one after the other."""
+    """The pcap file (Ethernet link type) holding the sessions, their packets in time order (each
+    session opens 10 ms before its time 0, which is START)."""
     import io
 
     from scapy.utils import PcapWriter
 
+    frames = []
+    for i, s in enumerate(sessions):
+        for n, (t, frame) in enumerate(_packets(s, 40000 + i % 20000)):
+            frames.append((t, i, n, frame))
+    frames.sort(key=lambda x: x[:3])
     buf = io.BytesIO()
     writer = PcapWriter(buf, linktype=1, sync=True)
-    t = START
-    for i, s in enumerate(sessions):
-        for frame in _packets(s, 40000 + i % 20000):
-            frame.time = t
-            writer.write(frame)
-            t += 0.001
+    for t, _i, _n, frame in frames:
+        frame.time = START + 0.01 + t
+        writer.write(frame)
     writer.flush()
     return buf.getvalue()

@@ -147,7 +147,8 @@ def cmd_sign(args) -> int:
     if args.out:
         from bgpsim.capture.session import Session, capture_bytes
 
-        session = Session(segments[0][0], args.target, "192.0.2.1", "192.0.2.2", [m for _, _, m in messages])
+        session = Session(segments[0][0], args.target, "192.0.2.1", "192.0.2.2",
+                          [(k * 0.001, True, m) for k, (_, _, m) in enumerate(messages)])
         write_file(args.out, capture_bytes([session]))
         print(f"bgpsim: wrote {len(messages)} signed UPDATE(s) to {args.out}", file=sys.stderr)
         return 0

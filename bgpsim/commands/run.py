@@ -68,6 +68,12 @@ def register(sub, parser_class) -> None:
                         help="with --policy bgpsec on the timed engine: adopters really sign every UPDATE they send "
                              "each other and verify every one they receive (ECDSA P-256, keys derived from --seed); "
                              "result.json gains a crypto object with the counts and seconds")
+    common.add_argument("--pcap", metavar="FILE",
+                        help="timed engine: write the BGP sessions of --pcap-ases as a packet capture Wireshark opens "
+                             "(OPENs, then every UPDATE at its simulated time; BGPsec_PATH under --crypto); an "
+                             "existing FILE is replaced, atomically")
+    common.add_argument("--pcap-ases", metavar="ASN,ASN,...",
+                        help="whose sessions --pcap records (default: the attacker's and the victim's)")
     common.add_argument("--attacker", type=asn, metavar="ASN", help="attacking (or leaking) AS; default: drawn at random among stubs")
     common.add_argument("--victim", type=asn, metavar="ASN", help="victim AS; default: drawn at random among stubs")
     common.add_argument("--mrai", type=seconds, metavar="SECONDS", help="MRAI per session (default 30; 0 disables it)")
@@ -198,6 +204,27 @@ def _summary(run, out: Path, wall: float) -> str:
     return "\n".join(lines)
 
 
+def _tap_ases(args, scn, topo) -> list[int] | None:
+    """The ASNs whose sessions --pcap records, checked against the topology; None without --pcap."""
+    if args.pcap_ases and not args.pcap:
+        raise InputError("--pcap-ases needs --pcap FILE")
+    if not args.pcap:
+        return None
+    if args.engine == "steady":
+        raise InputError("--pcap needs the timed engine: the steady one sends no messages")
+    if args.pcap_ases:
+        ases = [a for a, _ in parse_asns(args.pcap_ases, "--pcap-ases")]
+    else:
+        from bgpsim.sim.plan import parties
+
+        who = parties(scn, topo)
+        ases = [x for x in (who.attacker, who.victim) if x is not None]
+    for a in ases:
+        if a not in topo.index:
+            raise InputError(f"--pcap-ases: AS{a} is not in the topology {topo.source}")
+    return ases
+
+
 def cmd_run(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.graph.topology import load_topology
@@ -214,12 +241,18 @@ def cmd_run(args) -> int:
     for adopter, where in getattr(args, "adopters_where", {}).items():
         if adopter not in topo.index:
             raise InputError(f"{where}: AS{adopter} is not in the topology {topo.source}")
+    tap = _tap_ases(args, scn, topo)
     try:
-        run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress)
+        run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress, tap)
     finally:
         progress.close()
     wall = time.perf_counter() - started
     output.write(run, out)
+    if args.pcap:
+        outdir.write_file(args.pcap, run.wiretap.capture(), "--pcap")
+        if not (args.quiet or args.json):
+            print(f"bgpsim: {run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {args.pcap}",
+                  file=sys.stderr)
     if args.json:
         sys.stdout.write(output.result_json(run))
     elif not args.quiet:

@@ -103,7 +103,18 @@ class CryptoLoop:
             self.keys.signing(i)
         self.verifier = Verifier(self.keys)
         self.stats = CryptoStats()
-        self.received: dict[tuple[int, int, int], BgpsecPath | None] = {}  # (p, r, s) -> what s sent r
+        # (p, r, s) -> what s sent adopter r (None: unsigned) and r's verdict on it
+        self.received: dict[tuple[int, int, int], tuple[BgpsecPath | None, object]] = {}
+
+    def router_keys(self) -> list:
+        """The adopters' keys as a relying party lists them (RouterKey: AS, SKI, SubjectPublicKeyInfo)."""
+        from cryptography.hazmat.primitives import serialization
+
+        from bgpsim.rpki.vrps import RouterKey
+
+        der, spki = serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        return [RouterKey(k.asn, k.ski, k.key.public_key().public_bytes(der, spki))
+                for i, k in sorted(self.keys._keys.items()) if self.adopter[i]]
 
     # ---- sending -------------------------------------------------------------------------------
     def outgoing(self, engine, p: int, r: int, j: int) -> BgpsecPath | None:
@@ -115,7 +126,7 @@ class CryptoLoop:
         if cur[1] == ORIGIN:
             source = ("origin", cur[2])
         else:
-            source = self.received.get((p, r, cur[2][0]))
+            source = self.received.get((p, r, cur[2][0]), (None,))[0]
             if source is None:
                 return None
         t = time.perf_counter()
@@ -150,15 +161,40 @@ class CryptoLoop:
     # ---- receiving -----------------------------------------------------------------------------
     def check(self, pol, p: int, s: int, r: int, rel: int, path: tuple, signed: BgpsecPath | None):
         """Adopter r receives `path` from s, signed or not: its verdict as the policy's `secure`."""
-        self.received[(p, r, s)] = signed
-        valid = False
+        verdict = None
         if signed is not None:
             v = self.verifier
             before_v, before_r, t = v.verified, v.reused, time.perf_counter()
-            valid = v.verify(signed, int(self.topo.asns[r]), self.prefixes[p], int(self.topo.asns[s])).valid
+            verdict = v.verify(signed, int(self.topo.asns[r]), self.prefixes[p], int(self.topo.asns[s]))
             self.stats.verify_seconds += time.perf_counter() - t
             self.stats.verified += v.verified - before_v
             self.stats.reused += v.reused - before_r
             self.stats.updates_verified += 1
-        return pol.check_secure(self.prefixes[p], s, r, rel, path, valid)
+        self.received[(p, r, s)] = (signed, verdict)
+        return pol.check_secure(self.prefixes[p], s, r, rel, path, verdict is not None and verdict.valid)
+
+    # ---- what the run shows ------------------------------------------------------------------------
+    def signed_routes(self, engine, chosen: list[int | None]) -> list:
+        """A SignedRoute per AS: how BGPsec saw the route it chose for prefix `chosen[i]` (None: none)."""
+        from .result import SignedRoute
+
+        asns = self.topo.asns
+        out = []
+        for i, p in enumerate(chosen):
+            entry = None if p is None else engine.loc[p][i]
+            adopts = bool(self.adopter[i])
+            if entry is None or not entry[2]:
+                out.append(SignedRoute(int(asns[i]), adopts, "origin" if entry is not None else "", "", "", None, ()))
+                continue
+            path = entry[2]
+            signed, verdict = self.received.get((p, i, path[0]), (None, None)) if adopts else (None, None)
+            if verdict is None:
+                breaker = next((int(asns[x]) for x in reversed(path) if not self.adopter[x]), None)
+                why = (f"AS{breaker} on the path does not speak BGPsec, so the signatures stop there"
+                       if breaker is not None else "")
+                out.append(SignedRoute(int(asns[i]), adopts, "unsigned" if adopts else "", "", why, None, ()))
+                continue
+            out.append(SignedRoute(int(asns[i]), adopts, verdict.state, verdict.reason, verdict.detail, verdict.hop,
+                                   tuple(seg.asn for seg in signed.segments)))
+        return out
 

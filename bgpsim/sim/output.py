@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bgpsim.base.outdir import staged
 
-from .result import MAX_DRAWN_ASES, AsRow, RunResult
+from .result import MAX_DRAWN_ASES, AsRow, RunResult, SignedRoute
 
 TIMELINE_COLUMNS = ["time", "attacker", "victim", "disconnected", "loop", "diverted"]
 
@@ -34,6 +34,18 @@ def write(run: RunResult, out: Path) -> Path:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(AsRow.COLUMNS)
             w.writerows(a.row() for a in run.ases)
+        if run.router_keys is not None:  # under crypto: the keys the adopters verified with, to check captures
+            from datetime import datetime, timezone
+
+            from bgpsim.rpki.vrps import Payloads, write_json
+
+            keys = write_json(Payloads(router_keys=run.router_keys), generated=datetime(2023, 11, 14, tzinfo=timezone.utc))
+            (tmp / "router-keys.json").write_text(keys, encoding="utf-8")
+        if run.signed_routes is not None:
+            with open(tmp / "bgpsec.csv", "w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(SignedRoute.COLUMNS)
+                w.writerows(r.row() for r in run.signed_routes)
         with open(tmp / "timeline.csv", "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(TIMELINE_COLUMNS)

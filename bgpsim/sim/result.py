@@ -54,6 +54,28 @@ class CryptoInfo:
 
 
 @dataclass(frozen=True)
+class SignedRoute:
+    """Under crypto: the route an AS chose, as BGPsec saw it. `state`: valid, not-valid, withdraw,
+    unsigned (an adopter's route that came unsigned), "origin" (its own), "" (no route, or it does not
+    adopt); `hop`: where the check failed, counted from the origin; `signed`: the Secure_Path's ASes,
+    most recent first."""
+
+    asn: int
+    adopts: bool
+    state: str
+    reason: str
+    detail: str
+    hop: int | None
+    signed: tuple[int, ...]
+
+    COLUMNS = ("asn", "adopts", "state", "reason", "failed_hop", "signed_path", "detail")
+
+    def row(self) -> tuple:
+        return (self.asn, int(self.adopts), self.state, self.reason, "" if self.hop is None else self.hop,
+                " ".join(map(str, self.signed)), self.detail)
+
+
+@dataclass(frozen=True)
 class TimingInfo:
     mrai: float
     mrai_jitter: list[float]
@@ -164,6 +186,9 @@ class RunResult:
     interception: Interception | None = None
     peak_outcomes: dict[int, str] | None = None  # ASN -> outcome at the peak (graphs small enough to draw)
     crypto: CryptoInfo | None = None  # BGPsec with real signatures (scenario defence crypto = true)
+    wiretap: object = field(default=None, repr=False)  # bgpsim.sim.wiretap.Wiretap: the recorded sessions
+    router_keys: list | None = field(default=None, repr=False)  # under crypto: the adopters' RouterKeys
+    signed_routes: list[SignedRoute] | None = None  # under crypto: one per AS, in ASN order (as `ases`)
 
     @property
     def outcomes(self) -> dict[int, str]:

@@ -21,8 +21,9 @@ from .scenario import Scenario
 from .weighting import weights
 
 
-def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunResult:
-    """Run `scn`. `progress(events, now)` is called now and then during the run."""
+def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: list[int] | None = None) -> RunResult:
+    """Run `scn`. `progress(events, now)` is called now and then during the run. `tap`: ASNs whose
+    sessions are recorded (the result's `wiretap` then writes them as a capture)."""
     topo = topo or load_topology(scn.topology)
     attack = scn.attack
     if attack and not attack.timed:
@@ -60,6 +61,11 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
         crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed)
     q = EventQueue()
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto)
+    if tap:
+        from .wiretap import Wiretap
+
+        engine.tap = Wiretap(topo, prefixes, [topo.idx(x, "--pcap-ases AS") for x in tap],
+                             None if crypto is None else crypto.adopter)
     # Announcements at t = 0: warm-started, or simulated from the start.
     start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if attack is None or attack.victim_announces else {}
     for e in scn.events:
@@ -86,12 +92,14 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
 
     asns = topo.asns.tolist()
     ases = []
+    chosen: list[int | None] = []  # per AS, the prefix (index) whose route it uses for the target
     for i, asn in enumerate(asns):
         entry, pfx = None, None
         for k in covering:
             if engine.loc[k][i] is not None:
                 entry, pfx = engine.loc[k][i], prefixes[k]
                 break
+        chosen.append(None if pfx is None else pid[pfx])
         path = engine.adv[covering[0] if pfx is None else pid[pfx]][i]
         ases.append(AsRow(
             asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[fwd.outcome[i]],
@@ -120,7 +128,9 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None) -> RunR
                   round(max(0.0, fwd.peak_diverted), 6)),
         marks=marks, timeline=fwd.timeline, ases=ases, topo=topo,
         interception=_interception(engine, fwd, pid[attacked], a, v, asns) if attack and attack.kind == "intercept" else None,
-        peak_outcomes=peak, crypto=None if crypto is None else _crypto_info(crypto.stats))
+        peak_outcomes=peak, crypto=None if crypto is None else _crypto_info(crypto.stats), wiretap=engine.tap,
+        router_keys=None if crypto is None else crypto.router_keys(),
+        signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen))
 
 
 def _crypto_info(st) -> CryptoInfo:

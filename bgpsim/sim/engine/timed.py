@@ -99,6 +99,7 @@ class TimedEngine:
             self.policy[i] = pol
         self.on_change = on_change
         self.crypto = crypto
+        self.tap = None  # bgpsim.sim.wiretap.Wiretap: records the sessions of chosen ASes
         self._groups = self._sessions(topo, timing, seed)
         k = len(prefixes)
         self.loc: list[list] = [[None] * n for _ in range(k)]
@@ -267,8 +268,11 @@ class TimedEngine:
         t += self._proc()
         self._busy[j] = t
         self.messages += 1
-        if self.crypto is not None and val is not None:
-            self.q.at(t, self._deliver, r, j, p, val, rel_at_j, self.crypto.outgoing(self, p, r, j))
+        signed = None if self.crypto is None or val is None else self.crypto.outgoing(self, p, r, j)
+        if self.tap is not None:
+            self.tap.sent(self.q.now, r, j, p, val, signed)
+        if signed is not None:
+            self.q.at(t, self._deliver, r, j, p, val, rel_at_j, signed)
         else:
             self.q.at(t, self._deliver, r, j, p, val, rel_at_j)
 
@@ -384,6 +388,9 @@ class TimedEngine:
                         continue
                     sent[j] = out
                     pol = self.policy[j]
+                    signed = None if crypto is None else crypto.outgoing(self, p, i, j)
+                    if self.tap is not None:
+                        self.tap.sent(0.0, i, j, p, out, signed)
                     if j in out:
                         continue
                     if pol is None:
@@ -391,7 +398,7 @@ class TimedEngine:
                     elif crypto is None:
                         pref = pol.check(prefix, i, j, rel_at_j, out)
                     else:
-                        pref = crypto.check(pol, p, i, j, rel_at_j, out, crypto.outgoing(self, p, i, j))
+                        pref = crypto.check(pol, p, i, j, rel_at_j, out, signed)
                     if pref is None:
                         continue
                     rib = rib_in[j]
