@@ -150,3 +150,29 @@ def _p384(path: Path) -> Path:
     key = ec.generate_private_key(ec.SECP384R1())
     return _write(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                           serialization.NoEncryption()))
+
+
+def test_a_crypto_run_signs_with_the_cas_router_keys(repo, tmp_path, capsys):
+    from importlib.resources import files
+
+    teaching = files("bgpsim.scenarios") / "topologies" / "teaching.toml"
+    assert main(["run", "--topology", str(teaching), "--attack", "forged-origin", "--attacker", "64511",
+                 "--victim", "64496", "--policy", "bgpsec", "--adopters", "64496,64497", "--crypto",
+                 "--router-keys", str(repo / "repo" / ".keys"), "--quiet", "--out", str(tmp_path / "run")]) == 0
+    ours = json.loads((tmp_path / "run" / "router-keys.json").read_text())["bgpsec_keys"]
+    validated = json.loads((repo / "vrps.json").read_text())["bgpsec_keys"]
+    assert sorted((k["asn"], k["ski"], k["pubkey"]) for k in ours) == sorted(
+        (k["asn"], k["ski"], k["pubkey"]) for k in validated)
+    err = capsys.readouterr().err
+    assert "state.json" not in err  # the CA's state file is no key, and no warning either
+
+
+def test_a_crypto_run_needs_a_key_for_every_adopter(repo, tmp_path, capsys):
+    from importlib.resources import files
+
+    teaching = files("bgpsim.scenarios") / "topologies" / "teaching.toml"
+    status = main(["run", "--topology", str(teaching), "--attack", "forged-origin", "--attacker", "64511",
+                   "--victim", "64496", "--policy", "bgpsec", "--adopters", "64496,64497,64498", "--crypto",
+                   "--router-keys", str(repo / "repo" / ".keys"), "--quiet", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert status == 2 and "no private router key for the adopters AS64498" in err and err.count("\n") == 1

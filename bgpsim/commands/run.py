@@ -68,6 +68,9 @@ def register(sub, parser_class) -> None:
                         help="with --policy bgpsec on the timed engine: adopters really sign every UPDATE they send "
                              "each other and verify every one they receive (ECDSA P-256, keys derived from --seed); "
                              "result.json gains a crypto object with the counts and seconds")
+    common.add_argument("--router-keys", metavar="DIR",
+                        help="with --crypto: the adopters' private router keys (PEM or DER; the AS in each file name, "
+                             "as `rpki ca build` writes them in DIR/.keys) instead of keys derived from --seed")
     common.add_argument("--pcap", metavar="FILE",
                         help="timed engine: write the BGP sessions of --pcap-ases as a packet capture Wireshark opens "
                              "(OPENs, then every UPDATE at its simulated time; BGPsec_PATH under --crypto); an "
@@ -149,6 +152,10 @@ def scenario_from(args):
         if scn.defence is None or scn.defence.policy != "bgpsec":
             raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")
         scn.defence.crypto = True
+    if args.router_keys:
+        if scn.defence is None or not scn.defence.crypto:
+            raise InputError("--router-keys needs --crypto")
+        scn.defence.router_keys = args.router_keys
     if args.seed is not None:
         scn.seed = args.seed
     if args.until is not None:

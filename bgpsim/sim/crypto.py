@@ -15,9 +15,10 @@ The receiver's verdict replaces the abstract `secure` attribute of `defences.bgp
 secure, anything else is not; the rest of the policy (ROV, the preference) is unchanged. So the
 outcomes must equal the abstract policy's, which tests check, and warm starts check as they install.
 
-Router keys are derived from the scenario's seed (a P-256 scalar from SHA-256 of the seed and the AS
-number): the same seed gives the same keys, signatures and results. Adopters' public keys form the
-repository the verifiers trust, as a relying party's output would.
+Router keys are a CA's (`rpki ca build` writes them in its .keys folder; `--router-keys DIR`), or are
+derived from the scenario's seed (a P-256 scalar from SHA-256 of the seed and the AS number): the same
+seed gives the same keys, signatures and results. Adopters' public keys form the repository the
+verifiers trust, as a relying party's output would; the run writes it as router-keys.json.
 """
 
 from __future__ import annotations
@@ -49,14 +50,15 @@ class CryptoStats:
     updates_verified: int = 0
 
 
-class SeededKeys:
-    """Router keys derived from a seed, one per AS; `find` answers as `RouterKeys.find` does, for the
-    registered ASes (the adopters)."""
+class Keyring:
+    """One router key per AS: given (a CA's router keys, `rpki ca build`), else derived from the seed.
+    `find` answers as `RouterKeys.find` does, for the registered ASes (the adopters)."""
 
-    def __init__(self, seed: int, asns, registered):
+    def __init__(self, seed: int, asns, registered, given: dict[int, SigningKey] | None = None):
         self.seed = seed
         self.asns = asns
         self.registered = registered  # index -> adopts
+        self.given = given or {}
         self._keys: dict[int, SigningKey] = {}
         self._public: dict[int, tuple[bytes, object]] = {}  # ASN -> (SKI, public key) of registered ASes
         self._by_asn: dict[int, int] = {}
@@ -66,10 +68,13 @@ class SeededKeys:
         k = self._keys.get(i)
         if k is None:
             asn = int(self.asns[i])
-            h = hashlib.sha256(f"bgpsim BGPsec router key {self.seed} AS{asn}".encode()).digest()
-            key = ec.derive_private_key(int.from_bytes(h, "big") % (P256_ORDER - 1) + 1, ec.SECP256R1())
-            pub = key.public_key()
-            k = self._keys[i] = SigningKey(asn, ski_of(pub), key)
+            k = self.given.get(asn)
+            if k is None:
+                h = hashlib.sha256(f"bgpsim BGPsec router key {self.seed} AS{asn}".encode()).digest()
+                key = ec.derive_private_key(int.from_bytes(h, "big") % (P256_ORDER - 1) + 1, ec.SECP256R1())
+                k = SigningKey(asn, ski_of(key.public_key()), key)
+            pub = k.key.public_key()
+            self._keys[i] = k
             self._by_asn[asn] = i
             if self.registered[i]:
                 self._public[asn] = (k.ski, pub)
@@ -90,7 +95,8 @@ class SeededKeys:
 class CryptoLoop:
     """The signing and checking the timed engine asks for, with its counts."""
 
-    def __init__(self, topo, prefixes, adopters, attacker: int | None, seed: int):
+    def __init__(self, topo, prefixes, adopters, attacker: int | None, seed: int, given=None):
+        """`given`: private router keys by ASN (every adopter must have one); None: derived from `seed`."""
         import numpy as np
 
         self.topo = topo
@@ -98,7 +104,15 @@ class CryptoLoop:
         self.adopter = np.zeros(topo.n, dtype=bool)
         self.adopter[list(adopters)] = True
         self.attacker = attacker
-        self.keys = SeededKeys(seed, topo.asns, self.adopter)
+        if given is not None:
+            lacking = [int(topo.asns[i]) for i in np.flatnonzero(self.adopter).tolist() if int(topo.asns[i]) not in given]
+            if lacking:
+                from bgpsim.base.errors import InputError
+
+                more = f" and {len(lacking) - 3} more" if len(lacking) > 3 else ""
+                raise InputError(f"--router-keys: no private router key for the adopters "
+                                 f"{', '.join(f'AS{a}' for a in lacking[:3])}{more}")
+        self.keys = Keyring(seed, topo.asns, self.adopter, given)
         for i in np.flatnonzero(self.adopter).tolist():  # the repository: every adopter's key
             self.keys.signing(i)
         self.verifier = Verifier(self.keys)

@@ -58,7 +58,12 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if scn.defence and scn.defence.crypto:
         from .crypto import CryptoLoop
 
-        crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed)
+        given = None
+        if scn.defence.router_keys:
+            from bgpsim.rpki.bgpsec.keys import signing_keys
+
+            given = signing_keys([scn.defence.router_keys])
+        crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed, given)
     q = EventQueue()
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto)
     if tap:

@@ -39,6 +39,7 @@ class Defence:
     adopters: list[int] | None = None
     adoption: float | None = None  # share of ASes drawn at random (seeded); the victim adopts, the attacker not
     crypto: bool = False  # bgpsec with real signatures (bgpsim.sim.crypto): the timed engine only
+    router_keys: str | None = None  # under crypto: a folder of private router keys (a CA's .keys); None: seeded
 
 
 @dataclass
@@ -208,7 +209,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             raise doc.error("want a list of prefixes", "mitigation", "prefixes")
         scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
 
-    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto"})) is not None:
+    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys"})) is not None:
         pol = f.get("policy")
         if not isinstance(pol, str) or pol not in DEFENCES:
             raise doc.error(f"want one of {', '.join(DEFENCES)}, got {pol!r}", "defence", "policy")
@@ -232,6 +233,10 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             if f["crypto"] and pol != "bgpsec":
                 raise doc.error("crypto (real signatures) is for policy = \"bgpsec\"", "defence", "crypto")
             scn.defence.crypto = f["crypto"]
+        if "router_keys" in f:
+            if not isinstance(f["router_keys"], str) or not scn.defence.crypto:
+                raise doc.error("want a folder of router keys (a string), with crypto = true", "defence", "router_keys")
+            scn.defence.router_keys = str(base / f["router_keys"])
 
     roas = d.get("roa", [])
     if not isinstance(roas, list):

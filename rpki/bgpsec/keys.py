@@ -97,7 +97,14 @@ class RouterKeys:
         keys = cls()
         for path, asn_of, lone in _files(paths):
             if path.suffix.lower() == ".json":
-                for rk in read_file(path).router_keys:
+                try:
+                    payloads = read_file(path)
+                except InputError as e:
+                    if lone:
+                        raise
+                    warn(f"{path}: passed over, not a relying party's output ({e.message})")
+                    continue
+                for rk in payloads.router_keys:
                     keys.add(rk.asn, _p256(serialization.load_der_public_key(rk.spki), f"{path}: AS{rk.asn}"), rk.ski)
                 continue
             data = _read(path)
