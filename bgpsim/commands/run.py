@@ -207,6 +207,11 @@ def _summary(run, out: Path, wall: float) -> str:
     lines.append(f"  at the end, traffic to {run.scenario.target}: attacker {pct(o.attacker)}, victim {pct(o.victim)}, "
                  f"disconnected {pct(o.disconnected)}, loop {pct(o.loop)} of source ASes")
     lines.append(f"  diverted traffic ({run.traffic.weighting}): {pct(run.traffic.diverted)}")
+    if run.crypto is not None:
+        c = run.crypto
+        refused = sum(1 for r in run.signed_routes or () if r.state not in ("valid", "unsigned", "origin", ""))
+        lines.append(f"  BGPsec: {c.signatures:,} signatures made, {c.verified:,} verified, {c.reused:,} checks reused; "
+                     f"{refused:,} adopters hold a route whose signatures do not verify (bgpsec.csv)")
     lines.append(f"  report: {out / 'report.html'}")
     return "\n".join(lines)
 

@@ -11,6 +11,8 @@ knows where those bytes sit in a file adds its own base offset and turns the err
 - `mp`          MP_REACH_NLRI and MP_UNREACH_NLRI: RFC 4760 sections 3 and 4; RFC 6396 section 4.3.4
 - `attributes`  the path attribute block: RFC 4271 sections 4.3 and 5.1
 - `update`      the message header and the UPDATE message: RFC 4271 sections 4.1 and 4.3
+- `open`        the OPEN message and the capabilities a reader needs: RFC 4271 section 4.2, RFC 5492
+- `bgpsec`      BGPsec_PATH (type 33) as a reader sees it: RFC 8205 sections 3 and 4.4
 """
 
 from __future__ import annotations
