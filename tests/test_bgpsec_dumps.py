@@ -357,3 +357,18 @@ def test_tshark_decodes_what_we_decode(pcap_file):
     rows = _tshark_fields(pcap_file, "ip.src", "bgp.cap.bgpsec.sendreceive", "bgp.cap.bgpsec.afi", where="bgp.type == 1")
     theirs = {src: set(zip(map(int, dirs.split(",")), map(int, afis.split(",")))) for src, dirs, afis in rows}
     assert theirs == {src: o.bgpsec for src, o in _opens(reader).items()} and len(theirs) == 2
+
+
+@pytest.mark.parametrize("which", ["mrt", "pcap"])
+def test_bgpsec_verify_reads_the_dumps(which, mrt_file, pcap_file, capsys):
+    """`bgpsim bgpsec verify` on the RFC 8208 UPDATEs in an MRT dump and in a capture: the target AS
+    comes from the BGP4MP header or the receiver's OPEN, the keys from NIST BGP-SRx's folder."""
+    from bgpsim.cli import main
+
+    keys = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "bgpsec" / "nist-bgp-srx_rfc8208_keys"
+    capsys.readouterr()
+    status = main(["bgpsec", "verify", mrt_file if which == "mrt" else pcap_file, "--keys", str(keys), "--format", "json"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 0
+    assert [(r["prefix"], r["state"], r["target_as"], r["peer_as"]) for r in rows] == [
+        ("192.0.2.0/24", "valid", RECEIVER, TRANSIT), ("2001:db8::/32", "valid", RECEIVER, TRANSIT)]
