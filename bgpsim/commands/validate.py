@@ -7,7 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import asn
+
 MAX_SCENARIOS = 10  # per kind
+MAX_LISTED = 10  # BGPsec findings on the terminal
 EPILOG = """\
 examples:
   bgpsim validate updates.20160811.1600.gz --vrps rpki-client.json
@@ -15,17 +18,26 @@ examples:
   bgpsim validate rib.bz2 --vrps vrps.csv --slurm local.json --aspa rpki-client.json \\
                   --relationships ../shared/data/caida/20250901.as-rel2.txt.bz2 --out check
   bgpsim validate rib.bz2 --vrps vrps.json --format json --quiet | jq .rpki
+  bgpsim validate updates.mrt --vrps rp/vrps.json --router-keys rp/vrps.json
+      and a BGPsec verdict for every route, the router keys from the relying party's output
 
 what each route gets:
   rpki      RFC 6811: valid, invalid-asn, invalid-length or not-found, with the reason
   aspa      with --aspa (validated ASPAs, e.g. rpki-client JSON), or --relationships standing in for
             them: valid, invalid or unknown (draft-ietf-sidrops-aspa-verification; paths verified
             downstream, as a collector takes full tables like a customer)
+  bgpsec    with --router-keys (RFC 8205 section 5): valid, not-valid (no-key, bad-signature),
+            withdraw (malformed, peer-as-mismatch, pcount-zero, confed-segment: a router would treat
+            the UPDATE as withdrawn), unsigned (no BGPsec_PATH, or unsupported-suite), unknown (the
+            receiving AS, the target of the newest signature, is not known: a RIB entry without
+            --bgpsec-target)
   findings  moas, subprefix, bogon-prefix, bogon-asn, private-asn, loop, and leak (valley-free
-            violations; needs --relationships)
+            violations; needs --relationships); with --router-keys bgpsec-not-valid (a route not
+            valid or withdrawn, one finding per prefix, path, receiving AS and reason)
 
 output directory (--out, default bgpsim-validate): summary.json (routes and counts per status),
-routes.csv (one row per route), findings.json, report.html (figures), and with --relationships
+routes.csv (one row per route; with --router-keys two more columns, bgpsec and bgpsec_reason, and
+summary.json's bgpsec object), findings.json, report.html (figures), and with --relationships
 scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to replay on that graph with
 `bgpsim run DIR/scenarios/subprefix-1.toml`. It appears whole or not at all.
 input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
@@ -49,6 +61,11 @@ def register(sub, parser_class) -> None:
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON (aspas or provider_authorizations)")
     p.add_argument("--relationships", metavar="CAIDA_FILE",
                    help="CAIDA AS relationships (as-rel2): leak findings, and ASPA stand-in without --aspa")
+    p.add_argument("--router-keys", action="append", metavar="DIR|FILE",
+                   help="BGPsec router keys (relying-party JSON, router certificates, key files, or a folder; "
+                        "repeatable): every route gets a BGPsec verdict")
+    p.add_argument("--bgpsec-target", type=asn, metavar="ASN",
+                   help="the receiving AS where the dump does not say (RIB entries), for --router-keys")
     p.add_argument("--out", default="bgpsim-validate", metavar="DIR", help="output directory (default: %(default)s): new, empty, or an earlier output of "
                         "bgpsim, which is replaced; anything else is refused")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
@@ -83,6 +100,7 @@ def _validate(args) -> int:
         if not Path(f).is_file():
             raise InputError(f"{f}: cannot read: no such file")
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
+    args.bgpsec = _bgpsec(args)
     two = split.possible()
     if args.slurm:
         from bgpsim.rpki.slurm import apply_slurm, load_slurm
@@ -107,6 +125,27 @@ def _validate(args) -> int:
             vrps.close()
 
 
+def _bgpsec(args):
+    """The BGPsec verdicts (bgpsim.validate.bgpsec.RouteVerdicts) with --router-keys, else None."""
+    from bgpsim.base.errors import InputError
+
+    if not args.router_keys:
+        if args.bgpsec_target is not None:
+            raise InputError("--bgpsec-target: want --router-keys too (the keys that verify the routes)")
+        return None
+    from bgpsim.rpki.bgpsec.keys import RouterKeys
+    from bgpsim.rpki.bgpsec.verify import Verifier
+
+    from bgpsim.base.errors import stderr_warning
+    from bgpsim.validate.bgpsec import RouteVerdicts
+
+    keys = RouterKeys.load(args.router_keys)
+    if not len(keys):
+        stderr_warning(f"--router-keys: no router key in {', '.join(args.router_keys)}: every signed route "
+                       "will be not-valid (no-key)")
+    return RouteVerdicts(Verifier(keys), args.bgpsec_target)
+
+
 def _check(args, vrps, two: bool) -> int:
     from bgpsim.rpki.aspa_path import AspaTable
     from bgpsim.rpki.vrps import read_payloads, read_text
@@ -114,7 +153,7 @@ def _check(args, vrps, two: bool) -> int:
     from bgpsim.base.console import Bar, end_now
     from bgpsim.base.outdir import staged, write_atomic
     from bgpsim.validate import output
-    from bgpsim.validate.check import COLUMNS, Checker, check_files
+    from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker, check_files
     from bgpsim.validate.findings import scenario_toml
 
     topo = None
@@ -128,24 +167,32 @@ def _check(args, vrps, two: bool) -> int:
     elif topo is not None:
         aspa = AspaTable.from_relationships(topo)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
-    header = ",".join(COLUMNS) + "\n"
+    bgpsec = args.bgpsec
+    header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
     with staged(args.out, "validate") as d:
         if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
             from bgpsim.validate.load import load_vrps
             from bgpsim.validate.split import Split
 
-            run = Split(args.files, d, lambda v, write: Checker(v, write, aspa=aspa, topo=topo), vrps, load_vrps)
+            run = Split(args.files, d, lambda v, write: Checker(v, write, aspa=aspa, topo=topo, bgpsec=bgpsec), vrps,
+                        load_vrps)
             checker, conflicts = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
             findings = checker.findings.finish(conflicts)
         else:
             with open(d / "routes.csv", "wb") as fh:
                 fh.write(header.encode())
-                checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo)
+                checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
                 check_files(checker, args.files, progress=lambda n: bar(n, None))
                 findings = checker.finish()
         bar.close()
+        info = None
+        if bgpsec is not None:  # the routes not valid: findings of their own kind
+            from bgpsim.validate.bgpsec import NOT_VALID
+
+            findings.by_kind[NOT_VALID] = checker.tally.bgpsec.findings()
+            info = (len(bgpsec.verifier.keys), bgpsec.target_as)
         doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(checker.vrps),
-                             len(aspa) if aspa is not None else None)
+                             len(aspa) if aspa is not None else None, info)
         if topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
             for kind in ("moas", "subprefix"):
                 made = 0
@@ -166,13 +213,13 @@ def _check(args, vrps, two: bool) -> int:
     if args.format == "json":
         sys.stdout.write(output.summary_json(doc))
     elif args.format == "table" and not args.quiet:
-        _table(doc, args.out)
+        _table(doc, args.out, findings)
     if args.at_once:  # the command ends here: the table's objects are not freed one by one
         end_now(0)
     return 0
 
 
-def _table(doc: dict, out: str) -> None:
+def _table(doc: dict, out: str, findings) -> None:
     n = doc["routes"] or 1
     print(f"{doc['routes']:,} announced routes ({doc['withdrawals']:,} withdrawals) against {doc['vrps']:,} VRPs")
     for s, c in doc["rpki"].items():
@@ -181,6 +228,22 @@ def _table(doc: dict, out: str) -> None:
         print("ASPA:")
         for s, c in doc["aspa"].items():
             print(f"  {s:<15} {c:>12,}  {c / n:7.2%}")
+    b = doc.get("bgpsec")
+    if b is not None:
+        print(f"BGPsec: {b['signed']:,} signed routes, {b['router_keys']:,} router keys, "
+              f"{b['verified']:,} signatures verified, {b['reused']:,} answers reused")
+        for s, c in b["states"].items():
+            print(f"  {s:<15} {c:>12,}  {c / n:7.2%}")
+        if b["states"]["unknown"]:
+            print("  unknown: the receiving AS is not known (RIB entries): give --bgpsec-target")
+        from bgpsim.validate.bgpsec import NOT_VALID
+
+        bad = findings.by_kind[NOT_VALID]
+        for f in bad[:MAX_LISTED]:
+            print(f"  {f['state']}: {f['prefix']} path {f['as_path']} to AS{f['target_as']} "
+                  f"({f['routes']:,} route{'s' if f['routes'] != 1 else ''}): {f['reason']}: {f['detail']}")
+        if len(bad) > MAX_LISTED:
+            print(f"  ... {len(bad) - MAX_LISTED:,} more in findings.json ({NOT_VALID})")
     found = ", ".join(f"{k} {c:,}" for k, c in doc["findings"].items() if c)
     print(f"findings: {found or 'none'}")
     print(f"written: {out}/summary.json, routes.csv, findings.json, report.html")

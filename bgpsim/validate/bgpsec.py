@@ -1,5 +1,6 @@
 """BGPsec verdicts for route records (RFC 8205 section 5): one per BGPsec UPDATE of a capture, an MRT
-dump, or a file of hex UPDATE messages.
+dump, or a file of hex UPDATE messages (`bgpsim bgpsec verify`), and one per route of
+`bgpsim validate --router-keys` (RouteVerdicts, BgpsecTally).
 
 A BGPsec UPDATE carries one prefix (RFC 8205 section 4.1), so a route record is an UPDATE here. Its
 most recent signature was made for the receiving router's AS (the target): the capture's OPEN or the
@@ -11,12 +12,17 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+from collections import Counter
+from hashlib import blake2b
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from bgpsim.base.errors import InputError
 from bgpsim.mrt.record import ANNOUNCE, RIB, Route
-from bgpsim.rpki.bgpsec.verify import Verdict, Verifier
+from bgpsim.rpki.bgpsec.octets import Octets
+from bgpsim.rpki.bgpsec.verify import SUPPORTED_SUITES, Verdict, Verifier
 from bgpsim.wire import WireError
 from bgpsim.wire.attributes import scan_attributes
 from bgpsim.wire.nlri import parse_prefixes
@@ -170,3 +176,149 @@ def _tally(rows) -> int:
     print("bgpsim: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no BGPsec UPDATEs"),
           file=sys.stderr)
     return counts.get("not-valid", 0) + counts.get("withdraw", 0)
+
+
+# ---- `bgpsim validate --router-keys`: a verdict for every route ---------------------------------------------
+# Every announced route gets one: those with a BGPsec_PATH are verified (RouteVerdicts.field), every other is
+# `unsigned`, written by bgpsim.validate.check with the other fields of its group. The counts and the
+# findings travel in the pass's Tally (BgpsecTally), which two processes merge (bgpsim.validate.split).
+
+NOT_VALID = "bgpsec-not-valid"  # the finding kind of a route not valid, or treated as withdrawn
+STATE_ORDER = ("valid", "not-valid", "withdraw", "unsigned", "unknown")
+UNSIGNED_FIELDS = b",unsigned,"  # the bgpsec and bgpsec_reason fields of a route without BGPsec_PATH
+_VALID_WHY = "every signature verifies with a router key bound to its AS"
+_NO_TARGET = "the receiving AS is not known (a RIB entry): give --bgpsec-target"
+_COMPACT = 1 << 16  # check keys gathered before they are made distinct
+
+
+class RouteVerdicts:
+    """The BGPsec verdicts of `bgpsim validate`: `verifier` checks each route carrying a BGPsec_PATH for
+    its receiving AS (Route.local_as, else `target_as`)."""
+
+    def __init__(self, verifier: Verifier, target_as: int | None = None):
+        self.verifier = verifier
+        self.target_as = target_as
+
+    def field(self, route: Route, tally: BgpsecTally, unit: int) -> bytes:
+        """The route's bgpsec and bgpsec_reason CSV fields and the line's end; counted in `tally`, and a
+        finding when it is not valid or withdrawn (`unit`: where the pass is, for the example)."""
+        state, v, target = verdict_of(route, self.verifier, self.target_as)
+        if v is None:  # no target AS
+            reason, detail, hop, checks = "no-target", _NO_TARGET, None, ()
+        else:
+            reason, detail, hop = v.reason, v.detail, v.hop
+            checks = _checks(route, v, target)
+        tally.add(route, state, reason, detail, hop, target, checks, unit)
+        why = (f"{reason}: {detail}" if reason else _VALID_WHY).replace('"', '""')
+        return f',{state},"{why}"\n'.encode()
+
+
+def _checks(route: Route, v: Verdict, target: int) -> list[int]:
+    """What identifies each signature check `Verifier.verify` made for this route, as the Verifier
+    knows a check it may answer again (the hash of its signed octets, the SKI, the AS and the
+    signature), in 64 bits. Signatures are checked from the most recent on, and the first that fails
+    ends it (rpki.bgpsec.verify): all of them for a valid route, up to the one that fails for
+    bad-signature, up to the one before it for no-key, none for the other reasons."""
+    path = route.attrs.bgpsec
+    n = len(path.segments)
+    if v.valid:
+        done = n
+    elif v.reason == "bad-signature":
+        done = n - v.hop + 1
+    elif v.reason == "no-key":
+        done = n - v.hop
+    else:
+        return []
+    block = next(b for b in path.blocks if b.suite in SUPPORTED_SUITES)
+    sigs = block.signatures
+    octets = Octets(target, path.segments, sigs[1:], block.suite, ipaddress.ip_network(route.prefix))
+    out = []
+    for i in range(done):
+        data = octets.of(i)
+        h = blake2b(len(data).to_bytes(4, "big") + data, digest_size=8)
+        h.update(sigs[i].ski + path.segments[i].asn.to_bytes(4, "big") + sigs[i].signature)
+        out.append(int.from_bytes(h.digest(), "big"))
+    return out
+
+
+class BgpsecTally:
+    """The BGPsec counts of a pass: `signed` routes (with a BGPsec_PATH), their `states` and `reasons`,
+    the signature checks (`checks`, and the distinct ones, `verified`; the others were answered again,
+    `reused`), and the findings of the routes not valid or withdrawn, one per (prefix, path, receiving
+    AS, state, reason), with the first route as the example. The counts are those of one process that
+    read every route in order, however two processes shared the units: a check counts as verified
+    once over the whole pass, and a finding keeps the example of its earliest unit (`merge`)."""
+
+    def __init__(self):
+        self.signed = 0
+        self.states: Counter = Counter()
+        self.reasons: Counter = Counter()
+        self.checks = 0
+        self._keys = np.zeros(0, dtype=np.uint64)  # the distinct checks
+        self._new: list[int] = []
+        self.found: dict[tuple, dict] = {}
+        self._first: dict[tuple, int] = {}  # finding key -> unit of its example
+
+    def add(self, route: Route, state: str, reason: str, detail: str, hop: int | None, target: int | None,
+            checks, unit: int) -> None:
+        self.signed += 1
+        self.states[state] += 1
+        if reason:
+            self.reasons[reason] += 1
+        if checks:
+            self.checks += len(checks)
+            self._new += checks
+            if len(self._new) >= _COMPACT:
+                self._distinct()
+        if state != "not-valid" and state != "withdraw":
+            return
+        text = route.attrs.as_path_text
+        key = (route.afi, route.network, route.plen, text, target or 0, state, reason, detail)
+        f = self.found.get(key)
+        if f is None:
+            f = self.found[key] = {"kind": NOT_VALID, "prefix": route.prefix, "as_path": text, "target_as": target,
+                                   "state": state, "reason": reason, "detail": detail, "hop": hop, "routes": 0,
+                                   "example": {"peer": route.peer_ip, "peer_as": route.peer_as, "time": route.time}}
+            self._first[key] = unit
+        f["routes"] += 1
+
+    def _distinct(self) -> np.ndarray:
+        if self._new:
+            self._keys = np.union1d(self._keys, np.array(self._new, dtype=np.uint64))
+            self._new = []
+        return self._keys
+
+    @property
+    def verified(self) -> int:
+        return len(self._distinct())
+
+    @property
+    def reused(self) -> int:
+        return self.checks - self.verified
+
+    def merge(self, other: BgpsecTally) -> None:
+        """Adds another process's counts over other units of the same input."""
+        self.signed += other.signed
+        self.states.update(other.states)
+        self.reasons.update(other.reasons)
+        self.checks += other.checks
+        self._keys = np.union1d(self._distinct(), other._distinct())
+        for key, f in other.found.items():
+            have = self.found.get(key)
+            if have is None or other._first[key] < self._first[key]:
+                self.found[key], self._first[key] = dict(f), other._first[key]
+                if have is not None:
+                    self.found[key]["routes"] += have["routes"]
+            else:
+                have["routes"] += f["routes"]
+
+    def findings(self) -> list[dict]:
+        """The findings in address order (then path, receiving AS, state, reason)."""
+        return [self.found[k] for k in sorted(self.found)]
+
+    def summary(self, routes: int, keys: int, target_as: int | None) -> dict:
+        """summary.json's `bgpsec` object (`routes`: every announced route of the pass)."""
+        states = {s: self.states[s] for s in STATE_ORDER}
+        states["unsigned"] += routes - self.signed
+        return {"router_keys": keys, "target_as": target_as, "signed": self.signed, "states": states,
+                "reasons": dict(sorted(self.reasons.items())), "verified": self.verified, "reused": self.reused}

@@ -44,6 +44,7 @@ NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
 NO_PATH = -2  # the reader's mark for a route without an AS_PATH
 COLUMNS = ("time", "peer_ip", "peer_as", "prefix", "as_path", "origin_as", "rpki", "rpki_reason", "aspa",
            "findings")
+BGPSEC_COLUMNS = ("bgpsec", "bgpsec_reason")  # after COLUMNS, with a Checker's `bgpsec` (--router-keys)
 _BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
 _VERSION = {1: 4, 2: 6}
 _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
@@ -62,6 +63,7 @@ class Tally:
     by_peer: dict[tuple[str, int], Counter] = field(default_factory=dict)
     invalid_by_origin: Counter = field(default_factory=Counter)
     routes_by_origin: Counter = field(default_factory=Counter)
+    bgpsec: object = None  # a bgpsim.validate.bgpsec.BgpsecTally when routes get a BGPsec verdict
 
     def merge(self, other: "Tally") -> None:
         """Adds the counts of another pass (another process's units)."""
@@ -74,13 +76,16 @@ class Tally:
             self.by_peer.setdefault(peer, Counter()).update(c)
         self.invalid_by_origin.update(other.invalid_by_origin)
         self.routes_by_origin.update(other.routes_by_origin)
+        if other.bgpsec is not None:
+            self.bgpsec.merge(other.bgpsec)
 
 
 @dataclass(slots=True)
 class _Batch:
     """A batch of announced routes, ready to be checked: Checker._prepare's answer. Route i is in
     group gidx[i], from peer peer[i] (Checker._peers); its CSV line is pre[k] prefix post[k] (status,
-    reason) tail[k] for its group k (or bogons[i] as the tail); `aspa` counts the ASPA verdicts."""
+    reason) tail[k] for its group k (or bogons[i] as the tail); `aspa` counts the ASPA verdicts. The
+    routes with a BGPsec_PATH have their BGPsec fields and the line's end in `signed` (Checker.bgpsec)."""
 
     gidx: np.ndarray
     peer: np.ndarray
@@ -96,14 +101,22 @@ class _Batch:
     bogons: dict[int, bytes]  # the tail of a route in a special-purpose prefix
     aspa: Counter
     unit: int  # the unit of work it belongs to (bgpsim.validate.split)
+    signed: dict[int, bytes] = field(default_factory=dict)  # route -> ",bgpsec,bgpsec_reason\n"
 
 
 class Checker:
     """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; the CSV lines of the
     announced routes go to `write(lines, unit)` as bytes, a batch at a time, `unit` being the value of the
-    attribute `unit` when the batch was fed (bgpsim.validate.split numbers the work so)."""
+    attribute `unit` when the batch was fed (bgpsim.validate.split numbers the work so).
 
-    def __init__(self, vrps, write: Callable[[bytes, int], None], aspa: AspaTable | None = None, topo=None):
+    With `bgpsec` (a bgpsim.validate.bgpsec.RouteVerdicts) each row ends with the BGPSEC_COLUMNS: the
+    routes that carry a BGPsec_PATH are verified as they are fed, every other is `unsigned`, a field
+    of its group's like the ASPA verdict. Only the records the array reader leaves to the record
+    parser can hold one (bgpsim.mrt.fast: a BGPsec_PATH is always the parser's), so a batch costs a
+    look at those records' attributes; without `bgpsec`, nothing."""
+
+    def __init__(self, vrps, write: Callable[[bytes, int], None], aspa: AspaTable | None = None, topo=None,
+                 bgpsec=None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
         is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
         batches are read and put aside until it comes."""
@@ -119,6 +132,13 @@ class Checker:
         self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
         self._peers = Peers()
         self._fields: list[bytes] = []  # _peer_fields
+        self.bgpsec = bgpsec
+        self._end = b"\n"  # what ends a line after the findings
+        if bgpsec is not None:
+            from .bgpsec import UNSIGNED_FIELDS, BgpsecTally
+
+            self.tally.bgpsec = BgpsecTally()
+            self._end = UNSIGNED_FIELDS + b"\n"
 
     @property
     def unit(self) -> int:
@@ -160,6 +180,8 @@ class Checker:
         paths = [b.paths[j] if j >= 0 else () for j in slots.tolist()]
         batch = self._prepare(heads, peers, gslot.reshape(-1), paths, gidx.reshape(-1), b.afi[sel], b.hi[sel],
                               b.lo[sel], b.plen[sel], b.origin[sel])
+        if self.bgpsec is not None:
+            batch.signed = self._signed_batch(b, sel)
         if self._ready(block=False):
             self._check(batch)
         else:
@@ -204,11 +226,33 @@ class Checker:
                            self._peer_fields())
         nets = [r.network for r in routes]
         origin = np.array([_origin(_path(p)) for p in paths], dtype=np.int64)[gslot]
-        self._check(self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
-                                  np.array([r.afi for r in routes], dtype=np.uint8),
-                                  np.array([n >> 64 for n in nets], dtype=np.uint64),
-                                  np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
-                                  np.array([r.plen for r in routes], dtype=np.int64), origin))
+        batch = self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
+                              np.array([r.afi for r in routes], dtype=np.uint8),
+                              np.array([n >> 64 for n in nets], dtype=np.uint64),
+                              np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
+                              np.array([r.plen for r in routes], dtype=np.int64), origin)
+        if self.bgpsec is not None:
+            batch.signed = self._signed(routes, range(len(routes)))
+        self._check(batch)
+
+    def _signed_batch(self, b, sel: np.ndarray) -> dict[int, bytes]:
+        """The BGPsec fields of the routes of RouteBatch `b` (announced ones: `sel`) with a BGPsec_PATH.
+        Only groups read by the record parser (RouteBatch._slow: group -> the decoder's group tuple,
+        its attributes at 10) can hold one."""
+        slow = b._slow
+        if not slow:
+            return {}
+        groups = [k for k, g in slow.items() if g[10] is not None and g[10].bgpsec is not None]
+        if not groups:
+            return {}
+        at = np.flatnonzero(np.isin(b.group[sel], np.array(groups, dtype=b.group.dtype)))
+        return self._signed([b.route(i) for i in sel[at].tolist()], at.tolist())
+
+    def _signed(self, routes, at) -> dict[int, bytes]:
+        """{at[j]: the BGPsec fields of routes[j]} for those of the routes that carry a BGPsec_PATH."""
+        field, tally, unit = self.bgpsec.field, self.tally.bgpsec, self.unit
+        return {i: field(r, tally, unit) for i, r in zip(at, routes)
+                if r.attrs is not None and r.attrs.bgpsec is not None}
 
     def _peer_fields(self) -> list[bytes]:
         """",peer_ip,peer_as," of each peer (Checker._peers), for the rows."""
@@ -276,7 +320,8 @@ class Checker:
             gorigin[gidx] = origin
             for g, o in zip(no_path.tolist(), gorigin[no_path].tolist()):
                 post[g] = f",,{o},".encode()
-        tails = [f",{verdict},{k}\n".encode() for (_, _, verdict, _), k in zip(info, slot_kinds)]
+        end = self._end
+        tails = [f",{verdict},{k}".encode() + end for (_, _, verdict, _), k in zip(info, slot_kinds)]
         tail = [tails[k] for k in gl]
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
@@ -288,7 +333,7 @@ class Checker:
             v, net = int(version[i]), (int(hi[i]) << 64) | int(lo[i])
             findings.bogon_route((v, net, int(plen[i])), texts[i], int(origin[i]))
             k = int(rslot[i])
-            bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix\n".encode()
+            bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix".encode() + end
         aspa = Counter()
         if self.aspa is not None:
             for (_, _, verdict, _), c in zip(info, routes.tolist()):
@@ -311,10 +356,14 @@ class Checker:
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
         self._tally(b, status, invalid)
         whys = self._reasons_of(b, np.flatnonzero(invalid), status)
-        own = {}  # an invalid route's reason, a bogon's finding
-        special = sorted(whys.keys() | b.bogons.keys())
+        own = {}  # an invalid route's reason, a bogon's finding, a BGPsec verdict
+        special = sorted(whys.keys() | b.bogons.keys() | b.signed.keys())
+        signed, cut = b.signed, -len(self._end)
         for i, k, c in zip(special, b.gidx[special].tolist(), status[special].tolist()):
-            own[i] = b.post[k] + whys.get(i, _STATE_TEXT[c]) + b.bogons.get(i, b.tail[k])
+            tail = b.bogons.get(i, b.tail[k])
+            if signed and i in signed:
+                tail = tail[:cut] + signed[i]
+            own[i] = b.post[k] + whys.get(i, _STATE_TEXT[c]) + tail
         self.write(rows(b.prefixes, b.gidx, status, b.pre, b.post, _STATE_TEXT, b.tail, own), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:

@@ -2,8 +2,12 @@
 
 - summary.json: `routes`, a count for each RFC 6811 status under `rpki` (and for each ASPA verdict
   under `aspa` when paths were verified), `withdrawals`, `state_changes`, counts of findings by kind,
-  `by_peer` (every peer's counts) and `top_invalid_origins`;
-- routes.csv: one row per announced route, its status and the reason (columns in check.COLUMNS);
+  `by_peer` (every peer's counts) and `top_invalid_origins`; with --router-keys a `bgpsec` object
+  (bgpsim.validate.bgpsec.BgpsecTally.summary: the router keys, the signed routes, the routes per
+  verdict and per reason, the signatures verified and the answers reused) and a count of
+  `bgpsec-not-valid` findings;
+- routes.csv: one row per announced route, its status and the reason (columns in check.COLUMNS, and
+  check.BGPSEC_COLUMNS with --router-keys);
 - findings.json: every finding (bgpsim.validate.findings), by kind, in a stable order, one per line;
 - report.html: one self-contained page with the figures (status shares, top invalid origins,
   per-peer breakdown) as inline SVG, all written here (no template engine to import).
@@ -26,11 +30,14 @@ COLOURS = {VALID: "#2ca02c", INVALID_ASN: "#d62728", INVALID_LENGTH: "#ff7f0e", 
 TOP = 20
 
 
-def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: int | None) -> dict:
+def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: int | None,
+            bgpsec: tuple[int, int | None] | None = None) -> dict:
+    """The document of summary.json; `bgpsec`: (router keys, --bgpsec-target) when routes got a BGPsec
+    verdict."""
     peers = sorted(tally.by_peer.items(), key=lambda kv: (-kv[1]["routes"], kv[0]))
     invalid = sorted(tally.invalid_by_origin.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
-    kinds = {k: findings.count(k) for k in KINDS}
-    return {
+    kinds = {k: findings.count(k) for k in (*KINDS, *(k for k in findings.by_kind if k not in KINDS))}
+    doc = {
         "files": files,
         "vrps": vrps,
         "aspas": aspas,
@@ -39,12 +46,17 @@ def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: i
         "state_changes": tally.state_changes,
         "rpki": {s: tally.rpki[s] for s in STATES},
         "aspa": {k: tally.aspa[k] for k in ("valid", "invalid", "unknown")} if aspas is not None else None,
-        "findings": {k: kinds[k] for k in KINDS},
+        "findings": kinds,
         "by_peer": [{"peer_ip": ip, "peer_as": asn, "routes": c["routes"], **{s: c[s] for s in STATES}}
                     for (ip, asn), c in peers],
         "top_invalid_origins": [{"origin_as": None if o == NONE else o, "invalid": n,
                                  "routes": tally.routes_by_origin[o]} for o, n in invalid],
     }
+    if bgpsec is not None:  # after `aspa`
+        at = list(doc).index("aspa") + 1
+        items = list(doc.items())
+        doc = dict(items[:at] + [("bgpsec", tally.bgpsec.summary(tally.routes, *bgpsec))] + items[at:])
+    return doc
 
 
 def summary_json(doc: dict) -> str:
@@ -249,6 +261,22 @@ def _shares(what: str, counts: dict, total: int) -> str:
     return _table((what, "routes", "share"), [(s, f"{n:,}", _pct(n, total)) for s, n in counts.items()])
 
 
+def _bgpsec_html(doc: dict) -> str:
+    """The BGPsec section (with --router-keys): routes per verdict and per reason."""
+    b = doc.get("bgpsec")
+    if b is None:
+        return ""
+    reasons = _table(("reason", "routes"), [(r, f"{n:,}") for r, n in b["reasons"].items()]) if b["reasons"] else ""
+    return f"""<h2>BGPsec</h2>
+<p>{b['signed']:,} routes carry a BGPsec_PATH (RFC 8205); {b['router_keys']:,} router keys;
+{b['verified']:,} signatures verified, {b['reused']:,} answers reused.</p>
+{_shares("BGPsec verdict", b["states"], doc["routes"])}
+{reasons}
+<p class="note">Routes not valid or treated as withdrawn are bgpsec-not-valid findings in findings.json;
+every route's verdict and its reason are in routes.csv.</p>
+"""
+
+
 def report_html(doc: dict) -> str:
     """The page: the counts as tables and the three figures, every text escaped where it is written."""
     files = _esc(", ".join(doc["files"]))
@@ -267,7 +295,7 @@ VRPs{aspas}.</p>
 {_shares("RFC 6811 status", doc["rpki"], doc["routes"])}
 {aspa}
 {status_figure(doc)}
-<h2>Top RPKI-invalid origins</h2>
+{_bgpsec_html(doc)}<h2>Top RPKI-invalid origins</h2>
 {origins_figure(doc)}
 <h2>Per peer</h2>
 {peers_figure(doc)}
