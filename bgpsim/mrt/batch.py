@@ -53,6 +53,11 @@ class RouteBatch:
         """The network addresses as Python integers."""
         return [(h << 64) | lo for h, lo in zip(self.hi.tolist(), self.lo.tolist())]
 
+    def bgpsec_groups(self) -> list[int]:
+        """The groups whose routes carry a BGPsec_PATH: only the record parser reads those (bgpsim.mrt.fast
+        leaves attribute 33 to it), so only its groups are looked at."""
+        return [k for k, g in self._slow.items() if g[10] is not None and g[10].bgpsec is not None]
+
     def route(self, i: int) -> Route:
         k = int(self.group[i])
         afi = int(self.afi[i])

@@ -236,13 +236,8 @@ class Checker:
         self._check(batch)
 
     def _signed_batch(self, b, sel: np.ndarray) -> dict[int, bytes]:
-        """The BGPsec fields of the routes of RouteBatch `b` (announced ones: `sel`) with a BGPsec_PATH.
-        Only groups read by the record parser (RouteBatch._slow: group -> the decoder's group tuple,
-        its attributes at 10) can hold one."""
-        slow = b._slow
-        if not slow:
-            return {}
-        groups = [k for k, g in slow.items() if g[10] is not None and g[10].bgpsec is not None]
+        """The BGPsec fields of the routes of RouteBatch `b` (announced ones: `sel`) with a BGPsec_PATH."""
+        groups = b.bgpsec_groups()
         if not groups:
             return {}
         at = np.flatnonzero(np.isin(b.group[sel], np.array(groups, dtype=b.group.dtype)))
