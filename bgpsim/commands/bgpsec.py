@@ -95,8 +95,8 @@ def register(sub, parser_class) -> None:
     vf.add_argument("files", nargs="+", metavar="FILE", help="pcap/pcapng, MRT, or hex UPDATEs, one per line")
     vf.add_argument("--keys", action="append", required=True, metavar="DIR|FILE",
                     help="router keys: relying-party JSON, router certificates, key files, or a folder; repeatable")
-    vf.add_argument("--target", type=asn, help="the receiving AS where the input does not say (RIB dumps, hex)")
-    vf.add_argument("--peer", type=asn, help="the sending AS for hex input (checked against the most recent AS)")
+    vf.add_argument("--target", type=asn, metavar="ASN", help="the receiving AS where the input does not say (RIB dumps, hex)")
+    vf.add_argument("--peer", type=asn, metavar="ASN", help="the sending AS for hex input (checked against the most recent AS)")
     vf.add_argument("--format", choices=("table", "json"), default="table",
                     help="table: aligned columns (default); json: one object per UPDATE per line")
     vf.add_argument("--unsigned", action="store_true", help="also list UPDATEs without BGPsec_PATH")
