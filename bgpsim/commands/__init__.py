@@ -59,3 +59,10 @@ def split_list(text: str, what: str) -> tuple[str, ...]:
     if not items:
         raise InputError(f"{what}: empty list")
     return items
+
+
+def broker_args(p) -> None:
+    """--broker, --cafile and --topic: where the MQTT feed is (bgpsim.live.broker)."""
+    p.add_argument("--broker", required=True, metavar="URL", help="mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://...")
+    p.add_argument("--cafile", metavar="PEM", help="CA certificate for a broker whose TLS certificate no public CA signed")
+    p.add_argument("--topic", default="bgpsim", metavar="PREFIX", help="topic prefix (default bgpsim)")

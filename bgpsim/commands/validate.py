@@ -89,9 +89,6 @@ def cmd_validate(args) -> int:
 
 
 def _validate(args) -> int:
-    from bgpsim.rpki.rov import VRP, VRPTable
-    from bgpsim.rpki.vrps import read_payloads, read_text
-
     from bgpsim.base import outdir
     from bgpsim.base.errors import InputError
     from bgpsim.validate import load, split
@@ -103,13 +100,7 @@ def _validate(args) -> int:
     args.bgpsec = _bgpsec(args)
     two = split.possible()
     if args.slurm:
-        from bgpsim.rpki.slurm import apply_slurm, load_slurm
-
-        text = read_text(args.vrps, what="--vrps")
-        slurms = [load_slurm(p) for p in args.slurm]
-        payloads = apply_slurm(read_payloads(text, args.vrps), slurms)
-        vrps = VRPTable(VRP(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in payloads.origins)
-        del text
+        vrps = load.with_slurm(args.vrps, args.slurm)
     elif two:  # a big file is read by the second process, while this one reads the dumps
         vrps = args.vrps if load.big(args.vrps) else load.load_vrps(args.vrps)
     else:  # no object per VRP, and (a big file) in a second process while the dumps are read
@@ -147,25 +138,13 @@ def _bgpsec(args):
 
 
 def _check(args, vrps, two: bool) -> int:
-    from bgpsim.rpki.aspa_path import AspaTable
-    from bgpsim.rpki.vrps import read_payloads, read_text
-
     from bgpsim.base.console import Bar, end_now
     from bgpsim.base.outdir import staged, write_atomic
-    from bgpsim.validate import output
+    from bgpsim.validate import load, output
     from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker, check_files
     from bgpsim.validate.findings import scenario_toml
 
-    topo = None
-    if args.relationships:
-        from bgpsim.graph.topology import load_topology
-
-        topo = load_topology(args.relationships)
-    aspa = None
-    if args.aspa:
-        aspa = AspaTable.from_payloads(read_payloads(read_text(args.aspa, what="--aspa"), args.aspa).aspas)
-    elif topo is not None:
-        aspa = AspaTable.from_relationships(topo)
+    aspa, topo = load.path_checks(args.aspa, args.relationships)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     bgpsec = args.bgpsec
     header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"

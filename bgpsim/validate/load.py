@@ -32,6 +32,35 @@ def load_vrps(path: str) -> VRPTable:
     return table
 
 
+def with_slurm(path: str, slurms: list[str]) -> VRPTable:
+    """The VRPs of `path` with RFC 8416 SLURM files applied (their filters, then their assertions)."""
+    from bgpsim.rpki.rov import VRP
+    from bgpsim.rpki.slurm import apply_slurm, load_slurm
+    from bgpsim.rpki.vrps import read_payloads, read_text
+
+    payloads = apply_slurm(read_payloads(read_text(path, what="--vrps"), path), [load_slurm(p) for p in slurms])
+    return VRPTable(VRP(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in payloads.origins)
+
+
+def path_checks(aspa_path: str | None, relationships: str | None):
+    """(ASPA table, topology) for path verification: validated ASPAs from `aspa_path` (rpki-client
+    JSON), or the CAIDA relationships standing in for them; the topology also finds leaks."""
+    from bgpsim.rpki.aspa_path import AspaTable
+    from bgpsim.rpki.vrps import read_payloads, read_text
+
+    topo = None
+    if relationships:
+        from bgpsim.graph.topology import load_topology
+
+        topo = load_topology(relationships)
+    aspa = None
+    if aspa_path:
+        aspa = AspaTable.from_payloads(read_payloads(read_text(aspa_path, what="--aspa"), aspa_path).aspas)
+    elif topo is not None:
+        aspa = AspaTable.from_relationships(topo)
+    return aspa, topo
+
+
 def big(path: str) -> bool:
     """Whether the VRP file at `path` is worth reading in a second process (MIN_BYTES or more)."""
     try:

@@ -1,0 +1,94 @@
+"""`bgpsim monitor`: validate a live MQTT feed of BGP updates as it arrives."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import broker_args, seconds
+
+EPILOG = """\
+examples:
+  bgpsim monitor --broker mqtt://127.0.0.1 --vrps rpki-client.json --out live --until-idle 30
+      check every update of the feed under bgpsim/ until nothing has come for 30 s
+  bgpsim stream publish updates.gz --broker mqtt://127.0.0.1 --flat-out
+      (in another terminal) a dump as the feed
+
+what each route gets: the RFC 6811 status and reason, and the ASPA verdict with --aspa or
+--relationships, by the code `bgpsim validate` runs: routes.csv has its columns.
+The monitor's session is persistent (--client-id): what is published while it or the broker is away
+is delivered when both are back; it reconnects by itself. Unreadable messages are counted, warned
+about (rate-limited) and passed over.
+outputs (in --out: new, empty, or an earlier output of bgpsim): routes.csv, growing as routes are
+checked; summary.json at the end.
+exit status: 0 done (idle for --until-idle, or interrupted), 2 bad input or a broker that is not
+there or refuses us (one line on stderr, within 10 s).
+"""
+
+
+def register(sub, parser_class) -> None:
+    p = sub.add_parser("monitor", help="validate a live MQTT feed of BGP updates as it arrives",
+                       description="Subscribe to a feed of RIS Live messages and check each route as it arrives.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    broker_args(p)
+    p.add_argument("--client-id", default="bgpsim-monitor", metavar="ID",
+                   help="the persistent session's name: a restarted monitor with the same ID gets what it missed")
+    p.add_argument("--vrps", required=True, metavar="FILE", help="VRPs: rpki-client/Routinator JSON or CSV")
+    p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
+    p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON")
+    p.add_argument("--relationships", metavar="CAIDA_FILE", help="CAIDA AS relationships: ASPA stand-in without --aspa")
+    p.add_argument("--out", default="bgpsim-monitor", metavar="DIR",
+                   help="output directory (default bgpsim-monitor): new, empty, or an earlier output of bgpsim")
+    p.add_argument("--until-idle", type=seconds, metavar="SECONDS",
+                   help="stop once nothing has arrived for this long (default: run until interrupted)")
+    p.add_argument("--quiet", action="store_true", help="no live summary; errors only")
+    p.set_defaults(handler=cmd_monitor)
+
+
+def cmd_monitor(args) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from bgpsim.base import outdir
+    from bgpsim.base.console import write_stdout
+    from bgpsim.live.broker import parse_url, topic_prefix
+    from bgpsim.live.monitor import Monitor, open_outputs, run
+    from bgpsim.live.topics import Topics
+    from bgpsim.validate import load, output
+    from bgpsim.validate.check import COLUMNS, Checker
+
+    addr = parse_url(args.broker, args.cafile)
+    topics = Topics(topic_prefix(args.topic))
+    vrps = load.with_slurm(args.vrps, args.slurm) if args.slurm else load.load_vrps(args.vrps)
+    aspa, topo = load.path_checks(args.aspa, args.relationships)
+    out = Path(args.out)
+    outdir.resumable(out, "monitor", ("routes.csv", "summary.json"))
+    live = not args.quiet and sys.stderr.isatty()
+    with open_outputs(out, ",".join(COLUMNS) + "\n") as fh:
+        checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo)
+        monitor = Monitor(checker, topics, lambda m: print(f"bgpsim: warning: {m}", file=sys.stderr))
+
+        def flushed():
+            fh.flush()
+            if live:
+                c, t = monitor.counts, checker.tally
+                sys.stderr.write(f"\r{c.updates:,} updates, {t.routes:,} routes: "
+                                 + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v) + "\x1b[K")
+
+        try:
+            asyncio.run(run(monitor, addr, args.client_id, args.until_idle, flushed))
+        except KeyboardInterrupt:
+            pass
+        findings = checker.finish()
+    if live:
+        sys.stderr.write("\n")
+    doc = output.summary(checker.tally, findings, [f"{addr}/{topics.updates}"], len(checker.vrps),
+                         len(aspa) if aspa is not None else None)
+    c = monitor.counts
+    doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
+                   "reconnects": c.reconnects}
+    outdir.write_atomic(out / "summary.json", output.summary_json(doc))
+    if not args.quiet:
+        write_stdout(f"{c.updates:,} updates ({c.bad:,} unreadable, {c.duplicates:,} repeated) from {addr}; "
+                     f"{doc['routes']:,} announced routes checked; written: {out}/routes.csv, summary.json\n")
+    return 0

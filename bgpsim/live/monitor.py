@@ -1,0 +1,153 @@
+"""`bgpsim monitor`: a live feed validated as it arrives, by the code `bgpsim validate` runs.
+
+Each RIS Live message (one per UPDATE, or an array of them on the batched topic) becomes route records
+that `bgpsim.validate.check.Checker` checks as it checks a dump, so routes.csv has the columns and the
+statuses `validate` gives. The monitor subscribes at QoS 1 in a persistent session (`client_id`): what
+is published while it or the broker is away is kept by the broker and delivered when it is back; it
+reconnects by itself, waiting longer each time (0.5 s doubling to 10 s). A message seen twice (a QoS 1
+redelivery: the same `id`) is checked once. A message that cannot be read is counted and warned about
+(the first ten, then one in a thousand), and the monitor goes on.
+
+Outputs, in --out (a new or empty folder, or an earlier output of bgpsim): routes.csv grows as routes
+are checked (it is a live file, flushed after each batch of messages); summary.json is written, by a
+rename, at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bgpsim.base.errors import InputError
+
+from .broker import BrokerAddress, client, connect_error
+from .rislive import parse_payload, routes_of
+from .topics import Topics, status
+
+MAX_SEEN = 200_000  # message ids remembered to drop QoS 1 redeliveries
+FLUSH_EVERY = 0.2  # seconds between checks of what was fed (and a flush of routes.csv)
+BACKOFF = (0.5, 10.0)
+
+
+@dataclass
+class Counts:
+    messages: int = 0
+    updates: int = 0
+    routes: int = 0
+    duplicates: int = 0
+    bad: int = 0
+    reconnects: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+class Monitor:
+    """Checks what arrives; `feed(topic, payload)` for each message, `flush()` now and then."""
+
+    def __init__(self, checker, topics: Topics, warn):
+        self.checker = checker
+        self.topics = topics
+        self.warn = warn
+        self.counts = Counts()
+        self._seen: OrderedDict[str, None] = OrderedDict()
+
+    def feed(self, topic: str, payload: bytes) -> None:
+        c = self.counts
+        c.messages += 1
+        where = f"{topic} message {c.messages}"
+        try:
+            if topic == self.topics.batch:
+                doc = json.loads(payload) if len(payload) < 64 << 20 else None
+                if not isinstance(doc, list):
+                    raise InputError("want a JSON array of RIS Live objects (or at most 64 MiB)", where)
+                items = [(d, f"{where}[{i}]") for i, d in enumerate(doc)]
+            else:
+                data = parse_payload(payload, where)
+                items = [] if data is None else [(data, where)]
+            for data, src in items:
+                if not isinstance(data, dict):
+                    raise InputError("want a RIS Live object", src)
+                key = data.get("id")
+                if isinstance(key, str):
+                    if key in self._seen:
+                        c.duplicates += 1
+                        continue
+                    self._seen[key] = None
+                    if len(self._seen) > MAX_SEEN:
+                        self._seen.popitem(last=False)
+                routes = routes_of(data, src)
+                c.updates += 1
+                for r in routes:
+                    self.checker.feed(r)
+                c.routes += len(routes)
+        except (InputError, ValueError, RecursionError) as e:
+            c.bad += 1
+            if c.bad <= 10 or c.bad % 1000 == 0:
+                self.warn(f"{e}" + (f" ({c.bad:,} unreadable messages so far)" if c.bad > 10 else ""))
+
+    def flush(self) -> None:
+        self.checker.drain()
+
+
+async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle: float | None, on_flush=None) -> None:
+    """Subscribe and feed `monitor` until nothing has come for `until_idle` seconds (None: until
+    cancelled). The first connection must succeed; later losses are retried with backoff."""
+    import aiomqtt
+
+    topics = monitor.topics
+    first = True
+    delay = BACKOFF[0]
+    last = time.monotonic()
+    while True:
+        will = aiomqtt.Will(topics.status("monitor"), status("offline"), qos=1, retain=True)
+        try:
+            async with client(addr, identifier=client_id, persistent=True, will=will) as c:
+                await c.subscribe([(topics.updates, 1), (topics.batch, 1)])
+                await c.publish(topics.status("monitor"), status("online"), qos=1, retain=True)
+                first, delay = False, BACKOFF[0]
+                messages = c.messages.__aiter__()
+                flushed = time.monotonic()
+                while True:
+                    timeout = FLUSH_EVERY
+                    if until_idle is not None:
+                        timeout = min(timeout, max(0.0, until_idle - (time.monotonic() - last)))
+                    try:
+                        m = await asyncio.wait_for(messages.__anext__(), timeout=timeout)
+                    except asyncio.TimeoutError:
+                        m = None
+                    now = time.monotonic()
+                    if m is not None:
+                        monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
+                        last = now
+                    if now - flushed >= FLUSH_EVERY or m is None:
+                        monitor.flush()
+                        if on_flush is not None:
+                            on_flush()
+                        flushed = now
+                    if until_idle is not None and now - last >= until_idle:
+                        await c.publish(topics.status("monitor"), status("done", **_plain(monitor.counts)),
+                                        qos=1, retain=True)
+                        return
+        except aiomqtt.MqttError as e:
+            if first:
+                raise connect_error(e, addr) from None
+            monitor.counts.reconnects += 1
+            monitor.warn(f"lost the broker {addr} ({e}); reconnecting in {delay:g} s")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF[1])
+            if until_idle is not None and time.monotonic() - last >= until_idle + 60:
+                raise InputError(f"the broker {addr} has been gone for over a minute past --until-idle") from None
+
+
+def _plain(c: Counts) -> dict:
+    return {k: v for k, v in c.__dict__.items() if k != "warnings"}
+
+
+def open_outputs(out: Path, header: str):
+    """routes.csv in `out` (checked by the caller), its header written; the open file."""
+    fh = open(out / "routes.csv", "wb")
+    fh.write(header.encode())
+    return fh

@@ -1,0 +1,231 @@
+"""BGP UPDATEs as RIS Live messages (the JSON of RIPE NCC's RIS Live, which operators already parse).
+
+One message per UPDATE, the `data` object of a RIS Live `ris_message`:
+
+    {"timestamp": 1438415400.0, "peer": "192.0.2.1", "peer_asn": "64496", "id": "...", "host": "...",
+     "type": "UPDATE", "path": [64496, 64511, [64500, 64501]], "community": [[64496, 1]],
+     "origin": "igp", "med": 0, "announcements": [{"next_hop": "192.0.2.1", "prefixes": ["10.0.0.0/8"]}],
+     "withdrawals": ["10.1.0.0/16"]}
+
+An AS_SET is a list inside `path`, as RIS Live writes it. `peer_asn` is a string there; we write a
+string and read either. Keys RIS Live has and we do not need are read past; what carries meaning
+(timestamp, peer, peer_asn, type, path, origin, announcements, withdrawals) is checked, and a fault is
+an InputError naming the key. One extension, `bgpsec`, carries a BGPsec UPDATE's BGPsec_PATH value in
+hex and the AS that received it (`bgpsec_target`), so a BGPsec verdict survives the trip.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from typing import Iterable, Iterator
+
+from bgpsim.base.errors import InputError
+from bgpsim.mrt.record import ANNOUNCE, RIB, WITHDRAW, Route
+from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET
+from bgpsim.wire.attributes import Attrs, origin_of
+
+MAX_MESSAGE = 1 << 20  # bytes: a RIS Live message holds one UPDATE (at most 64 KiB on the wire)
+ORIGINS = ("igp", "egp", "incomplete")
+_TYPES = ("UPDATE",)
+
+
+def _path_json(segments) -> list:
+    out: list = []
+    for kind, asns in segments:
+        if kind == AS_SET:
+            out.append(sorted(asns))
+        else:
+            out.extend(asns)
+    return out
+
+
+def update_messages(routes: Iterable[Route], host: str = "bgpsim") -> Iterator[dict]:
+    """RIS Live `data` objects, one per UPDATE: the routes of one record come in a row (its withdrawals,
+    then its announcements, which share one attribute block), so a route continues the message while the
+    time, the peer and the record type stay and it is a withdrawal before any announcement or an
+    announcement with the same attributes. A RIB entry is a message of its own; state changes are left out."""
+    group: list[Route] = []
+    attrs = None  # the attributes of the group's announcements, once it has one
+    n = 0
+    for r in routes:
+        if r.kind not in (ANNOUNCE, RIB, WITHDRAW):
+            continue
+        if group:
+            g = group[0]
+            same = (r.kind != RIB and g.kind != RIB and r.time == g.time and r.usec == g.usec
+                    and r.peer_ip == g.peer_ip and r.record == g.record
+                    and (attrs is None if r.kind == WITHDRAW else (attrs is None or r.attrs is attrs)))
+            if not same:
+                n += 1
+                yield _message(group, host, n)
+                group, attrs = [], None
+        group.append(r)
+        if r.kind != WITHDRAW:
+            attrs = r.attrs
+    if group:
+        yield _message(group, host, n + 1)
+
+
+def _message(routes: list[Route], host: str, n: int) -> dict:
+    first = routes[0]
+    # an integer when the record has whole seconds only (BGP4MP), a float when it has microseconds
+    # (BGP4MP_ET): the reader tells them apart, so routes.csv writes the time as `validate` does
+    ts = first.time if first.usec is None else first.time + first.usec / 1e6
+    msg: dict = {"timestamp": ts, "peer": first.peer_ip, "peer_asn": str(first.peer_as), "id": f"{host}-{n}",
+                 "host": host, "type": "UPDATE"}
+    announced = [r for r in routes if r.kind != WITHDRAW]
+    if announced:
+        a = announced[0].attrs
+        if a is not None:
+            msg["path"] = _path_json(a.as_path)
+            if a.communities:
+                msg["community"] = [[c >> 16, c & 0xFFFF] for c in a.communities]
+            if a.origin is not None and a.origin < 3:
+                msg["origin"] = ORIGINS[a.origin]
+            if a.med is not None:
+                msg["med"] = a.med
+            if a.bgpsec is not None:
+                msg["bgpsec"] = a.bgpsec.encode().hex()
+                if first.local_as is not None:
+                    msg["bgpsec_target"] = first.local_as
+        hops: dict[str, list[str]] = {}
+        for r in announced:
+            hops.setdefault(r.next_hop or "", []).append(r.prefix)
+        msg["announcements"] = [{"next_hop": nh, "prefixes": ps} for nh, ps in hops.items()]
+    withdrawn = [r.prefix for r in routes if r.kind == WITHDRAW]
+    if withdrawn:
+        msg["withdrawals"] = withdrawn
+    return msg
+
+
+# ---- reading ----------------------------------------------------------------------------------------
+
+def _want(cond: bool, what: str, key: str, source: str) -> None:
+    if not cond:
+        raise InputError(f"want {what}", source, key)
+
+
+def _prefix(text, key: str, source: str) -> tuple[str, int, int, int]:
+    _want(isinstance(text, str), "a prefix string", key, source)
+    try:
+        net = ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise InputError(f"want a prefix, got {text[:60]!r}", source, key) from None
+    return str(net), 1 if net.version == 4 else 2, int(net.network_address), net.prefixlen
+
+
+def _asn(v, key: str, source: str) -> int:
+    if isinstance(v, str) and v.isdigit():
+        v = int(v)
+    _want(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 32, "an AS number", key, source)
+    return v
+
+
+def parse_payload(payload: bytes, source: str) -> dict | None:
+    """The RIS Live `data` object in an MQTT payload (bare, or inside {"type": "ris_message", "data": ...});
+    None for messages of another RIS Live type (ris_subscribe_ok, pong, ...)."""
+    if len(payload) > MAX_MESSAGE:
+        raise InputError(f"want a message of at most {MAX_MESSAGE} bytes, got {len(payload)}", source)
+    try:
+        doc = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"want JSON: {str(e)[:80]}", source) from None
+    _want(isinstance(doc, dict), "a JSON object", "$", source)
+    if "data" in doc and isinstance(doc.get("type"), str):
+        if doc["type"] != "ris_message":
+            return None
+        doc = doc["data"]
+        _want(isinstance(doc, dict), "an object", "data", source)
+    return doc
+
+
+def routes_of(data: dict, source: str) -> list[Route]:
+    """The routes of one RIS Live UPDATE: one per announced prefix, one per withdrawn one."""
+    kind = data.get("type", "UPDATE")
+    _want(kind in _TYPES, "type UPDATE", "type", source)
+    ts = data.get("timestamp")
+    _want(isinstance(ts, (int, float)) and not isinstance(ts, bool) and 0 <= ts < 1 << 33, "a timestamp", "timestamp",
+          source)
+    peer = data.get("peer")
+    _want(isinstance(peer, str), "the peer's address", "peer", source)
+    try:
+        peer = str(ipaddress.ip_address(peer))
+    except ValueError:
+        raise InputError(f"want the peer's address, got {peer[:60]!r}", source, "peer") from None
+    peer_as = _asn(data.get("peer_asn"), "peer_asn", source)
+    time = int(ts)
+    usec = None
+    if isinstance(ts, float):
+        usec = round((ts - time) * 1e6)
+        if usec >= 1_000_000:
+            time, usec = time + 1, 0
+    record = "BGP4MP" if usec is None else "BGP4MP_ET"
+    routes: list[Route] = []
+    anns = data.get("announcements", [])
+    _want(isinstance(anns, list), "a list", "announcements", source)
+    if anns:
+        attrs = _attrs(data, source)
+        for i, a in enumerate(anns):
+            key = f"announcements[{i}]"
+            _want(isinstance(a, dict), "an object", key, source)
+            nh = a.get("next_hop")
+            _want(nh is None or isinstance(nh, str), "a next hop string", key + ".next_hop", source)
+            ps = a.get("prefixes")
+            _want(isinstance(ps, list), "a list of prefixes", key + ".prefixes", source)
+            for j, p in enumerate(ps):
+                text, afi, net, plen = _prefix(p, f"{key}.prefixes[{j}]", source)
+                r = Route(record, time, usec, ANNOUNCE, peer, peer_as, None, None, attrs, nh or None)
+                r._net = (afi, net, plen)
+                r.local_as = data.get("bgpsec_target") if isinstance(data.get("bgpsec_target"), int) else None
+                routes.append(r)
+    ws = data.get("withdrawals", [])
+    _want(isinstance(ws, list), "a list", "withdrawals", source)
+    for j, p in enumerate(ws):
+        text, afi, net, plen = _prefix(p, f"withdrawals[{j}]", source)
+        r = Route(record, time, usec, WITHDRAW, peer, peer_as)
+        r._net = (afi, net, plen)
+        routes.append(r)
+    return routes
+
+
+def _attrs(data: dict, source: str) -> Attrs:
+    a = Attrs()
+    path = data.get("path", [])
+    _want(isinstance(path, list), "a list of AS numbers", "path", source)
+    segments: list = []
+    seq: list[int] = []
+    for i, x in enumerate(path):
+        if isinstance(x, list):
+            if seq:
+                segments.append((AS_SEQUENCE, tuple(seq)))
+                seq = []
+            segments.append((AS_SET, tuple(_asn(y, f"path[{i}]", source) for y in x)))
+        else:
+            seq.append(_asn(x, f"path[{i}]", source))
+    if seq:
+        segments.append((AS_SEQUENCE, tuple(seq)))
+    a.as_path = tuple(segments)
+    a.origin_as = origin_of(a.as_path)
+    a.has_as_path = bool(segments)
+    origin = data.get("origin")
+    if origin is not None:
+        _want(origin in ORIGINS, "igp, egp or incomplete", "origin", source)
+        a.origin = ORIGINS.index(origin)
+    comm = data.get("community", [])
+    _want(isinstance(comm, list), "a list of [AS, value] pairs", "community", source)
+    a.communities = tuple((_asn(c[0], "community", source) & 0xFFFF) << 16 | (int(c[1]) & 0xFFFF)
+                          for c in comm if isinstance(c, list) and len(c) == 2 and isinstance(c[1], int))
+    med = data.get("med")
+    if isinstance(med, int) and not isinstance(med, bool):
+        a.med = med
+    bgpsec = data.get("bgpsec")
+    if bgpsec is not None:
+        from bgpsim.rpki.bgpsec.path import decode
+
+        _want(isinstance(bgpsec, str), "the BGPsec_PATH value in hex", "bgpsec", source)
+        try:
+            a.bgpsec = decode(bytes.fromhex(bgpsec), source)
+        except ValueError:
+            raise InputError("want the BGPsec_PATH value in hex", source, "bgpsec") from None
+    return a

@@ -1,0 +1,151 @@
+"""Live: route dumps published over MQTT (`bgpsim stream publish`) and validated as they arrive
+(`bgpsim monitor`), through a real mosquitto on 127.0.0.1 (tests/mqtt_broker.py). The round trip gives
+routes.csv exactly as `bgpsim validate` writes it on the same dump with the same VRPs; RIS Live
+messages from mosquitto_pub are read; bad messages are counted and passed over; a broker that is not
+there or refuses us is one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import SHARED
+from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, PASSWORD, USER, Broker, free_port
+
+from bgpsim.cli import main
+
+pytestmark = pytest.mark.skipif(MOSQUITTO is None or shutil.which("mosquitto_pub") is None, reason=NO_MOSQUITTO)
+
+UPDATES = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
+CAPTURE = SHARED / "pcap" / "eveng_bgp.pcapng"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    with Broker(tmp_path_factory.mktemp("mosquitto")) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def vrps(tmp_path_factory) -> Path:
+    text = (Path(__file__).parent / "test_validate.py").read_text()
+    path = tmp_path_factory.mktemp("vrps") / "vrps.csv"
+    path.write_text(re.search(r'VRPS = """(.*?)"""', text, re.S).group(1))
+    return path
+
+
+def bgpsim(*args, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bgpsim", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def start_monitor(*args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def wait_online(broker: Broker, topic: str = "bgpsim") -> None:
+    """Until the monitor's retained status says online (it has subscribed)."""
+    for _ in range(100):
+        p = subprocess.run(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/status/monitor", "-C", "1",
+                            "-W", "1"], capture_output=True, text=True)
+        if '"online"' in p.stdout:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the monitor never came online")
+
+
+@pytest.mark.parametrize("dump", [UPDATES, CAPTURE], ids=["mrt", "pcap"])
+def test_round_trip_gives_what_validate_gives(broker, vrps, dump, tmp_path):
+    if not dump.exists():
+        pytest.skip(f"shared data not found: {dump}")
+    topic = f"rt-{dump.stem.replace('.', '-')}"
+    mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", topic,
+                        "--client-id", topic, "--until-idle", 3)
+    wait_online(broker, topic)
+    pub = bgpsim("stream", "publish", dump, "--broker", broker.url("plain"), "--topic", topic, "--flat-out")
+    assert pub.returncode == 0, pub.stderr
+    out, err = mon.communicate(timeout=120)
+    assert mon.returncode == 0, err
+    assert bgpsim("validate", dump, "--vrps", vrps, "--out", tmp_path / "batch", "--quiet").returncode == 0
+    live = (tmp_path / "live" / "routes.csv").read_text()
+    assert live == (tmp_path / "batch" / "routes.csv").read_text()
+    doc = json.loads((tmp_path / "live" / "summary.json").read_text())
+    batch = json.loads((tmp_path / "batch" / "summary.json").read_text())
+    assert doc["rpki"] == batch["rpki"] and doc["routes"] == batch["routes"] == live.count("\n") - 1
+    assert doc["feed"]["unreadable"] == 0 and doc["feed"]["duplicates"] == 0
+
+
+def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
+    topic = "interop"
+    mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", topic,
+                        "--client-id", topic, "--until-idle", 2)
+    wait_online(broker, topic)
+    ris = {"type": "ris_message", "data": {
+        "timestamp": 1470931200.25, "peer": "192.0.2.1", "peer_asn": "64496", "id": "x-1", "host": "rrc00",
+        "type": "UPDATE", "path": [64496, 3356, 135310], "origin": "igp", "community": [[64496, 1]],
+        "announcements": [{"next_hop": "192.0.2.1", "prefixes": ["192.140.252.0/22", "2001:db8::/32"]}],
+        "withdrawals": ["198.51.100.0/24"]}}
+    bad = [b"{not json", json.dumps({"peer": "192.0.2.1"}).encode(), b"x" * (10 << 20),
+           json.dumps({**ris["data"], "id": "x-2", "announcements": [{"prefixes": ["300.1.2.0/24"]}]}).encode()]
+    for payload in [json.dumps(ris).encode(), *bad, json.dumps(ris).encode()]:  # the last: a repeat of x-1
+        subprocess.run(["mosquitto_pub", "-p", str(broker.plain), "-t", f"{topic}/updates", "-q", "1", "-s"],
+                       input=payload, check=True, timeout=10)
+    out, err = mon.communicate(timeout=60)
+    assert mon.returncode == 0, err
+    rows = (tmp_path / "live" / "routes.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[1].startswith("1470931200.250000,192.0.2.1,64496,192.140.252.0/22,")
+    assert ",invalid-asn," in rows[1]  # the test VRPs cover 192.140.252.0/22 for AS64500 only
+    feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
+    assert (feed["updates"], feed["unreadable"], feed["duplicates"]) == (1, 4, 1)
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 4 and all("message" in w for w in warnings), err
+    assert "want JSON" in err and "timestamp: want a timestamp" in err and "at most 1048576 bytes" in err
+    assert "prefixes[0]: want a prefix, got '300.1.2.0/24'" in err
+
+
+def test_tls_and_credentials(broker, vrps, tmp_path):
+    mon = start_monitor("--broker", broker.url("tls"), "--cafile", broker.cafile, "--vrps", vrps, "--out",
+                        tmp_path / "live", "--topic", "tls", "--client-id", "tls", "--until-idle", 2)
+    time.sleep(1.5)
+    pub = bgpsim("stream", "publish", CAPTURE, "--broker", broker.url("tls"), "--cafile", broker.cafile, "--topic",
+                 "tls", "--flat-out")
+    assert pub.returncode == 0, pub.stderr
+    out, err = mon.communicate(timeout=60)
+    assert mon.returncode == 0, err
+    assert (tmp_path / "live" / "routes.csv").read_text().count("\n") > 1
+    auth = bgpsim("stream", "publish", CAPTURE, "--broker", broker.url("auth"), "--flat-out", "--quiet")
+    assert auth.returncode == 0, auth.stderr
+    wrong = broker.url("auth").replace(f"{USER}:{PASSWORD}@", f"{USER}:wrong@")
+    t = time.monotonic()
+    p = bgpsim("stream", "publish", CAPTURE, "--broker", wrong, "--flat-out")
+    assert p.returncode == 2 and "refused the credentials" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    assert time.monotonic() - t < 10
+
+
+def test_no_broker_is_one_line_within_ten_seconds(vrps, tmp_path):
+    port = free_port()
+    for args in (["stream", "publish", CAPTURE, "--broker", f"mqtt://127.0.0.1:{port}"],
+                 ["monitor", "--broker", f"mqtt://127.0.0.1:{port}", "--vrps", vrps, "--out", tmp_path / "m"]):
+        t = time.monotonic()
+        p = bgpsim(*args, timeout=30)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and "cannot connect to the broker" in p.stderr, p.stderr
+        assert time.monotonic() - t < 10
+
+
+@pytest.mark.parametrize("url, expect", [
+    ("http://127.0.0.1", "want mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"),
+    ("mqtt://127.0.0.1:99999", "Port out of range"),
+    ("mqtt://127.0.0.1/topic", "want no path"),
+])
+def test_bad_broker_urls(url, expect, capsys):
+    assert main(["stream", "publish", str(CAPTURE), "--broker", url]) == 2
+    err = capsys.readouterr().err
+    assert expect in err and err.count("\n") == 1, err
