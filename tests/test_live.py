@@ -149,3 +149,27 @@ def test_bad_broker_urls(url, expect, capsys):
     assert main(["stream", "publish", str(CAPTURE), "--broker", url]) == 2
     err = capsys.readouterr().err
     assert expect in err and err.count("\n") == 1, err
+
+
+def test_broker_restarted_mid_stream(tmp_path, vrps):
+    """mosquitto is stopped and started again (persistence on) while a dump is being published: both
+    clients reconnect by themselves, and routes.csv is still exactly validate's."""
+    with Broker(tmp_path / "mosquitto", tls=False, password=False) as b:
+        mon = start_monitor("--broker", b.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", "fault",
+                            "--client-id", "fault", "--until-idle", 12)
+        wait_online(b, "fault")
+        pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", str(UPDATES), "--broker",
+                                b.url("plain"), "--topic", "fault", "--speed", "120"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        time.sleep(3)
+        assert pub.poll() is None, "the publisher finished before the broker went away"
+        b.restart()
+        _, perr = pub.communicate(timeout=120)
+        assert pub.returncode == 0, perr
+        _, merr = mon.communicate(timeout=120)
+        assert mon.returncode == 0, merr
+    assert "reconnecting" in perr and "reconnecting" in merr
+    assert bgpsim("validate", UPDATES, "--vrps", vrps, "--out", tmp_path / "batch", "--quiet").returncode == 0
+    assert (tmp_path / "live" / "routes.csv").read_text() == (tmp_path / "batch" / "routes.csv").read_text()
+    feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
+    assert feed["reconnects"] >= 1 and feed["unreadable"] == 0

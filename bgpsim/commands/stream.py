@@ -68,11 +68,13 @@ def cmd_publish(args) -> int:
     bar = Bar(not args.quiet and sys.stderr.isatty(), "update", delay=1.0)
     try:
         done = asyncio.run(publish(args.files, addr, topics, None if args.flat_out else args.speed, args.batch,
-                                   progress=lambda n: bar(n, None) if n % 1000 == 0 else None))
+                                   progress=lambda n: bar(n, None) if n % 1000 == 0 else None,
+                                   warn=lambda m: print(f"bgpsim: warning: {m}", file=sys.stderr)))
     finally:
         bar.close()
     if not args.quiet:
         rate = done.updates / done.seconds if done.seconds else 0.0
+        again = f", reconnected {done.reconnects} times" if done.reconnects else ""
         print(f"bgpsim: {done.updates:,} updates in {done.messages:,} messages to {addr} ({topics.prefix}/...) "
-              f"in {done.seconds:.1f} s ({rate:,.0f} updates/s)", file=sys.stderr)
+              f"in {done.seconds:.1f} s ({rate:,.0f} updates/s){again}", file=sys.stderr)
     return 0

@@ -19,59 +19,94 @@ from .rislive import update_messages
 from .topics import Topics, status
 
 
+BACKOFF = (0.5, 10.0)  # seconds: the first wait after losing the broker, and the longest
+MAX_RECONNECTS = 100
+
+
 @dataclass
 class Published:
     updates: int = 0
     messages: int = 0
     seconds: float = 0.0
+    reconnects: int = 0
 
 
 def _messages(files):
+    """The RIS Live messages of the files; ids unique to this run (a persistent monitor remembers ids)."""
+    import os
+
     from bgpsim.routedata import Stdin, reader_for
 
-    for f in files:
+    run = os.urandom(4).hex()
+    for k, f in enumerate(files):
         src = Stdin() if f == "-" else f
-        yield from update_messages(reader_for(src)(src), host=str(f).rsplit("/", 1)[-1])
+        yield from update_messages(reader_for(src)(src), host=str(f).rsplit("/", 1)[-1], ids=f"{run}.{k}")
 
 
 async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | None, batch: int = 1, qos: int = 1,
-                  progress=None) -> Published:
-    """Publish every UPDATE of `files`; `speed` None: flat out."""
+                  progress=None, warn=None) -> Published:
+    """Publish every UPDATE of `files`; `speed` None: flat out. If the broker goes away after the first
+    connection, reconnect (waiting 0.5 s, doubling to 10 s) and send again what it had not confirmed:
+    a message may then arrive twice, which the monitor recognises by its `id`."""
     import aiomqtt
 
     done = Published()
-    will = aiomqtt.Will(topics.status("publisher"), status("offline"), qos=1, retain=True)
-    try:
-        async with client(addr, will=will) as c:
-            await c.publish(topics.status("publisher"), status("online"), qos=1, retain=True)
-            start = time.perf_counter()
-            first_ts = None
-            pending: list[dict] = []
-            for msg in _messages(files):
-                if speed is not None:
-                    first_ts = msg["timestamp"] if first_ts is None else first_ts
-                    wait = (msg["timestamp"] - first_ts) / speed - (time.perf_counter() - start)
-                    if wait > 0:
-                        await asyncio.sleep(wait)
-                if batch > 1:
-                    pending.append(msg)
-                    if len(pending) >= batch:
-                        await c.publish(topics.batch, json.dumps(pending, separators=(",", ":")), qos=qos)
-                        done.messages += 1
-                        pending = []
-                else:
-                    await c.publish(topics.updates, json.dumps(msg, separators=(",", ":")), qos=qos)
+    outgoing = _payloads(_messages(files), topics, batch, speed, done, progress)
+    unconfirmed: tuple[str, str] | None = None
+    first, delay = True, BACKOFF[0]
+    start = time.perf_counter()
+    while True:
+        will = aiomqtt.Will(topics.status("publisher"), status("offline"), qos=1, retain=True)
+        try:
+            async with client(addr, will=will) as c:
+                await c.publish(topics.status("publisher"), status("online"), qos=1, retain=True)
+                first, delay = False, BACKOFF[0]
+                if unconfirmed is not None:
+                    await c.publish(*unconfirmed, qos=qos)
+                    unconfirmed = None
+                async for topic, payload in outgoing:
+                    unconfirmed = (topic, payload)
+                    await c.publish(topic, payload, qos=qos)
+                    unconfirmed = None
                     done.messages += 1
-                done.updates += 1
-                if progress is not None:
-                    progress(done.updates)
-            if pending:
-                await c.publish(topics.batch, json.dumps(pending, separators=(",", ":")), qos=qos)
-                done.messages += 1
-            await c.publish(topics.status("publisher"), status("done", updates=done.updates), qos=1, retain=True)
-            done.seconds = time.perf_counter() - start
-    except aiomqtt.MqttError as e:
-        raise connect_error(e, addr) from None
-    except OSError as e:
-        raise InputError(f"cannot connect to the broker {addr}: {e.strerror or e}") from None
+                await c.publish(topics.status("publisher"), status("done", updates=done.updates), qos=1, retain=True)
+                break
+        except aiomqtt.MqttError as e:
+            if first:
+                raise connect_error(e, addr) from None
+            done.reconnects += 1
+            if warn is not None:
+                warn(f"lost the broker {addr} ({e}); reconnecting in {delay:g} s")
+            if done.reconnects > MAX_RECONNECTS:
+                raise InputError(f"the broker {addr} went away {MAX_RECONNECTS} times; giving up") from None
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF[1])
+        except OSError as e:
+            raise InputError(f"cannot connect to the broker {addr}: {e.strerror or e}") from None
+    done.seconds = time.perf_counter() - start
     return done
+
+
+async def _payloads(messages, topics: Topics, batch: int, speed: float | None, done: Published, progress):
+    """(topic, payload) to send, paced by the dumps' timestamps when `speed` is given."""
+    start = time.perf_counter()
+    first_ts = None
+    pending: list[dict] = []
+    for msg in messages:
+        if speed is not None:
+            first_ts = msg["timestamp"] if first_ts is None else first_ts
+            wait = (msg["timestamp"] - first_ts) / speed - (time.perf_counter() - start)
+            if wait > 0:
+                await asyncio.sleep(wait)
+        done.updates += 1
+        if progress is not None:
+            progress(done.updates)
+        if batch > 1:
+            pending.append(msg)
+            if len(pending) >= batch:
+                yield topics.batch, json.dumps(pending, separators=(",", ":"))
+                pending = []
+        else:
+            yield topics.updates, json.dumps(msg, separators=(",", ":"))
+    if pending:
+        yield topics.batch, json.dumps(pending, separators=(",", ":"))

@@ -40,11 +40,12 @@ def _path_json(segments) -> list:
     return out
 
 
-def update_messages(routes: Iterable[Route], host: str = "bgpsim") -> Iterator[dict]:
+def update_messages(routes: Iterable[Route], host: str = "bgpsim", ids: str | None = None) -> Iterator[dict]:
     """RIS Live `data` objects, one per UPDATE: the routes of one record come in a row (its withdrawals,
     then its announcements, which share one attribute block), so a route continues the message while the
     time, the peer and the record type stay and it is a withdrawal before any announcement or an
-    announcement with the same attributes. A RIB entry is a message of its own; state changes are left out."""
+    announcement with the same attributes. A RIB entry is a message of its own; state changes are left out.
+    Each message's `id` is `ids` (default `host`) and its number."""
     group: list[Route] = []
     attrs = None  # the attributes of the group's announcements, once it has one
     n = 0
@@ -58,21 +59,21 @@ def update_messages(routes: Iterable[Route], host: str = "bgpsim") -> Iterator[d
                     and (attrs is None if r.kind == WITHDRAW else (attrs is None or r.attrs is attrs)))
             if not same:
                 n += 1
-                yield _message(group, host, n)
+                yield _message(group, host, f"{ids or host}-{n}")
                 group, attrs = [], None
         group.append(r)
         if r.kind != WITHDRAW:
             attrs = r.attrs
     if group:
-        yield _message(group, host, n + 1)
+        yield _message(group, host, f"{ids or host}-{n + 1}")
 
 
-def _message(routes: list[Route], host: str, n: int) -> dict:
+def _message(routes: list[Route], host: str, ident: str) -> dict:
     first = routes[0]
     # an integer when the record has whole seconds only (BGP4MP), a float when it has microseconds
     # (BGP4MP_ET): the reader tells them apart, so routes.csv writes the time as `validate` does
     ts = first.time if first.usec is None else first.time + first.usec / 1e6
-    msg: dict = {"timestamp": ts, "peer": first.peer_ip, "peer_asn": str(first.peer_as), "id": f"{host}-{n}",
+    msg: dict = {"timestamp": ts, "peer": first.peer_ip, "peer_asn": str(first.peer_as), "id": ident,
                  "host": host, "type": "UPDATE"}
     announced = [r for r in routes if r.kind != WITHDRAW]
     if announced:
