@@ -51,9 +51,11 @@ def start_monitor(*args) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
-def wait_online(broker: Broker, topic: str = "bgpsim") -> None:
-    """Until the monitor's retained status says online (it has subscribed)."""
+def wait_online(broker: Broker, topic: str = "bgpsim", proc: subprocess.Popen | None = None) -> None:
+    """Until the monitor's retained status says online (it has subscribed); fails at once if it died."""
     for _ in range(100):
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the monitor ended ({proc.returncode}): {proc.stderr.read()}")
         p = subprocess.run(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/status/monitor", "-C", "1",
                             "-W", "1"], capture_output=True, text=True)
         if '"online"' in p.stdout:
@@ -69,7 +71,7 @@ def test_round_trip_gives_what_validate_gives(broker, vrps, dump, tmp_path):
     topic = f"rt-{dump.stem.replace('.', '-')}"
     mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", topic,
                         "--client-id", topic, "--until-idle", 3)
-    wait_online(broker, topic)
+    wait_online(broker, topic, mon)
     pub = bgpsim("stream", "publish", dump, "--broker", broker.url("plain"), "--topic", topic, "--flat-out")
     assert pub.returncode == 0, pub.stderr
     out, err = mon.communicate(timeout=120)
@@ -87,7 +89,7 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
     topic = "interop"
     mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", topic,
                         "--client-id", topic, "--until-idle", 2)
-    wait_online(broker, topic)
+    wait_online(broker, topic, mon)
     ris = {"type": "ris_message", "data": {
         "timestamp": 1470931200.25, "peer": "192.0.2.1", "peer_asn": "64496", "id": "x-1", "host": "rrc00",
         "type": "UPDATE", "path": [64496, 3356, 135310], "origin": "igp", "community": [[64496, 1]],
@@ -157,7 +159,7 @@ def test_broker_restarted_mid_stream(tmp_path, vrps):
     with Broker(tmp_path / "mosquitto", tls=False, password=False) as b:
         mon = start_monitor("--broker", b.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", "fault",
                             "--client-id", "fault", "--until-idle", 12)
-        wait_online(b, "fault")
+        wait_online(b, "fault", mon)
         pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", str(UPDATES), "--broker",
                                 b.url("plain"), "--topic", "fault", "--speed", "120"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
@@ -173,3 +175,45 @@ def test_broker_restarted_mid_stream(tmp_path, vrps):
     assert (tmp_path / "live" / "routes.csv").read_text() == (tmp_path / "batch" / "routes.csv").read_text()
     feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
     assert feed["reconnects"] >= 1 and feed["unreadable"] == 0
+
+
+def _ris(n: int, prefix: str, path: list[int], ts: float) -> bytes:
+    return json.dumps({"timestamp": ts, "peer": "192.0.2.1", "peer_asn": str(path[0]), "id": f"w-{n}",
+                       "type": "UPDATE", "path": path, "origin": "igp",
+                       "announcements": [{"next_hop": "192.0.2.1", "prefixes": [prefix]}]}).encode()
+
+
+def test_watched_prefixes_raise_alerts(broker, vrps, tmp_path):
+    topic = "watch"
+    (tmp_path / "watch.toml").write_text(
+        '[[prefix]]\nprefix = "192.140.252.0/22"\ndescription = "a customer"\norigins = [64500]\n\n'
+        '[[prefix]]\nprefix = "203.0.113.0/24"\ndescription = "learning"\n')
+    mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--watch", tmp_path / "watch.toml",
+                        "--out", tmp_path / "live", "--topic", topic, "--client-id", topic, "--until-idle", 2)
+    wait_online(broker, topic, mon)
+    sub = subprocess.Popen(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/alerts", "-C", "4", "-W", "20"],
+                           stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    feed = [_ris(1, "192.140.252.0/22", [64496, 3356, 135310], 100.0),  # prefix hijack
+            _ris(2, "192.140.253.0/24", [64496, 64500], 101.0),  # more-specific by the owner
+            _ris(3, "192.140.254.0/24", [64496, 135310], 102.0),  # sub-prefix hijack
+            _ris(4, "192.140.252.0/22", [64497, 135310], 103.0),  # the hijack again: no new alert
+            _ris(5, "203.0.113.0/24", [64496, 64501], 104.0),  # learnt
+            _ris(6, "203.0.113.0/24", [64496, 64502], 105.0)]  # a new origin
+    for payload in feed:
+        subprocess.run(["mosquitto_pub", "-p", str(broker.plain), "-t", f"{topic}/updates", "-q", "1", "-s"],
+                       input=payload, check=True, timeout=10)
+    out, err = mon.communicate(timeout=60)
+    assert mon.returncode == 0, err
+    alerts = [json.loads(x) for x in (tmp_path / "live" / "alerts.jsonl").read_text().splitlines()]
+    assert [(a["kind"], a["prefix"], a["observed_origin"], a["first_seen"]) for a in alerts] == [
+        ("prefix-hijack", "192.140.252.0/22", 135310, 100.0), ("more-specific", "192.140.253.0/24", 64500, 101.0),
+        ("subprefix-hijack", "192.140.254.0/24", 135310, 102.0), ("new-origin", "203.0.113.0/24", 64502, 105.0)]
+    assert alerts[0]["rpki"] == "invalid-asn" and alerts[0]["expected_origins"] == [64500]
+    assert alerts[3]["expected_origins"] == [64501] and alerts[3]["description"] == "learning"
+    published, _ = sub.communicate(timeout=30)
+    assert [json.loads(x)["kind"] for x in published.splitlines()] == [a["kind"] for a in alerts]
+    summary = json.loads((tmp_path / "live" / "summary.json").read_text())["alerts"]
+    assert summary["by_kind"] == {"prefix-hijack": 1, "more-specific": 1, "subprefix-hijack": 1, "new-origin": 1}
+    assert summary["routes"] == 5  # the repeated hijack counted on its alert
+    assert "ALERT prefix-hijack: 192.140.252.0/22 from AS135310" in err

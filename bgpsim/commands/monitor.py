@@ -37,6 +37,9 @@ def register(sub, parser_class) -> None:
     p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON")
     p.add_argument("--relationships", metavar="CAIDA_FILE", help="CAIDA AS relationships: ASPA stand-in without --aspa")
+    p.add_argument("--watch", metavar="FILE",
+                   help="watched prefixes (TOML: [[prefix]] prefix, description, origins, more_specifics): "
+                        "hijacks, more-specifics, new origins and leaks of them are alerts")
     p.add_argument("--out", default="bgpsim-monitor", metavar="DIR",
                    help="output directory (default bgpsim-monitor): new, empty, or an earlier output of bgpsim")
     p.add_argument("--until-idle", type=seconds, metavar="SECONDS",
@@ -47,6 +50,7 @@ def register(sub, parser_class) -> None:
 
 def cmd_monitor(args) -> int:
     import asyncio
+    import json
     from pathlib import Path
 
     from bgpsim.base import outdir
@@ -61,12 +65,27 @@ def cmd_monitor(args) -> int:
     topics = Topics(topic_prefix(args.topic))
     vrps = load.with_slurm(args.vrps, args.slurm) if args.slurm else load.load_vrps(args.vrps)
     aspa, topo = load.path_checks(args.aspa, args.relationships)
+    watcher = None
+    if args.watch:
+        from bgpsim.live.watch import Watcher, load_watch
+        from bgpsim.validate.paths import PathJudge
+
+        watcher = Watcher(load_watch(args.watch), vrps, aspa, PathJudge(topo) if topo is not None else None)
     out = Path(args.out)
-    outdir.resumable(out, "monitor", ("routes.csv", "summary.json"))
+    outdir.resumable(out, "monitor", ("routes.csv", "summary.json", "alerts.jsonl"))
     live = not args.quiet and sys.stderr.isatty()
-    with open_outputs(out, ",".join(COLUMNS) + "\n") as fh:
+    with open_outputs(out, ",".join(COLUMNS) + "\n") as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
         checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo)
-        monitor = Monitor(checker, topics, lambda m: print(f"bgpsim: warning: {m}", file=sys.stderr))
+
+        def alerted(alert: dict) -> None:
+            af.write(json.dumps(alert) + "\n")
+            af.flush()
+            if not args.quiet:
+                print(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
+                      f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}",
+                      file=sys.stderr)
+
+        monitor = Monitor(checker, topics, lambda m: print(f"bgpsim: warning: {m}", file=sys.stderr), watcher, alerted)
 
         def flushed():
             fh.flush()
@@ -87,8 +106,13 @@ def cmd_monitor(args) -> int:
     c = monitor.counts
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
                    "reconnects": c.reconnects}
+    if watcher is not None:
+        kinds: dict[str, int] = {}
+        for a in watcher.alerts.values():
+            kinds[a["kind"]] = kinds.get(a["kind"], 0) + 1
+        doc["alerts"] = {"watched": len(watcher.watched), "by_kind": kinds, "routes": sum(a["count"] for a in watcher.alerts.values())}
     outdir.write_atomic(out / "summary.json", output.summary_json(doc))
     if not args.quiet:
         write_stdout(f"{c.updates:,} updates ({c.bad:,} unreadable, {c.duplicates:,} repeated) from {addr}; "
-                     f"{doc['routes']:,} announced routes checked; written: {out}/routes.csv, summary.json\n")
+                     f"{doc['routes']:,} announced routes checked; written: {out}/routes.csv, alerts.jsonl, summary.json\n")
     return 0

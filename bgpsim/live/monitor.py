@@ -25,6 +25,8 @@ from pathlib import Path
 from bgpsim.base.errors import InputError
 
 from .broker import BrokerAddress, client, connect_error
+from bgpsim.mrt.record import WITHDRAW
+
 from .rislive import parse_payload, routes_of
 from .topics import Topics, status
 
@@ -47,10 +49,13 @@ class Counts:
 class Monitor:
     """Checks what arrives; `feed(topic, payload)` for each message, `flush()` now and then."""
 
-    def __init__(self, checker, topics: Topics, warn):
+    def __init__(self, checker, topics: Topics, warn, watcher=None, on_alert=None):
         self.checker = checker
         self.topics = topics
         self.warn = warn
+        self.watcher = watcher  # bgpsim.live.watch.Watcher, with --watch
+        self.on_alert = on_alert  # called with each new alert (alerts.jsonl)
+        self.outbox: list[dict] = []  # new alerts, to publish
         self.counts = Counts()
         self._seen: OrderedDict[str, None] = OrderedDict()
 
@@ -82,6 +87,11 @@ class Monitor:
                 c.updates += 1
                 for r in routes:
                     self.checker.feed(r)
+                    if self.watcher is not None and r.kind != WITHDRAW:
+                        for alert in self.watcher.check(r, data["timestamp"]):
+                            self.outbox.append(alert)
+                            if self.on_alert is not None:
+                                self.on_alert(alert)
                 c.routes += len(routes)
         except (InputError, ValueError, RecursionError) as e:
             c.bad += 1
@@ -122,6 +132,9 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                     if m is not None:
                         monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
                         last = now
+                        while monitor.outbox:
+                            await c.publish(topics.alerts, json.dumps(monitor.outbox[0]), qos=1)
+                            monitor.outbox.pop(0)
                     if now - flushed >= FLUSH_EVERY or m is None:
                         monitor.flush()
                         if on_flush is not None:
