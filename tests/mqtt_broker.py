@@ -66,8 +66,10 @@ class Broker:
         d = self.dir
         # As root, mosquitto drops to user "mosquitto", which cannot read a private tmp dir:
         # name the current user (a no-op when not root).
+        # max_queued_messages 0: no limit on the QoS 1 messages queued for a subscriber that falls behind
+        # (mosquitto's default, 1000, drops the rest: the monitor would see gaps and say so)
         lines = [f"user {pwd.getpwuid(os.geteuid()).pw_name}", "per_listener_settings true",
-                 "log_dest stderr", "log_type all",
+                 "max_queued_messages 0", "log_dest stderr", "log_type all",
                  f"listener {self.plain} 127.0.0.1", "allow_anonymous true"]
         if self.auth is not None:
             pw = d / "pw"

@@ -161,7 +161,7 @@ def test_broker_restarted_mid_stream(tmp_path, vrps):
                             "--client-id", "fault", "--until-idle", 12)
         wait_online(b, "fault", mon)
         pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", str(UPDATES), "--broker",
-                                b.url("plain"), "--topic", "fault", "--speed", "120"], stdout=subprocess.PIPE,
+                                b.url("plain"), "--topic", "fault", "--speed", "30"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
         time.sleep(3)
         assert pub.poll() is None, "the publisher finished before the broker went away"
@@ -217,3 +217,19 @@ def test_watched_prefixes_raise_alerts(broker, vrps, tmp_path):
     assert summary["by_kind"] == {"prefix-hijack": 1, "more-specific": 1, "subprefix-hijack": 1, "new-origin": 1}
     assert summary["routes"] == 5  # the repeated hijack counted on its alert
     assert "ALERT prefix-hijack: 192.140.252.0/22 from AS135310" in err
+
+
+def test_gaps_in_numbered_ids_are_counted_as_missing():
+    from bgpsim.live.monitor import Monitor
+    from bgpsim.live.topics import Topics
+
+    class Sink:
+        def feed(self, r):
+            pass
+
+    warnings = []
+    m = Monitor(Sink(), Topics(), warnings.append)
+    for n in (1, 2, 5, 5, 6, 9):
+        m.feed("bgpsim/updates", _ris(n, "192.0.2.0/24", [64496], 1.0))
+    assert (m.counts.updates, m.counts.duplicates, m.counts.missing) == (5, 1, 4)
+    assert len(warnings) == 2 and "2 messages missing before w-5" in warnings[0]

@@ -104,8 +104,10 @@ def cmd_monitor(args) -> int:
     doc = output.summary(checker.tally, findings, [f"{addr}/{topics.updates}"], len(checker.vrps),
                          len(aspa) if aspa is not None else None)
     c = monitor.counts
+    took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
-                   "reconnects": c.reconnects}
+                   "missing": c.missing, "reconnects": c.reconnects, "seconds": round(took, 3),
+                   "updates_per_second": round(c.updates / took) if took > 0 else None}
     if watcher is not None:
         kinds: dict[str, int] = {}
         for a in watcher.alerts.values():

@@ -11,6 +11,7 @@ through aiomqtt 2.x (its API is pinned below 3: 3.0 changes it).
 
 from __future__ import annotations
 
+import logging
 import os
 import ssl
 from dataclasses import dataclass
@@ -61,17 +62,21 @@ def topic_prefix(text: str) -> str:
     return text
 
 
-def client(addr: BrokerAddress, identifier: str | None = None, persistent: bool = False, will=None):
+def client(addr: BrokerAddress, identifier: str | None = None, persistent: bool = False, will=None,
+           inflight: int | None = None):
     """An aiomqtt client for `addr` (not connected yet: `async with` connects). `persistent`: a
-    session the broker keeps while we are away (QoS 1 messages for us are kept), under `identifier`."""
+    session the broker keeps while we are away (QoS 1 messages for us are kept), under `identifier`;
+    `inflight`: how many QoS 1 messages may await the broker's acknowledgement at once."""
     import aiomqtt
 
+    log = logging.getLogger("bgpsim.live.mqtt")
+    log.setLevel(logging.ERROR)  # aiomqtt warns of more than ten publishes awaiting PUBACK: the publisher means to
     tls = None
     if addr.tls:
         tls = ssl.create_default_context(cafile=addr.cafile)
     return aiomqtt.Client(addr.host, addr.port, username=addr.username, password=addr.password,
                           identifier=identifier, clean_session=not persistent, will=will, tls_context=tls,
-                          timeout=CONNECT_TIMEOUT, keepalive=30)
+                          timeout=CONNECT_TIMEOUT, keepalive=30, max_inflight_messages=inflight, logger=log)
 
 
 def connect_error(e: Exception, addr: BrokerAddress) -> InputError:

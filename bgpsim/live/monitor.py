@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from bgpsim.base.errors import InputError
@@ -43,7 +43,9 @@ class Counts:
     duplicates: int = 0
     bad: int = 0
     reconnects: int = 0
-    warnings: list[str] = field(default_factory=list)
+    missing: int = 0  # gaps in a publisher's numbered ids: messages the broker dropped (or never got)
+    first_at: float | None = None  # wall time of the first and the last message that came
+    last_at: float | None = None
 
 
 class Monitor:
@@ -58,10 +60,15 @@ class Monitor:
         self.outbox: list[dict] = []  # new alerts, to publish
         self.counts = Counts()
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self._next: dict[str, int] = {}  # a publisher's id prefix -> the number its next message should have
+        self._gaps = 0
 
     def feed(self, topic: str, payload: bytes) -> None:
         c = self.counts
         c.messages += 1
+        c.last_at = time.time()
+        if c.first_at is None:
+            c.first_at = c.last_at
         where = f"{topic} message {c.messages}"
         try:
             if topic == self.topics.batch:
@@ -83,6 +90,7 @@ class Monitor:
                     self._seen[key] = None
                     if len(self._seen) > MAX_SEEN:
                         self._seen.popitem(last=False)
+                    self._gap(key)
                 routes = routes_of(data, src)
                 c.updates += 1
                 for r in routes:
@@ -97,6 +105,27 @@ class Monitor:
             c.bad += 1
             if c.bad <= 10 or c.bad % 1000 == 0:
                 self.warn(f"{e}" + (f" ({c.bad:,} unreadable messages so far)" if c.bad > 10 else ""))
+
+    def _gap(self, key: str) -> None:
+        """Count the messages missing before `key` when it is "PREFIX-N" and N skips ahead (bgpsim's
+        publishers number their messages; a broker that drops QoS 1 messages for a subscriber that
+        falls behind, as mosquitto does beyond max_queued_messages, leaves such gaps)."""
+        head, sep, tail = key.rpartition("-")
+        if not sep or not tail.isdigit():
+            return
+        n = int(tail)
+        want = self._next.get(head)
+        if want is not None and n > want:
+            before = self.counts.missing
+            self.counts.missing += n - want
+            self._gaps += 1
+            if self._gaps <= 10 or before // 1000 != self.counts.missing // 1000:
+                self.warn(f"{n - want:,} messages missing before {key} ({self.counts.missing:,} so far): the broker "
+                          "dropped them? (mosquitto: raise max_queued_messages)")
+        if want is None or n >= want:
+            self._next[head] = n + 1
+        if len(self._next) > MAX_SEEN:
+            self._next.clear()
 
     def flush(self) -> None:
         self.checker.drain()
@@ -125,8 +154,9 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                     if until_idle is not None:
                         timeout = min(timeout, max(0.0, until_idle - (time.monotonic() - last)))
                     try:
-                        m = await asyncio.wait_for(messages.__anext__(), timeout=timeout)
-                    except asyncio.TimeoutError:
+                        async with asyncio.timeout(timeout):  # no task per message, unlike wait_for
+                            m = await messages.__anext__()
+                    except TimeoutError:
                         m = None
                     now = time.monotonic()
                     if m is not None:
@@ -156,7 +186,7 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
 
 
 def _plain(c: Counts) -> dict:
-    return {k: v for k, v in c.__dict__.items() if k != "warnings"}
+    return {k: v for k, v in c.__dict__.items() if not k.endswith("_at")}
 
 
 def open_outputs(out: Path, header: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from dataclasses import dataclass
 
 from bgpsim.base.errors import InputError
@@ -21,6 +22,7 @@ from .topics import Topics, status
 
 BACKOFF = (0.5, 10.0)  # seconds: the first wait after losing the broker, and the longest
 MAX_RECONNECTS = 100
+IN_FLIGHT = 64  # QoS 1 publishes awaiting the broker's PUBACK at once
 
 
 @dataclass
@@ -46,34 +48,50 @@ def _messages(files):
 async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | None, batch: int = 1, qos: int = 1,
                   progress=None, warn=None) -> Published:
     """Publish every UPDATE of `files`; `speed` None: flat out. If the broker goes away after the first
-    connection, reconnect (waiting 0.5 s, doubling to 10 s) and send again what it had not confirmed:
-    a message may then arrive twice, which the monitor recognises by its `id`."""
+    connection, reconnect (waiting 0.5 s, doubling to 10 s) and send again, in order, what it had not
+    confirmed: a message may then arrive twice, which the monitor recognises by its `id`."""
     import aiomqtt
 
     done = Published()
     outgoing = _payloads(_messages(files), topics, batch, speed, done, progress)
-    unconfirmed: tuple[str, str] | None = None
+    unconfirmed: list[tuple[str, str]] = []  # sent on a connection that went away before the broker confirmed
     first, delay = True, BACKOFF[0]
     start = time.perf_counter()
     while True:
         will = aiomqtt.Will(topics.status("publisher"), status("offline"), qos=1, retain=True)
+        window: deque = deque()  # (task, topic, payload) in flight, oldest first
         try:
-            async with client(addr, will=will) as c:
+            async with client(addr, will=will, inflight=IN_FLIGHT) as c:
                 await c.publish(topics.status("publisher"), status("online"), qos=1, retain=True)
                 first, delay = False, BACKOFF[0]
-                if unconfirmed is not None:
-                    await c.publish(*unconfirmed, qos=qos)
-                    unconfirmed = None
-                async for topic, payload in outgoing:
-                    unconfirmed = (topic, payload)
+                again, unconfirmed = unconfirmed, []
+                for topic, payload in again:
                     await c.publish(topic, payload, qos=qos)
-                    unconfirmed = None
+                    done.messages += 1
+                async for topic, payload in outgoing:
+                    # up to IN_FLIGHT publishes at once: one awaited at a time would wait a round trip each
+                    window.append((asyncio.ensure_future(c.publish(topic, payload, qos=qos)), topic, payload))
+                    if len(window) >= IN_FLIGHT:
+                        await window[0][0]
+                        window.popleft()
+                        done.messages += 1
+                while window:
+                    await window[0][0]
+                    window.popleft()
                     done.messages += 1
                 await c.publish(topics.status("publisher"), status("done", updates=done.updates), qos=1, retain=True)
                 break
         except aiomqtt.MqttError as e:
             if first:
                 raise connect_error(e, addr) from None
+            for task, topic, payload in window:  # in order: what the broker has not confirmed goes again
+                if not task.done():
+                    task.cancel()
+                    unconfirmed.append((topic, payload))
+                elif task.cancelled() or task.exception() is not None:
+                    unconfirmed.append((topic, payload))
+                else:
+                    done.messages += 1
             done.reconnects += 1
             if warn is not None:
                 warn(f"lost the broker {addr} ({e}); reconnecting in {delay:g} s")
