@@ -36,6 +36,17 @@ def share(text: str) -> float:
     return v
 
 
+def factor(text: str) -> float:
+    """A speed-up factor: how many times faster than real (simulated or recorded) time."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"want a factor > 0 such as 1 (real time), 10 or 100, got {text!r}")
+    return v
+
+
 def count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}")

@@ -11,9 +11,10 @@ from pathlib import Path
 from bgpsim.base.console import Progress
 from bgpsim.base.errors import InputError
 
-from . import asn, seconds, seed_arg, share
+from . import asn, factor, seconds, seed_arg, share
 
 DEFAULT_SCENARIO = "teaching-subprefix.toml"
+DEFAULT_PACE = 10.0  # --pace: why, in its help
 
 RUN_EPILOG = """\
 examples:
@@ -33,9 +34,24 @@ converged (warm start); the attack starts at t = 0 unless the scenario says othe
 outputs (in --out, default ./bgpsim-out/<scenario name>): result.json, ases.csv (one row per AS:
 where its traffic goes at the end and its best route), timeline.csv, timeline.png, traffic.png,
 topology.png (graphs of at most 60 ASes) and report.html (one self-contained page).
-exit status: 0 done, 2 bad input (one line on stderr naming the file and line, or the option).
-"""
 
+live (--publish URL): the run told over MQTT as a route collector hears it, so that a class watches a
+hijack unfold and `bgpsim monitor` catches it through the pipeline a real feed takes:
+  bgpsim monitor --broker mqtt://127.0.0.1 --vrps roas.csv --out live --until-idle 10 &
+  bgpsim run --publish mqtt://127.0.0.1 --pace 10
+Each collector peer (--publish-ases) sends the collector its best route for each prefix: every change
+is a RIS Live UPDATE on PREFIX/updates from the peer (address 100.64.0.0 + 1 + its index, as in --pcap;
+path starting with the peer), timestamped 1700000000 (2023-11-14) + the simulated time.
+PREFIX/sim/timeline gets {time, timestamp, attacker, victim, disconnected, loop, diverted} at each
+change of where the target's traffic goes; PREFIX/sim/status (retained) says simulating, publishing
+(scenario, peers, marks), done (outcome), stopped (why) or offline. The broker is reached first, the
+run simulated (and --out written), then published: simulated second s goes out s/PACE seconds after
+publishing starts, so MRAI's 30-s lulls are lulls on the feed too. Give the monitor an --until-idle
+above 30/PACE and above the simulation's own wall time.
+
+exit status: 0 done, 2 bad input or, with --publish, a broker that is not there or refuses us (one line
+on stderr naming the file and line, or the option).
+"""
 
 
 def register(sub, parser_class) -> None:
@@ -77,6 +93,20 @@ def register(sub, parser_class) -> None:
                              "existing FILE is replaced, atomically")
     common.add_argument("--pcap-ases", metavar="ASN,ASN,...",
                         help="whose sessions --pcap records (default: the attacker's and the victim's)")
+    live = run.add_argument_group("live feed over MQTT (timed engine; see 'live' below)")
+    live.add_argument("--publish", metavar="URL",
+                      help="publish the run as a route collector would hear it: mqtt://[USER[:PASSWORD]@]HOST[:PORT] "
+                           "or mqtts://... (password also from BGPSIM_MQTT_PASSWORD); --out is written as usual")
+    live.add_argument("--pace", type=factor, metavar="FACTOR",
+                      help=f"simulated seconds per wall-clock second (default {DEFAULT_PACE:g}: the bundled scenarios' "
+                           "100-250 simulated seconds, mostly MRAI waits, play in 10-25 s, and a 30-s MRAI round is a "
+                           "3-s step a class can follow; 1: real time)")
+    live.add_argument("--publish-ases", metavar="ASN,ASN,...",
+                      help="the collector peers, whose best-route changes are published (default: the 5 ASes with "
+                           "the largest customer cones other than the attacker and the victim, as the large transit "
+                           "networks that feed RIS and RouteViews)")
+    live.add_argument("--topic", metavar="PREFIX", help="topic prefix (default bgpsim): PREFIX/updates, PREFIX/sim/...")
+    live.add_argument("--cafile", metavar="PEM", help="CA certificate for a broker whose TLS certificate no public CA signed")
     common.add_argument("--attacker", type=asn, metavar="ASN", help="attacking (or leaking) AS; default: drawn at random among stubs")
     common.add_argument("--victim", type=asn, metavar="ASN", help="victim AS; default: drawn at random among stubs")
     common.add_argument("--mrai", type=seconds, metavar="SECONDS", help="MRAI per session (default 30; 0 disables it)")
@@ -237,6 +267,22 @@ def _tap_ases(args, scn, topo) -> list[int] | None:
     return ases
 
 
+def _broker(args):
+    """--publish and its options checked before any work: (address, topics), or None without it."""
+    from bgpsim.live.broker import DEFAULT_TOPIC, parse_url, topic_prefix
+    from bgpsim.live.topics import Topics
+
+    if not args.publish:
+        for flag in ("pace", "publish_ases", "topic", "cafile"):
+            if getattr(args, flag) is not None:
+                raise InputError(f"--{flag.replace('_', '-')} needs --publish URL")
+        return None
+    if args.engine == "steady":
+        raise InputError("--publish needs the timed engine: the steady one computes the end state, with no UPDATEs "
+                         "or times to publish")
+    return parse_url(args.publish, args.cafile, "--publish"), Topics(topic_prefix(args.topic or DEFAULT_TOPIC))
+
+
 def cmd_run(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.graph.topology import load_topology
@@ -245,6 +291,7 @@ def cmd_run(args) -> int:
     from bgpsim.sim.run import simulate
 
     scn = scenario_from(args)
+    live = _broker(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
     outdir.check(out, "run")  # before the work: a refused --out costs nothing
     started = time.perf_counter()
@@ -254,17 +301,35 @@ def cmd_run(args) -> int:
         if adopter not in topo.index:
             raise InputError(f"{where}: AS{adopter} is not in the topology {topo.source}")
     tap = _tap_ases(args, scn, topo)
-    try:
-        run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress, tap)
-    finally:
-        progress.close()
-    wall = time.perf_counter() - started
-    output.write(run, out)
-    if args.pcap:
-        outdir.write_file(args.pcap, run.wiretap.capture(), "--pcap")
-        if not (args.quiet or args.json):
-            print(f"bgpsim: {run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {args.pcap}",
-                  file=sys.stderr)
+    peers = None
+    if live:
+        from bgpsim.live.simfeed import collector_peers, publish_run
+
+        chosen = [a for a, _ in parse_asns(args.publish_ases, "--publish-ases")] if args.publish_ases else None
+        peers = collector_peers(scn, topo, chosen)
+    talk = not (args.quiet or args.json)
+    walls = []
+
+    def work():
+        try:
+            run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress, tap, peers)
+        finally:
+            progress.close()
+        walls.append(time.perf_counter() - started)
+        output.write(run, out)
+        if args.pcap:
+            outdir.write_file(args.pcap, run.wiretap.capture(), "--pcap")
+            if talk:
+                print(f"bgpsim: {run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {args.pcap}",
+                      file=sys.stderr)
+        return run
+
+    if live:
+        run = publish_run(work, peers, *live, args.pace or DEFAULT_PACE,
+                          say=(lambda text: print(f"bgpsim: {text}", file=sys.stderr, flush=True)) if talk else None)
+    else:
+        run = work()
+    wall = walls[0]
     if args.json:
         sys.stdout.write(output.result_json(run))
     elif not args.quiet:

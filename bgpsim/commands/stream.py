@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import broker_args, count
+from . import broker_args, count, factor
 
 EPILOG = """\
 examples:
@@ -24,16 +24,6 @@ exit status: 0 done, 2 bad input or a broker that is not there or refuses us (on
 """
 
 
-def _speed(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"want a factor > 0 such as 1, 60 or 0.5, got {text!r}")
-    return v
-
-
 def register(sub, parser_class) -> None:
     p = sub.add_parser("stream", help="replay route dumps as a live MQTT feed (RIS Live messages)",
                        description="Stream BGP updates over MQTT.", epilog=EPILOG,
@@ -46,7 +36,7 @@ def register(sub, parser_class) -> None:
     pub.add_argument("files", nargs="+", metavar="FILE", help="MRT, bgpdump -m text or pcap/pcapng; '-' standard input")
     broker_args(pub)
     pace = pub.add_mutually_exclusive_group()
-    pace.add_argument("--speed", type=_speed, default=1.0, metavar="N",
+    pace.add_argument("--speed", type=factor, default=1.0, metavar="N",
                       help="replay at N times the dump's own pace (default 1: real time)")
     pace.add_argument("--flat-out", action="store_true", help="as fast as the broker takes the messages")
     pub.add_argument("--batch", type=count, default=1, metavar="N",

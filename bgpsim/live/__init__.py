@@ -5,4 +5,6 @@
 - `broker`   broker URLs, TLS, credentials, one-line connection errors
 - `publish`  `bgpsim stream publish`: route dumps replayed as a feed
 - `monitor`  `bgpsim monitor`: the feed checked by bgpsim.validate's Checker as it arrives
+- `watch`    watched prefixes and the alerts their routes raise
+- `simfeed`  `bgpsim run --publish`: a simulation's collector peers as a feed, and its timeline
 """

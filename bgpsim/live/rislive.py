@@ -100,6 +100,21 @@ def _message(routes: list[Route], host: str, ident: str) -> dict:
     return msg
 
 
+def sim_message(timestamp: float, peer: str, peer_asn: int, prefix: str, path: list[int] | None,
+                next_hop: str | None, ident: str, host: str = "bgpsim-sim") -> dict:
+    """One UPDATE from a simulated collector peer (`bgpsim run --publish`): `prefix` announced with
+    `path` (the peer first) and ORIGIN IGP, or, with `path` None, withdrawn. `ident` is the message's
+    `id`, which the monitor uses to drop QoS 1 redeliveries: it must not repeat across runs."""
+    msg: dict = {"timestamp": timestamp, "peer": peer, "peer_asn": str(peer_asn), "id": ident, "host": host,
+                 "type": "UPDATE"}
+    if path is None:
+        msg["withdrawals"] = [prefix]
+    else:
+        msg.update(path=list(path), origin=ORIGINS[0],
+                   announcements=[{"next_hop": next_hop or peer, "prefixes": [prefix]}])
+    return msg
+
+
 # ---- reading ----------------------------------------------------------------------------------------
 
 def _want(cond: bool, what: str, key: str, source: str) -> None:

@@ -21,9 +21,12 @@ from .scenario import Scenario
 from .weighting import weights
 
 
-def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: list[int] | None = None) -> RunResult:
+def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: list[int] | None = None,
+             observer=None) -> RunResult:
     """Run `scn`. `progress(events, now)` is called now and then during the run. `tap`: ASNs whose
-    sessions are recorded (the result's `wiretap` then writes them as a capture)."""
+    sessions are recorded (the result's `wiretap` then writes them as a capture). `observer`: its
+    `attach(engine)` is called once the start is set up and before the first event, to watch the run
+    (bgpsim.live.simfeed.CollectorPeers chains `engine.on_change`)."""
     topo = topo or load_topology(scn.topology)
     attack = scn.attack
     if attack and not attack.timed:
@@ -89,6 +92,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
     fwd.start(0.0)
+    if observer is not None:
+        observer.attach(engine)
 
     marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, policies)
     q.run(until=scn.until, tick=progress)
