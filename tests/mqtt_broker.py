@@ -145,3 +145,17 @@ class Broker:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def wait_online(broker: Broker, topic: str, proc: subprocess.Popen | None = None) -> None:
+    """Until a `bgpsim monitor`'s retained status under `topic` says online (it has subscribed); fails
+    at once, with its stderr, if the process `proc` ended."""
+    for _ in range(100):
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the monitor ended ({proc.returncode}): {proc.communicate()[1]}")
+        p = subprocess.run(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/status/monitor", "-C", "1",
+                            "-W", "1"], capture_output=True, text=True)
+        if '"online"' in p.stdout:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the monitor never came online")

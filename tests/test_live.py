@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers import SHARED
-from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, PASSWORD, USER, Broker, free_port
+from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, PASSWORD, USER, Broker, free_port, wait_online
 
 from bgpsim.cli import main
 
@@ -50,18 +50,6 @@ def start_monitor(*args) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
-
-def wait_online(broker: Broker, topic: str = "bgpsim", proc: subprocess.Popen | None = None) -> None:
-    """Until the monitor's retained status says online (it has subscribed); fails at once if it died."""
-    for _ in range(100):
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"the monitor ended ({proc.returncode}): {proc.stderr.read()}")
-        p = subprocess.run(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/status/monitor", "-C", "1",
-                            "-W", "1"], capture_output=True, text=True)
-        if '"online"' in p.stdout:
-            return
-        time.sleep(0.1)
-    raise AssertionError("the monitor never came online")
 
 
 @pytest.mark.parametrize("dump", [UPDATES, CAPTURE], ids=["mrt", "pcap"])

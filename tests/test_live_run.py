@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, Broker, free_port
+from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, Broker, free_port, wait_online
 
 from bgpsim.cli import main
 from bgpsim.live.simfeed import EPOCH, collector_peers
@@ -56,18 +56,6 @@ def sub(broker: Broker, *args) -> subprocess.Popen:
     return subprocess.Popen(["mosquitto_sub", "-p", str(broker.plain), "-v", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
-
-def wait_online(broker: Broker, topic: str, mon: subprocess.Popen) -> None:
-    """Until the monitor's retained status says online (it has subscribed)."""
-    for _ in range(100):
-        if mon.poll() is not None:
-            raise AssertionError(f"the monitor stopped: {mon.communicate()[1]}")
-        p = subprocess.run(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/status/monitor", "-C", "1",
-                            "-W", "1"], capture_output=True, text=True)
-        if '"online"' in p.stdout:
-            return
-        time.sleep(0.1)
-    raise AssertionError("the monitor never came online")
 
 
 def retained(broker: Broker, topic: str, *more) -> dict:
