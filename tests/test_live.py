@@ -221,3 +221,27 @@ def test_gaps_in_numbered_ids_are_counted_as_missing():
         m.feed("bgpsim/updates", _ris(n, "192.0.2.0/24", [64496], 1.0))
     assert (m.counts.updates, m.counts.duplicates, m.counts.missing) == (5, 1, 4)
     assert len(warnings) == 2 and "2 messages missing before w-5" in warnings[0]
+
+
+def test_bgpsec_updates_keep_their_verdicts(broker, tmp_path):
+    """Signed UPDATEs (RFC 8208 keys from NIST BGP-SRx) in a capture, published and monitored with
+    --router-keys: routes.csv, bgpsec columns included, is what `bgpsim validate --router-keys` writes."""
+    keys = SHARED / "bgpsec" / "nist-bgp-srx_rfc8208_keys"
+    pcap = tmp_path / "signed.pcap"
+    assert bgpsim("bgpsec", "sign", "--prefix", "192.0.2.0/24", "--prefix", "2001:db8::/32", "--path", "65536,64496",
+                  "--target", "65537", "--keys", keys, "--out", pcap).returncode == 0
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64496,192.0.2.0/24,24,test\n")
+    topic = "bgpsec"
+    mon = start_monitor("--broker", broker.url("plain"), "--vrps", tmp_path / "vrps.csv", "--router-keys", keys,
+                        "--out", tmp_path / "live", "--topic", topic, "--client-id", topic, "--until-idle", 2)
+    wait_online(broker, topic, mon)
+    assert bgpsim("stream", "publish", pcap, "--broker", broker.url("plain"), "--topic", topic, "--flat-out").returncode == 0
+    _, err = mon.communicate(timeout=60)
+    assert mon.returncode == 0, err
+    assert bgpsim("validate", pcap, "--vrps", tmp_path / "vrps.csv", "--router-keys", keys, "--out",
+                  tmp_path / "batch", "--quiet").returncode == 0
+    live = (tmp_path / "live" / "routes.csv").read_text()
+    assert live == (tmp_path / "batch" / "routes.csv").read_text()
+    rows = live.splitlines()
+    assert rows[0].endswith(",bgpsec,bgpsec_reason") and len(rows) == 3
+    assert all(r.endswith(',valid,"every signature verifies with a router key bound to its AS"') for r in rows[1:])

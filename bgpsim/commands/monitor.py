@@ -37,6 +37,9 @@ def register(sub, parser_class) -> None:
     p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON")
     p.add_argument("--relationships", metavar="CAIDA_FILE", help="CAIDA AS relationships: ASPA stand-in without --aspa")
+    p.add_argument("--router-keys", action="append", metavar="DIR|FILE",
+                   help="BGPsec router keys (relying-party JSON, router certificates, key files): each BGPsec "
+                        "UPDATE gets a verdict, in routes.csv's bgpsec columns as with `bgpsim validate`")
     p.add_argument("--watch", metavar="FILE",
                    help="watched prefixes (TOML: [[prefix]] prefix, description, origins, more_specifics): "
                         "hijacks, more-specifics, new origins and leaks of them are alerts")
@@ -59,12 +62,19 @@ def cmd_monitor(args) -> int:
     from bgpsim.live.monitor import Monitor, open_outputs, run
     from bgpsim.live.topics import Topics
     from bgpsim.validate import load, output
-    from bgpsim.validate.check import COLUMNS, Checker
+    from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker
 
     addr = parse_url(args.broker, args.cafile)
     topics = Topics(topic_prefix(args.topic))
     vrps = load.with_slurm(args.vrps, args.slurm) if args.slurm else load.load_vrps(args.vrps)
     aspa, topo = load.path_checks(args.aspa, args.relationships)
+    bgpsec = None
+    if args.router_keys:
+        from bgpsim.rpki.bgpsec.keys import RouterKeys
+        from bgpsim.rpki.bgpsec.verify import Verifier
+        from bgpsim.validate.bgpsec import RouteVerdicts
+
+        bgpsec = RouteVerdicts(Verifier(RouterKeys.load(args.router_keys)))
     watcher = None
     if args.watch:
         from bgpsim.live.watch import Watcher, load_watch
@@ -74,8 +84,9 @@ def cmd_monitor(args) -> int:
     out = Path(args.out)
     outdir.resumable(out, "monitor", ("routes.csv", "summary.json", "alerts.jsonl"))
     live = not args.quiet and sys.stderr.isatty()
-    with open_outputs(out, ",".join(COLUMNS) + "\n") as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
-        checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo)
+    header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
+    with open_outputs(out, header) as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
+        checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
 
         def alerted(alert: dict) -> None:
             af.write(json.dumps(alert) + "\n")
@@ -101,8 +112,14 @@ def cmd_monitor(args) -> int:
         findings = checker.finish()
     if live:
         sys.stderr.write("\n")
+    info = None
+    if bgpsec is not None:  # as `bgpsim validate`: routes not valid are findings of their own kind
+        from bgpsim.validate.bgpsec import NOT_VALID
+
+        findings.by_kind[NOT_VALID] = checker.tally.bgpsec.findings()
+        info = (len(bgpsec.verifier.keys), None)
     doc = output.summary(checker.tally, findings, [f"{addr}/{topics.updates}"], len(checker.vrps),
-                         len(aspa) if aspa is not None else None)
+                         len(aspa) if aspa is not None else None, info)
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
