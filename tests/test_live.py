@@ -245,3 +245,45 @@ def test_bgpsec_updates_keep_their_verdicts(broker, tmp_path):
     rows = live.splitlines()
     assert rows[0].endswith(",bgpsec,bgpsec_reason") and len(rows) == 3
     assert all(r.endswith(',valid,"every signature verifies with a router key bound to its AS"') for r in rows[1:])
+
+
+def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps):
+    """A monitor stopped (SIGTERM) and started again with the same session: what was published while it was
+    away reaches the second one, nothing twice; each routes.csv is validate's on what it got, and every
+    alert an uninterrupted monitor raises is among theirs."""
+    for dump, name in ((CAPTURE, "a"), (UPDATES, "b")):
+        assert bgpsim("validate", dump, "--vrps", vrps, "--out", tmp_path / f"batch-{name}", "--quiet").returncode == 0
+    reference = (tmp_path / "batch-b" / "routes.csv").read_text().splitlines()
+    busiest = sorted({line.split(",")[3] for line in reference[1:]},
+                     key=lambda p: -sum(1 for r in reference if f",{p}," in r))[:5]
+    (tmp_path / "watch.toml").write_text("".join(f'[[prefix]]\nprefix = "{p}"\norigins = [1]\n\n' for p in busiest))
+    with Broker(tmp_path / "mosquitto", tls=False, password=False) as b:
+        def monitor(client_id, out, idle):
+            return start_monitor("--broker", b.url("plain"), "--vrps", vrps, "--watch", tmp_path / "watch.toml",
+                                 "--out", tmp_path / out, "--topic", "stop", "--client-id", client_id,
+                                 "--until-idle", idle, "--quiet")
+
+        def publish(dump):
+            assert bgpsim("stream", "publish", dump, "--broker", b.url("plain"), "--topic", "stop", "--flat-out",
+                          "--quiet").returncode == 0
+
+        whole, first = monitor("whole", "whole", 8), monitor("halves", "first", 60)
+        wait_online(b, "stop", first)
+        wait_online(b, "stop", whole)
+        publish(CAPTURE)
+        time.sleep(1)
+        first.terminate()  # SIGTERM: it checks what it holds and disconnects; its session stays
+        _, err = first.communicate(timeout=30)
+        assert first.returncode == 0, err
+        publish(UPDATES)  # while it is away
+        second = monitor("halves", "second", 3)
+        for m in (second, whole):
+            _, err = m.communicate(timeout=120)
+            assert m.returncode == 0, err
+    assert (tmp_path / "first" / "routes.csv").read_text() == (tmp_path / "batch-a" / "routes.csv").read_text()
+    assert (tmp_path / "second" / "routes.csv").read_text().splitlines() == reference
+    stopped = json.loads((tmp_path / "first" / "summary.json").read_text())["feed"]
+    assert stopped["lost_at_stop"] == 0
+    keys = lambda d: {(a["kind"], a["prefix"], a["observed_origin"])  # noqa: E731
+                      for a in map(json.loads, (tmp_path / d / "alerts.jsonl").read_text().splitlines())}
+    assert keys("whole") and keys("whole") <= keys("first") | keys("second")

@@ -21,7 +21,9 @@ is delivered when both are back; it reconnects by itself. Unreadable messages ar
 about (rate-limited) and passed over.
 outputs (in --out: new, empty, or an earlier output of bgpsim): routes.csv, growing as routes are
 checked; summary.json at the end.
-exit status: 0 done (idle for --until-idle, or interrupted), 2 bad input or a broker that is not
+SIGTERM or Ctrl-C stop it cleanly: what it has received is checked and written, the rest waits at the
+broker for its session.
+exit status: 0 done (idle for --until-idle, or stopped), 2 bad input or a broker that is not
 there or refuses us (one line on stderr, within 10 s).
 """
 
@@ -105,10 +107,16 @@ def cmd_monitor(args) -> int:
                 sys.stderr.write(f"\r{c.updates:,} updates, {t.routes:,} routes: "
                                  + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v) + "\x1b[K")
 
-        try:
-            asyncio.run(run(monitor, addr, args.client_id, args.until_idle, flushed))
-        except KeyboardInterrupt:
-            pass
+        async def main() -> None:
+            import signal
+
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
+                loop.add_signal_handler(sig, stop.set)
+            await run(monitor, addr, args.client_id, args.until_idle, flushed, stop)
+
+        asyncio.run(main())
         findings = checker.finish()
     if live:
         sys.stderr.write("\n")
@@ -123,7 +131,7 @@ def cmd_monitor(args) -> int:
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
-                   "missing": c.missing, "reconnects": c.reconnects, "seconds": round(took, 3),
+                   "missing": c.missing, "lost_at_stop": c.lost_at_stop, "reconnects": c.reconnects, "seconds": round(took, 3),
                    "updates_per_second": round(c.updates / took) if took > 0 else None}
     if watcher is not None:
         kinds: dict[str, int] = {}

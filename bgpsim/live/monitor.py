@@ -43,6 +43,7 @@ class Counts:
     duplicates: int = 0
     bad: int = 0
     reconnects: int = 0
+    lost_at_stop: int = 0  # messages that came while a stopping monitor disconnected
     missing: int = 0  # gaps in a publisher's numbered ids: messages the broker dropped (or never got)
     first_at: float | None = None  # wall time of the first and the last message that came
     last_at: float | None = None
@@ -131,9 +132,12 @@ class Monitor:
         self.checker.drain()
 
 
-async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle: float | None, on_flush=None) -> None:
+async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle: float | None, on_flush=None,
+              stop: asyncio.Event | None = None) -> None:
     """Subscribe and feed `monitor` until nothing has come for `until_idle` seconds (None: until
-    cancelled). The first connection must succeed; later losses are retried with backoff."""
+    `stop` is set). The first connection must succeed; later losses are retried with backoff. When
+    `stop` is set (SIGTERM, Ctrl-C) what the client has already received is checked before it
+    disconnects: the broker acknowledged those messages to it, and keeps the rest for the session."""
     import aiomqtt
 
     topics = monitor.topics
@@ -150,6 +154,21 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                 messages = c.messages.__aiter__()
                 flushed = time.monotonic()
                 while True:
+                    if stop is not None and stop.is_set():
+                        # stopping: check what the client already holds (the broker counts it delivered),
+                        # then go; the broker keeps what comes next for the session
+                        while len(c.messages):
+                            m = await messages.__anext__()
+                            monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
+                        while monitor.outbox:
+                            await c.publish(topics.alerts, json.dumps(monitor.outbox.pop(0)), qos=1)
+                        monitor.flush()
+                        if on_flush is not None:
+                            on_flush()
+                        await c.publish(topics.status("monitor"), status("stopped", **_plain(monitor.counts)),
+                                        qos=1, retain=True)
+                        left = c.messages
+                        break
                     timeout = FLUSH_EVERY
                     if until_idle is not None:
                         timeout = min(timeout, max(0.0, until_idle - (time.monotonic() - last)))
@@ -174,6 +193,10 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                         await c.publish(topics.status("monitor"), status("done", **_plain(monitor.counts)),
                                         qos=1, retain=True)
                         return
+            if len(left):  # came between the last check and the disconnection: acknowledged, not checked
+                monitor.counts.lost_at_stop = len(left)
+                monitor.warn(f"{len(left):,} messages came while disconnecting and were not checked")
+            return
         except aiomqtt.MqttError as e:
             if first:
                 raise connect_error(e, addr) from None
