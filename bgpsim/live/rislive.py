@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import socket
 from typing import Iterable, Iterator
 
 from bgpsim.base.errors import InputError
@@ -25,6 +26,7 @@ from bgpsim.mrt.record import ANNOUNCE, RIB, WITHDRAW, Route
 from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET
 from bgpsim.wire.attributes import Attrs, origin_of
 
+_inet_pton, _AF_INET, _AF_INET6 = socket.inet_pton, socket.AF_INET, socket.AF_INET6
 MAX_MESSAGE = 1 << 20  # bytes: a RIS Live message holds one UPDATE (at most 64 KiB on the wire)
 ORIGINS = ("igp", "egp", "incomplete")
 _TYPES = ("UPDATE",)
@@ -122,13 +124,21 @@ def _want(cond: bool, what: str, key: str, source: str) -> None:
         raise InputError(f"want {what}", source, key)
 
 
-def _prefix(text, key: str, source: str) -> tuple[str, int, int, int]:
+def _prefix(text, key: str, source: str) -> tuple[int, int, int]:
+    """(AFI, network as an integer, length) of a prefix's text; host bits are cleared, as bgpdump does.
+    inet_pton, not ipaddress: this runs once per announced prefix of a feed."""
     _want(isinstance(text, str), "a prefix string", key, source)
+    addr, sep, plen = text.partition("/")
+    v6 = ":" in addr
+    bits = 128 if v6 else 32
     try:
-        net = ipaddress.ip_network(text, strict=False)
-    except ValueError:
+        if not sep or not plen.isdigit() or int(plen) > bits:
+            raise ValueError
+        raw = _inet_pton(_AF_INET6 if v6 else _AF_INET, addr)
+    except (ValueError, OSError):
         raise InputError(f"want a prefix, got {text[:60]!r}", source, key) from None
-    return str(net), 1 if net.version == 4 else 2, int(net.network_address), net.prefixlen
+    n = int(plen)
+    return 2 if v6 else 1, int.from_bytes(raw, "big") & (((1 << n) - 1) << (bits - n)), n
 
 
 def _asn(v, key: str, source: str) -> int:
@@ -190,7 +200,7 @@ def routes_of(data: dict, source: str) -> list[Route]:
             ps = a.get("prefixes")
             _want(isinstance(ps, list), "a list of prefixes", key + ".prefixes", source)
             for j, p in enumerate(ps):
-                text, afi, net, plen = _prefix(p, f"{key}.prefixes[{j}]", source)
+                afi, net, plen = _prefix(p, f"{key}.prefixes[{j}]", source)
                 r = Route(record, time, usec, ANNOUNCE, peer, peer_as, None, None, attrs, nh or None)
                 r._net = (afi, net, plen)
                 r.local_as = data.get("bgpsec_target") if isinstance(data.get("bgpsec_target"), int) else None
@@ -198,7 +208,7 @@ def routes_of(data: dict, source: str) -> list[Route]:
     ws = data.get("withdrawals", [])
     _want(isinstance(ws, list), "a list", "withdrawals", source)
     for j, p in enumerate(ws):
-        text, afi, net, plen = _prefix(p, f"withdrawals[{j}]", source)
+        afi, net, plen = _prefix(p, f"withdrawals[{j}]", source)
         r = Route(record, time, usec, WITHDRAW, peer, peer_as)
         r._net = (afi, net, plen)
         routes.append(r)
@@ -217,6 +227,8 @@ def _attrs(data: dict, source: str) -> Attrs:
                 segments.append((AS_SEQUENCE, tuple(seq)))
                 seq = []
             segments.append((AS_SET, tuple(_asn(y, f"path[{i}]", source) for y in x)))
+        elif type(x) is int and 0 <= x <= 0xFFFFFFFF:  # the common case, checked inline
+            seq.append(x)
         else:
             seq.append(_asn(x, f"path[{i}]", source))
     if seq:
