@@ -83,7 +83,7 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
         "type": "UPDATE", "path": [64496, 3356, 135310], "origin": "igp", "community": [[64496, 1]],
         "announcements": [{"next_hop": "192.0.2.1", "prefixes": ["192.140.252.0/22", "2001:db8::/32"]}],
         "withdrawals": ["198.51.100.0/24"]}}
-    bad = [b"{not json", json.dumps({"peer": "192.0.2.1"}).encode(), b"x" * (10 << 20),
+    bad = [b"{not json", json.dumps({"peer": "192.0.2.1"}).encode(), b"x" * (2 << 20),
            json.dumps({**ris["data"], "id": "x-2", "announcements": [{"prefixes": ["300.1.2.0/24"]}]}).encode()]
     for payload in [json.dumps(ris).encode(), *bad, json.dumps(ris).encode()]:  # the last: a repeat of x-1
         subprocess.run(["mosquitto_pub", "-p", str(broker.plain), "-t", f"{topic}/updates", "-q", "1", "-s"],
@@ -94,17 +94,17 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
     assert len(rows) == 3 and rows[1].startswith("1470931200.250000,192.0.2.1,64496,192.140.252.0/22,")
     assert ",invalid-asn," in rows[1]  # the test VRPs cover 192.140.252.0/22 for AS64500 only
     feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
-    assert (feed["updates"], feed["unreadable"], feed["duplicates"]) == (1, 4, 1)
+    assert (feed["updates"], feed["unreadable"], feed["duplicates"]) == (1, 4, 1), err
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 4 and all("message" in w for w in warnings), err
-    assert "want JSON" in err and "timestamp: want a timestamp" in err and "at most 1048576 bytes" in err
+    assert "want JSON" in err and "timestamp: want a timestamp" in err and "at most 1048576 bytes, got 2097152" in err
     assert "prefixes[0]: want a prefix, got '300.1.2.0/24'" in err
 
 
 def test_tls_and_credentials(broker, vrps, tmp_path):
     mon = start_monitor("--broker", broker.url("tls"), "--cafile", broker.cafile, "--vrps", vrps, "--out",
                         tmp_path / "live", "--topic", "tls", "--client-id", "tls", "--until-idle", 2)
-    time.sleep(1.5)
+    wait_online(broker, "tls", mon)
     pub = bgpsim("stream", "publish", CAPTURE, "--broker", broker.url("tls"), "--cafile", broker.cafile, "--topic",
                  "tls", "--flat-out")
     assert pub.returncode == 0, pub.stderr

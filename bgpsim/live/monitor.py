@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +31,8 @@ from .rislive import parse_payload, routes_of
 from .topics import Topics, status
 
 MAX_SEEN = 200_000  # message ids remembered to drop QoS 1 redeliveries
-FLUSH_EVERY = 0.2  # seconds between checks of what was fed (and a flush of routes.csv)
+IN_FLIGHT = 64  # alerts awaiting the broker's acknowledgement at once
+FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv): short waits for alerts
 BACKOFF = (0.5, 10.0)
 
 
@@ -147,11 +148,12 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
     while True:
         will = aiomqtt.Will(topics.status("monitor"), status("offline"), qos=1, retain=True)
         try:
-            async with client(addr, identifier=client_id, persistent=True, will=will) as c:
+            async with client(addr, identifier=client_id, persistent=True, will=will, inflight=IN_FLIGHT) as c:
                 await c.subscribe([(topics.updates, 1), (topics.batch, 1)])
                 await c.publish(topics.status("monitor"), status("online"), qos=1, retain=True)
                 first, delay = False, BACKOFF[0]
                 messages = c.messages.__aiter__()
+                sending: deque = deque()  # alerts being published, oldest first
                 flushed = time.monotonic()
                 while True:
                     if stop is not None and stop.is_set():
@@ -160,8 +162,7 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                         while len(c.messages):
                             m = await messages.__anext__()
                             monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
-                        while monitor.outbox:
-                            await c.publish(topics.alerts, json.dumps(monitor.outbox.pop(0)), qos=1)
+                        await _send_alerts(c, monitor, sending, 0)
                         monitor.flush()
                         if on_flush is not None:
                             on_flush()
@@ -181,15 +182,15 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                     if m is not None:
                         monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
                         last = now
-                        while monitor.outbox:
-                            await c.publish(topics.alerts, json.dumps(monitor.outbox[0]), qos=1)
-                            monitor.outbox.pop(0)
+                        if monitor.outbox:
+                            await _send_alerts(c, monitor, sending, IN_FLIGHT)
                     if now - flushed >= FLUSH_EVERY or m is None:
                         monitor.flush()
                         if on_flush is not None:
                             on_flush()
                         flushed = now
                     if until_idle is not None and now - last >= until_idle:
+                        await _send_alerts(c, monitor, sending, 0)
                         await c.publish(topics.status("monitor"), status("done", **_plain(monitor.counts)),
                                         qos=1, retain=True)
                         return
@@ -206,6 +207,18 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
             delay = min(delay * 2, BACKOFF[1])
             if until_idle is not None and time.monotonic() - last >= until_idle + 60:
                 raise InputError(f"the broker {addr} has been gone for over a minute past --until-idle") from None
+
+
+async def _send_alerts(c, monitor: Monitor, sending: deque, window: int) -> None:
+    """Publish the new alerts (QoS 1) without waiting for each acknowledgement in turn: at most `window`
+    in flight (0: wait for all)."""
+    while monitor.outbox:
+        sending.append(asyncio.ensure_future(c.publish(monitor.topics.alerts, json.dumps(monitor.outbox.pop(0)),
+                                                       qos=1)))
+    while len(sending) > window:
+        await sending.popleft()
+    while sending and sending[0].done():
+        sending.popleft().result()
 
 
 def _plain(c: Counts) -> dict:

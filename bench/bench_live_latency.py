@@ -1,0 +1,117 @@
+"""Benchmark: alert latency and memory of `bgpsim monitor` at a steady feed rate, through a real mosquitto.
+
+A publisher here sends synthetic RIS Live UPDATEs (labelled synthetic: made-up prefixes of 10.0.0.0/8
+from AS64999, which a watch file says belongs to AS64500) at --rate messages per second, one MQTT message
+each, stamped with the wall time they were sent. One UPDATE in --every announces a new /32, which raises
+a sub-prefix-hijack alert: the latency of an alert is when this process receives it on PREFIX/alerts
+minus when its UPDATE was sent. The others cycle over the same 10,000 prefixes (no new alert; every
+route still checked and written). The monitor's resident memory is sampled every 5 s. Prints the
+latency percentiles and the memory samples. Figures only; nothing is asserted. The broker comes from
+tests/mqtt_broker.py (Debian packages mosquitto and mosquitto-clients).
+Usage: python bench/bench_live_latency.py [--rate 2000] [--seconds 60] [--every 100]
+       (the 10-minute run: --seconds 600; --every 1: every UPDATE a new alert)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+from collections import deque
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the broker the tests run
+
+from mqtt_broker import Broker, wait_online  # noqa: E402
+
+TOPIC = "latency"
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def update(n: int, fresh: bool) -> bytes:
+    host = 10_000 + n if fresh else n % 10_000
+    prefix = f"10.{host >> 16 & 255}.{host >> 8 & 255}.{host & 255}/32"
+    return json.dumps({"timestamp": time.time(), "peer": "192.0.2.1", "peer_asn": "64496", "id": f"lat-{n}",
+                       "type": "UPDATE", "path": [64496, 64999], "origin": "igp",
+                       "announcements": [{"next_hop": "192.0.2.1", "prefixes": [prefix]}]}).encode()
+
+
+async def drive(url: str, rate: int, seconds: float, every: int, pid: int) -> tuple[list[float], list]:
+    from bgpsim.live.broker import client, parse_url
+
+    addr = parse_url(url)
+    latencies: list[float] = []
+    memory: list[tuple[float, float]] = []
+
+    async with client(addr, identifier="bench-alerts") as sub, client(addr, inflight=64) as pub:
+        await sub.subscribe(f"{TOPIC}/alerts", qos=1)
+
+        async def listen():
+            async for m in sub.messages:
+                latencies.append(time.time() - json.loads(m.payload)["first_seen"])
+
+        listener = asyncio.create_task(listen())
+        start = time.perf_counter()
+        n = 0
+        next_sample = 0.0
+        tick = 0.005  # send what is due every tick
+        inflight: deque = deque()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            due = int(elapsed * rate) + 1
+            while n < due:  # not awaited one by one: the sender must not delay the receiver in this process
+                inflight.append(asyncio.ensure_future(pub.publish(f"{TOPIC}/updates", update(n, n % every == 0), qos=1)))
+                n += 1
+            while inflight and inflight[0].done():
+                inflight.popleft().result()
+            if elapsed >= next_sample:
+                memory.append((round(elapsed), rss_mb(pid)))
+                next_sample += 5.0
+            await asyncio.sleep(tick)
+        await asyncio.sleep(2.0)  # the last alerts
+        listener.cancel()
+    memory.append((round(time.perf_counter() - start), rss_mb(pid)))
+    return latencies, memory
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rate", type=int, default=2000, help="UPDATEs per second")
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--every", type=int, default=100, help="one UPDATE in EVERY raises a new alert (default 100)")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bgpsim-bench-latency-") as tmp:
+        work = Path(tmp)
+        (work / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64500,10.0.0.0/8,32,synthetic\n")
+        (work / "watch.toml").write_text('[[prefix]]\nprefix = "10.0.0.0/8"\norigins = [64500]\n')
+        with Broker(work / "mosquitto", tls=False, password=False) as broker:
+            mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url("plain"),
+                                    "--vrps", str(work / "vrps.csv"), "--watch", str(work / "watch.toml"), "--out",
+                                    str(work / "live"), "--topic", TOPIC, "--until-idle", "4", "--quiet"],
+                                   stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            wait_online(broker, TOPIC, mon)
+            latencies, memory = asyncio.run(drive(broker.url("plain"), a.rate, a.seconds, a.every, mon.pid))
+            mon.communicate(timeout=120)
+        feed = json.loads((work / "live" / "summary.json").read_text())["feed"]
+    q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
+    print(f"feed: {feed['updates']:,} updates at {a.rate:,}/s for {a.seconds:g} s, {feed['missing']:,} missing, "
+          f"{feed['unreadable']:,} unreadable")
+    print(f"alert latency over {len(latencies):,} alerts: p50 {q[49] * 1000:.1f} ms, p90 {q[89] * 1000:.1f} ms, "
+          f"p99 {q[98] * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
+    print("monitor RSS (s: MB): " + ", ".join(f"{t}: {m:.0f}" for t, m in memory))
+
+
+if __name__ == "__main__":
+    main()
