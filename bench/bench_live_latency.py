@@ -83,6 +83,7 @@ async def drive(url: str, rate: int, seconds: float, every: int, pid: int) -> tu
         await asyncio.sleep(2.0)  # the last alerts
         listener.cancel()
     memory.append((round(time.perf_counter() - start), rss_mb(pid)))
+    print(f"sent: {n:,} updates")
     return latencies, memory
 
 
@@ -107,7 +108,7 @@ def main() -> None:
         feed = json.loads((work / "live" / "summary.json").read_text())["feed"]
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
     print(f"feed: {feed['updates']:,} updates at {a.rate:,}/s for {a.seconds:g} s, {feed['missing']:,} missing, "
-          f"{feed['unreadable']:,} unreadable")
+          f"{feed['late']:,} late, {feed['unreadable']:,} unreadable")
     print(f"alert latency over {len(latencies):,} alerts: p50 {q[49] * 1000:.1f} ms, p90 {q[89] * 1000:.1f} ms, "
           f"p99 {q[98] * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
     print("monitor RSS (s: MB): " + ", ".join(f"{t}: {m:.0f}" for t, m in memory))

@@ -32,9 +32,10 @@ def alerts_of(broker: Broker, tmp_path: Path, scenario: str, *monitor_args) -> l
                                          f"origins = [{VICTIM}]\n")
     (tmp_path / "vrps.csv").write_text(f"ASN,IP Prefix,Max Length,Trust Anchor\nAS{VICTIM},{PREFIX},24,teaching\n")
     topic = scenario
+    # --until-idle 15: the idle clock runs while `run` simulates and writes its outputs, before it publishes
     mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url("plain"), "--vrps",
                             str(tmp_path / "vrps.csv"), "--watch", str(tmp_path / "watch.toml"), "--out",
-                            str(tmp_path / "live"), "--topic", topic, "--client-id", topic, "--until-idle", "6",
+                            str(tmp_path / "live"), "--topic", topic, "--client-id", topic, "--until-idle", "15",
                             "--quiet", *monitor_args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     wait_online(broker, topic, mon)
     run = subprocess.run([sys.executable, "-m", "bgpsim", "run", str(SCENARIOS / f"{scenario}.toml"), "--publish",

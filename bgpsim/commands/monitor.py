@@ -131,7 +131,7 @@ def cmd_monitor(args) -> int:
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
-                   "missing": c.missing, "lost_at_stop": c.lost_at_stop, "reconnects": c.reconnects, "seconds": round(took, 3),
+                   "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "reconnects": c.reconnects, "seconds": round(took, 3),
                    "updates_per_second": round(c.updates / took) if took > 0 else None}
     if watcher is not None:
         kinds: dict[str, int] = {}

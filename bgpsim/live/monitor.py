@@ -30,7 +30,7 @@ from bgpsim.mrt.record import WITHDRAW
 from .rislive import parse_payload, routes_of
 from .topics import Topics, status
 
-MAX_SEEN = 200_000  # message ids remembered to drop QoS 1 redeliveries
+MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which come within seconds)
 IN_FLIGHT = 64  # alerts awaiting the broker's acknowledgement at once
 FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv): short waits for alerts
 BACKOFF = (0.5, 10.0)
@@ -45,6 +45,7 @@ class Counts:
     bad: int = 0
     reconnects: int = 0
     lost_at_stop: int = 0  # messages that came while a stopping monitor disconnected
+    late: int = 0  # messages that came after a later-numbered one from the same publisher
     missing: int = 0  # gaps in a publisher's numbered ids: messages the broker dropped (or never got)
     first_at: float | None = None  # wall time of the first and the last message that came
     last_at: float | None = None
@@ -126,6 +127,9 @@ class Monitor:
                           "dropped them? (mosquitto: raise max_queued_messages)")
         if want is None or n >= want:
             self._next[head] = n + 1
+        elif self.counts.missing:  # late, not lost: one of those counted missing (a repeat was dropped above)
+            self.counts.missing -= 1
+            self.counts.late += 1
         if len(self._next) > MAX_SEEN:
             self._next.clear()
 

@@ -15,18 +15,21 @@ Alerts, for each announced route that touches a watched prefix (the most specifi
     new-origin        a watched prefix learning its origins: an origin other than the first one seen
     leak              with relationships: the path is not valley-free (the leaker named), the origin right
 An alert is raised once per (kind, prefix, origin, leaker); later routes update its last_seen and
-count. Each carries the route's RFC 6811 status and ASPA verdict, the path and the peer that saw it,
+count. The newest MAX_ALERTS are kept (a long-running monitor's memory stays bounded); one older than
+that is raised again if it comes back. Each carries the route's RFC 6811 status and ASPA verdict, the path and the peer that saw it,
 and first and last seen in the feed's time (a replayed or simulated feed keeps its own clock).
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bgpsim.base.tomlfile import TomlFile
 
 MAX_WATCHED = 100_000
+MAX_ALERTS = 100_000
 
 
 @dataclass
@@ -71,7 +74,7 @@ class Watcher:
         self.vrps = vrps
         self.aspa = aspa
         self.judge = judge  # bgpsim.validate.paths.PathJudge with relationships, for leaks
-        self.alerts: dict[tuple, dict] = {}
+        self.alerts: OrderedDict[tuple, dict] = OrderedDict()
         self._lens = sorted({w.prefix.prefixlen for w in watched}, reverse=True)
         self._by_net = {(w.prefix.version, w.prefix.network_address.packed, w.prefix.prefixlen): w for w in watched}
 
@@ -119,6 +122,8 @@ class Watcher:
                 alert["count"] += 1
                 continue
             alert = self.alerts[key] = self._alert(kind, net, w, origin, leaker, path, route, when)
+            if len(self.alerts) > MAX_ALERTS:
+                self.alerts.popitem(last=False)
             new.append(alert)
         return new
 
