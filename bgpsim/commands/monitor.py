@@ -20,7 +20,8 @@ The monitor's session is persistent (--client-id): what is published while it or
 is delivered when both are back; it reconnects by itself. Unreadable messages are counted, warned
 about (rate-limited) and passed over.
 outputs (in --out: new, empty, or an earlier output of bgpsim): routes.csv, growing as routes are
-checked; summary.json at the end.
+checked; alerts.jsonl (with --watch: one alert per line, also published at QoS 1 on PREFIX/alerts);
+summary.json at the end (with the feed's counts: messages, repeats, unreadable, missing, late).
 SIGTERM or Ctrl-C stop it cleanly: what it has received is checked and written, the rest waits at the
 broker for its session.
 exit status: 0 done (idle for --until-idle, or stopped), 2 bad input or a broker that is not
