@@ -72,8 +72,7 @@ class Broker:
                  "max_queued_messages 0", "log_dest stderr", "log_type all",
                  f"listener {self.plain} 127.0.0.1", "allow_anonymous true"]
         if self.auth is not None:
-            pw = d / "pw"
-            pw.unlink(missing_ok=True)
+            pw = d / "pw"  # written once (_written): `mosquitto_passwd -c` creates it
             subprocess.run(["mosquitto_passwd", "-c", "-b", str(pw), USER, PASSWORD],
                            check=True, capture_output=True, timeout=10)
             pw.chmod(0o644)

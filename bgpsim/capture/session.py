@@ -16,14 +16,11 @@ from dataclasses import dataclass, field
 from struct import pack
 
 from bgpsim.rpki.bgpsec.capability import RECEIVE, SEND, Capability
+from bgpsim.rpki.bgpsec.octets import prefix_bytes
+from bgpsim.rpki.bgpsec.update import attribute, message, mp_reach
 
 AS_TRANS = 23456
-MARKER = b"\xff" * 16
 START = 1_700_000_000.0  # the first packet's time (2023-11-14); fixed, for reproducible bytes
-
-
-def _message(kind: int, body: bytes) -> bytes:
-    return MARKER + pack(">HB", 19 + len(body), kind) + body
 
 
 def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) -> bytes:
@@ -34,43 +31,32 @@ def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) 
         caps += b"".join(Capability(d, afi).encode() for afi in (1, 2) for d in (SEND, RECEIVE))
     params = pack(">BB", 2, len(caps)) + caps
     my_as = asn if asn < 1 << 16 else AS_TRANS
-    return _message(1, pack(">BHH4sB", 4, my_as, hold, ipaddress.IPv4Address(router_id).packed, len(params)) + params)
+    return message(1, pack(">BHH4sB", 4, my_as, hold, ipaddress.IPv4Address(router_id).packed, len(params)) + params)
 
 
-KEEPALIVE = _message(4, b"")
+KEEPALIVE = message(4, b"")
 
 
 def unsigned_update(prefix, asns, next_hop) -> bytes:
     """An UPDATE with AS_PATH (4-octet ASes, RFC 6793; AS_SEQUENCE segments of at most 255, RFC 4271
     section 4.3 b): IPv4 in the NLRI field with NEXT_HOP, IPv6 in MP_REACH_NLRI (RFC 4760 section 3)."""
-    from bgpsim.rpki.bgpsec.update import mp_reach
-
     segs = b"".join(pack(">BB", 2, len(asns[k:k + 255])) + b"".join(pack(">I", a) for a in asns[k:k + 255])
                     for k in range(0, len(asns), 255))
-    attrs = _attribute(0x40, 1, b"\x00") + _attribute(0x40, 2, segs)
-    n = prefix.prefixlen
-    nlri = bytes([n]) + prefix.network_address.packed[:(n + 7) // 8]
+    attrs = attribute(0x40, 1, b"\x00") + attribute(0x40, 2, segs)
     if prefix.version == 4:
-        attrs += _attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
-        return _message(2, pack(">HH", 0, len(attrs)) + attrs + nlri)
+        attrs += attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
+        return message(2, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
     attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
-    return _message(2, pack(">HH", 0, len(attrs)) + attrs)
+    return message(2, pack(">HH", 0, len(attrs)) + attrs)
 
 
 def withdrawal(prefix) -> bytes:
     """An UPDATE withdrawing `prefix`: in Withdrawn Routes for IPv4, MP_UNREACH_NLRI for IPv6."""
-    n = prefix.prefixlen
-    nlri = bytes([n]) + prefix.network_address.packed[:(n + 7) // 8]
+    nlri = prefix_bytes(prefix)
     if prefix.version == 4:
-        return _message(2, pack(">H", len(nlri)) + nlri + pack(">H", 0))
-    attrs = _attribute(0x80, 15, pack(">HB", 2, 1) + nlri)
-    return _message(2, pack(">HH", 0, len(attrs)) + attrs)
-
-
-def _attribute(flags: int, code: int, value: bytes) -> bytes:
-    if len(value) > 255:
-        return pack(">BBH", flags | 0x10, code, len(value)) + value
-    return pack(">BBB", flags, code, len(value)) + value
+        return message(2, pack(">H", len(nlri)) + nlri + pack(">H", 0))
+    attrs = attribute(0x80, 15, pack(">HB", 2, 1) + nlri)
+    return message(2, pack(">HH", 0, len(attrs)) + attrs)
 
 
 @dataclass

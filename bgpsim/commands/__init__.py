@@ -4,6 +4,7 @@ bgpsim.cli imports them. Here: the argument types and helpers they share."""
 from __future__ import annotations
 
 import argparse
+import math
 from importlib.resources import files
 
 from bgpsim.base.errors import InputError
@@ -16,35 +17,28 @@ def asn(text: str) -> int:
     return int(t)
 
 
-def seconds(text: str) -> float:
+def _number(text: str, ok, want: str) -> float:
+    """`text` as a number that `ok` accepts (NaN and infinities never: `ok` bounds them out)."""
     try:
         v = float(text)
     except ValueError:
-        v = -1.0
-    if not v >= 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"want a number of seconds >= 0, got {text!r}")
+        v = math.nan
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"want {want}, got {text!r}")
     return v
+
+
+def seconds(text: str) -> float:
+    return _number(text, lambda v: 0 <= v < math.inf, "a number of seconds >= 0")
 
 
 def share(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not 0 <= v <= 1:
-        raise argparse.ArgumentTypeError(f"want a share between 0 and 1, got {text!r}")
-    return v
+    return _number(text, lambda v: 0 <= v <= 1, "a share between 0 and 1")
 
 
 def factor(text: str) -> float:
     """A speed-up factor: how many times faster than real (simulated or recorded) time."""
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"want a factor > 0 such as 1 (real time), 10 or 100, got {text!r}")
-    return v
+    return _number(text, lambda v: 0 < v < math.inf, "a factor > 0 such as 1 (real time), 10 or 100")
 
 
 def count(text: str) -> int:

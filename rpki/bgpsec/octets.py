@@ -24,11 +24,16 @@ SAFI_UNICAST = 1
 Prefix = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def nlri(prefix: Prefix) -> bytes:
-    """AFI, SAFI and the NLRI of one prefix, as section 4.2 ends the stream (RFC 4760 section 5 NLRI:
-    the prefix length, then just enough octets to hold it)."""
+def prefix_bytes(prefix: Prefix) -> bytes:
+    """One prefix as NLRI encodes it (RFC 4271 section 4.3, RFC 4760 section 5): the length in bits, then
+    just enough octets to hold it."""
     n = prefix.prefixlen
-    return pack(">HBB", AFI[prefix.version], SAFI_UNICAST, n) + prefix.network_address.packed[:(n + 7) // 8]
+    return bytes([n]) + prefix.network_address.packed[:(n + 7) // 8]
+
+
+def nlri(prefix: Prefix) -> bytes:
+    """AFI, SAFI and the NLRI of one prefix, as section 4.2 ends the stream."""
+    return pack(">HB", AFI[prefix.version], SAFI_UNICAST) + prefix_bytes(prefix)
 
 
 class Octets:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 from struct import pack
 
-from .octets import AFI, SAFI_UNICAST, Prefix
+from .octets import AFI, SAFI_UNICAST, Prefix, prefix_bytes
 from .path import BgpsecPath
 
 MARKER = b"\xff" * 16
@@ -19,7 +19,13 @@ MAX_MESSAGE = 4096  # RFC 4271 section 4.1 (RFC 8654 raises it to 65535 after an
 ORIGIN_IGP = 0
 
 
-def _attribute(flags: int, code: int, value: bytes) -> bytes:
+def message(kind: int, body: bytes) -> bytes:
+    """A BGP message: marker, length, type (RFC 4271 section 4.1), then `body`."""
+    return MARKER + pack(">HB", 19 + len(body), kind) + body
+
+
+def attribute(flags: int, code: int, value: bytes) -> bytes:
+    """A path attribute (RFC 4271 section 4.3): Extended Length when the value needs it."""
     if len(value) > 255:
         return pack(">BBH", flags | 0x10, code, len(value)) + value
     return pack(">BBB", flags, code, len(value)) + value
@@ -27,18 +33,15 @@ def _attribute(flags: int, code: int, value: bytes) -> bytes:
 
 def mp_reach(prefix: Prefix, next_hop: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bytes:
     """MP_REACH_NLRI (RFC 4760 section 3) for one prefix."""
-    n = prefix.prefixlen
     nh = next_hop.packed
-    value = (pack(">HBB", AFI[prefix.version], SAFI_UNICAST, len(nh)) + nh + b"\x00"
-             + bytes([n]) + prefix.network_address.packed[:(n + 7) // 8])
-    return _attribute(0x80, 14, value)
+    value = pack(">HBB", AFI[prefix.version], SAFI_UNICAST, len(nh)) + nh + b"\x00" + prefix_bytes(prefix)
+    return attribute(0x80, 14, value)
 
 
 def update_message(path: BgpsecPath, prefix: Prefix, next_hop, origin: int = ORIGIN_IGP) -> bytes:
     """The whole UPDATE (header included) announcing `prefix` with `path`."""
-    attrs = _attribute(0x40, 1, bytes([origin])) + mp_reach(prefix, next_hop) + path.attribute()
-    body = pack(">H", 0) + pack(">H", len(attrs)) + attrs
-    length = 19 + len(body)
-    if length > MAX_MESSAGE:
-        raise ValueError(f"the UPDATE would be {length} bytes; BGP allows {MAX_MESSAGE} (RFC 4271 section 4.1)")
-    return MARKER + pack(">HB", length, UPDATE) + body
+    attrs = attribute(0x40, 1, bytes([origin])) + mp_reach(prefix, next_hop) + path.attribute()
+    body = pack(">HH", 0, len(attrs)) + attrs
+    if 19 + len(body) > MAX_MESSAGE:
+        raise ValueError(f"the UPDATE would be {19 + len(body)} bytes; BGP allows {MAX_MESSAGE} (RFC 4271 section 4.1)")
+    return message(UPDATE, body)
