@@ -15,7 +15,7 @@ from .engine.events import EventQueue
 from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
 from .plan import parties, scenario_info, topology_info
-from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, CryptoInfo, Interception, Mark, MitigationInfo,
+from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, Interception, Mark, MitigationInfo,
                      Peak, RunResult, Shares, TimingInfo, Traffic)
 from .scenario import Scenario
 from .weighting import weights
@@ -138,14 +138,9 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
                   round(max(0.0, fwd.peak_diverted), 6)),
         marks=marks, timeline=fwd.timeline, ases=ases, topo=topo,
         interception=_interception(engine, fwd, pid[attacked], a, v, asns) if attack and attack.kind == "intercept" else None,
-        peak_outcomes=peak, crypto=None if crypto is None else _crypto_info(crypto.stats), wiretap=engine.tap,
+        peak_outcomes=peak, crypto=None if crypto is None else crypto.info(), wiretap=engine.tap,
         router_keys=None if crypto is None else crypto.router_keys(),
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen))
-
-
-def _crypto_info(st) -> CryptoInfo:
-    return CryptoInfo(st.signatures, st.verified, st.reused, st.updates_signed, st.updates_verified,
-                      round(st.sign_seconds, 3), round(st.verify_seconds, 3))
 
 
 def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,

@@ -21,8 +21,7 @@ import numpy as np
 
 from bgpsim.base.errors import InputError
 from bgpsim.mrt.record import ANNOUNCE, RIB, Route
-from bgpsim.rpki.bgpsec.octets import Octets
-from bgpsim.rpki.bgpsec.verify import SUPPORTED_SUITES, Verdict, Verifier
+from bgpsim.rpki.bgpsec.verify import Verdict, Verifier
 from bgpsim.wire import WireError
 from bgpsim.wire.attributes import scan_attributes
 from bgpsim.wire.nlri import parse_prefixes
@@ -110,9 +109,10 @@ def routes_of(files, peer_as: int | None, target_as: int | None):
         yield f, (hex_routes(f, peer_as, target_as) if is_hex_file(f) else reader_for(f)(f))
 
 
-def verdict_of(route: Route, verifier: Verifier, target_as: int | None) -> tuple[str, Verdict | None, int | None]:
+def verdict_of(route: Route, verifier: Verifier, target_as: int | None,
+               checks: list | None = None) -> tuple[str, Verdict | None, int | None]:
     """(state, verdict, target AS) of one announced route: unsigned without BGPsec_PATH, unknown when
-    no target AS is known, else the verdict's valid or not-valid."""
+    no target AS is known, else the verdict's state; `checks` as Verifier.verify takes it."""
     path = route.attrs.bgpsec
     target = route.local_as if route.local_as is not None else target_as
     if path is None:
@@ -120,7 +120,7 @@ def verdict_of(route: Route, verifier: Verifier, target_as: int | None) -> tuple
     if target is None:
         return "unknown", None, None
     peer = route.peer_as if route.kind != RIB and route.peer_as else None
-    v = verifier.verify(path, target, ipaddress.ip_network(route.prefix), peer)
+    v = verifier.verify(path, target, ipaddress.ip_network(route.prefix), peer, checks)
     return v.state, v, target
 
 
@@ -202,43 +202,18 @@ class RouteVerdicts:
     def field(self, route: Route, tally: BgpsecTally, unit: int) -> bytes:
         """The route's bgpsec and bgpsec_reason CSV fields and the line's end; counted in `tally`, and a
         finding when it is not valid or withdrawn (`unit`: where the pass is, for the example)."""
-        state, v, target = verdict_of(route, self.verifier, self.target_as)
+        made: list = []
+        state, v, target = verdict_of(route, self.verifier, self.target_as, made)
         if v is None:  # no target AS
-            reason, detail, hop, checks = "no-target", _NO_TARGET, None, ()
+            reason, detail, hop = "no-target", _NO_TARGET, None
         else:
             reason, detail, hop = v.reason, v.detail, v.hop
-            checks = _checks(route, v, target)
+        # each check the Verifier made, as 64 bits that are the same in either process of a split pass
+        checks = [int.from_bytes(blake2b(d + ski + asn.to_bytes(4, "big") + sig, digest_size=8).digest(), "big")
+                  for d, ski, asn, sig in made]
         tally.add(route, state, reason, detail, hop, target, checks, unit)
         why = (f"{reason}: {detail}" if reason else _VALID_WHY).replace('"', '""')
         return f',{state},"{why}"\n'.encode()
-
-
-def _checks(route: Route, v: Verdict, target: int) -> list[int]:
-    """What identifies each signature check `Verifier.verify` made for this route, as the Verifier
-    knows a check it may answer again (the hash of its signed octets, the SKI, the AS and the
-    signature), in 64 bits. Signatures are checked from the most recent on, and the first that fails
-    ends it (rpki.bgpsec.verify): all of them for a valid route, up to the one that fails for
-    bad-signature, up to the one before it for no-key, none for the other reasons."""
-    path = route.attrs.bgpsec
-    n = len(path.segments)
-    if v.valid:
-        done = n
-    elif v.reason == "bad-signature":
-        done = n - v.hop + 1
-    elif v.reason == "no-key":
-        done = n - v.hop
-    else:
-        return []
-    block = next(b for b in path.blocks if b.suite in SUPPORTED_SUITES)
-    sigs = block.signatures
-    octets = Octets(target, path.segments, sigs[1:], block.suite, ipaddress.ip_network(route.prefix))
-    out = []
-    for i in range(done):
-        data = octets.of(i)
-        h = blake2b(len(data).to_bytes(4, "big") + data, digest_size=8)
-        h.update(sigs[i].ski + path.segments[i].asn.to_bytes(4, "big") + sigs[i].signature)
-        out.append(int.from_bytes(h.digest(), "big"))
-    return out
 
 
 class BgpsecTally:

@@ -89,9 +89,11 @@ class Verifier:
             return Verdict(False, "malformed", str(e))
         return self.verify(path, target_as, prefix, peer_as)
 
-    def verify(self, path: BgpsecPath, target_as: int, prefix: Prefix, peer_as: int | None = None) -> Verdict:
+    def verify(self, path: BgpsecPath, target_as: int, prefix: Prefix, peer_as: int | None = None,
+               checks: list | None = None) -> Verdict:
         """The verdict on `path` for `prefix`, as received by `target_as` from `peer_as` (None: not known,
-        as for a capture without the session's OPEN; the peer check is then skipped)."""
+        as for a capture without the session's OPEN; the peer check is then skipped). `checks`, when
+        given, gets the key of each signature check made or answered again: (digest, SKI, AS, signature)."""
         segments = path.segments
         n = len(segments)
         if segments[0].pcount == 0:
@@ -113,25 +115,28 @@ class Verifier:
             if not keys:
                 what = "bound to AS" if self.keys.knows(sig.ski) else "for AS"
                 return Verdict(False, "no-key", f"no router key with SKI {sig.ski.hex().upper()} {what}{seg.asn}", n - i)
-            if not self._check(keys, sig.ski, seg.asn, sig.signature, octets.of(i)):
+            if not self._check(keys, sig.ski, seg.asn, sig.signature, octets.of(i), checks):
                 return Verdict(False, "bad-signature",
                                f"the signature of AS{seg.asn} (SKI {sig.ski.hex().upper()}) does not verify", n - i)
         return VALID
 
-    def _check(self, keys, ski: bytes, asn: int, signature: bytes, data: bytes) -> bool:
+    def _check(self, keys, ski: bytes, asn: int, signature: bytes, data: bytes, checks: list | None) -> bool:
         t = time.perf_counter()
-        digest = sha256(data).digest()
+        key = (sha256(data).digest(), ski, asn, signature)
+        if checks is not None:
+            checks.append(key)
+        digest = key[0]
         if self.reuse:
-            known = self._answers.get((digest, ski, asn, signature))
+            known = self._answers.get(key)
             if known is not None:
                 self.reused += 1
                 self.seconds += time.perf_counter() - t
                 return known
         ok = False
-        for key in keys:  # section 5.2: several keys may share an SKI; any that verifies will do
+        for public in keys:  # section 5.2: several keys may share an SKI; any that verifies will do
             self.verified += 1
             try:
-                key.verify(signature, digest, _PREHASHED)
+                public.verify(signature, digest, _PREHASHED)
             except InvalidSignature:
                 continue
             ok = True
@@ -140,5 +145,5 @@ class Verifier:
         if self.reuse:
             if len(self._answers) >= _CACHE_MAX:
                 self._answers.clear()
-            self._answers[(digest, ski, asn, signature)] = ok
+            self._answers[key] = ok
         return ok
