@@ -37,7 +37,7 @@ def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: i
     peers = sorted(tally.by_peer.items(), key=lambda kv: (-kv[1]["routes"], kv[0]))
     invalid = sorted(tally.invalid_by_origin.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
     kinds = {k: findings.count(k) for k in (*KINDS, *(k for k in findings.by_kind if k not in KINDS))}
-    doc = {
+    return {
         "files": files,
         "vrps": vrps,
         "aspas": aspas,
@@ -46,17 +46,13 @@ def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: i
         "state_changes": tally.state_changes,
         "rpki": {s: tally.rpki[s] for s in STATES},
         "aspa": {k: tally.aspa[k] for k in ("valid", "invalid", "unknown")} if aspas is not None else None,
+        **({"bgpsec": tally.bgpsec.summary(tally.routes, *bgpsec)} if bgpsec is not None else {}),
         "findings": kinds,
         "by_peer": [{"peer_ip": ip, "peer_as": asn, "routes": c["routes"], **{s: c[s] for s in STATES}}
                     for (ip, asn), c in peers],
         "top_invalid_origins": [{"origin_as": None if o == NONE else o, "invalid": n,
                                  "routes": tally.routes_by_origin[o]} for o, n in invalid],
     }
-    if bgpsec is not None:  # after `aspa`
-        at = list(doc).index("aspa") + 1
-        items = list(doc.items())
-        doc = dict(items[:at] + [("bgpsec", tally.bgpsec.summary(tally.routes, *bgpsec))] + items[at:])
-    return doc
 
 
 def summary_json(doc: dict) -> str:
