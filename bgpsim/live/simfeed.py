@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import secrets
 import time
@@ -33,20 +32,13 @@ from dataclasses import dataclass
 
 from bgpsim.base.errors import InputError
 from bgpsim.capture.session import START as EPOCH
+from bgpsim.sim.wiretap import address
 
 from .broker import BrokerAddress, client, connect_error
 from .rislive import sim_message
 from .topics import Topics, status
 
 DEFAULT_PEERS = 5  # collector peers by default: the ASes with the largest customer cones
-_V4 = int(ipaddress.IPv4Address("100.64.0.0"))  # the addresses bgpsim.sim.wiretap gives each AS
-_V6 = int(ipaddress.IPv6Address("2001:db8::"))
-
-
-def address(i: int, version: int = 4) -> str:
-    """AS index i's made-up address, as in `--pcap` captures: 100.64.0.0/10 (RFC 6598) + 1 + i, or
-    2001:db8::/32 (RFC 3849) + 1 + i for IPv6 next hops."""
-    return str(ipaddress.IPv4Address(_V4 + 1 + i) if version == 4 else ipaddress.IPv6Address(_V6 + 1 + i))
 
 
 def default_peers(topo, exclude=()) -> list[int]:

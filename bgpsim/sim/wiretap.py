@@ -21,6 +21,12 @@ _V4 = int(ipaddress.IPv4Address("100.64.0.0"))
 _V6 = int(ipaddress.IPv6Address("2001:db8::"))
 
 
+def address(i: int, version: int = 4) -> str:
+    """AS index i's made-up address: 100.64.0.0/10 + 1 + i, or 2001:db8::/32 + 1 + i for IPv6 next hops
+    (`run --pcap` captures and `run --publish` feeds name the same router the same way)."""
+    return str(ipaddress.IPv4Address(_V4 + 1 + i) if version == 4 else ipaddress.IPv6Address(_V6 + 1 + i))
+
+
 class Wiretap:
     """What `watched` ASes (indices) send and receive, session by session."""
 
@@ -32,8 +38,6 @@ class Wiretap:
         self.sessions: dict[tuple[int, int], Session] = {}
         self.updates = 0
 
-    def address(self, i: int, version: int = 4) -> str:
-        return str(ipaddress.IPv4Address(_V4 + 1 + i) if version == 4 else ipaddress.IPv6Address(_V6 + 1 + i))
 
     def sent(self, t: float, r: int, j: int, p: int, path, signed) -> None:
         """r sends j an UPDATE for prefix p at time t: `path` (r first) announced, or None withdrawn."""
@@ -43,15 +47,15 @@ class Wiretap:
         s = self.sessions.get((a, b))
         if s is None:
             both = self.bgpsec is not None and bool(self.bgpsec[a]) and bool(self.bgpsec[b])
-            s = self.sessions[(a, b)] = Session(int(self.asns[a]), int(self.asns[b]), self.address(a),
-                                                self.address(b), bgpsec=both)
+            s = self.sessions[(a, b)] = Session(int(self.asns[a]), int(self.asns[b]), address(a),
+                                                address(b), bgpsec=both)
         prefix = self.prefixes[p]
         if path is None:
             msg = withdrawal(prefix)
         elif signed is not None:
-            msg = update_message(signed, prefix, ipaddress.ip_address(self.address(r, prefix.version)))
+            msg = update_message(signed, prefix, ipaddress.ip_address(address(r, prefix.version)))
         else:
-            msg = unsigned_update(prefix, [int(self.asns[x]) for x in path], self.address(r, prefix.version))
+            msg = unsigned_update(prefix, [int(self.asns[x]) for x in path], address(r, prefix.version))
         s.messages.append((t, r == a, msg))
         self.updates += 1
 
