@@ -52,8 +52,18 @@ def spki_der(key) -> bytes:
 
 def ski_of(spki: bytes) -> bytes:
     """RFC 6487 section 4.8.2: the SHA-1 of the subjectPublicKey BIT STRING contents."""
-    info = keys.PublicKeyInfo.load(spki)
-    return hashlib.sha1(bytes(info["public_key"].contents[1:])).digest()
+    return ski_of_key(serialization.load_der_public_key(spki))
+
+
+def ski_of_key(key) -> bytes:
+    """`ski_of` from a key (private or public): the BIT STRING holds an RSA key's RSAPublicKey DER and
+    an EC key's uncompressed point (RFC 5480 section 2.2), so no SubjectPublicKeyInfo is parsed."""
+    pub = key.public_key() if hasattr(key, "public_key") else key
+    if isinstance(pub, ec.EllipticCurvePublicKey):
+        bits = pub.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    else:
+        bits = pub.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.PKCS1)
+    return hashlib.sha1(bits).digest()
 
 
 def sign(key: rsa.RSAPrivateKey, data: bytes) -> bytes:

@@ -17,7 +17,6 @@ over there, while a file named on its own must hold a key.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from bgpsim.base.errors import InputError, stderr_warning
 
+from ..build import ski_of_key as ski_of  # the SKI of RFC 6487 section 4.8.2, from a key
 from ..cert import ResourceCertificate
 from ..vrps import read_file
 
@@ -36,12 +36,6 @@ ANY_AS = None  # a key whose file binds it to no AS
 MAX_KEY_FILE = 1 << 20
 _SKI_LINE = re.compile(r"^\s*(\d+)-SKI:\s*([0-9A-Fa-f]{40})\s*$")
 _NAME_AS = re.compile(r"AS(\d{1,10})(?!\d)|(?:^|_)(\d{1,10})(?=\.)", re.IGNORECASE)
-
-
-def ski_of(key: ec.EllipticCurvePublicKey) -> bytes:
-    """RFC 6487 section 4.8.2 method 1: the SHA-1 of the subjectPublicKey bits (the uncompressed point)."""
-    point = key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    return hashlib.sha1(point).digest()
 
 
 def _p256(key, source: str):
