@@ -156,48 +156,59 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                 await c.subscribe([(topics.updates, 1), (topics.batch, 1)])
                 await c.publish(topics.status("monitor"), status("online"), qos=1, retain=True)
                 first, delay = False, BACKOFF[0]
-                messages = c.messages.__aiter__()
+                # One task moves what arrives into `inbox` and is never cancelled while a message is in
+                # hand: a timeout on aiomqtt's own iterator may take a message from its queue and drop it.
+                inbox: asyncio.Queue = asyncio.Queue()
+                pump = asyncio.create_task(_pump(c, inbox))
                 sending: deque = deque()  # alerts being published, oldest first
                 flushed = time.monotonic()
-                while True:
-                    if stop is not None and stop.is_set():
-                        # stopping: check what the client already holds (the broker counts it delivered),
-                        # then go; the broker keeps what comes next for the session
-                        while len(c.messages):
-                            m = await messages.__anext__()
+                try:
+                    while True:
+                        if stop is not None and stop.is_set():
+                            # stopping: check what the client already holds (the broker counts it delivered),
+                            # then go; the broker keeps what comes next for the session
+                            while len(c.messages) or not inbox.empty():
+                                if inbox.empty():
+                                    await asyncio.sleep(0)  # the pump's turn
+                                    continue
+                                m = inbox.get_nowait()
+                                monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
+                            await _send_alerts(c, monitor, sending, 0)
+                            monitor.flush()
+                            if on_flush is not None:
+                                on_flush()
+                            await c.publish(topics.status("monitor"), status("stopped", **_plain(monitor.counts)),
+                                            qos=1, retain=True)
+                            left = c.messages
+                            break
+                        if pump.done():  # the connection went: its error, to reconnect
+                            pump.result()
+                        timeout = FLUSH_EVERY
+                        if until_idle is not None:
+                            timeout = min(timeout, max(0.0, until_idle - (time.monotonic() - last)))
+                        try:
+                            async with asyncio.timeout(timeout):  # safe on an asyncio.Queue, no task per message
+                                m = await inbox.get()
+                        except TimeoutError:
+                            m = None
+                        now = time.monotonic()
+                        if m is not None:
                             monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
-                        await _send_alerts(c, monitor, sending, 0)
-                        monitor.flush()
-                        if on_flush is not None:
-                            on_flush()
-                        await c.publish(topics.status("monitor"), status("stopped", **_plain(monitor.counts)),
-                                        qos=1, retain=True)
-                        left = c.messages
-                        break
-                    timeout = FLUSH_EVERY
-                    if until_idle is not None:
-                        timeout = min(timeout, max(0.0, until_idle - (time.monotonic() - last)))
-                    try:
-                        async with asyncio.timeout(timeout):  # no task per message, unlike wait_for
-                            m = await messages.__anext__()
-                    except TimeoutError:
-                        m = None
-                    now = time.monotonic()
-                    if m is not None:
-                        monitor.feed(str(m.topic), bytes(m.payload) if m.payload is not None else b"")
-                        last = now
-                        if monitor.outbox:
-                            await _send_alerts(c, monitor, sending, IN_FLIGHT)
-                    if now - flushed >= FLUSH_EVERY or m is None:
-                        monitor.flush()
-                        if on_flush is not None:
-                            on_flush()
-                        flushed = now
-                    if until_idle is not None and now - last >= until_idle:
-                        await _send_alerts(c, monitor, sending, 0)
-                        await c.publish(topics.status("monitor"), status("done", **_plain(monitor.counts)),
-                                        qos=1, retain=True)
-                        return
+                            last = now
+                            if monitor.outbox:
+                                await _send_alerts(c, monitor, sending, IN_FLIGHT)
+                        if now - flushed >= FLUSH_EVERY or m is None:
+                            monitor.flush()
+                            if on_flush is not None:
+                                on_flush()
+                            flushed = now
+                        if until_idle is not None and now - last >= until_idle:
+                            await _send_alerts(c, monitor, sending, 0)
+                            await c.publish(topics.status("monitor"), status("done", **_plain(monitor.counts)),
+                                            qos=1, retain=True)
+                            return
+                finally:
+                    pump.cancel()
             if len(left):  # came between the last check and the disconnection: acknowledged, not checked
                 monitor.counts.lost_at_stop = len(left)
                 monitor.warn(f"{len(left):,} messages came while disconnecting and were not checked")
@@ -211,6 +222,11 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
             delay = min(delay * 2, BACKOFF[1])
             if until_idle is not None and time.monotonic() - last >= until_idle + 60:
                 raise InputError(f"the broker {addr} has been gone for over a minute past --until-idle") from None
+
+
+async def _pump(c, inbox: asyncio.Queue) -> None:
+    async for m in c.messages:
+        inbox.put_nowait(m)
 
 
 async def _send_alerts(c, monitor: Monitor, sending: deque, window: int) -> None:
