@@ -8,7 +8,7 @@ import ipaddress
 import numpy as np
 import pytest
 
-from bgpsim.validate.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind, prefix_mask
+from bgpsim.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind, prefix_mask
 
 
 @pytest.mark.parametrize("prefix,bogon", [

@@ -83,7 +83,7 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
         "type": "UPDATE", "path": [64496, 3356, 135310], "origin": "igp", "community": [[64496, 1]],
         "announcements": [{"next_hop": "192.0.2.1", "prefixes": ["192.140.252.0/22", "2001:db8::/32"]}],
         "withdrawals": ["198.51.100.0/24"]}}
-    bad = [b"{not json", json.dumps({"peer": "192.0.2.1"}).encode(), b"x" * (2 << 20),
+    bad = [b"{not json", json.dumps({"peer": "192.0.2.1"}).encode(), b"x" * (10 << 20),
            json.dumps({**ris["data"], "id": "x-2", "announcements": [{"prefixes": ["300.1.2.0/24"]}]}).encode()]
     for payload in [json.dumps(ris).encode(), *bad, json.dumps(ris).encode()]:  # the last: a repeat of x-1
         subprocess.run(["mosquitto_pub", "-p", str(broker.plain), "-t", f"{topic}/updates", "-q", "1", "-s"],
@@ -97,7 +97,7 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
     assert (feed["updates"], feed["unreadable"], feed["duplicates"]) == (1, 4, 1), err
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 4 and all("message" in w for w in warnings), err
-    assert "want JSON" in err and "timestamp: want a timestamp" in err and "at most 1048576 bytes, got 2097152" in err
+    assert "want JSON" in err and "timestamp: want a timestamp" in err and "at most 1048576 bytes, got 10485760" in err
     assert "prefixes[0]: want a prefix, got '300.1.2.0/24'" in err
 
 
@@ -118,6 +118,42 @@ def test_tls_and_credentials(broker, vrps, tmp_path):
     p = bgpsim("stream", "publish", CAPTURE, "--broker", wrong, "--flat-out")
     assert p.returncode == 2 and "refused the credentials" in p.stderr and p.stderr.count("\n") == 1, p.stderr
     assert time.monotonic() - t < 10
+
+
+def test_a_live_line_on_a_terminal(broker, vrps, tmp_path):
+    """On a terminal (a pseudo-terminal here) the monitor shows updates, their rate and the routes by
+    status as they come, with the alerts above the line; piped, it shows none (the other tests)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    main_fd, term = pty.openpty()
+    fcntl.ioctl(term, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 160, 0, 0))  # 160 columns, as a terminal has
+    (tmp_path / "watch.toml").write_text('[[prefix]]\nprefix = "192.140.252.0/22"\norigins = [64500]\n')
+    mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url("plain"), "--vrps", vrps,
+                            "--watch", tmp_path / "watch.toml", "--out", tmp_path / "live", "--topic", "tty",
+                            "--client-id", "tty", "--until-idle", "3"], stdout=subprocess.DEVNULL, stderr=term, cwd=ROOT)
+    os.close(term)
+    wait_online(broker, "tty", mon)
+    for n in range(1, 41):
+        subprocess.run(["mosquitto_pub", "-p", str(broker.plain), "-t", "tty/updates", "-q", "1", "-m",
+                        _ris(n, "192.140.252.0/22", [64496, 135310], 1.0).decode()], check=True, timeout=10)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:  # the monitor ended: the terminal is gone
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main_fd)
+    assert mon.wait(timeout=30) == 0, seen
+    text = seen.decode()
+    assert "ALERT prefix-hijack: 192.140.252.0/22 from AS135310" in text
+    assert re.search(r"40 updates \[[0-9:]+, [0-9.]+update/s, 40 routes: invalid-asn 40; 1 alerts\]", text), repr(text)
 
 
 def test_no_broker_is_one_line_within_ten_seconds(vrps, tmp_path):
@@ -223,6 +259,29 @@ def test_gaps_in_numbered_ids_are_counted_as_missing():
     assert len(warnings) == 2 and "2 messages missing before w-5" in warnings[0]
 
 
+def test_the_inbox_is_bounded_and_says_when_it_drops(monkeypatch):
+    """Messages received beyond MAX_QUEUED (or MAX_QUEUED_BYTES) waiting to be checked are dropped,
+    counted and warned about; what was queued comes out in order and frees its bytes."""
+    import aiomqtt
+
+    from bgpsim.live import monitor as mon
+    from bgpsim.live.topics import Topics
+
+    monkeypatch.setattr(mon, "MAX_QUEUED", 3)
+    monkeypatch.setattr(mon, "MAX_QUEUED_BYTES", 100)
+    warnings = []
+    m = mon.Monitor(None, Topics(), warnings.append)
+    inbox = mon.Inbox(m)
+    msgs = [aiomqtt.Message("bgpsim/updates", bytes([i]) * 10, 1, False, i, None) for i in range(5)]
+    for msg in msgs:
+        inbox.put(msg, behind=2)
+    assert m.counts.dropped == 2 and m.counts.most_waiting == 6 and len(warnings) == 2
+    assert "dropped a message on bgpsim/updates: 3 messages (30 bytes) wait" in warnings[0]
+    assert [inbox.get_nowait() for _ in range(3)] == msgs[:3] and inbox.empty() and inbox.bytes == 0
+    inbox.put(aiomqtt.Message("bgpsim/updates", b"x" * 101, 1, False, 9, None))  # over the bytes bound alone
+    assert m.counts.dropped == 3 and inbox.empty()
+
+
 def test_bgpsec_updates_keep_their_verdicts(broker, tmp_path):
     """Signed UPDATEs (RFC 8208 keys from NIST BGP-SRx) in a capture, published and monitored with
     --router-keys: routes.csv, bgpsec columns included, is what `bgpsim validate --router-keys` writes."""
@@ -247,10 +306,11 @@ def test_bgpsec_updates_keep_their_verdicts(broker, tmp_path):
     assert all(r.endswith(',valid,"every signature verifies with a router key bound to its AS"') for r in rows[1:])
 
 
-def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps):
-    """A monitor stopped (SIGTERM) and started again with the same session: what was published while it was
-    away reaches the second one, nothing twice; each routes.csv is validate's on what it got, and every
-    alert an uninterrupted monitor raises is among theirs."""
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps, stop):
+    """A monitor stopped (SIGTERM, or killed once it has checked what came) and started again with the same
+    session: what was published while it was away reaches the second one, nothing twice; each routes.csv is
+    validate's on what it got, and every alert an uninterrupted monitor raises is among theirs."""
     for dump, name in ((CAPTURE, "a"), (UPDATES, "b")):
         assert bgpsim("validate", dump, "--vrps", vrps, "--out", tmp_path / f"batch-{name}", "--quiet").returncode == 0
     reference = (tmp_path / "batch-b" / "routes.csv").read_text().splitlines()
@@ -271,10 +331,17 @@ def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps):
         wait_online(b, "stop", first)
         wait_online(b, "stop", whole)
         publish(CAPTURE)
-        time.sleep(1)
-        first.terminate()  # SIGTERM: it checks what it holds and disconnects; its session stays
-        _, err = first.communicate(timeout=30)
-        assert first.returncode == 0, err
+        if stop == "SIGTERM":
+            time.sleep(1)
+            first.terminate()  # it checks what it holds and disconnects; its session stays
+            _, err = first.communicate(timeout=30)
+            assert first.returncode == 0, err
+        else:  # killed once routes.csv is complete (it is flushed as it grows); the broker keeps the session
+            want, deadline = (tmp_path / "batch-a" / "routes.csv").read_text(), time.monotonic() + 30
+            while (tmp_path / "first" / "routes.csv").read_text() != want and time.monotonic() < deadline:
+                time.sleep(0.1)
+            first.kill()
+            first.communicate(timeout=30)
         publish(UPDATES)  # while it is away
         second = monitor("halves", "second", 3)
         for m in (second, whole):
@@ -282,8 +349,9 @@ def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps):
             assert m.returncode == 0, err
     assert (tmp_path / "first" / "routes.csv").read_text() == (tmp_path / "batch-a" / "routes.csv").read_text()
     assert (tmp_path / "second" / "routes.csv").read_text().splitlines() == reference
-    stopped = json.loads((tmp_path / "first" / "summary.json").read_text())["feed"]
-    assert stopped["lost_at_stop"] == 0
+    if stop == "SIGTERM":
+        stopped = json.loads((tmp_path / "first" / "summary.json").read_text())["feed"]
+        assert stopped["lost_at_stop"] == 0
     keys = lambda d: {(a["kind"], a["prefix"], a["observed_origin"])  # noqa: E731
                       for a in map(json.loads, (tmp_path / d / "alerts.jsonl").read_text().splitlines())}
     assert keys("whole") and keys("whole") <= keys("first") | keys("second")

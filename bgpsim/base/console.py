@@ -55,6 +55,27 @@ class Progress(Bar):
         self.bar.refresh()
 
 
+class Status(Bar):
+    """A live status line for work with no known end (a feed): a count, its rate, and a text; `write`
+    puts a line above it (warnings, alerts) without breaking it. Stderr on a terminal only."""
+
+    def __call__(self, n: int, text: str) -> None:
+        if not self._due():
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(file=sys.stderr, leave=False, unit=self.unit, smoothing=0.1,
+                            bar_format="{n:,} {unit}s [{elapsed}, {rate_fmt}{postfix}]")
+        self.bar.set_postfix_str(text, refresh=False)
+        self.bar.update(n - self.bar.n)  # through update(): the rate shown is a moving average
+
+    def write(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
+
 
 def write_stdout(text: str) -> None:
     """`text` on standard output; a reader that stopped early (`| head`) is no error."""

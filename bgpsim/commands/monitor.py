@@ -60,7 +60,7 @@ def cmd_monitor(args) -> int:
     from pathlib import Path
 
     from bgpsim.base import outdir
-    from bgpsim.base.console import write_stdout
+    from bgpsim.base.console import Status, write_stdout
     from bgpsim.live.broker import parse_url, topic_prefix
     from bgpsim.live.monitor import Monitor, open_outputs, run
     from bgpsim.live.topics import Topics
@@ -86,7 +86,7 @@ def cmd_monitor(args) -> int:
         watcher = Watcher(load_watch(args.watch), vrps, aspa, PathJudge(topo) if topo is not None else None)
     out = Path(args.out)
     outdir.resumable(out, "monitor", ("routes.csv", "summary.json", "alerts.jsonl"))
-    live = not args.quiet and sys.stderr.isatty()
+    status = Status(not args.quiet and sys.stderr.isatty(), "update")
     header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
     with open_outputs(out, header) as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
         checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
@@ -94,19 +94,19 @@ def cmd_monitor(args) -> int:
         def alerted(alert: dict) -> None:
             af.write(json.dumps(alert) + "\n")  # flushed with routes.csv, every 0.2 s
             if not args.quiet:
-                print(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
-                      f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}",
-                      file=sys.stderr)
+                status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
+                             f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")
 
-        monitor = Monitor(checker, topics, lambda m: print(f"bgpsim: warning: {m}", file=sys.stderr), watcher, alerted)
+        monitor = Monitor(checker, topics, lambda m: status.write(f"bgpsim: warning: {m}"), watcher, alerted)
 
         def flushed():
             fh.flush()
             af.flush()
-            if live:
+            if status.enabled:
                 c, t = monitor.counts, checker.tally
-                sys.stderr.write(f"\r{c.updates:,} updates, {t.routes:,} routes: "
-                                 + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v) + "\x1b[K")
+                status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
+                       + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
+                       + (f"; {c.bad:,} unreadable" if c.bad else "") + (f"; {c.dropped:,} dropped" if c.dropped else ""))
 
         async def main() -> None:
             import signal
@@ -117,10 +117,11 @@ def cmd_monitor(args) -> int:
                 loop.add_signal_handler(sig, stop.set)
             await run(monitor, addr, args.client_id, args.until_idle, flushed, stop)
 
-        asyncio.run(main())
+        try:
+            asyncio.run(main())
+        finally:
+            status.close()
         findings = checker.finish()
-    if live:
-        sys.stderr.write("\n")
     info = None
     if bgpsec is not None:  # as `bgpsim validate`: routes not valid are findings of their own kind
         from bgpsim.validate.bgpsec import NOT_VALID
@@ -132,13 +133,15 @@ def cmd_monitor(args) -> int:
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
-                   "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "reconnects": c.reconnects, "seconds": round(took, 3),
+                   "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "dropped": c.dropped,
+                   "most_waiting": c.most_waiting, "reconnects": c.reconnects, "seconds": round(took, 3),
                    "updates_per_second": round(c.updates / took) if took > 0 else None}
     if watcher is not None:
         kinds: dict[str, int] = {}
         for a in watcher.alerts.values():
-            kinds[a["kind"]] = kinds.get(a["kind"], 0) + 1
-        doc["alerts"] = {"watched": len(watcher.watched), "by_kind": kinds, "routes": sum(a["count"] for a in watcher.alerts.values())}
+            kinds[a.kind] = kinds.get(a.kind, 0) + 1
+        doc["alerts"] = {"watched": len(watcher.watched), "by_kind": kinds,
+                         "routes": sum(a.count for a in watcher.alerts.values())}
     outdir.write_atomic(out / "summary.json", output.summary_json(doc))
     if not args.quiet:
         write_stdout(f"{c.updates:,} updates ({c.bad:,} unreadable, {c.duplicates:,} repeated) from {addr}; "

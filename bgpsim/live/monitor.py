@@ -6,7 +6,8 @@ statuses `validate` gives. The monitor subscribes at QoS 1 in a persistent sessi
 is published while it or the broker is away is kept by the broker and delivered when it is back; it
 reconnects by itself, waiting longer each time (0.5 s doubling to 10 s). A message seen twice (a QoS 1
 redelivery: the same `id`) is checked once. A message that cannot be read is counted and warned about
-(the first ten, then one in a thousand), and the monitor goes on.
+(the first ten, then one in a thousand), and the monitor goes on. At most MAX_QUEUED messages wait to
+be checked (`Inbox`); a SIGKILL loses those (aiomqtt acknowledges a QoS 1 message as it reads it).
 
 Outputs, in --out (a new or empty folder, or an earlier output of bgpsim): routes.csv grows as routes
 are checked (it is a live file, flushed after each batch of messages); summary.json is written, by a
@@ -34,6 +35,8 @@ MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which co
 IN_FLIGHT = 64  # alerts awaiting the broker's acknowledgement at once
 FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv): short waits for alerts
 BACKOFF = (0.5, 10.0)
+MAX_QUEUED = 10_000  # messages received and not yet checked; beyond this or MAX_QUEUED_BYTES they are dropped
+MAX_QUEUED_BYTES = 64 << 20
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Counts:
     bad: int = 0
     reconnects: int = 0
     lost_at_stop: int = 0  # messages that came while a stopping monitor disconnected
+    dropped: int = 0  # messages received while MAX_QUEUED were waiting to be checked
+    most_waiting: int = 0  # the most messages received and not yet checked at once: does the monitor keep up?
     late: int = 0  # messages that came after a later-numbered one from the same publisher
     missing: int = 0  # gaps in a publisher's numbered ids: messages the broker dropped (or never got)
     first_at: float | None = None  # wall time of the first and the last message that came
@@ -158,8 +163,8 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                 first, delay = False, BACKOFF[0]
                 # One task moves what arrives into `inbox` and is never cancelled while a message is in
                 # hand: a timeout on aiomqtt's own iterator may take a message from its queue and drop it.
-                inbox: asyncio.Queue = asyncio.Queue()
-                pump = asyncio.create_task(_pump(c, inbox))
+                inbox = Inbox(monitor)
+                pump = asyncio.create_task(inbox.pump(c))
                 sending: deque = deque()  # alerts being published, oldest first
                 flushed = time.monotonic()
                 try:
@@ -224,9 +229,53 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
                 raise InputError(f"the broker {addr} has been gone for over a minute past --until-idle") from None
 
 
-async def _pump(c, inbox: asyncio.Queue) -> None:
-    async for m in c.messages:
-        inbox.put_nowait(m)
+class Inbox:
+    """What the client has received and the monitor not yet checked, bounded: a message that does not
+    fit is dropped, counted and warned about (the broker took it as delivered, so nothing else would tell).
+    A monitor slower than its feed does not fill it in practice: the client reads from its socket only
+    when the monitor waits (one event loop), and the monitor waits only once it has checked what it
+    holds, so the backlog stays at the broker (TCP holds it back), where mosquitto's max_queued_messages
+    bounds it and a drop shows as numbered ids missing."""
+
+    def __init__(self, monitor: Monitor):
+        self.monitor = monitor
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.bytes = 0
+
+    async def pump(self, c) -> None:
+        async for m in c.messages:
+            self.put(m, len(c.messages))
+
+    def put(self, m, behind: int = 0) -> None:
+        """Queue `m`; `behind`: how many more the client holds."""
+        size = _size(m)
+        counts = self.monitor.counts
+        counts.most_waiting = max(counts.most_waiting, self.queue.qsize() + behind + 1)
+        if self.queue.qsize() >= MAX_QUEUED or self.bytes + size > MAX_QUEUED_BYTES:
+            counts.dropped += 1
+            if counts.dropped <= 10 or counts.dropped % 1000 == 0:
+                self.monitor.warn(f"dropped a message on {m.topic}: {self.queue.qsize():,} messages "
+                                  f"({self.bytes:,} bytes) wait to be checked ({counts.dropped:,} dropped so far)")
+            return
+        self.bytes += size
+        self.queue.put_nowait(m)
+
+    def take(self, m):
+        self.bytes -= _size(m)
+        return m
+
+    async def get(self):
+        return self.take(await self.queue.get())
+
+    def get_nowait(self):
+        return self.take(self.queue.get_nowait())
+
+    def empty(self) -> bool:
+        return self.queue.empty()
+
+
+def _size(m) -> int:
+    return len(m.payload) if isinstance(m.payload, (bytes, bytearray)) else 0
 
 
 async def _send_alerts(c, monitor: Monitor, sending: deque, window: int) -> None:

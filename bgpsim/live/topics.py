@@ -3,7 +3,7 @@
     PREFIX/updates           one RIS Live `data` object per message, one UPDATE each (QoS 1)
     PREFIX/updates/batch     a JSON array of such objects per message, for high rates (QoS 1)
     PREFIX/alerts            one alert per message (QoS 1)
-    PREFIX/status/ROLE       retained {"state": "online" | "done" | "offline", ...}; "offline" is the
+    PREFIX/status/ROLE       retained {"state": "online" | "done" | "stopped" | "offline", ...}; "offline" is the
                              Last Will the broker publishes when a client goes away without saying so
 
 No prefix or other data goes inside a topic level: a prefix's "/" would make another level.

@@ -15,8 +15,8 @@ Alerts, for each announced route that touches a watched prefix (the most specifi
     new-origin        a watched prefix learning its origins: an origin other than the first one seen
     leak              with relationships: the path is not valley-free (the leaker named), the origin right
 An alert is raised once per (kind, prefix, origin, leaker); later routes update its last_seen and
-count. The newest MAX_ALERTS are kept (a long-running monitor's memory stays bounded); one older than
-that is raised again if it comes back. Each carries the route's RFC 6811 status and ASPA verdict, the path and the peer that saw it,
+count, kept as an `Open` record. The newest MAX_ALERTS are kept (a long-running monitor's memory
+stays bounded: a few hundred bytes each); one older than that is raised again if it comes back. Each carries the route's RFC 6811 status and ASPA verdict, the path and the peer that saw it,
 and first and last seen in the feed's time (a replayed or simulated feed keeps its own clock).
 """
 
@@ -30,6 +30,15 @@ from bgpsim.base.tomlfile import TomlFile
 
 MAX_WATCHED = 100_000
 MAX_ALERTS = 100_000
+
+
+@dataclass(slots=True)
+class Open:
+    """An alert raised: what later routes update (the alert itself went out when it was raised)."""
+    kind: str
+    first_seen: float
+    last_seen: float
+    count: int = 1
 
 
 @dataclass
@@ -74,7 +83,7 @@ class Watcher:
         self.vrps = vrps
         self.aspa = aspa
         self.judge = judge  # bgpsim.validate.paths.PathJudge with relationships, for leaks
-        self.alerts: OrderedDict[tuple, dict] = OrderedDict()
+        self.alerts: OrderedDict[tuple, Open] = OrderedDict()  # (kind, prefix, origin, leaker) -> record
         self._lens = sorted({w.prefix.prefixlen for w in watched}, reverse=True)
         self._by_net = {(w.prefix.version, w.prefix.network_address.packed, w.prefix.prefixlen): w for w in watched}
 
@@ -116,15 +125,15 @@ class Watcher:
         new = []
         for kind, leaker in found:
             key = (kind, str(net), origin, leaker)
-            alert = self.alerts.get(key)
-            if alert is not None:
-                alert["last_seen"] = when
-                alert["count"] += 1
+            held = self.alerts.get(key)
+            if held is not None:
+                held.last_seen = when
+                held.count += 1
                 continue
-            alert = self.alerts[key] = self._alert(kind, net, w, origin, leaker, path, route, when)
+            self.alerts[key] = Open(kind, when, when)
             if len(self.alerts) > MAX_ALERTS:
                 self.alerts.popitem(last=False)
-            new.append(alert)
+            new.append(self._alert(kind, net, w, origin, leaker, path, route, when))
         return new
 
     def _alert(self, kind, net, w: Watched, origin: int, leaker, path, route, when: float) -> dict:

@@ -33,7 +33,7 @@ import numpy as np
 from bgpsim.rpki.aspa_path import AspaTable
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
-from .bogons import prefix_mask
+from bgpsim.bogons import prefix_mask
 from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET, path_text
 from .findings import Findings, Found

@@ -3,7 +3,7 @@
 Per path (each distinct AS_PATH is judged once; bgpsim.validate.paths): `loop`, `private-asn`,
 `bogon-asn` and, with CAIDA relationships, `leak`.
 Per prefix:
-- `bogon-prefix`: a special-purpose prefix (bgpsim.validate.bogons).
+- `bogon-prefix`: a special-purpose prefix (bgpsim.bogons).
 Over the whole dump (after the pass):
 - `moas`: one prefix announced with more than one origin AS (RFC 1930 section 7 allows it, but a
   hijack looks like it);
@@ -28,11 +28,12 @@ from typing import Callable
 
 import numpy as np
 
-from .bogons import prefix_kind
+from bgpsim.bogons import prefix_kind
 from .conflicts import Rows, Subprefixes, find_conflicts
 from .paths import PathJudge, path_text, screen
 
 KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak")
+MERGE_MIN = 1 << 16  # routes added before the rows are made distinct (and more once there are more)
 PATH_KINDS = ("bogon-asn", "private-asn", "loop", "leak")  # findings about an AS_PATH; the rest about a prefix
 
 
@@ -66,8 +67,10 @@ class Findings:
         if not len(version):
             return
         self._rows.add(version, hi, lo, length, np.maximum(np.asarray(origin, dtype=np.int64), -1) + 1)
-        self._pending += len(version)  # made distinct when a million more have come, and at the end
-        if self._pending > max(1_000_000, self._merged):
+        # made distinct when as many more have come as there were (a geometric series: the sorts cost
+        # little more than one at the end), at least MERGE_MIN: a live monitor's memory stays flat
+        self._pending += len(version)
+        if self._pending > max(MERGE_MIN, self._merged):
             self._merge()
 
     def _merge(self) -> Rows:
