@@ -1,5 +1,5 @@
 """Bogons: prefixes and AS numbers that must not appear in the global routing table, each with the
-RFC that sets it aside. Used by the route-dump validator's findings.
+RFC that sets it aside. Used by the route-dump validator's findings and the simulator's `bogon` filter.
 
 Prefixes (IANA special-purpose registries, RFC 6890): a prefix is a bogon when it lies inside one of
 the blocks below (a covering announcement, e.g. 0.0.0.0/0 or ::/0, is not flagged here). IPv6 inside ::/3, 4000::/2

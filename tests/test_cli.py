@@ -147,6 +147,21 @@ def test_bad_scenario_key_and_value(tmp_path, capsys):
     bad([s], capsys, tmp_path, f"{s}:4:", "timing.mrai")
 
 
+def test_bad_policies_and_filter_limits(tmp_path, capsys):
+    topo = ["--topology", f"{ROOT}/scenarios/topologies/teaching.toml", "--attack", "subprefix"]
+    bad([*topo, "--policy", "rov+magic", "--adoption", "1"], capsys, tmp_path, "--policy: unknown policy 'magic'",
+        "want one of rov, rov-deprefer", "maxlen, bogon", "joined by '+'")
+    bad([*topo, "--policy", "maxlen", "--adoption", "1", "--longest", "24"], capsys, tmp_path,
+        "--longest: want the longest IPv4 and IPv6 prefix lengths accepted, such as 24,48", "'24'")
+    bad([*topo, "--policy", "rov", "--adoption", "1", "--longest", "24,48"], capsys, tmp_path, "--longest needs --policy maxlen")
+    s = tmp_path / "s.toml"
+    s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "rov+maxlen"\n'
+                 'adoption = 1.0\nlongest = [24, 200]\n')
+    bad([s], capsys, tmp_path, f"{s}:6:", "defence.longest", "IPv6 16 to 128")
+    s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "rov+rov"\n')
+    bad([s], capsys, tmp_path, f"{s}:4:", "defence.policy", "names a policy twice")
+
+
 def test_bad_flag_is_one_line(tmp_path):
     p = subprocess.run([sys.executable, "-m", "bgpsim", "run", "--mrai", "soon"], capture_output=True, text=True,
                        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})

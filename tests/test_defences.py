@@ -115,3 +115,131 @@ def test_peerlock_lite_drops_customer_routes_through_a_tier1():
     t.clique = [100, 200]
     assert outcomes(t, "leak", attacker=5)[2] == "attacker"  # [5 100 777] from a customer beats [200 100 777]
     assert outcomes(t, "leak", "peerlock-lite", [2], attacker=5)[2] == "victim"
+
+
+# ---- route filters (bgpsim.sim.defences.filters) and combinations -------------------------------------
+
+P24 = ipaddress.ip_network("1.2.0.0/24")  # the victim's /24; a sub-prefix hijack announces 1.2.0.0/25
+P23 = ipaddress.ip_network("1.2.0.0/23")  # ... or its /23; the hijack 1.2.0.0/24
+
+
+def filtered(topo, kind, policy=None, adopters=(), prefix=P24, vrps=None):
+    res = trial.run(topo, kind, topo.index[666], topo.index[777], policy, [topo.index[a] for a in adopters],
+                    prefix=prefix, vrps=vrps)
+    return {int(topo.asns[i]): trial.OUTCOMES[o] for i, o in enumerate(res.outcome)}
+
+
+def test_maxlen_drops_a_slash_25_and_not_a_slash_24_inside_a_slash_23():
+    t = graph(**ROV_GRAPH)
+    # Without it the /25 reaches every AS: 3 from its customer 666, 1 from 3, 2 and 5 from 1, 4 from 2.
+    assert {a: o for a, o in filtered(t, "subprefix").items() if a != 777} == dict.fromkeys([1, 2, 3, 4, 5, 666], "attacker")
+    o = filtered(t, "subprefix", "maxlen", [1])
+    # 1 drops the /25, so 2, 4 and 5, which hear it only through 1, keep routing to the victim's /24;
+    # 3 does not filter and keeps its customer's /25.
+    assert (o[1], o[2], o[4], o[5], o[3]) == ("victim", "victim", "victim", "victim", "attacker")
+    o = filtered(t, "subprefix", "maxlen", [1], prefix=P23)  # a /24 is not too long: it passes
+    assert (o[1], o[2], o[5]) == ("attacker", "attacker", "attacker")
+    o = filtered(t, "subprefix", "maxlen", [1], prefix=ipaddress.ip_network("2001:db8::/48"))  # a /49
+    assert o[1] == "victim" and o[3] == "attacker"
+
+
+def test_maxlen_limits_and_the_victims_own_long_prefix():
+    import numpy as np
+
+    t = graph(**ROV_GRAPH)
+    p = defence("maxlen", t, [t.index[1]], longest=(25, 48))
+    assert p.too_long(ipaddress.ip_network("1.2.0.0/25")) == 0 and p.too_long(ipaddress.ip_network("1.2.0.0/26")) == 1
+    assert p.too_long(ipaddress.ip_network("2001:db8::/49")) == 1
+    # The victim's own /25 is dropped by an adopter too: 1 and those behind it have no route at all.
+    seeds = [Seed(t.index[777])]
+    ribs = propagate(t, ipaddress.ip_network("1.2.0.0/25"), seeds, defence("maxlen", t, [t.index[1]]))
+    routed = {int(t.asns[i]) for i in np.flatnonzero(ribs.has_route())}
+    assert routed == {777, 4, 2}  # 2 hears it from its customer 4 and, adopting nothing, keeps it; 1 drops it
+
+
+def test_bogon_filter_drops_bogon_prefixes_and_paths_through_bogon_ases():
+    # 64512 is a private AS (RFC 6996) between 4 and the victim: a path through it is a bogon path.
+    t = graph(p2c=[(1, 2), (1, 3), (2, 64512), (64512, 777), (3, 666), (1, 5)])
+    o = filtered(t, "subprefix", "bogon", [1])
+    assert o[1] == "attacker"  # the hijack's path (3 666) holds no bogon; the victim's holds 64512
+    o = filtered(t, "prefix", "bogon", [1])  # 1 drops the victim's route: the attacker's is all it has
+    assert (o[1], o[5]) == ("attacker", "attacker")
+    t = graph(**ROV_GRAPH)
+    o = filtered(t, "subprefix", "bogon", [1], prefix=ipaddress.ip_network("192.168.0.0/24"))  # RFC 1918
+    assert (o[1], o[5]) == ("disconnected", "disconnected")  # 1 drops both routes; 5 hears them only from 1
+    assert o[2] == "victim" and o[3] == "attacker"  # each from its customer, and neither filters
+
+
+def test_filters_compose_with_rov():
+    """rov+maxlen drops what either drops: ROV the exact-prefix hijack (an invalid origin), maxlen the
+    /25 that a loose ROA (maxLength 25) lets through as valid when the attacker forges the victim's origin."""
+    from bgpsim.rpki.rov import VRP, VRPTable
+
+    t = graph(**ROV_GRAPH)
+    assert filtered(t, "prefix", "maxlen", [1])[1] == "attacker"
+    assert filtered(t, "prefix", "rov", [1])[1] == "victim"
+    assert filtered(t, "prefix", "rov+maxlen", [1])[1] == "victim"
+    loose = VRPTable([VRP(P24, 25, 777)])
+    assert filtered(t, "forged-origin-subprefix", "rov", [1], vrps=loose)[1] == "attacker"
+    assert filtered(t, "forged-origin-subprefix", "maxlen", [1], vrps=loose)[1] == "victim"
+    assert filtered(t, "forged-origin-subprefix", "rov+maxlen", [1], vrps=loose)[1] == "victim"
+
+
+def test_policy_names_are_checked_and_two_rankings_refused():
+    import pytest
+
+    from bgpsim.base.errors import InputError
+    from bgpsim.sim.defences import policy_name
+
+    t = graph(**ROV_GRAPH)
+    assert policy_name("rov+maxlen+bogon") == "rov+maxlen+bogon"
+    for bad, why in (("rov+maxlenn", "unknown policy 'maxlenn'"), ("rov+rov", "names a policy twice"), ("", "unknown")):
+        with pytest.raises(InputError, match=why) as e:
+            policy_name(bad, "--policy")
+        assert "rov, rov-deprefer" in str(e.value) and "maxlen, bogon" in str(e.value)
+    with pytest.raises(InputError, match="rov-deprefer and bgpsec both rank routes"):
+        defence("rov-deprefer+bgpsec", t, [])
+    p = defence("bgpsec+maxlen", t, [t.index[1]])
+    assert p.ranks and p.prefer_after_length and not p.honest_inert and p.name == "bgpsec+maxlen"
+
+
+def test_maxlen_on_the_2025_internet_graph(tmp_path):
+    """The issue's command: YouTube's prefix as a /24 hijacked with a /25 by Pakistan Telecom (AS17557)
+    reaches almost every AS without a filter and almost none with maxlen everywhere; a /24 inside a /23
+    gets through maxlen."""
+    import json
+
+    from helpers import SHARED
+
+    from bgpsim.cli import main
+
+    def attacker_share(name, prefix, attack_prefix, *policy):
+        out = tmp_path / name
+        assert main(["run", "--engine", "steady", "--topology", str(SHARED / "caida" / "20250901.as-rel2.txt.bz2"),
+                     "--attack", "subprefix", "--attacker", "17557", "--victim", "43515", "--prefix", prefix,
+                     "--attack-prefix", attack_prefix, *policy, "--out", str(out), "--quiet"]) == 0
+        return json.loads((out / "result.json").read_text())["outcome"]["attacker"]
+
+    assert attacker_share("none", "1.2.0.0/24", "1.2.0.0/25") > 0.99
+    assert attacker_share("maxlen", "1.2.0.0/24", "1.2.0.0/25", "--policy", "maxlen", "--adoption", "1.0") < 0.01
+    assert attacker_share("through", "1.2.0.0/23", "1.2.0.0/24", "--policy", "maxlen", "--adoption", "1.0") > 0.99
+
+
+def test_maxlen_in_the_timed_teaching_scenario(tmp_path):
+    """The bundled sub-prefix scenario (a /25 hijack, answered by VideoTube's two /26s): with maxlen
+    everywhere the /25 never diverts anything; with /25 allowed it diverts everything, and the /26s of
+    the answer are dropped too, so the hijack stands to the end."""
+    import json
+
+    from bgpsim.cli import main
+
+    def result(name, *policy):
+        assert main(["run", "--out", str(tmp_path / name), "--quiet", *policy]) == 0
+        return json.loads((tmp_path / name / "result.json").read_text())
+
+    plain = result("plain")
+    assert plain["peak"]["attacker"] == 1.0 and plain["outcome"]["victim"] == 1.0
+    strict = result("maxlen", "--policy", "maxlen", "--adoption", "1.0")
+    assert strict["peak"]["attacker"] == 0.0 and strict["outcome"]["victim"] == 1.0
+    loose = result("loose", "--policy", "maxlen", "--adoption", "1.0", "--longest", "25,48")
+    assert loose["peak"]["attacker"] == 1.0 and loose["outcome"]["attacker"] == 1.0

@@ -73,7 +73,11 @@ def register(sub, parser_class) -> None:
     common.add_argument("--engine", choices=("timed", "steady"), default="timed",
                         help="timed: BGP messages, MRAI and convergence over time (default); steady: the converged "
                              "state only, computed on whole arrays (milliseconds on the 78,643-AS Internet graph)")
-    common.add_argument("--policy", metavar="NAME", help="defence deployed by the adopters: " + ", ".join(DEFENCES))
+    common.add_argument("--policy", metavar="NAME[+NAME...]",
+                        help="defence deployed by the adopters: " + ", ".join(DEFENCES) + "; several joined by '+' "
+                             "(rov+maxlen) drop what any of them drops")
+    common.add_argument("--longest", metavar="V4,V6",
+                        help="with maxlen: the longest IPv4 and IPv6 prefixes accepted (default 24,48)")
     common.add_argument("--adopters", metavar="ASN,ASN,...|@FILE",
                         help="who deploys --policy: ASNs, or @FILE with ASNs separated by spaces, commas or newlines "
                              "('#' starts a comment)")
@@ -165,11 +169,10 @@ def scenario_from(args):
     if args.adopters and args.adoption is not None:
         raise InputError("give --adopters or --adoption, not both")
     if args.policy:
-        from bgpsim.sim.defences import DEFENCES
+        from bgpsim.sim.defences import policy_name
         from bgpsim.sim.scenario import Defence
 
-        if args.policy not in DEFENCES:
-            raise InputError(f"--policy: unknown policy {args.policy!r}; want one of {', '.join(DEFENCES)}")
+        policy_name(args.policy, "--policy")
         if args.adoption is not None:
             scn.defence = Defence(policy=args.policy, adoption=args.adoption)
         elif not args.adopters:
@@ -178,6 +181,15 @@ def scenario_from(args):
             listed = parse_asns(args.adopters, "--adopters")
             scn.defence = Defence(policy=args.policy, adopters=[a for a, _ in listed])
             args.adopters_where = dict(listed)
+    if args.longest:
+        from bgpsim.sim.defences.filters import longest_limits
+
+        if scn.defence is None or "maxlen" not in scn.defence.policy.split("+"):
+            raise InputError("--longest needs --policy maxlen (or a combination with it)")
+        try:
+            scn.defence.longest = longest_limits(args.longest)
+        except InputError as e:
+            raise InputError(f"--longest: {e}") from None
     if args.crypto:
         if scn.defence is None or scn.defence.policy != "bgpsec":
             raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")

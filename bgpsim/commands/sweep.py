@@ -47,7 +47,8 @@ def register(sub, parser_class) -> None:
                         epilog=SWEEP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sw.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled 30-AS teaching topology)")
     sw.add_argument("--attack", default="subprefix", metavar="KIND[,KIND]", help=f"attacks (default subprefix): {', '.join(ATTACKS)}")
-    sw.add_argument("--policy", default="rov", metavar="NAME[,NAME]", help=f"defences (default rov): {', '.join(POLICIES)}")
+    sw.add_argument("--policy", default="rov", metavar="NAME[,NAME]", help=f"defences (default rov): {', '.join(POLICIES)}; "
+                    "several joined by '+' (rov+maxlen) drop what any of them drops")
     sw.add_argument("--adoption", default="0,10,20,30,40,50,60,70,80,90,100", metavar="PCT,PCT,...",
                     help="adoption levels in percent (default 0,10,...,100)")
     sw.add_argument("--trials", type=count, default=10, metavar="N", help="trials per point (default 10)")

@@ -62,6 +62,13 @@ class Topology:
         return len(self.p2c) + len(self.p2p)
 
     @cached_property
+    def bogon_ases(self) -> np.ndarray:
+        """Which ASes have special-purpose numbers (bgpsim.bogons), for the bogon filter."""
+        from bgpsim.bogons import asn_kinds
+
+        return asn_kinds(self.asns) > 0
+
+    @cached_property
     def index(self) -> dict[int, int]:
         return {int(a): i for i, a in enumerate(self.asns)}
 

@@ -121,6 +121,16 @@ class Policy:
         """Preference right after the relationship class: 0 best. The standard model has none."""
         return np.zeros(np.shape(c.S), dtype=np.int64) if np.ndim(c.S) else 0
 
+    @property
+    def ranks(self) -> bool:
+        """Whether `prefer` ranks routes (else it is 0 for every one)."""
+        return type(self).prefer is not Policy.prefer
+
+    def flagged(self, prefix, origin: int) -> bool:
+        """Whether an honest announcement of `prefix` by `origin` carries something the rules look at:
+        an `honest_inert` policy changes nothing for the others."""
+        return bool(self.invalid(prefix, origin))
+
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return exportable(route_rel, neighbour_rel)
 

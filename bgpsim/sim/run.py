@@ -53,7 +53,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if not covering:
         raise InputError(f"target {target} is in none of the scenario's prefixes")
 
-    pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas)) if scn.defence else None
+    pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas), scn.defence.longest) if scn.defence else None
     policies = {i: pol for i in who.adopters} if pol is not None else {}
     w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
 

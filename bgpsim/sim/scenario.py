@@ -14,7 +14,8 @@ from pathlib import Path
 from bgpsim.rpki.rov import VRP
 
 from .attacks import KINDS, Attack, attack
-from .defences import DEFENCES
+from .defences import policy_name
+from .defences.filters import longest_limits
 from .engine.timed import Delay, Timing
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
@@ -40,6 +41,7 @@ class Defence:
     adoption: float | None = None  # share of ASes drawn at random (seeded); the victim adopts, the attacker not
     crypto: bool = False  # bgpsec with real signatures (bgpsim.sim.crypto): the timed engine only
     router_keys: str | None = None  # under crypto: a folder of private router keys (a CA's .keys); None: seeded
+    longest: tuple[int, int] | None = None  # maxlen's limits (IPv4, IPv6); None: /24 and /48
 
 
 @dataclass
@@ -209,11 +211,20 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             raise doc.error("want a list of prefixes", "mitigation", "prefixes")
         scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
 
-    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys"})) is not None:
+    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", "longest"})) is not None:
         pol = f.get("policy")
-        if not isinstance(pol, str) or pol not in DEFENCES:
-            raise doc.error(f"want one of {', '.join(DEFENCES)}, got {pol!r}", "defence", "policy")
+        try:
+            policy_name(pol, "policy")
+        except InputError as e:
+            raise doc.error(str(e).removeprefix("policy: "), "defence", "policy") from None
         scn.defence = Defence(policy=pol)
+        if "longest" in f:
+            if "maxlen" not in pol.split("+"):
+                raise doc.error("longest (the longest prefixes accepted) is for policy maxlen", "defence", "longest")
+            try:
+                scn.defence.longest = longest_limits(f["longest"])
+            except InputError as e:
+                raise doc.error(str(e), "defence", "longest") from None
         if "adopters" in f and "adoption" in f:
             raise doc.error("give adopters or adoption, not both", "defence", "adoption")
         if "adopters" in f:

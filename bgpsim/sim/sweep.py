@@ -28,7 +28,7 @@ import numpy as np
 
 from . import trial as trials
 from .attacks import KINDS
-from .defences import DEFENCES
+from .defences import DEFENCES, policy_name
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
 from bgpsim.base.outdir import resumable, write_atomic
@@ -57,8 +57,7 @@ class Sweep:
             if a not in KINDS:
                 raise InputError(f"--attack: unknown attack {a!r}; want one of {', '.join(KINDS)}")
         for p in self.policies:
-            if p not in POLICIES:
-                raise InputError(f"--policy: unknown policy {p!r}; want one of {', '.join(POLICIES)}")
+            policy_name(p, "--policy", none=True)
         for x in self.adoption:
             if not 0 <= x <= 100:
                 raise InputError(f"--adoption: want percentages from 0 to 100, got {x}")

@@ -93,16 +93,18 @@ def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
 
 
 def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, adopters=(),
-        plan: Plan | None = None, prefix=PREFIX, vrps: VRPTable | None = None) -> Result:
-    """One trial on the converged state. `adopters` are AS indices deploying `policy`; `vrps`
-    default to the victim's ROA for `prefix`; a sub-prefix attack takes its first /24 (/48)."""
+        plan: Plan | None = None, prefix=PREFIX, vrps: VRPTable | None = None, longest=None,
+        attack_prefix=None) -> Result:
+    """One trial on the converged state. `adopters` are AS indices deploying `policy` (`longest`:
+    maxlen's limits); `vrps` default to the victim's ROA for `prefix`; a sub-prefix attack takes
+    `attack_prefix`, by default the first /24 (/48) of `prefix`."""
     if attacker == victim:
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
     plan = plan or plan_for(topo)
     if vrps is None:
         vrps = vrps_for(topo, victim, prefix)
-    pol = defence(policy, topo, adopters, vrps) if policy not in (None, "none", "bgp") else None
-    sub = SUBPREFIX if prefix == PREFIX else sub_prefix(prefix)
+    pol = defence(policy, topo, adopters, vrps, longest) if policy not in (None, "none", "bgp") else None
+    sub = attack_prefix or (SUBPREFIX if prefix == PREFIX else sub_prefix(prefix))
     ann = attack(kind).seeds(topo, attacker, victim, pol, plan, prefix, sub)
     ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]
     return Result(trace(ribs, topo.n, attacker, victim), ribs, attacker, victim)

@@ -1,11 +1,13 @@
 """Defences: one policy class per mechanism, each citing its source. Both engines use them
-(see `bgpsim.policy` for how)."""
+(see `bgpsim.policy` for how). A name may join several with "+" (`rov+maxlen`): see `combined`."""
 
 from __future__ import annotations
 
 from bgpsim.base.errors import InputError
 from .aspa import ASPA
 from .bgpsec import BGPsec
+from .combined import Combined
+from .filters import Bogon, MaxLength
 from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
 from .path_end import PathEnd
@@ -13,16 +15,32 @@ from .peerlock import PeerlockLite
 from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, BGPsec, PathEnd, OnlyToCustomers,
-                                      EnforceFirstAS, PeerlockLite)}
+                                      EnforceFirstAS, PeerlockLite, MaxLength, Bogon)}
 
 
-def defence(name: str, topo, adopters, vrps=None):
-    """The defence called `name`, deployed by the AS indices `adopters`."""
-    cls = DEFENCES.get(name)
-    if cls is None:
-        raise InputError(f"unknown policy {name!r}; want one of {', '.join(DEFENCES)}")
-    return cls(topo, adopters, vrps)
+def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
+    """`name` checked: one defence or several joined by "+", each once (or "none", if `none`); else an
+    error that lists them."""
+    if none and name == "none":
+        return name
+    parts = name.split("+") if isinstance(name, str) else [name]
+    bad = [p for p in parts if p not in DEFENCES]
+    if bad or len(set(parts)) != len(parts):
+        why = f"unknown policy {bad[0]!r}" if bad else f"{name!r} names a policy twice"
+        names = ", ".join((["none"] if none else []) + list(DEFENCES))
+        raise InputError(f"{what}: {why}; want one of {names}, or several joined by '+' (rov+maxlen)")
+    return name
 
 
-__all__ = ["DEFENCES", "defence", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
-           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite"]
+def defence(name: str, topo, adopters, vrps=None, longest: tuple[int, int] | None = None):
+    """The defence called `name` (see `policy_name`), deployed by the AS indices `adopters`;
+    `longest`: maxlen's limits (IPv4, IPv6)."""
+    parts = []
+    for part in policy_name(name).split("+"):
+        cls = DEFENCES[part]
+        parts.append(cls(topo, adopters, vrps, longest) if cls is MaxLength and longest else cls(topo, adopters, vrps))
+    return parts[0] if len(parts) == 1 else Combined(parts)
+
+
+__all__ = ["DEFENCES", "defence", "policy_name", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
+           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "Combined"]

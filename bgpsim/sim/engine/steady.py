@@ -151,7 +151,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     rules = policy  # what the sweeps ask: None when the policy cannot change their outcome
     if (policy is not None and policy.honest_inert
             and all(len(s.announced) == 1 and not (s.strip or s.relay) for s in seeds)
-            and not any(policy.invalid(prefix, s.at) for s in seeds)):
+            and not any(policy.flagged(prefix, s.at) for s in seeds)):
         rules = None  # it would change nothing here
     rel = np.full(n, NONE, dtype=np.int8)
     nh = np.full(n, -1, dtype=np.int64)
@@ -189,7 +189,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         const_pref = int(policy.prefer(Candidate(None, None, PROVIDER, None, const)))
         rules = None
     adopter = rules.adopter if rules is not None else None
-    prefers = rules is not None and type(rules).prefer is not Policy.prefer  # else every score's pref is 0
+    prefers = rules is not None and rules.ranks  # else every score's pref is 0
     len_shift, pref_shift = (32, _NH_BITS) if rules is not None and rules.prefer_after_length else (_NH_BITS, 40)
 
     def offer(S: np.ndarray, T: np.ndarray, cls: int, sorted_by_receiver: bool = True) -> None:
@@ -311,7 +311,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         routed = rel != NONE
         for k, v in const.items():
             attrs[k][routed] = v
-        if const_pref and type(policy).prefer is not Policy.prefer:
+        if const_pref and policy.ranks:
             pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
     if len(seeds) == 1:
         sd[rel != NONE] = 0

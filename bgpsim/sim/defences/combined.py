@@ -1,0 +1,56 @@
+"""Defences deployed together by the same adopters (`rov+maxlen`): a route is accepted when every one
+accepts it — so the combination drops what any of them drops — and ranked by the one that ranks
+routes (at most one may: two rankings have no single order). Each keeps its own route attributes;
+those of the same name (every policy's `invalid`) mean the same thing.
+"""
+
+from __future__ import annotations
+
+from bgpsim.base.errors import InputError
+
+from ..policy import Candidate, Policy
+
+
+class Combined(Policy):
+    def __init__(self, parts: list[Policy]):
+        super().__init__(parts[0].topo)
+        self.parts = parts
+        self.name = "+".join(p.name for p in parts)
+        self.adopter = parts[0].adopter
+        self.vrps = parts[0].vrps
+        ranking = [p for p in parts if p.ranks]
+        if len(ranking) > 1:
+            raise InputError(f"policy {self.name}: {' and '.join(p.name for p in ranking)} both rank routes; "
+                             "combine at most one of them with filters")
+        self.ranking = ranking[0] if ranking else None
+        self.prefer_after_length = self.ranking is not None and self.ranking.prefer_after_length
+        self.honest_inert = all(p.honest_inert for p in parts)
+        self.path_constant = all(p.path_constant for p in parts)
+
+    @property
+    def ranks(self) -> bool:
+        return self.ranking is not None
+
+    def start(self, prefix, origin: int) -> dict:
+        return {k: v for p in self.parts for k, v in p.start(prefix, origin).items()}
+
+    def extend(self, c: Candidate) -> dict:
+        return {k: v for p in self.parts for k, v in p.extend(c).items()}
+
+    def originate(self, prefix, at: int, path: tuple[int, ...]) -> dict:
+        return {k: v for p in self.parts for k, v in p.originate(prefix, at, path).items()}
+
+    def accept(self, c: Candidate):
+        ok = self.parts[0].accept(c)
+        for p in self.parts[1:]:
+            ok = ok & p.accept(c)
+        return ok
+
+    def prefer(self, c: Candidate):
+        return self.ranking.prefer(c) if self.ranking is not None else super().prefer(c)
+
+    def flagged(self, prefix, origin: int) -> bool:
+        return any(p.flagged(prefix, origin) for p in self.parts)
+
+    def exports(self, route_rel: int, neighbour_rel: int) -> bool:
+        return all(p.exports(route_rel, neighbour_rel) for p in self.parts)

@@ -1,0 +1,94 @@
+"""Import filters an operator configures by hand, without the RPKI (MANRS action 1; NIST SP 800-189
+section 5.1, prefix filtering).
+
+* `maxlen`: drop IPv4 routes longer than /24 and IPv6 routes longer than /48 — the longest prefixes
+  most networks accept (NIST SP 800-189 section 5.1.4), so a hijack of a more-specific /25 goes
+  nowhere, while one of a /24 inside a /23 passes.
+* `bogon`: drop routes for special-purpose prefixes (RFC 6890 registries) and routes whose AS_PATH
+  holds a special-purpose AS number: reserved, AS_TRANS, documentation, private (RFC 7607, 6793,
+  5398, 6996, 7300), as NIST SP 800-189 section 5.1.1 and RFC 7454 section 6.1.1 advise.
+
+Neither looks at the RPKI: an adopter drops what the rule says and nothing else (compose with `rov`
+for both: `rov+maxlen`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from bgpsim.base.errors import InputError
+from bgpsim.bogons import prefix_kind
+
+from ..policy import Candidate, Policy
+
+LONGEST = (24, 48)  # the longest IPv4 and IPv6 prefix `maxlen` accepts, by default
+
+
+def longest_limits(value) -> tuple[int, int]:
+    """maxlen's limits from [24, 48] (a scenario) or "24,48" (the command line)."""
+    parts = value.split(",") if isinstance(value, str) else value
+    try:
+        v4, v6 = (int(x) if not isinstance(x, bool) and float(x) == int(x) else None for x in parts)
+    except (TypeError, ValueError):
+        v4 = v6 = None
+    if v4 is None or v6 is None or not (8 <= v4 <= 32 and 16 <= v6 <= 128):
+        raise InputError(f"want the longest IPv4 and IPv6 prefix lengths accepted, such as 24,48 "
+                         f"(IPv4 8 to 32, IPv6 16 to 128); got {value!r}")
+    return v4, v6
+
+
+class MaxLength(Policy):
+    """Drop routes for prefixes longer than the limits (IPv4, IPv6)."""
+
+    name = "maxlen"
+    path_constant = True
+
+    def __init__(self, topo, adopters=(), vrps=None, longest: tuple[int, int] = LONGEST):
+        super().__init__(topo, adopters, vrps)
+        self.longest = longest
+
+    def too_long(self, prefix) -> int:
+        return int(prefix.prefixlen > self.longest[prefix.version == 6])
+
+    def start(self, prefix, origin: int) -> dict:
+        return {**super().start(prefix, origin), "long": self.too_long(prefix)}
+
+    def extend(self, c: Candidate) -> dict:
+        return {**super().extend(c), "long": c.a["long"]}
+
+    def accept(self, c: Candidate):
+        return c.a["long"] == 0
+
+    def flagged(self, prefix, origin: int) -> bool:
+        return super().flagged(prefix, origin) or bool(self.too_long(prefix))
+
+
+@lru_cache(maxsize=4096)
+def bogon_prefix(prefix) -> bool:
+    return prefix_kind(prefix) is not None
+
+
+class Bogon(Policy):
+    """Drop routes for bogon prefixes and routes whose path holds a bogon AS number."""
+
+    name = "bogon"
+
+    def __init__(self, topo, adopters=(), vrps=None):
+        super().__init__(topo, adopters, vrps)
+        self.bogon_as = topo.bogon_ases if topo is not None else np.zeros(0, dtype=bool)
+        # honest routes are never dropped when no AS of the graph has a bogon number
+        self.honest_inert = not self.bogon_as.any()
+
+    def start(self, prefix, origin: int) -> dict:
+        return {**super().start(prefix, origin), "bogon": self.bogon_as[origin] | bogon_prefix(prefix)}
+
+    def extend(self, c: Candidate) -> dict:
+        return {**super().extend(c), "bogon": c.a["bogon"] | self.bogon_as[c.T]}
+
+    def accept(self, c: Candidate):
+        return ~c.a["bogon"]
+
+    def flagged(self, prefix, origin: int) -> bool:
+        return super().flagged(prefix, origin) or bool(self.bogon_as[origin]) or bogon_prefix(prefix)
