@@ -243,3 +243,27 @@ def test_maxlen_in_the_timed_teaching_scenario(tmp_path):
     assert strict["peak"]["attacker"] == 0.0 and strict["outcome"]["victim"] == 1.0
     loose = result("loose", "--policy", "maxlen", "--adoption", "1.0", "--longest", "25,48")
     assert loose["peak"]["attacker"] == 1.0 and loose["outcome"]["attacker"] == 1.0
+
+
+def test_prefix_list_accepts_from_a_customer_only_what_its_cone_registered():
+    t = graph(**ROV_GRAPH)
+    # 1's customer 3 has only 3 and 666 in its cone, and the victim's ROA registers the prefix to 777:
+    # 1 refuses the hijack from 3 and keeps 2's route (777 is in 2's cone); 3 does not filter.
+    o = outcomes(t, "prefix", "prefix-list", [1])
+    assert (o[1], o[5], o[3]) == ("victim", "victim", "attacker")
+    # A forged origin passes ROV but not the prefix list: 777 is not in 3's cone. The victim sits deeper
+    # here, so the forged path (3 666 777) is shorter than the real one (2 4 8 777).
+    t = graph(p2c=[(1, 2), (2, 4), (4, 8), (8, 777), (1, 3), (3, 666), (1, 5)])
+    assert outcomes(t, "forged-origin", "rov", [1])[1] == "attacker"
+    assert outcomes(t, "forged-origin", "prefix-list", [1])[1] == "victim"
+    assert outcomes(t, "forged-origin", "prefix-list+rov", [1])[1] == "victim"
+
+
+def test_prefix_list_stops_a_leak_at_the_leakers_provider():
+    # 20, a customer of 10 and 30, leaks the victim's route from its provider 10 to its provider 30.
+    # 30 prefers the customer route (20 10 777) to its provider's (40 10 777) unless it filters.
+    t = graph(p2c=[(10, 777), (10, 20), (30, 20), (40, 30), (40, 10)])
+    leak = lambda *pol: trial.run(t, "leak", t.index[20], t.index[777], *pol)  # noqa: E731
+    path = lambda r: r.ribs[0].path(t.index[30])  # noqa: E731
+    assert [int(t.asns[x]) for x in path(leak())] == [20, 10, 777]
+    assert [int(t.asns[x]) for x in path(leak("prefix-list", [t.index[30]]))] == [40, 10, 777]

@@ -47,7 +47,7 @@ def relation(topo, i, j):
 
 
 graphs = dict(n=st.integers(5, 120), seed=st.integers(0, 10_000), origins_count=st.integers(1, 3),
-              mrai=st.sampled_from([0.0, 5.0, 30.0]), policy=st.sampled_from([None, *DEFENCES, "rov+peerlock-lite", "aspa+bogon+maxlen", "bgpsec+otc"]),
+              mrai=st.sampled_from([0.0, 5.0, 30.0]), policy=st.sampled_from([None, *DEFENCES, "rov+peerlock-lite", "aspa+bogon+maxlen", "bgpsec+otc", "prefix-list+path-end"]),
               forged=st.booleans())
 
 

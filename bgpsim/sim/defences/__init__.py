@@ -7,7 +7,7 @@ from bgpsim.base.errors import InputError
 from .aspa import ASPA
 from .bgpsec import BGPsec
 from .combined import Combined
-from .filters import Bogon, MaxLength
+from .filters import Bogon, MaxLength, PrefixList
 from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
 from .path_end import PathEnd
@@ -15,7 +15,7 @@ from .peerlock import PeerlockLite
 from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, BGPsec, PathEnd, OnlyToCustomers,
-                                      EnforceFirstAS, PeerlockLite, MaxLength, Bogon)}
+                                      EnforceFirstAS, PeerlockLite, MaxLength, Bogon, PrefixList)}
 
 
 def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
@@ -43,4 +43,4 @@ def defence(name: str, topo, adopters, vrps=None, longest: tuple[int, int] | Non
 
 
 __all__ = ["DEFENCES", "defence", "policy_name", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
-           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "Combined"]
+           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "Combined"]

@@ -8,8 +8,15 @@ section 5.1, prefix filtering).
   holds a special-purpose AS number: reserved, AS_TRANS, documentation, private (RFC 7607, 6793,
   5398, 6996, 7300), as NIST SP 800-189 section 5.1.1 and RFC 7454 section 6.1.1 advise.
 
-Neither looks at the RPKI: an adopter drops what the rule says and nothing else (compose with `rov`
-for both: `rov+maxlen`).
+* `prefix-list`: on a customer session, accept only prefixes registered to an AS in the customer's
+  cone, as the prefix lists operators build from IRR registrations for each customer (RFC 7454 section
+  6.2.1.1.2; MANRS action 1). The registrations the simulation knows are the route origins it was
+  given as ROAs (VRPs: each registers its prefix and everything inside it for its AS); a prefix no
+  one registered is refused from every customer. It stops what comes up a customer session with
+  the wrong origin, forged or not, and leaks of routes the customer's cone does not own.
+
+maxlen and bogon do not look at the RPKI: an adopter drops what the rule says and nothing else
+(compose with `rov` for both: `rov+maxlen`).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import numpy as np
 from bgpsim.base.errors import InputError
 from bgpsim.bogons import prefix_kind
 
-from ..policy import Candidate, Policy
+from ..policy import CUSTOMER, Candidate, Policy
 
 LONGEST = (24, 48)  # the longest IPv4 and IPv6 prefix `maxlen` accepts, by default
 
@@ -92,3 +99,47 @@ class Bogon(Policy):
 
     def flagged(self, prefix, origin: int) -> bool:
         return super().flagged(prefix, origin) or bool(self.bogon_as[origin]) or bogon_prefix(prefix)
+
+
+class PrefixList(Policy):
+    """Accept from a customer only prefixes registered to an AS in its customer cone (the VRPs stand
+    for the registrations)."""
+
+    name = "prefix-list"
+
+    def __init__(self, topo, adopters=(), vrps=None):
+        super().__init__(topo, adopters, vrps)
+        self._rows: dict = {}  # prefix -> row of `_allowed`
+        self._allowed = np.zeros((0, topo.n if topo is not None else 0), dtype=bool)
+
+    def row(self, prefix) -> int:
+        """The row of `_allowed` for `prefix`: which ASes have one of its registered owners in their
+        customer cone (themselves included), i.e. may send it to a provider."""
+        k = self._rows.get(prefix)
+        if k is None:
+            owners = {v.asn for v in self.vrps.covering(prefix)} if self.vrps is not None else set()
+            ok = np.zeros(self.topo.n, dtype=bool)
+            ok[[self.topo.index[a] for a in owners if a in self.topo.index]] = True
+            provider, customer = self.topo.p2c[:, 0], self.topo.p2c[:, 1]
+            new = ok
+            while new.any():  # up the provider links, a level at a time: every AS above an owner has it in its cone
+                up = np.zeros_like(ok)
+                up[provider[new[customer]]] = True
+                new = up & ~ok
+                ok = ok | new
+            k = self._rows[prefix] = len(self._allowed)
+            self._allowed = np.vstack([self._allowed, ok])
+        return k
+
+    def start(self, prefix, origin: int) -> dict:
+        return {**super().start(prefix, origin), "plist": self.row(prefix)}
+
+    def extend(self, c: Candidate) -> dict:
+        return {**super().extend(c), "plist": c.a["plist"]}
+
+    def accept(self, c: Candidate):
+        return (c.rel != CUSTOMER) | self._allowed[c.a["plist"], c.S]
+
+    def flagged(self, prefix, origin: int) -> bool:
+        k = self.row(prefix)  # first: it may grow the table
+        return super().flagged(prefix, origin) or not self._allowed[k, origin]
