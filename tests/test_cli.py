@@ -154,10 +154,17 @@ def test_bad_policies_and_filter_limits(tmp_path, capsys):
     bad([*topo, "--policy", "maxlen", "--adoption", "1", "--longest", "24"], capsys, tmp_path,
         "--longest: want the longest IPv4 and IPv6 prefix lengths accepted, such as 24,48", "'24'")
     bad([*topo, "--policy", "rov", "--adoption", "1", "--longest", "24,48"], capsys, tmp_path, "--longest needs --policy maxlen")
+    for limit in ("0", "-5", "1.5", "many"):
+        bad([*topo, "--policy", "rov+max-prefix", "--adoption", "1", "--max-prefix", limit], capsys, tmp_path,
+            f"--max-prefix: want a positive whole number, got '{limit}'")
+    bad([*topo, "--policy", "rov", "--adoption", "1", "--max-prefix", "10"], capsys, tmp_path, "--max-prefix needs --policy max-prefix")
     s = tmp_path / "s.toml"
     s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "rov+maxlen"\n'
                  'adoption = 1.0\nlongest = [24, 200]\n')
     bad([s], capsys, tmp_path, f"{s}:6:", "defence.longest", "IPv6 16 to 128")
+    s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "max-prefix"\n'
+                 'adoption = 1.0\nmax_prefix = 0\n')
+    bad([s], capsys, tmp_path, f"{s}:6:", "defence.max_prefix", "want a positive whole number, got 0")
     s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "rov+rov"\n')
     bad([s], capsys, tmp_path, f"{s}:4:", "defence.policy", "names a policy twice")
 

@@ -267,3 +267,69 @@ def test_prefix_list_stops_a_leak_at_the_leakers_provider():
     path = lambda r: r.ribs[0].path(t.index[30])  # noqa: E731
     assert [int(t.asns[x]) for x in path(leak())] == [20, 10, 777]
     assert [int(t.asns[x]) for x in path(leak("prefix-list", [t.index[30]]))] == [40, 10, 777]
+
+
+# 20, a customer of 10 and 30, leaks: the whole table, 5 routes on this 5-AS graph, where its cone is 1.
+TABLE_LEAK_GRAPH = dict(p2c=[(10, 777), (10, 20), (30, 20), (40, 30), (40, 10)])
+
+
+def test_max_prefix_closes_the_leakers_session_on_the_converged_state():
+    from bgpsim.sim.defences import defence
+
+    t = graph(**TABLE_LEAK_GRAPH)
+    i = t.index
+    pol = defence("max-prefix", t, [i[30]], headroom=3)  # 20 may send 1 + 3 prefixes; the leak sends 5
+    assert pol.drops_session(i[20], i[30], t.n) and not pol.drops_session(i[20], i[30], 4)
+    assert not pol.drops_session(i[20], i[10], t.n)  # 10 does not adopt
+    r = trial.run(t, "leak", i[20], i[777], "max-prefix", [i[30]], headroom=3)
+    assert [int(t.asns[x]) for x in r.ribs[0].path(i[30])] == [40, 10, 777]  # not the leak (20 10 777)
+    r = trial.run(t, "leak", i[20], i[777], "max-prefix", [i[30]], headroom=4)  # 5 is not over 1 + 4
+    assert [int(t.asns[x]) for x in r.ribs[0].path(i[30])] == [20, 10, 777]
+
+
+def test_max_prefix_on_the_timed_engine_closes_the_session_when_the_leak_arrives(tmp_path):
+    """The session closes when the leaked routes arrive; 30 goes back to its provider's route."""
+    import json
+
+    from bgpsim.cli import main
+
+    topo = tmp_path / "leak.toml"
+    customers: dict[int, list[int]] = {}
+    for p, c in TABLE_LEAK_GRAPH["p2c"]:
+        customers.setdefault(p, []).append(c)
+        customers.setdefault(c, [])
+    topo.write_text('name = "leak"\n' + "".join(f"[[as]]\nasn = {a}\ncustomers = {cs}\n" for a, cs in customers.items()))
+    common = ["--topology", str(topo), "--attack", "leak", "--attacker", "20", "--victim", "777", "--quiet"]
+    assert main(["run", *common, "--out", str(tmp_path / "plain")]) == 0
+    assert main(["run", *common, "--policy", "max-prefix", "--adopters", "30", "--max-prefix", "3",
+                 "--out", str(tmp_path / "limited")]) == 0
+    plain, limited = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("plain", "limited"))
+    marks = [m["label"] for m in limited["marks"]]
+    assert "AS30 closes its session with AS20 (max-prefix)" in marks
+    ases = lambda d: {row.split(",")[0]: row.split(",") for row in (tmp_path / d / "ases.csv").read_text().splitlines()[1:]}  # noqa: E731
+    assert ases("plain")["30"][7] == "30 20 10 777"
+    assert ases("limited")["30"][7] == "30 40 10 777"
+    assert plain["outcome"]["attacker"] > limited["outcome"]["attacker"]
+
+
+def test_max_prefix_stops_a_full_table_leak_on_the_2025_internet_graph(tmp_path):
+    """The 2019 leak through Allegheny Technologies (AS396531), a customer of DQE (AS33154) and Verizon
+    (AS701), of a route of one of DQE's customers (AS4130): without a limit Verizon takes the leak (a
+    customer route) and about 1 % of ASes follow it; with max-prefix at the leaker's two providers the
+    session to the leaker closes and almost none do."""
+    import json
+
+    from helpers import SHARED
+
+    from bgpsim.cli import main
+
+    def leaked(name, *policy):
+        out = tmp_path / name
+        assert main(["run", "--engine", "steady", "--topology", str(SHARED / "caida" / "20250901.as-rel2.txt.bz2"),
+                     "--attack", "leak", "--attacker", "396531", "--victim", "4130", *policy, "--out", str(out),
+                     "--quiet"]) == 0
+        return json.loads((out / "result.json").read_text())["outcome"]["attacker"]
+
+    without = leaked("none")
+    limited = leaked("limited", "--policy", "max-prefix", "--adopters", "701,33154")
+    assert without > 0.005 and limited < without / 10

@@ -78,6 +78,9 @@ def register(sub, parser_class) -> None:
                              "(rov+maxlen) drop what any of them drops")
     common.add_argument("--longest", metavar="V4,V6",
                         help="with maxlen: the longest IPv4 and IPv6 prefixes accepted (default 24,48)")
+    common.add_argument("--max-prefix", metavar="N",
+                        help="with max-prefix: how many prefixes beyond its usual (one per AS of its customer cone) "
+                             "a customer or peer may send before the session goes down (default 1000)")
     common.add_argument("--adopters", metavar="ASN,ASN,...|@FILE",
                         help="who deploys --policy: ASNs, or @FILE with ASNs separated by spaces, commas or newlines "
                              "('#' starts a comment)")
@@ -190,6 +193,12 @@ def scenario_from(args):
             scn.defence.longest = longest_limits(args.longest)
         except InputError as e:
             raise InputError(f"--longest: {e}") from None
+    if args.max_prefix is not None:
+        from bgpsim.sim.defences.filters import positive
+
+        if scn.defence is None or "max-prefix" not in scn.defence.policy.split("+"):
+            raise InputError("--max-prefix needs --policy max-prefix (or a combination with it)")
+        scn.defence.headroom = positive(args.max_prefix, "--max-prefix")
     if args.crypto:
         if scn.defence is None or scn.defence.policy != "bgpsec":
             raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")

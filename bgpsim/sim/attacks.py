@@ -178,7 +178,17 @@ class Leak(Attack):
         path = propagate(plan or topo, prefix, [Seed(victim)], pol).path(attacker)
         if path is None:
             return {prefix: [Seed(victim)]}  # nothing to leak
-        return {prefix: [Seed(victim), Seed(attacker, path, relay=True)]}
+        # Sessions closed by a max-prefix limit carry none of the leak. (The leaker's own route is the
+        # one it had with every session up: on the timed engine a closed session can change it.)
+        return {prefix: [Seed(victim), Seed(attacker, path, relay=True, exclude=self.closing(topo, attacker, pol))]}
+
+    @staticmethod
+    def closing(topo, attacker: int, pol) -> frozenset:
+        """The neighbours that close their session with the leaker: it re-exports a route for every
+        AS outside its cone on top of its cone's own, one prefix per AS, the whole table."""
+        if pol is None:
+            return frozenset()
+        return frozenset(r for r in topo.providers[attacker] + topo.peers[attacker] if pol.drops_session(attacker, r, topo.n))
 
     def start_on(self, engine, a, v, k):
         engine.start_leak(a)

@@ -27,8 +27,8 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
     who = parties(scn, topo)
     vrps = VRPTable(scn.roas) if scn.roas else None
     res = trial.run(topo, scn.attack.kind, who.a, who.v, scn.defence.policy if scn.defence else None, who.adopters,
-                    prefix=scn.prefixes[0], vrps=vrps, longest=scn.defence.longest if scn.defence else None,
-                    attack_prefix=scn.attack.prefix)
+                    prefix=scn.prefixes[0], vrps=vrps, attack_prefix=scn.attack.prefix,
+                    **(scn.defence.settings if scn.defence else {}))
 
     asns = topo.asns.tolist()
     ribs = res.ribs  # most specific first

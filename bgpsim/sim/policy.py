@@ -126,6 +126,11 @@ class Policy:
         """Whether `prefer` ranks routes (else it is 0 for every one)."""
         return type(self).prefer is not Policy.prefer
 
+    def drops_session(self, sender: int, receiver: int, sent: int) -> bool:
+        """Whether adopter `receiver` takes down its session with `sender` when it sends `sent`
+        prefixes (a max-prefix limit); no policy but max-prefix does."""
+        return False
+
     def flagged(self, prefix, origin: int) -> bool:
         """Whether an honest announcement of `prefix` by `origin` carries something the rules look at:
         an `honest_inert` policy changes nothing for the others."""

@@ -8,7 +8,7 @@ from bgpsim.base.prefix import halves
 from bgpsim.rpki.rov import VRPTable
 
 from ..graph.topology import Topology, load_topology
-from .attacks import TIMED_KINDS
+from .attacks import TIMED_KINDS, Leak
 from .dataplane import OUTCOMES, VICTIM, Forwarding
 from .defences import defence
 from .engine.events import EventQueue
@@ -53,7 +53,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if not covering:
         raise InputError(f"target {target} is in none of the scenario's prefixes")
 
-    pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas), scn.defence.longest) if scn.defence else None
+    pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas), **scn.defence.settings) if scn.defence else None
     policies = {i: pol for i in who.adopters} if pol is not None else {}
     w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
 
@@ -155,6 +155,11 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
         if attack.stop is not None:
             q.at(attack.stop, attack.stop_on, engine, a, k, policies.get(a))
             marks.append(Mark(attack.stop, attack.stop_label))
+        if isinstance(attack, Leak):  # max-prefix: closed when the leaked routes arrive; they stay closed
+            for r in sorted(Leak.closing(topo, a, next(iter(policies.values()), None))):
+                at = attack.start + engine.session(a, r)[0]
+                q.at(at, engine.link_down, a, r)
+                marks.append(Mark(at, f"AS{topo.asns[r]} closes its session with AS{topo.asns[a]} (max-prefix)"))
     if scn.mitigation:
         for p in mitigation:
             q.at(scn.mitigation.start, engine.originate, v, pid[p])

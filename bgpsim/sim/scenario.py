@@ -15,7 +15,7 @@ from bgpsim.rpki.rov import VRP
 
 from .attacks import KINDS, Attack, attack
 from .defences import policy_name
-from .defences.filters import longest_limits
+from .defences.filters import longest_limits, positive
 from .engine.timed import Delay, Timing
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
@@ -42,6 +42,11 @@ class Defence:
     crypto: bool = False  # bgpsec with real signatures (bgpsim.sim.crypto): the timed engine only
     router_keys: str | None = None  # under crypto: a folder of private router keys (a CA's .keys); None: seeded
     longest: tuple[int, int] | None = None  # maxlen's limits (IPv4, IPv6); None: /24 and /48
+    headroom: int | None = None  # max-prefix's: prefixes beyond a neighbour's usual; None: 1,000
+
+    @property
+    def settings(self) -> dict:
+        return {"longest": self.longest, "headroom": self.headroom}
 
 
 @dataclass
@@ -211,7 +216,8 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             raise doc.error("want a list of prefixes", "mitigation", "prefixes")
         scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
 
-    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", "longest"})) is not None:
+    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", "longest",
+                                          "max_prefix"})) is not None:
         pol = f.get("policy")
         try:
             policy_name(pol, "policy")
@@ -225,6 +231,13 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
                 scn.defence.longest = longest_limits(f["longest"])
             except InputError as e:
                 raise doc.error(str(e), "defence", "longest") from None
+        if "max_prefix" in f:
+            if "max-prefix" not in pol.split("+"):
+                raise doc.error("max_prefix (the headroom of each session) is for policy max-prefix", "defence", "max_prefix")
+            try:
+                scn.defence.headroom = positive(f["max_prefix"], "max_prefix")
+            except InputError as e:
+                raise doc.error(str(e).removeprefix("max_prefix: "), "defence", "max_prefix") from None
         if "adopters" in f and "adoption" in f:
             raise doc.error("give adopters or adoption, not both", "defence", "adoption")
         if "adopters" in f:

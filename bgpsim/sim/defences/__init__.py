@@ -7,7 +7,7 @@ from bgpsim.base.errors import InputError
 from .aspa import ASPA
 from .bgpsec import BGPsec
 from .combined import Combined
-from .filters import Bogon, MaxLength, PrefixList
+from .filters import Bogon, MaxLength, MaxPrefix, PrefixList
 from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
 from .path_end import PathEnd
@@ -15,7 +15,8 @@ from .peerlock import PeerlockLite
 from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, BGPsec, PathEnd, OnlyToCustomers,
-                                      EnforceFirstAS, PeerlockLite, MaxLength, Bogon, PrefixList)}
+                                      EnforceFirstAS, PeerlockLite, MaxLength, Bogon, PrefixList, MaxPrefix)}
+OPTIONS = {MaxLength: "longest", MaxPrefix: "headroom"}  # the one setting a defence takes, if any
 
 
 def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
@@ -32,15 +33,16 @@ def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
     return name
 
 
-def defence(name: str, topo, adopters, vrps=None, longest: tuple[int, int] | None = None):
+def defence(name: str, topo, adopters, vrps=None, **settings):
     """The defence called `name` (see `policy_name`), deployed by the AS indices `adopters`;
-    `longest`: maxlen's limits (IPv4, IPv6)."""
+    `settings`: those of OPTIONS (longest: maxlen's limits, headroom: max-prefix's), None for the default."""
     parts = []
     for part in policy_name(name).split("+"):
         cls = DEFENCES[part]
-        parts.append(cls(topo, adopters, vrps, longest) if cls is MaxLength and longest else cls(topo, adopters, vrps))
+        given = settings.get(OPTIONS.get(cls, ""))
+        parts.append(cls(topo, adopters, vrps, given) if given is not None else cls(topo, adopters, vrps))
     return parts[0] if len(parts) == 1 else Combined(parts)
 
 
 __all__ = ["DEFENCES", "defence", "policy_name", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
-           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "Combined"]
+           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix", "Combined"]

@@ -49,6 +49,9 @@ class Combined(Policy):
     def prefer(self, c: Candidate):
         return self.ranking.prefer(c) if self.ranking is not None else super().prefer(c)
 
+    def drops_session(self, sender: int, receiver: int, sent: int) -> bool:
+        return any(p.drops_session(sender, receiver, sent) for p in self.parts)
+
     def flagged(self, prefix, origin: int) -> bool:
         return any(p.flagged(prefix, origin) for p in self.parts)
 

@@ -1,19 +1,25 @@
-"""Import filters an operator configures by hand, without the RPKI (MANRS action 1; NIST SP 800-189
-section 5.1, prefix filtering).
+"""Filters an operator configures by hand, without the RPKI (MANRS action 1; RFC 7454, BGP
+Operations and Security; NIST SP 800-189 on prefix filtering).
 
 * `maxlen`: drop IPv4 routes longer than /24 and IPv6 routes longer than /48 — the longest prefixes
-  most networks accept (NIST SP 800-189 section 5.1.4), so a hijack of a more-specific /25 goes
+  most networks accept (RFC 7454, BCP 194, on prefixes that are too specific), so a hijack of a more-specific /25 goes
   nowhere, while one of a /24 inside a /23 passes.
 * `bogon`: drop routes for special-purpose prefixes (RFC 6890 registries) and routes whose AS_PATH
   holds a special-purpose AS number: reserved, AS_TRANS, documentation, private (RFC 7607, 6793,
-  5398, 6996, 7300), as NIST SP 800-189 section 5.1.1 and RFC 7454 section 6.1.1 advise.
+  5398, 6996, 7300), as RFC 7454 and NIST SP 800-189 advise.
 
 * `prefix-list`: on a customer session, accept only prefixes registered to an AS in the customer's
-  cone, as the prefix lists operators build from IRR registrations for each customer (RFC 7454 section
-  6.2.1.1.2; MANRS action 1). The registrations the simulation knows are the route origins it was
+  cone, as the prefix lists operators build from IRR registrations for each customer (RFC 7454's
+  filters on customer sessions; MANRS action 1). The registrations the simulation knows are the route origins it was
   given as ROAs (VRPs: each registers its prefix and everything inside it for its AS); a prefix no
   one registered is refused from every customer. It stops what comes up a customer session with
   the wrong origin, forged or not, and leaks of routes the customer's cone does not own.
+
+* `max-prefix`: a session from a customer or a peer that carries more prefixes than the neighbour
+  usually sends (one per AS of its customer cone) plus a headroom (default 1,000) goes down, as a
+  router's maximum-prefix limit closes it (RFC 7454 on maximum prefixes; the NOTIFICATION is RFC
+  4486's Cease subcode 1, Maximum Number of Prefixes Reached). It acts on leaks: a leaker re-exports every route it has from its providers and
+  peers, one per AS outside its cone, which trips the limit of every adopting provider and peer.
 
 maxlen and bogon do not look at the RPKI: an adopter drops what the rule says and nothing else
 (compose with `rov` for both: `rov+maxlen`).
@@ -28,7 +34,7 @@ import numpy as np
 from bgpsim.base.errors import InputError
 from bgpsim.bogons import prefix_kind
 
-from ..policy import CUSTOMER, Candidate, Policy
+from ..policy import CUSTOMER, PEER, Candidate, Policy
 
 LONGEST = (24, 48)  # the longest IPv4 and IPv6 prefix `maxlen` accepts, by default
 
@@ -143,3 +149,30 @@ class PrefixList(Policy):
     def flagged(self, prefix, origin: int) -> bool:
         k = self.row(prefix)  # first: it may grow the table
         return super().flagged(prefix, origin) or not self._allowed[k, origin]
+
+
+def positive(value, what: str) -> int:
+    """A positive whole number (a limit), from TOML or the command line."""
+    try:
+        n = int(value) if not isinstance(value, bool) and float(value) == int(value) else 0
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1:
+        raise InputError(f"{what}: want a positive whole number, got {value!r}")
+    return n
+
+
+class MaxPrefix(Policy):
+    """Close a customer's or peer's session that exceeds its usual prefixes plus `headroom`."""
+
+    name = "max-prefix"
+    path_constant = True
+
+    def __init__(self, topo, adopters=(), vrps=None, headroom: int = 1000):
+        super().__init__(topo, adopters, vrps)
+        self.headroom = headroom
+
+    def drops_session(self, sender: int, receiver: int, sent: int) -> bool:
+        rel = self.topo.relationship(receiver, sender)  # what the sender is to the receiver
+        usual = int(self.topo.cone_sizes[sender])
+        return bool(self.adopter[receiver]) and rel in (CUSTOMER, PEER) and sent > usual + self.headroom
