@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from helpers import graph
+import pytest
+from helpers import SHARED, graph
 
 from bgpsim.sim import trial
 from bgpsim.sim.defences import DEFENCES, defence
@@ -186,8 +187,6 @@ def test_filters_compose_with_rov():
 
 
 def test_policy_names_are_checked_and_two_rankings_refused():
-    import pytest
-
     from bgpsim.base.errors import InputError
     from bgpsim.sim.defences import policy_name
 
@@ -203,19 +202,22 @@ def test_policy_names_are_checked_and_two_rankings_refused():
     assert p.ranks and p.prefer_after_length and not p.honest_inert and p.name == "bgpsec+maxlen"
 
 
+CAIDA_2025 = SHARED / "caida" / "20250901.as-rel2.txt.bz2"
+needs_caida = pytest.mark.skipif(not CAIDA_2025.exists(), reason="needs ../shared/data/caida (the shared data directory)")
+
+
+@needs_caida
 def test_maxlen_on_the_2025_internet_graph(tmp_path):
     """The issue's command: YouTube's prefix as a /24 hijacked with a /25 by Pakistan Telecom (AS17557)
     reaches almost every AS without a filter and almost none with maxlen everywhere; a /24 inside a /23
     gets through maxlen."""
     import json
 
-    from helpers import SHARED
-
     from bgpsim.cli import main
 
     def attacker_share(name, prefix, attack_prefix, *policy):
         out = tmp_path / name
-        assert main(["run", "--engine", "steady", "--topology", str(SHARED / "caida" / "20250901.as-rel2.txt.bz2"),
+        assert main(["run", "--engine", "steady", "--topology", str(CAIDA_2025),
                      "--attack", "subprefix", "--attacker", "17557", "--victim", "43515", "--prefix", prefix,
                      "--attack-prefix", attack_prefix, *policy, "--out", str(out), "--quiet"]) == 0
         return json.loads((out / "result.json").read_text())["outcome"]["attacker"]
@@ -312,6 +314,7 @@ def test_max_prefix_on_the_timed_engine_closes_the_session_when_the_leak_arrives
     assert plain["outcome"]["attacker"] > limited["outcome"]["attacker"]
 
 
+@needs_caida
 def test_max_prefix_stops_a_full_table_leak_on_the_2025_internet_graph(tmp_path):
     """The 2019 leak through Allegheny Technologies (AS396531), a customer of DQE (AS33154) and Verizon
     (AS701), of a route of one of DQE's customers (AS4130): without a limit Verizon takes the leak (a
@@ -319,13 +322,11 @@ def test_max_prefix_stops_a_full_table_leak_on_the_2025_internet_graph(tmp_path)
     session to the leaker closes and almost none do."""
     import json
 
-    from helpers import SHARED
-
     from bgpsim.cli import main
 
     def leaked(name, *policy):
         out = tmp_path / name
-        assert main(["run", "--engine", "steady", "--topology", str(SHARED / "caida" / "20250901.as-rel2.txt.bz2"),
+        assert main(["run", "--engine", "steady", "--topology", str(CAIDA_2025),
                      "--attack", "leak", "--attacker", "396531", "--victim", "4130", *policy, "--out", str(out),
                      "--quiet"]) == 0
         return json.loads((out / "result.json").read_text())["outcome"]["attacker"]
