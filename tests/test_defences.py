@@ -334,3 +334,15 @@ def test_max_prefix_stops_a_full_table_leak_on_the_2025_internet_graph(tmp_path)
     without = leaked("none")
     limited = leaked("limited", "--policy", "max-prefix", "--adopters", "701,33154")
     assert without > 0.005 and limited < without / 10
+
+
+def test_the_report_names_every_filter_in_play_and_its_limits(tmp_path):
+    from bgpsim.cli import main
+
+    assert main(["run", "--policy", "rov+maxlen+max-prefix", "--adoption", "1.0", "--longest", "25,48",
+                 "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "with ROV (Route Origin Validation" in html and "and a prefix-length filter" in html
+    assert "and a max-prefix limit" in html
+    assert "Maxlen accepts prefixes up to /25 for IPv4 and /48 for IPv6; max-prefix allows 1,000 prefixes" in html
+    assert "rov+maxlen+max-prefix deployed by 29 ASes; maxlen accepts prefixes up to /25" in html

@@ -36,8 +36,9 @@ class MitigationInfo:
 
 @dataclass(frozen=True)
 class DefenceInfo:
-    policy: str
+    policy: str  # a defence, or several joined by "+"
     adopters: int  # how many ASes deployed it
+    settings: str = ""  # the filters' limits in words, when the policy has any
 
 
 @dataclass(frozen=True)
