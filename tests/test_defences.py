@@ -346,3 +346,33 @@ def test_the_report_names_every_filter_in_play_and_its_limits(tmp_path):
     assert "and a max-prefix limit" in html
     assert "Maxlen accepts prefixes up to /25 for IPv4 and /48 for IPv6; max-prefix allows 1,000 prefixes" in html
     assert "rov+maxlen+max-prefix deployed by 29 ASes; maxlen accepts prefixes up to /25" in html
+
+
+def test_the_bundled_filter_scenarios(tmp_path):
+    """teaching-maxlen: the /25 never diverts anything; teaching-maxlen-gap: the /24 inside the /23 takes
+    everything; teaching-max-prefix: the leak spreads for the second its routes take to trip the limits,
+    then both providers close their sessions, the withdrawals leave some ASes without a route for a
+    moment, and the victim has every AS back while the leak still goes on (it stops at t = 200 s)."""
+    import json
+    from pathlib import Path
+
+    from bgpsim.cli import main
+
+    scenarios = Path(__file__).resolve().parent.parent / "scenarios"
+
+    def run(name):
+        assert main(["run", str(scenarios / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet"]) == 0
+        timeline = [line.split(",") for line in (tmp_path / name / "timeline.csv").read_text().splitlines()[1:]]
+        return json.loads((tmp_path / name / "result.json").read_text()), [[float(x) for x in row] for row in timeline]
+
+    r, _ = run("teaching-maxlen")
+    assert r["peak"]["attacker"] == 0.0 and r["outcome"]["victim"] == 1.0
+    r, _ = run("teaching-maxlen-gap")
+    assert r["peak"]["attacker"] == 1.0 and r["outcome"]["attacker"] == 1.0
+    r, timeline = run("teaching-max-prefix")
+    closed = [m for m in r["marks"] if "closes its session with AS65537 (max-prefix)" in m["label"]]
+    assert len(closed) == 2 and r["peak"]["attacker"] > 0.5 and r["outcome"]["victim"] == 1.0
+    after = [row for row in timeline if row[0] > 21.0]
+    assert any(row[3] > 0 for row in after)  # disconnected for a moment: the withdrawals
+    assert [row for row in after if row[0] < 200 and row[2] == 1.0]  # all back with the victim before the leak stops
+    assert all(row[1] == 0.0 for row in after)

@@ -143,6 +143,9 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen))
 
 
+TABLE_ARRIVES = 1.0  # seconds from a leak's first UPDATE on a session to a max-prefix limit tripping
+
+
 def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,
               policies) -> list[Mark]:
     """The attack, the mitigation and the scenario's events on the queue; their marks for the timeline."""
@@ -155,9 +158,9 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
         if attack.stop is not None:
             q.at(attack.stop, attack.stop_on, engine, a, k, policies.get(a))
             marks.append(Mark(attack.stop, attack.stop_label))
-        if isinstance(attack, Leak):  # max-prefix: closed when the leaked routes arrive; they stay closed
+        if isinstance(attack, Leak):  # max-prefix: closed once the leaked routes have come in; they stay closed
             for r in sorted(Leak.closing(topo, a, next(iter(policies.values()), None))):
-                at = attack.start + engine.session(a, r)[0]
+                at = attack.start + engine.session(a, r)[0] + TABLE_ARRIVES
                 q.at(at, engine.link_down, a, r)
                 marks.append(Mark(at, f"AS{topo.asns[r]} closes its session with AS{topo.asns[a]} (max-prefix)"))
     if scn.mitigation:
