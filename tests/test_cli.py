@@ -165,6 +165,9 @@ def test_bad_policies_and_filter_limits(tmp_path, capsys):
     s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "max-prefix"\n'
                  'adoption = 1.0\nmax_prefix = 0\n')
     bad([s], capsys, tmp_path, f"{s}:6:", "defence.max_prefix", "want a positive whole number, got 0")
+    s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[[session]]\nasn = 64500\n'
+                 'neighbour = 64502\nlocal_pref = -1\n')
+    bad([s], capsys, tmp_path, f"{s}:6:", "session[0].local_pref", "want a LOCAL_PREF from 0 to 4294967295, got -1")
     s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "rov+rov"\n')
     bad([s], capsys, tmp_path, f"{s}:4:", "defence.policy", "names a policy twice")
 

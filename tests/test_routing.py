@@ -223,3 +223,35 @@ def test_rov_drops_invalid_origin_and_keeps_valid():
     # The converged-state solver, asked the same, agrees.
     ribs = propagate(t, ipaddress.ip_network("10.0.0.0/16"), [Seed(t.index[4]), Seed(t.index[5])], rov)
     assert ribs.entries() == e.loc[P]
+
+
+def test_local_pref_set_on_a_session_ranks_its_routes(tmp_path, capsys):
+    """RFC 4271 section 9.1.1: the highest LOCAL_PREF wins before the path length. 3 is a customer of 1
+    and 2 and the provider of 777. Its routes to 777: [777] from its customer (LOCAL_PREF 300 by the
+    relationship) and [1 777], [2 777] from its providers (100 each; 1 wins the tie, the lower ASN).
+    4, a customer of 1 and 2, hears [1 777] and [2 777] too. With LOCAL_PREF 50 on 3's session with
+    777, 3 prefers a provider's route; with 150 on 4's session with 2, 4 takes 2's."""
+    import json
+
+    from bgpsim.cli import main
+
+    (tmp_path / "topo.toml").write_text('name = "lp"\n' + "".join(
+        f"[[as]]\nasn = {a}\ncustomers = {cs}\n" for a, cs in ((1, [3, 4, 777]), (2, [3, 4, 777]), (3, [777]), (4, []), (777, []))))
+    base = 'name = "lp"\ntopology = "topo.toml"\n[victim]\nasn = 777\nprefixes = ["192.0.2.0/24"]\n'
+    sessions = ('[[session]]\nasn = 3\nneighbour = 777\nlocal_pref = 50\n'
+                '[[session]]\nasn = 4\nneighbour = 2\nlocal_pref = 150\n')
+
+    def paths(name, text):
+        (tmp_path / f"{name}.toml").write_text(text)
+        assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet"]) == 0
+        rows = (tmp_path / name / "ases.csv").read_text().splitlines()[1:]
+        return {r.split(",")[0]: r.split(",")[7] for r in rows}
+
+    plain = paths("plain", base)
+    assert plain["3"] == "3 777" and plain["4"] == "4 1 777"
+    set_ = paths("set", base + sessions)
+    assert set_["3"] == "3 1 777" and set_["4"] == "4 2 777"
+    (tmp_path / "attacked.toml").write_text(base + sessions + '[attack]\nkind = "prefix"\nattacker = 4\n')
+    capsys.readouterr()
+    assert main(["run", str(tmp_path / "attacked.toml"), "--engine", "steady", "--out", str(tmp_path / "s"), "--quiet"]) == 2
+    assert "sessions (LOCAL_PREF) needs the timed engine" in capsys.readouterr().err

@@ -152,7 +152,7 @@ def test_cli_steady_run_with_adopters_file(graph_file, tmp_path):
     rows = list(csv.DictReader(open(tmp_path / "o" / "ases.csv")))
     assert len(rows) == topo.n and {"asn", "outcome"} <= set(rows[0])
     result = json.loads((tmp_path / "o" / "result.json").read_text())
-    assert result["engine"] == "steady" and result["scenario"]["defence"] == {"policy": "rov", "adopters": 50}
+    assert result["engine"] == "steady" and result["scenario"]["defence"] == {"policy": "rov", "adopters": 50, "settings": ""}
     assert (tmp_path / "o" / "report.html").exists() and (tmp_path / "o" / "outcome.png").exists()
     adopters.write_text("# the big ones\n5 99999999\n")
     r = bgpsim("run", "--engine", "steady", "--topology", str(graph_file), "--attack", "subprefix", "--policy", "rov",

@@ -68,7 +68,9 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
             given = signing_keys([scn.defence.router_keys])
         crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed, given)
     q = EventQueue()
-    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto)
+    local_pref = {(topo.idx(x.asn, "session AS"), topo.idx(x.neighbour, "session neighbour")): x.local_pref
+                  for x in scn.sessions}
+    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto, local_pref=local_pref)
     if tap:
         from .wiretap import Wiretap
 
@@ -79,7 +81,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     for e in scn.events:
         if e.type == "originate" and e.at == 0:
             start_origins.setdefault(pid[e.prefix], {})[topo.idx(e.asn, "event AS")] = ()
-    if scn.warm_start:
+    if scn.warm_start and not scn.sessions:  # the converged state knows no LOCAL_PREF: simulate from t = 0
         for p, origins in start_origins.items():
             seeds = [Seed(i, path) for i, path in origins.items()]
             engine.install(p, propagate(topo, prefixes[p], seeds, pol).entries())

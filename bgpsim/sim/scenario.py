@@ -59,6 +59,16 @@ class Event:
 
 
 @dataclass
+class Session:
+    """What AS `asn` sets on its session with `neighbour`: the LOCAL_PREF of the routes it learns there
+    (RFC 4271 sections 5.1.5 and 9.1.1), in place of the one its relationship gives."""
+
+    asn: int
+    neighbour: int
+    local_pref: int
+
+
+@dataclass
 class Scenario:
     name: str
     topology: str
@@ -75,6 +85,7 @@ class Scenario:
     defence: Defence | None = None
     roas: list[VRP] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    sessions: list[Session] = field(default_factory=list)  # LOCAL_PREF set by hand (the timed engine)
     weighting: str = "uniform"  # uniform | cone | space | a CSV file of asn,weight
     pfx2as: str | None = None  # prefix-to-AS table for weighting "space"
     target: Address | None = None
@@ -83,7 +94,7 @@ class Scenario:
 # ---- TOML -------------------------------------------------------------------------------------
 
 TOP_KEYS = {"name", "description", "topology", "seed", "timing", "victim", "attack", "mitigation", "defence",
-            "roa", "event", "weighting", "target"}
+            "roa", "event", "session", "weighting", "target"}
 
 
 def _num(doc: TomlFile, value, *key, minimum: float = 0.0) -> float:
@@ -277,6 +288,19 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         if isinstance(ml, bool) or not isinstance(ml, int) or not pfx.prefixlen <= ml <= pfx.max_prefixlen:
             raise doc.error(f"want {pfx.prefixlen}..{pfx.max_prefixlen}", "roa", i, "max_length")
         scn.roas.append(VRP(pfx, ml, asn))
+
+    sessions = d.get("session", [])
+    if not isinstance(sessions, list):
+        raise doc.error("want [[session]] tables", "session")
+    for i, x in enumerate(sessions):
+        doc.check_keys(x, {"asn", "neighbour", "local_pref"}, "session", i)
+        if not {"asn", "neighbour", "local_pref"} <= x.keys():
+            raise doc.error("want asn, neighbour and local_pref", "session", i)
+        lp = x["local_pref"]
+        if isinstance(lp, bool) or not isinstance(lp, int) or not 0 <= lp < 2**32:
+            raise doc.error(f"want a LOCAL_PREF from 0 to 4294967295, got {lp!r}", "session", i, "local_pref")
+        scn.sessions.append(Session(_asn(doc, x["asn"], "session", i, "asn"),
+                                    _asn(doc, x["neighbour"], "session", i, "neighbour"), lp))
 
     events = d.get("event", [])
     if not isinstance(events, list):

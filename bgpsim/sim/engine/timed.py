@@ -67,6 +67,13 @@ class Delay:
         return rng.exponential(self.a, size)
 
 
+def lp_rank(local_pref: int) -> float:
+    """The Loc-RIB rank (smaller is better) of a route with this LOCAL_PREF (RFC 4271 section 9.1.1:
+    higher is better). The relationship classes stand for the usual LOCAL_PREFs: customer 300 (rank 1),
+    peer 200 (2), provider 100 (3); no learned route outranks the AS's own (rank 0)."""
+    return max(0.5, 4 - local_pref / 100)
+
+
 @dataclass(frozen=True)
 class Timing:
     """The timed model's knobs; the defaults are documented in the README."""
@@ -86,7 +93,8 @@ class TimedEngine:
     """
 
     def __init__(self, topo, prefixes: list, timing: Timing, seed: int, queue: EventQueue | None = None,
-                 policies: dict[int, Policy] | None = None, on_change=None, crypto=None):
+                 policies: dict[int, Policy] | None = None, on_change=None, crypto=None,
+                 local_pref: dict[tuple[int, int], int] | None = None):
         self.topo = topo
         self.prefixes = prefixes
         self.timing = timing
@@ -99,8 +107,12 @@ class TimedEngine:
             self.policy[i] = pol
         self.on_change = on_change
         self.crypto = crypto
+        # (r, s) -> the rank, in place of the relationship's, of the routes r learns from s (LOCAL_PREF)
+        self._rank = {k: lp_rank(v) for k, v in (local_pref or {}).items()}
         self.tap = None  # bgpsim.sim.wiretap.Wiretap: records the sessions of chosen ASes
         self._groups = self._sessions(topo, timing, seed)
+        for r, s in self._rank:
+            self.session(s, r)  # must be neighbours
         k = len(prefixes)
         self.loc: list[list] = [[None] * n for _ in range(k)]
         self.adv: list[list] = [[None] * n for _ in range(k)]  # (i,) + Loc-RIB path: what i sends
@@ -176,7 +188,10 @@ class TimedEngine:
                 return
             new = min(rib.values()) if rib else None
         else:
-            entry = ((rel, 0, len(path), s) if pol is None else pol.key(rel, pref, len(path), s), rel, path)
+            key = (rel, 0, len(path), s) if pol is None else pol.key(rel, pref, len(path), s)
+            if self._rank and (r, s) in self._rank:
+                key = (self._rank[(r, s)],) + key[1:]
+            entry = (key, rel, path)
             if rib is None:
                 rib = ribs[r] = {}
             old = rib.get(s)
