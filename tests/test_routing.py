@@ -231,8 +231,6 @@ def test_local_pref_set_on_a_session_ranks_its_routes(tmp_path, capsys):
     relationship) and [1 777], [2 777] from its providers (100 each; 1 wins the tie, the lower ASN).
     4, a customer of 1 and 2, hears [1 777] and [2 777] too. With LOCAL_PREF 50 on 3's session with
     777, 3 prefers a provider's route; with 150 on 4's session with 2, 4 takes 2's."""
-    import json
-
     from bgpsim.cli import main
 
     (tmp_path / "topo.toml").write_text('name = "lp"\n' + "".join(

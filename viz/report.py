@@ -92,7 +92,8 @@ def _details(run: RunResult) -> list[tuple[str, str]]:
                  f"announces {', '.join(mit.prefixes) or 'more-specific prefixes'} from t = {secs(mit.start)} s"
                  if mit else "none"))
     defence = sc.defence
-    rows.append(("Defence", f"{defence.policy} deployed by {count(defence.adopters)} ASes" if defence else "none"))
+    rows.append(("Defence", f"{defence.policy} deployed by {count(defence.adopters)} ASes"
+                 + (f"; {defence.settings}" if defence.settings else "") if defence else "none"))
     if timing:
         rows.append(("MRAI (minimum time between updates)", f"{secs(timing.mrai)} s"))
         rows.append(("Link delay", timing.link_delay))

@@ -28,7 +28,21 @@ KIND_NAMES = {
     "intercept": "an interception attack",
 }
 
-_POLICY_NAMES = {"rov": "ROV (Route Origin Validation: drop routes whose origin AS the RPKI does not allow)"}
+_POLICY_NAMES = {  # what each defence does, in a sentence a student reads
+    "rov": "ROV (Route Origin Validation: drop routes whose origin AS the RPKI does not allow)",
+    "rov-deprefer": "ROV that ranks invalid routes below valid ones instead of dropping them",
+    "peer-rov": "ROV on routes from peers only",
+    "aspa": "ASPA (drop routes whose AS path the ASPA records show to be a valley or forged) and ROV",
+    "bgpsec": "BGPsec (prefer paths signed by every AS on them) and ROV",
+    "path-end": "path-end validation (drop routes whose AS next to the origin is not its neighbour) and ROV",
+    "otc": "the Only-to-Customer mark (drop routes leaked against it)",
+    "enforce-first-as": "enforce-first-AS (drop paths whose first AS is not the neighbour that sent them)",
+    "peerlock-lite": "Peerlock-lite (drop customer routes that hold a tier-1)",
+    "maxlen": "a prefix-length filter (drop routes more specific than networks accept)",
+    "bogon": "a bogon filter (drop special-purpose prefixes and AS numbers)",
+    "prefix-list": "prefix lists on customer sessions (accept only what the customer's cone registered)",
+    "max-prefix": "a max-prefix limit (close a session that sends far more prefixes than usual)",
+}
 
 
 def _relation(prefixes: Sequence[str], victim_prefixes: Sequence[str]) -> str:
@@ -143,8 +157,10 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     defence = sc.defence
     if defence:
         n = defence.adopters
-        policy = _POLICY_NAMES.get(defence.policy.lower(), defence.policy)
+        policy = " and ".join(_POLICY_NAMES.get(p, p) for p in defence.policy.lower().split("+"))
         parts.append(f"{count(n)} AS{' filters' if n == 1 else 'es filter'} the routes they receive with {policy}.")
+        if defence.settings:
+            parts.append(defence.settings[0].upper() + defence.settings[1:] + ".")
     # events in time order: the peak, the victim's reaction, the attack stopping
     events: list[tuple[float, int, str]] = []
     if attack:
