@@ -253,3 +253,28 @@ def test_local_pref_set_on_a_session_ranks_its_routes(tmp_path, capsys):
     capsys.readouterr()
     assert main(["run", str(tmp_path / "attacked.toml"), "--engine", "steady", "--out", str(tmp_path / "s"), "--quiet"]) == 2
     assert "sessions (LOCAL_PREF) needs the timed engine" in capsys.readouterr().err
+
+
+def test_no_export_keeps_the_victims_answer_to_its_neighbours(tmp_path):
+    """RFC 1997 NO_EXPORT on the victim's more-specifics: 777's provider 4 keeps them to itself. A chain
+    1 > 2 > 4 > 777 and 1 > 3 > 666; 666 hijacks 192.0.2.0/25 at t = 10 and 777 answers with the two /26s
+    at t = 100. Untagged, every AS takes the /26s back to 777; tagged, only 4 does (and 777 itself): 1, 2
+    and 3 never hear them and keep following the /25 to 666."""
+    from bgpsim.cli import main
+
+    (tmp_path / "topo.toml").write_text('name = "chain"\n' + "".join(
+        f"[[as]]\nasn = {a}\ncustomers = {cs}\n" for a, cs in ((1, [2, 3]), (2, [4]), (3, [666]), (4, [777]), (666, []), (777, []))))
+    base = ('name = "ne"\ntopology = "topo.toml"\n[victim]\nasn = 777\nprefixes = ["192.0.2.0/24"]\n'
+            '[attack]\nkind = "subprefix"\nattacker = 666\nstart = 10.0\nprefix = "192.0.2.0/25"\n'
+            '[mitigation]\nstart = 100.0\n')
+
+    def outcomes(name, text):
+        (tmp_path / f"{name}.toml").write_text(text)
+        assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet"]) == 0
+        return {r.split(",")[0]: r.split(",")[3] for r in (tmp_path / name / "ases.csv").read_text().splitlines()[1:]}
+
+    o = outcomes("plain", base)
+    assert {o[a] for a in ("1", "2", "3", "4", "777")} == {"victim"}  # (the attacker counts as itself)
+    o = outcomes("tagged", base + "no_export = true\n")
+    assert (o["4"], o["777"]) == ("victim", "victim")
+    assert (o["1"], o["2"], o["3"]) == ("attacker",) * 3

@@ -166,9 +166,10 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
                 q.at(at, engine.link_down, a, r)
                 marks.append(Mark(at, f"AS{topo.asns[r]} closes its session with AS{topo.asns[a]} (max-prefix)"))
     if scn.mitigation:
+        tagged = scn.mitigation.no_export
         for p in mitigation:
-            q.at(scn.mitigation.start, engine.originate, v, pid[p])
-        marks.append(Mark(scn.mitigation.start, "victim announces more-specifics"))
+            q.at(scn.mitigation.start, engine.originate, v, pid[p], (), (), tagged)
+        marks.append(Mark(scn.mitigation.start, "victim announces more-specifics" + (" (NO_EXPORT)" if tagged else "")))
     for e in scn.events:
         if e.type == "originate" and e.at > 0:  # those at t = 0 are announced from the start
             q.at(e.at, engine.originate, topo.idx(e.asn, "event AS"), pid[e.prefix])

@@ -32,6 +32,7 @@ DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare
 class Mitigation:
     start: float
     prefixes: list[Prefix] = field(default_factory=list)  # empty: halves of the attacked prefix
+    no_export: bool = False  # announced with the NO_EXPORT community (RFC 1997): to the victim's neighbours only
 
 
 @dataclass
@@ -218,7 +219,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         if "prefix" in a:
             scn.attack.prefix = _prefix(doc, a["prefix"], "attack", "prefix")
 
-    if (m := _table(doc, d, "mitigation", {"start", "prefixes"})) is not None:
+    if (m := _table(doc, d, "mitigation", {"start", "prefixes", "no_export"})) is not None:
         if "start" not in m:
             raise doc.error("missing 'start' (seconds)", "mitigation")
         scn.mitigation = Mitigation(start=_num(doc, m["start"], "mitigation", "start"))
@@ -226,6 +227,9 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         if not isinstance(prefixes, list):
             raise doc.error("want a list of prefixes", "mitigation", "prefixes")
         scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
+        if not isinstance(m.get("no_export", False), bool):
+            raise doc.error("want true or false", "mitigation", "no_export")
+        scn.mitigation.no_export = m.get("no_export", False)
 
     if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", "longest",
                                           "max_prefix"})) is not None:

@@ -119,6 +119,7 @@ class TimedEngine:
         self.rib_in: list[list] = [[None] * n for _ in range(k)]
         self.rib_out: list[list] = [[None] * n for _ in range(k)]
         self.no_export: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
+        self.tagged: set[tuple[int, int]] = set()  # (p, i): i announces p with the NO_EXPORT community
         self._busy = [0.0] * n
         self._mrai_until: list[dict | None] = [None] * n
         self._pending: dict[tuple[int, int], list] = {}
@@ -223,9 +224,17 @@ class TimedEngine:
 
     # ---- sending ---------------------------------------------------------------------------
 
+    def _held(self, r: int, p: int) -> bool:
+        """Whether r's route for p carries NO_EXPORT (RFC 1997): it came straight from an origin that
+        tagged it, and r, another AS, advertises it to no one."""
+        cur = self.loc[p][r]
+        return cur is not None and len(cur[2]) == 1 and (p, cur[2][0]) in self.tagged
+
     def _export(self, r: int, p: int) -> None:
         """Bring every session of r up to date with r's Loc-RIB for p."""
         out = self.adv[p][r]
+        if out is not None and self.tagged and self._held(r, p):
+            out = None  # withdraw what it may have sent before
         sent = self.rib_out[p][r]
         if out is None and not sent:
             return
@@ -311,7 +320,7 @@ class TimedEngine:
     def _wanted(self, r: int, j: int, p: int, j_is: int):
         """What r's Adj-RIB-Out for p should hold for neighbour j now."""
         out = self.adv[p][r]
-        if out is None:
+        if out is None or (self.tagged and self._held(r, p)):
             return None
         cur = self.loc[p][r]
         if (cur[2] and cur[2][0] == j) or j in self.no_export.get((p, r), ()):
@@ -322,11 +331,14 @@ class TimedEngine:
 
     # ---- what scenarios do -----------------------------------------------------------------
 
-    def originate(self, r: int, p: int, path: tuple = (), exclude=()) -> None:
+    def originate(self, r: int, p: int, path: tuple = (), exclude=(), no_export: bool = False) -> None:
         """AS r announces prefix p as its own. `path` is what it claims to have heard (a forged
-        origin announces (victim,)); `exclude` lists neighbours it does not tell."""
+        origin announces (victim,)); `exclude` lists neighbours it does not tell; `no_export`: with the
+        NO_EXPORT community, so that its neighbours keep the route to themselves."""
         if exclude:
             self.no_export[(p, r)] = frozenset(exclude)
+        if no_export:
+            self.tagged.add((p, r))
         for pol in {id(x): x for x in self.policy if x is not None}.values():
             pol.announce(self.prefixes[p], r, (r,) + tuple(path))  # what the announcer attaches
         self._install(r, p, (ORIGIN_KEY, ORIGIN, tuple(path)))
@@ -336,6 +348,7 @@ class TimedEngine:
         if cur is None or cur[1] != ORIGIN:
             return
         self.no_export.pop((p, r), None)
+        self.tagged.discard((p, r))
         rib = self.rib_in[p][r]
         self._install(r, p, min(rib.values()) if rib else None)
 
