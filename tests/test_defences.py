@@ -280,12 +280,12 @@ def test_max_prefix_closes_the_leakers_session_on_the_converged_state():
 
     t = graph(**TABLE_LEAK_GRAPH)
     i = t.index
-    pol = defence("max-prefix", t, [i[30]], headroom=3)  # 20 may send 1 + 3 prefixes; the leak sends 5
+    pol = defence("max-prefix", t, [i[30]], max_prefix=3)  # 20 may send 1 + 3 prefixes; the leak sends 5
     assert pol.drops_session(i[20], i[30], t.n) and not pol.drops_session(i[20], i[30], 4)
     assert not pol.drops_session(i[20], i[10], t.n)  # 10 does not adopt
-    r = trial.run(t, "leak", i[20], i[777], "max-prefix", [i[30]], headroom=3)
+    r = trial.run(t, "leak", i[20], i[777], "max-prefix", [i[30]], max_prefix=3)
     assert [int(t.asns[x]) for x in r.ribs[0].path(i[30])] == [40, 10, 777]  # not the leak (20 10 777)
-    r = trial.run(t, "leak", i[20], i[777], "max-prefix", [i[30]], headroom=4)  # 5 is not over 1 + 4
+    r = trial.run(t, "leak", i[20], i[777], "max-prefix", [i[30]], max_prefix=4)  # 5 is not over 1 + 4
     assert [int(t.asns[x]) for x in r.ribs[0].path(i[30])] == [20, 10, 777]
 
 

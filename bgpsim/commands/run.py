@@ -184,21 +184,18 @@ def scenario_from(args):
             listed = parse_asns(args.adopters, "--adopters")
             scn.defence = Defence(policy=args.policy, adopters=[a for a, _ in listed])
             args.adopters_where = dict(listed)
-    if args.longest:
-        from bgpsim.sim.defences.filters import longest_limits
+    from bgpsim.sim.defences import SETTINGS
 
-        if scn.defence is None or "maxlen" not in scn.defence.policy.split("+"):
-            raise InputError("--longest needs --policy maxlen (or a combination with it)")
+    for key, setting in SETTINGS.items():  # --longest, --max-prefix
+        value, flag = getattr(args, key), "--" + key.replace("_", "-")
+        if value is None:
+            continue
+        if scn.defence is None or not setting.applies(scn.defence.policy):
+            raise InputError(f"{flag} needs --policy {setting.policy.name} (or a combination with it)")
         try:
-            scn.defence.longest = longest_limits(args.longest)
-        except InputError as e:
-            raise InputError(f"--longest: {e}") from None
-    if args.max_prefix is not None:
-        from bgpsim.sim.defences.filters import positive
-
-        if scn.defence is None or "max-prefix" not in scn.defence.policy.split("+"):
-            raise InputError("--max-prefix needs --policy max-prefix (or a combination with it)")
-        scn.defence.headroom = positive(args.max_prefix, "--max-prefix")
+            scn.defence.settings[key] = setting.read(value)
+        except ValueError as e:
+            raise InputError(f"{flag}: {e}") from None
     if args.crypto:
         if scn.defence is None or scn.defence.policy != "bgpsec":
             raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")

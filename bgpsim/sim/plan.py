@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from bgpsim.base.errors import InputError
 
 from ..graph.topology import Topology
+from .defences import settings_text
 from .result import DefenceInfo, ScenarioInfo, TopologyInfo
 from .scenario import Scenario
 
@@ -61,23 +62,11 @@ def _pick(rng: random.Random, candidates: list[int], avoid: set[int]) -> int:
 def scenario_info(scn: Scenario, who: Parties, target, attack=None, mitigation=None, timing=None) -> ScenarioInfo:
     return ScenarioInfo(
         name=scn.name, description=scn.description, source=scn.source, attack=attack, mitigation=mitigation,
-        defence=DefenceInfo(scn.defence.policy, len(who.adopters), _settings(scn.defence)) if scn.defence else None,
+        defence=DefenceInfo(scn.defence.policy, len(who.adopters),
+                            settings_text(scn.defence.policy, scn.defence.settings))
+        if scn.defence else None,
         timing=timing,
         victim_prefixes=[str(p) for p in scn.prefixes], target=str(target))
-
-
-def _settings(d) -> str:
-    """The limits of the filters in play, in words (those at their defaults included)."""
-    from .defences.filters import LONGEST
-
-    parts = d.policy.split("+")
-    out = []
-    if "maxlen" in parts:
-        v4, v6 = d.longest or LONGEST
-        out.append(f"maxlen accepts prefixes up to /{v4} for IPv4 and /{v6} for IPv6")
-    if "max-prefix" in parts:
-        out.append(f"max-prefix allows {d.headroom or 1000:,} prefixes beyond a neighbour's usual")
-    return "; ".join(out)
 
 
 def topology_info(topo: Topology) -> TopologyInfo:

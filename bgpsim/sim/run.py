@@ -53,7 +53,9 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if not covering:
         raise InputError(f"target {target} is in none of the scenario's prefixes")
 
-    pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas), **scn.defence.settings) if scn.defence else None
+    pol = None
+    if scn.defence:
+        pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas), **scn.defence.settings)
     policies = {i: pol for i in who.adopters} if pol is not None else {}
     w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
 
@@ -97,7 +99,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if observer is not None:
         observer.attach(engine)
 
-    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, policies)
+    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, pol)
     q.run(until=scn.until, tick=progress)
     if progress is not None:
         progress(q.processed, q.now)
@@ -149,8 +151,9 @@ TABLE_ARRIVES = 1.0  # seconds from a leak's first UPDATE on a session to a max-
 
 
 def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,
-              policies) -> list[Mark]:
-    """The attack, the mitigation and the scenario's events on the queue; their marks for the timeline."""
+              pol) -> list[Mark]:
+    """The attack, the mitigation and the scenario's events on the queue; their marks for the timeline.
+    `pol`: the defence deployed (None without one)."""
     marks = []
     attack = scn.attack
     if attack:
@@ -158,10 +161,10 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
         q.at(attack.start, attack.start_on, engine, a, v, k)
         marks.append(Mark(attack.start, attack.start_label))
         if attack.stop is not None:
-            q.at(attack.stop, attack.stop_on, engine, a, k, policies.get(a))
+            q.at(attack.stop, attack.stop_on, engine, a, k, engine.policy[a])  # its own, before the attack
             marks.append(Mark(attack.stop, attack.stop_label))
         if isinstance(attack, Leak):  # max-prefix: closed once the leaked routes have come in; they stay closed
-            for r in sorted(Leak.closing(topo, a, next(iter(policies.values()), None))):
+            for r in sorted(Leak.closing(topo, a, pol)):
                 at = attack.start + engine.session(a, r)[0] + TABLE_ARRIVES
                 q.at(at, engine.link_down, a, r)
                 marks.append(Mark(at, f"AS{topo.asns[r]} closes its session with AS{topo.asns[a]} (max-prefix)"))

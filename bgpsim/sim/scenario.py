@@ -14,8 +14,7 @@ from pathlib import Path
 from bgpsim.rpki.rov import VRP
 
 from .attacks import KINDS, Attack, attack
-from .defences import policy_name
-from .defences.filters import longest_limits, positive
+from .defences import SETTINGS, policy_name
 from .engine.timed import Delay, Timing
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
@@ -42,12 +41,7 @@ class Defence:
     adoption: float | None = None  # share of ASes drawn at random (seeded); the victim adopts, the attacker not
     crypto: bool = False  # bgpsec with real signatures (bgpsim.sim.crypto): the timed engine only
     router_keys: str | None = None  # under crypto: a folder of private router keys (a CA's .keys); None: seeded
-    longest: tuple[int, int] | None = None  # maxlen's limits (IPv4, IPv6); None: /24 and /48
-    headroom: int | None = None  # max-prefix's: prefixes beyond a neighbour's usual; None: 1,000
-
-    @property
-    def settings(self) -> dict:
-        return {"longest": self.longest, "headroom": self.headroom}
+    settings: dict = field(default_factory=dict)  # of defences.SETTINGS, those given (the others: defaults)
 
 
 @dataclass
@@ -231,28 +225,22 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
             raise doc.error("want true or false", "mitigation", "no_export")
         scn.mitigation.no_export = m.get("no_export", False)
 
-    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", "longest",
-                                          "max_prefix"})) is not None:
+    if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", *SETTINGS})) is not None:
         pol = f.get("policy")
         try:
             policy_name(pol, "policy")
         except InputError as e:
             raise doc.error(str(e).removeprefix("policy: "), "defence", "policy") from None
         scn.defence = Defence(policy=pol)
-        if "longest" in f:
-            if "maxlen" not in pol.split("+"):
-                raise doc.error("longest (the longest prefixes accepted) is for policy maxlen", "defence", "longest")
+        for key, setting in SETTINGS.items():
+            if key not in f:
+                continue
+            if not setting.applies(pol):
+                raise doc.error(f"{key} is for policy {setting.policy.name}", "defence", key)
             try:
-                scn.defence.longest = longest_limits(f["longest"])
-            except InputError as e:
-                raise doc.error(str(e), "defence", "longest") from None
-        if "max_prefix" in f:
-            if "max-prefix" not in pol.split("+"):
-                raise doc.error("max_prefix (the headroom of each session) is for policy max-prefix", "defence", "max_prefix")
-            try:
-                scn.defence.headroom = positive(f["max_prefix"], "max_prefix")
-            except InputError as e:
-                raise doc.error(str(e).removeprefix("max_prefix: "), "defence", "max_prefix") from None
+                scn.defence.settings[key] = setting.read(f[key])
+            except ValueError as e:
+                raise doc.error(str(e), "defence", key) from None
         if "adopters" in f and "adoption" in f:
             raise doc.error("give adopters or adoption, not both", "defence", "adoption")
         if "adopters" in f:

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from bgpsim.base.errors import InputError
 from .aspa import ASPA
 from .bgpsec import BGPsec
 from .combined import Combined
-from .filters import Bogon, MaxLength, MaxPrefix, PrefixList
+from .filters import HEADROOM, LONGEST, Bogon, MaxLength, MaxPrefix, PrefixList, longest_limits, positive
 from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
 from .path_end import PathEnd
@@ -16,7 +19,28 @@ from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, BGPsec, PathEnd, OnlyToCustomers,
                                       EnforceFirstAS, PeerlockLite, MaxLength, Bogon, PrefixList, MaxPrefix)}
-OPTIONS = {MaxLength: "longest", MaxPrefix: "headroom"}  # the one setting a defence takes, if any
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting of one defence: a scenario's [defence] key, --KEY on the command line, and the keyword
+    of the defence's constructor."""
+
+    policy: type
+    read: Callable  # a value from TOML or the command line; a ValueError says what was wanted
+    default: object
+    words: Callable  # the value in a sentence of the report
+
+    def applies(self, policy: str) -> bool:
+        return self.policy.name in policy.split("+")
+
+
+SETTINGS = {
+    "longest": Setting(MaxLength, longest_limits, LONGEST,
+                       lambda v: f"maxlen accepts prefixes up to /{v[0]} for IPv4 and /{v[1]} for IPv6"),
+    "max_prefix": Setting(MaxPrefix, positive, HEADROOM,
+                          lambda v: f"max-prefix allows {v:,} prefixes beyond a neighbour's usual"),
+}
 
 
 def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
@@ -34,15 +58,19 @@ def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
 
 
 def defence(name: str, topo, adopters, vrps=None, **settings):
-    """The defence called `name` (see `policy_name`), deployed by the AS indices `adopters`;
-    `settings`: those of OPTIONS (longest: maxlen's limits, headroom: max-prefix's), None for the default."""
+    """The defence called `name` (see `policy_name`), deployed by the AS indices `adopters`, with
+    `settings` (of SETTINGS) for the defences that take them."""
     parts = []
     for part in policy_name(name).split("+"):
         cls = DEFENCES[part]
-        given = settings.get(OPTIONS.get(cls, ""))
-        parts.append(cls(topo, adopters, vrps, given) if given is not None else cls(topo, adopters, vrps))
+        parts.append(cls(topo, adopters, vrps, **{k: v for k, v in settings.items() if SETTINGS[k].policy is cls}))
     return parts[0] if len(parts) == 1 else Combined(parts)
 
 
-__all__ = ["DEFENCES", "defence", "policy_name", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
+def settings_text(policy: str, settings: dict) -> str:
+    """The settings of the defences in `policy` (defaults included), in words for the report."""
+    return "; ".join(s.words(settings.get(k, s.default)) for k, s in SETTINGS.items() if s.applies(policy))
+
+
+__all__ = ["DEFENCES", "SETTINGS", "defence", "policy_name", "settings_text", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix", "Combined"]

@@ -31,23 +31,24 @@ from functools import lru_cache
 
 import numpy as np
 
-from bgpsim.base.errors import InputError
 from bgpsim.bogons import prefix_kind
 
 from ..policy import CUSTOMER, PEER, Candidate, Policy
 
 LONGEST = (24, 48)  # the longest IPv4 and IPv6 prefix `maxlen` accepts, by default
+HEADROOM = 1000  # the prefixes `max-prefix` allows beyond a neighbour's usual, by default
 
 
 def longest_limits(value) -> tuple[int, int]:
-    """maxlen's limits from [24, 48] (a scenario) or "24,48" (the command line)."""
+    """maxlen's limits from [24, 48] (a scenario) or "24,48" (the command line); a ValueError says
+    what was wanted."""
     parts = value.split(",") if isinstance(value, str) else value
     try:
         v4, v6 = (int(x) if not isinstance(x, bool) and float(x) == int(x) else None for x in parts)
     except (TypeError, ValueError):
         v4 = v6 = None
     if v4 is None or v6 is None or not (8 <= v4 <= 32 and 16 <= v6 <= 128):
-        raise InputError(f"want the longest IPv4 and IPv6 prefix lengths accepted, such as 24,48 "
+        raise ValueError(f"want the longest IPv4 and IPv6 prefix lengths accepted, such as 24,48 "
                          f"(IPv4 8 to 32, IPv6 16 to 128); got {value!r}")
     return v4, v6
 
@@ -151,14 +152,14 @@ class PrefixList(Policy):
         return super().flagged(prefix, origin) or not self._allowed[k, origin]
 
 
-def positive(value, what: str) -> int:
-    """A positive whole number (a limit), from TOML or the command line."""
+def positive(value) -> int:
+    """A positive whole number (a limit), from TOML or the command line; a ValueError otherwise."""
     try:
         n = int(value) if not isinstance(value, bool) and float(value) == int(value) else 0
     except (TypeError, ValueError):
         n = 0
     if n < 1:
-        raise InputError(f"{what}: want a positive whole number, got {value!r}")
+        raise ValueError(f"want a positive whole number, got {value!r}")
     return n
 
 
@@ -168,11 +169,11 @@ class MaxPrefix(Policy):
     name = "max-prefix"
     path_constant = True
 
-    def __init__(self, topo, adopters=(), vrps=None, headroom: int = 1000):
+    def __init__(self, topo, adopters=(), vrps=None, max_prefix: int = HEADROOM):
         super().__init__(topo, adopters, vrps)
-        self.headroom = headroom
+        self.headroom = max_prefix
 
     def drops_session(self, sender: int, receiver: int, sent: int) -> bool:
-        rel = self.topo.relationship(receiver, sender)  # what the sender is to the receiver
-        usual = int(self.topo.cone_sizes[sender])
-        return bool(self.adopter[receiver]) and rel in (CUSTOMER, PEER) and sent > usual + self.headroom
+        if not self.adopter[receiver] or self.topo.relationship(receiver, sender) not in (CUSTOMER, PEER):
+            return False
+        return sent > int(self.topo.cone_sizes[sender]) + self.headroom  # its cone's prefixes are its usual
