@@ -246,13 +246,11 @@ def test_watched_prefixes_raise_alerts(broker, vrps, tmp_path):
 def test_gaps_in_numbered_ids_are_counted_as_missing():
     from bgpsim.live.monitor import Monitor
     from bgpsim.live.topics import Topics
-
-    class Sink:
-        def feed(self, r):
-            pass
+    from bgpsim.rpki.rov import VRPTable
+    from bgpsim.validate.check import Checker
 
     warnings = []
-    m = Monitor(Sink(), Topics(), warnings.append)
+    m = Monitor(Checker(VRPTable(), lambda lines, unit: None), Topics(), warnings.append)
     for n in (1, 2, 5, 5, 6, 9):
         m.feed("bgpsim/updates", _ris(n, "192.0.2.0/24", [64496], 1.0))
     assert (m.counts.updates, m.counts.duplicates, m.counts.missing) == (5, 1, 4)

@@ -66,6 +66,14 @@ def split_list(text: str, what: str) -> tuple[str, ...]:
     return items
 
 
+def broker_of(args):
+    """(broker address, topics) from the options of `broker_args`."""
+    from bgpsim.live.broker import parse_url, topic_prefix
+    from bgpsim.live.topics import Topics
+
+    return parse_url(args.broker, args.cafile), Topics(topic_prefix(args.topic))
+
+
 def broker_args(p) -> None:
     """--broker, --cafile and --topic: where the MQTT feed is (bgpsim.live.broker)."""
     p.add_argument("--broker", required=True, metavar="URL", help="mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://...")

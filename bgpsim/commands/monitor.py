@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import broker_args, seconds
+from . import broker_args, broker_of, seconds
 
 EPILOG = """\
 examples:
@@ -61,14 +61,11 @@ def cmd_monitor(args) -> int:
 
     from bgpsim.base import outdir
     from bgpsim.base.console import Status, write_stdout
-    from bgpsim.live.broker import parse_url, topic_prefix
-    from bgpsim.live.monitor import Monitor, open_outputs, run
-    from bgpsim.live.topics import Topics
+    from bgpsim.live.monitor import Monitor, run
     from bgpsim.validate import load, output
     from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker
 
-    addr = parse_url(args.broker, args.cafile)
-    topics = Topics(topic_prefix(args.topic))
+    addr, topics = broker_of(args)
     vrps = load.with_slurm(args.vrps, args.slurm) if args.slurm else load.load_vrps(args.vrps)
     aspa, topo = load.path_checks(args.aspa, args.relationships)
     bgpsec = None
@@ -88,11 +85,12 @@ def cmd_monitor(args) -> int:
     outdir.resumable(out, "monitor", ("routes.csv", "summary.json", "alerts.jsonl"))
     status = Status(not args.quiet and sys.stderr.isatty(), "update")
     header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
-    with open_outputs(out, header) as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
+    with open(out / "routes.csv", "wb") as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
+        fh.write(header.encode())
         checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
 
         def alerted(alert: dict) -> None:
-            af.write(json.dumps(alert) + "\n")  # flushed with routes.csv, every 0.2 s
+            af.write(json.dumps(alert) + "\n")  # flushed with routes.csv
             if not args.quiet:
                 status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
                              f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")

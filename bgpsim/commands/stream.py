@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import broker_args, count, factor
+from . import broker_args, broker_of, count, factor
 
 EPILOG = """\
 examples:
@@ -49,12 +49,9 @@ def cmd_publish(args) -> int:
     import asyncio
 
     from bgpsim.base.console import Bar
-    from bgpsim.live.broker import parse_url, topic_prefix
     from bgpsim.live.publish import publish
-    from bgpsim.live.topics import Topics
 
-    addr = parse_url(args.broker, args.cafile)
-    topics = Topics(topic_prefix(args.topic))
+    addr, topics = broker_of(args)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "update", delay=1.0)
     try:
         done = asyncio.run(publish(args.files, addr, topics, None if args.flat_out else args.speed, args.batch,

@@ -20,6 +20,8 @@ from urllib.parse import unquote, urlsplit
 from bgpsim.base.errors import InputError
 
 CONNECT_TIMEOUT = 8.0  # seconds: a broker that is not there is one line and exit 2 within 10 s
+BACKOFF = (0.5, 10.0)  # seconds: the first wait after losing the broker, and the longest
+IN_FLIGHT = 64  # QoS 1 messages awaiting the broker's acknowledgement at once
 DEFAULT_TOPIC = "bgpsim"
 
 
@@ -80,8 +82,9 @@ def client(addr: BrokerAddress, identifier: str | None = None, persistent: bool 
 
 
 def connect_error(e: Exception, addr: BrokerAddress) -> InputError:
-    """One line for a failed connection: refused, bad credentials, not there, TLS."""
-    text = str(e).strip() or type(e).__name__
+    """One line for a failed connection (an aiomqtt.MqttError or an OSError): refused, bad credentials,
+    not there, TLS."""
+    text = (e.strerror if isinstance(e, OSError) and e.strerror else str(e)).strip() or type(e).__name__
     if "not authori" in text.lower() or "bad user name or password" in text.lower():
         return InputError(f"the broker {addr} refused the credentials ({text})")
     if isinstance(e, ssl.SSLError) or "ssl" in text.lower() or "certificate" in text.lower():

@@ -21,20 +21,16 @@ import json
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from pathlib import Path
 
 from bgpsim.base.errors import InputError
-
-from .broker import BrokerAddress, client, connect_error
 from bgpsim.mrt.record import WITHDRAW
 
+from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
 from .rislive import parse_payload, routes_of
 from .topics import Topics, status
 
 MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which come within seconds)
-IN_FLIGHT = 64  # alerts awaiting the broker's acknowledgement at once
 FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv): short waits for alerts
-BACKOFF = (0.5, 10.0)
 MAX_QUEUED = 10_000  # messages received and not yet checked; beyond this or MAX_QUEUED_BYTES they are dropped
 MAX_QUEUED_BYTES = 64 << 20
 
@@ -293,9 +289,3 @@ async def _send_alerts(c, monitor: Monitor, sending: deque, window: int) -> None
 def _plain(c: Counts) -> dict:
     return {k: v for k, v in c.__dict__.items() if not k.endswith("_at")}
 
-
-def open_outputs(out: Path, header: str):
-    """routes.csv in `out` (checked by the caller), its header written; the open file."""
-    fh = open(out / "routes.csv", "wb")
-    fh.write(header.encode())
-    return fh

@@ -15,14 +15,12 @@ from dataclasses import dataclass
 
 from bgpsim.base.errors import InputError
 
-from .broker import BrokerAddress, client, connect_error
+from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
 from .rislive import update_messages
 from .topics import Topics, status
 
 
-BACKOFF = (0.5, 10.0)  # seconds: the first wait after losing the broker, and the longest
 MAX_RECONNECTS = 100
-IN_FLIGHT = 64  # QoS 1 publishes awaiting the broker's PUBACK at once
 
 
 @dataclass
@@ -100,7 +98,7 @@ async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | Non
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF[1])
         except OSError as e:
-            raise InputError(f"cannot connect to the broker {addr}: {e.strerror or e}") from None
+            raise connect_error(e, addr) from None
     done.seconds = time.perf_counter() - start
     return done
 

@@ -192,6 +192,7 @@ def routes_of(data: dict, source: str) -> list[Route]:
     _want(isinstance(anns, list), "a list", "announcements", source)
     if anns:
         attrs = _attrs(data, source)
+        target = data.get("bgpsec_target") if isinstance(data.get("bgpsec_target"), int) else None
         for i, a in enumerate(anns):
             key = f"announcements[{i}]"
             _want(isinstance(a, dict), "an object", key, source)
@@ -203,7 +204,7 @@ def routes_of(data: dict, source: str) -> list[Route]:
                 afi, net, plen = _prefix(p, f"{key}.prefixes[{j}]", source)
                 r = Route(record, time, usec, ANNOUNCE, peer, peer_as, None, None, attrs, nh or None)
                 r._net = (afi, net, plen)
-                r.local_as = data.get("bgpsec_target") if isinstance(data.get("bgpsec_target"), int) else None
+                r.local_as = target
                 routes.append(r)
     ws = data.get("withdrawals", [])
     _want(isinstance(ws, list), "a list", "withdrawals", source)

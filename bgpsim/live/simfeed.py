@@ -163,10 +163,8 @@ def publish_run(work, rec: CollectorPeers, addr: BrokerAddress, topics: Topics, 
 
     try:
         return asyncio.run(_publish_run(work, rec, addr, topics, pace, say))
-    except aiomqtt.MqttError as e:
+    except (aiomqtt.MqttError, OSError) as e:
         raise connect_error(e, addr) from None
-    except OSError as e:
-        raise InputError(f"cannot connect to the broker {addr}: {e.strerror or e}") from None
 
 
 async def _publish_run(work, rec, addr, topics, pace, say):

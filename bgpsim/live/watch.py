@@ -27,6 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bgpsim.base.tomlfile import TomlFile
+from bgpsim.validate.check import flat_path
 
 MAX_WATCHED = 100_000
 MAX_ALERTS = 100_000
@@ -105,7 +106,7 @@ class Watcher:
         w = self._covering(net)
         if w is None:
             return []
-        path = _flat(route.attrs.as_path) if route.attrs is not None else ()
+        path = flat_path(route.attrs.as_path) if route.attrs is not None else ()
         origin = route.attrs.origin_as if route.attrs is not None else -1
         exact = net.prefixlen == w.prefix.prefixlen
         found = []
@@ -145,13 +146,4 @@ class Watcher:
                 "path": " ".join(str(a) for a in path), "peer": route.peer_ip, "peer_asn": route.peer_as,
                 "rpki": rpki, "aspa": aspa, "first_seen": when, "last_seen": when, "count": 1}
 
-
-def _flat(segments) -> tuple:
-    out: list = []
-    for kind, asns in segments:
-        if kind == 1:  # AS_SET, as PathJudge and the ASPA check take it
-            out.append(tuple(asns))
-        else:
-            out.extend(asns)
-    return tuple(out)
 

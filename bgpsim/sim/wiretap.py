@@ -38,7 +38,6 @@ class Wiretap:
         self.sessions: dict[tuple[int, int], Session] = {}
         self.updates = 0
 
-
     def sent(self, t: float, r: int, j: int, p: int, path, signed) -> None:
         """r sends j an UPDATE for prefix p at time t: `path` (r first) announced, or None withdrawn."""
         if r not in self.watched and j not in self.watched:

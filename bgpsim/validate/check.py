@@ -225,7 +225,7 @@ class Checker:
                            np.array([-1 if r.usec is None else r.usec for r in routes], dtype=np.int64), peers,
                            self._peer_fields())
         nets = [r.network for r in routes]
-        origin = np.array([_origin(_path(p)) for p in paths], dtype=np.int64)[gslot]
+        origin = np.array([_origin(flat_path(p)) for p in paths], dtype=np.int64)[gslot]
         batch = self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
                               np.array([r.afi for r in routes], dtype=np.uint8),
                               np.array([n >> 64 for n in nets], dtype=np.uint64),
@@ -262,7 +262,7 @@ class Checker:
             path, plain = tuple(segments[0][1]), True
             text = " ".join(map(str, path))
         else:
-            path, plain = _path(segments), all(kind != AS_SET for kind, _ in segments)
+            path, plain = flat_path(segments), all(kind != AS_SET for kind, _ in segments)
             text = path_text(segments)
         verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
         if len(self._paths) >= 1_000_000:
@@ -440,7 +440,7 @@ def _prefix_text(version: int, network: int, length: int) -> str:
     return str(IPv6Network((network, length)))
 
 
-def _path(segments) -> tuple:
+def flat_path(segments) -> tuple:
     """The AS_PATH as a flat tuple of ASNs, an AS_SET as a tuple inside it. Confederation segments
     are left out: they never leave the confederation (RFC 5065 section 5)."""
     out: list = []
