@@ -118,7 +118,7 @@ class TimedEngine:
         self.adv: list[list] = [[None] * n for _ in range(k)]  # (i,) + Loc-RIB path: what i sends
         self.rib_in: list[list] = [[None] * n for _ in range(k)]
         self.rib_out: list[list] = [[None] * n for _ in range(k)]
-        self.no_export: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
+        self.withheld: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
         self.tagged: set[tuple[int, int]] = set()  # (p, i): i announces p with the NO_EXPORT community
         self._busy = [0.0] * n
         self._mrai_until: list[dict | None] = [None] * n
@@ -243,7 +243,7 @@ class TimedEngine:
         cur = self.loc[p][r]
         first_hop = cur[2][0] if out is not None and cur[2] else -1
         pol = self.policy[r]
-        excl = self.no_export.get((p, r)) if self.no_export else None
+        excl = self.withheld.get((p, r)) if self.withheld else None
         down = self.down
         for nbrs, delays, rel_at_j, j_is in self._groups[r]:
             if out is None:
@@ -323,7 +323,7 @@ class TimedEngine:
         if out is None or (self.tagged and self._held(r, p)):
             return None
         cur = self.loc[p][r]
-        if (cur[2] and cur[2][0] == j) or j in self.no_export.get((p, r), ()):
+        if (cur[2] and cur[2][0] == j) or j in self.withheld.get((p, r), ()):
             return None
         pol = self.policy[r]
         ok = cur[1] <= CUSTOMER or j_is == CUSTOMER if pol is None else pol.exports(cur[1], j_is)
@@ -336,7 +336,7 @@ class TimedEngine:
         origin announces (victim,)); `exclude` lists neighbours it does not tell; `no_export`: with the
         NO_EXPORT community, so that its neighbours keep the route to themselves."""
         if exclude:
-            self.no_export[(p, r)] = frozenset(exclude)
+            self.withheld[(p, r)] = frozenset(exclude)
         if no_export:
             self.tagged.add((p, r))
         for pol in {id(x): x for x in self.policy if x is not None}.values():
@@ -347,7 +347,7 @@ class TimedEngine:
         cur = self.loc[p][r]
         if cur is None or cur[1] != ORIGIN:
             return
-        self.no_export.pop((p, r), None)
+        self.withheld.pop((p, r), None)
         self.tagged.discard((p, r))
         rib = self.rib_in[p][r]
         self._install(r, p, min(rib.values()) if rib else None)
