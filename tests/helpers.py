@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bgpsim.sim.engine.events import EventQueue
-from bgpsim.sim.engine.timed import Delay, TimedEngine, Timing
+from bgpsim.sim.engine.timed import TimedEngine
+from bgpsim.sim.engine.timing import Delay, Timing
 from bgpsim.graph.topology import _build
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ import pytest
 from helpers import ROOT
 
 from bgpsim.sim.run import simulate
-from bgpsim.sim.engine.timed import Timing
+from bgpsim.sim.engine.timing import Timing
 from bgpsim.sim.attacks import attack
 from bgpsim.sim.result import Interception
 from bgpsim.sim.scenario import Defence, Mitigation, Scenario

@@ -61,7 +61,8 @@ def test_the_attackers_forgeries_fail_verification():
     from bgpsim.rpki.bgpsec.sign import forward
     from bgpsim.sim.crypto import CryptoLoop
     from bgpsim.sim.engine.events import EventQueue
-    from bgpsim.sim.engine.timed import TimedEngine, Timing
+    from bgpsim.sim.engine.timed import TimedEngine
+    from bgpsim.sim.engine.timing import Timing
     from bgpsim.sim.policy import ORIGIN, ORIGIN_KEY
 
     topo = internet_like(30, 3)

@@ -168,6 +168,15 @@ def test_bad_policies_and_filter_limits(tmp_path, capsys):
     s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[[session]]\nasn = 64500\n'
                  'neighbour = 64502\nlocal_pref = -1\n')
     bad([s], capsys, tmp_path, f"{s}:6:", "session[0].local_pref", "want a LOCAL_PREF from 0 to 4294967295, got -1")
+    head = f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n'
+    s.write_text(head + '[[session]]\nasn = 64500\nneighbour = 64502\nprepend = 33\n')
+    bad([s], capsys, tmp_path, f"{s}:6:", "session[0].prepend", "want a count from 0 to 32, got 33")
+    s.write_text(head + '[[session]]\nasn = 64500\nneighbour = 64502\n')
+    bad([s], capsys, tmp_path, f"{s}:3:", "session[0]", "want asn, neighbour, and local_pref or prepend")
+    s.write_text(head + '[mitigation]\nstart = 5.0\ncommunity = "no-exprot"\n')
+    bad([s], capsys, tmp_path, f"{s}:5:", "mitigation.community", "want one of no-export, no-advertise, blackhole, got 'no-exprot'")
+    s.write_text(head + '[[event]]\nat = 5.0\ntype = "originate"\nasn = 64500\nprefix = "1.2.0.0/16"\nsummary_only = true\n')
+    bad([s], capsys, tmp_path, f"{s}:8:", "event[0].summary_only", "want true or false, on an aggregate")
     s.write_text(f'name = "x"\ntopology = "{ROOT}/scenarios/topologies/teaching.toml"\n[defence]\npolicy = "rov+rov"\n')
     bad([s], capsys, tmp_path, f"{s}:4:", "defence.policy", "names a policy twice")
 

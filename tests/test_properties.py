@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from bgpsim.sim.defences import DEFENCES, defence
 from bgpsim.sim.engine.events import EventQueue
 from bgpsim.sim.engine.steady import Seed, propagate
-from bgpsim.sim.engine.timed import Delay, TimedEngine, Timing
+from bgpsim.sim.engine.timed import TimedEngine
+from bgpsim.sim.engine.timing import Delay, Timing
 from bgpsim.graph.generate import internet_like
 from bgpsim.sim.policy import CUSTOMER, ORIGIN, PEER, PROVIDER
 from bgpsim.rpki.rov import VRP, VRPTable

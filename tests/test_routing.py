@@ -2,6 +2,8 @@
 
 import ipaddress
 
+import pytest
+
 from helpers import FAST, graph, path_asns, timed
 
 from bgpsim.sim.dataplane import ATTACKER, VICTIM, Forwarding
@@ -104,7 +106,7 @@ def _mrai_case(mrai):
     # until t=1) and directly (link 7-9 down until t=2). Y (1) is X's provider.
     import ipaddress as ip
     from bgpsim.sim.engine.events import EventQueue
-    from bgpsim.sim.engine.timed import Timing
+    from bgpsim.sim.engine.timing import Timing
 
     t = graph(p2c=[(1, 7), (7, 5), (5, 6), (6, 9), (7, 8), (8, 9), (7, 9)])
     q = EventQueue()
@@ -252,11 +254,13 @@ def test_local_pref_set_on_a_session_ranks_its_routes(tmp_path, capsys):
     (tmp_path / "attacked.toml").write_text(base + sessions + '[attack]\nkind = "prefix"\nattacker = 4\n')
     capsys.readouterr()
     assert main(["run", str(tmp_path / "attacked.toml"), "--engine", "steady", "--out", str(tmp_path / "s"), "--quiet"]) == 2
-    assert "sessions (LOCAL_PREF) needs the timed engine" in capsys.readouterr().err
+    assert "sessions (LOCAL_PREF, prepending) needs the timed engine" in capsys.readouterr().err
 
 
-def test_no_export_keeps_the_victims_answer_to_its_neighbours(tmp_path):
-    """RFC 1997 NO_EXPORT on the victim's more-specifics: 777's provider 4 keeps them to itself. A chain
+@pytest.mark.parametrize("community", ["no-export", "no-advertise"])
+def test_no_export_keeps_the_victims_answer_to_its_neighbours(tmp_path, community):
+    """RFC 1997 NO_EXPORT on the victim's more-specifics: 777's provider 4 keeps them to itself (and so
+    with NO_ADVERTISE: an AS is one node here, so the two scopes are the same). A chain
     1 > 2 > 4 > 777 and 1 > 3 > 666; 666 hijacks 192.0.2.0/25 at t = 10 and 777 answers with the two /26s
     at t = 100. Untagged, every AS takes the /26s back to 777; tagged, only 4 does (and 777 itself): 1, 2
     and 3 never hear them and keep following the /25 to 666."""
@@ -275,6 +279,6 @@ def test_no_export_keeps_the_victims_answer_to_its_neighbours(tmp_path):
 
     o = outcomes("plain", base)
     assert {o[a] for a in ("1", "2", "3", "4", "777")} == {"victim"}  # (the attacker counts as itself)
-    o = outcomes("tagged", base + "no_export = true\n")
+    o = outcomes("tagged", base + f"community = \"{community}\"\n")
     assert (o["4"], o["777"]) == ("victim", "victim")
     assert (o["1"], o["2"], o["3"]) == ("attacker",) * 3

@@ -26,7 +26,7 @@ from bgpsim.base.outdir import write_atomic
 
 from .bgpsec import bgpsec_html
 from .story import KIND_NAMES, json_timeline, summary_text
-from .style import COLOURS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
+from .style import COLOURS, COMMUNITY_WORDS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import AsRow, RunResult
@@ -90,7 +90,9 @@ def _details(run: RunResult) -> list[tuple[str, str]]:
     mit = sc.mitigation
     rows.append(("Victim's reaction",
                  f"announces {', '.join(mit.prefixes) or 'more-specific prefixes'} from t = {secs(mit.start)} s"
-                 if mit else "none"))
+                 + (f", {COMMUNITY_WORDS[mit.community]}" if mit.community else "") if mit else "none"))
+    if sc.attributes:
+        rows.append(("Set on routes by operators", "; ".join(sc.attributes)))
     defence = sc.defence
     rows.append(("Defence", f"{defence.policy} deployed by {count(defence.adopters)} ASes"
                  + (f"; {defence.settings}" if defence.settings else "") if defence else "none"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from .style import as_label, count, duration, join, pct, secs, weighting_text
+from .style import COMMUNITY_WORDS, as_label, count, duration, join, pct, secs, weighting_text
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import RunResult
@@ -169,7 +169,10 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     if mit:
         which = f"the more-specific prefixes {join(mit.prefixes)}" if mit.prefixes else "more-specific prefixes"
         events.append((mit.start, 1, f"At t = {secs(mit.start)} s the victim started announcing {which} "
-                                     f"to win its traffic back."))
+                                     + (f"{COMMUNITY_WORDS[mit.community]}." if mit.community else
+                                        "to win its traffic back.")))
+    if sc.attributes:
+        parts.append("Set on routes by operators: " + "; ".join(sc.attributes) + ".")
     if attack and attack.stop is not None:
         events.append((attack.stop, 2,
                        "The attacker "
@@ -188,7 +191,9 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     tail = [f"{pct(outcome.attacker)} of ASes sent their traffic to the attacker",
             f"{pct(outcome.victim)} reached the victim"]
     if outcome.disconnected > 0:
-        tail.append(f"{pct(outcome.disconnected)} had no route at all")
+        blackholed = mit is not None and mit.community == "blackhole"
+        tail.append(f"{pct(outcome.disconnected)} had no route at all"
+                    + (" or had their traffic dropped by a blackhole" if blackholed else ""))
     if outcome.loop > 0:
         tail.append(f"{pct(outcome.loop)} were caught in forwarding loops")
     parts.append(f"At the end, once routing had settled at t = {secs(conv)} s, {join(tail)}.")

@@ -16,6 +16,12 @@ COLOURS = {
     "disconnected": "#7f7f7f",
     "loop": "#ff7f0e",
 }
+# how a report says what community the victim's more-specifics carried
+COMMUNITY_WORDS = {
+    "no-export": "with NO_EXPORT (RFC 1997): only its neighbours use them",
+    "no-advertise": "with NO_ADVERTISE (RFC 1997): only its neighbours use them",
+    "blackhole": "to its providers, with BLACKHOLE (RFC 7999): they drop the traffic to them",
+}
 UNKNOWN_COLOUR = "#ffffff"  # an AS missing from `outcomes` (drawn white)
 
 # What each outcome means, in words a student understands without the code.

@@ -10,6 +10,7 @@ along them, placed so that no two labels overlap.
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from bgpsim.sim.result import Mark
 
 MARK_COLOUR = "#333333"
+ZOOM_TITLE_CHARS = 44  # the lines of a zoom panel's title are at most this long
+MARK_CHARS = 40  # a mark's label is wrapped to lines this long, so it fits the height of the plot
 BURST_SHARE = 0.05  # a burst of changes shorter than this share of the x-axis gets a zoom panel
 _BURST_GAP = 0.01  # changes closer than this share of the x-axis belong to the same burst
 MAX_ZOOMS = 3
@@ -114,8 +117,9 @@ def draw_marks(ax, marks: Sequence[tuple[float, str, bool]], x_lo: float, x_hi: 
     for t, labels in groups:
         if not labels:
             continue
-        text = "\n".join(labels) + f"  (t = {secs(t)} s)"
-        blocks.append([t, text, len(labels)])
+        lines = [part for label in labels for part in textwrap.wrap(label, MARK_CHARS)]
+        text = "\n".join(lines) + f"  (t = {secs(t)} s)"
+        blocks.append([t, text, len(lines)])
     placed: list[tuple[float, str, bool]] = []
     occupied = x_lo  # right edge of the last label placed
     i = 0
@@ -216,10 +220,12 @@ def change_dots(ax, times: np.ndarray, vals: np.ndarray, lo: float, hi: float, c
 def _zoom_title(letter: str, b: Mapping) -> str:
     dur = duration(b["stop"] - b["start"], ".2g")
     if b["mark"] is not None and b["mark"][1]:
-        head = f"{letter}: the {dur} after “{b['mark'][1]}”"
+        label = textwrap.shorten(b["mark"][1], 2 * ZOOM_TITLE_CHARS - 24, placeholder="…")
+        head = textwrap.fill(f"{letter}: the {dur} after “{label}”", ZOOM_TITLE_CHARS,  # three panels share a row
+                             break_on_hyphens=False)
     else:
         head = f"{letter}: {b['changes']} changes within {dur}"
-    return f"{head}\nt = {b['start']:.2f} to {b['stop']:.2f} s, each dot one change"
+    return f"{head}\nt = {b['start']:.2f}–{b['stop']:.2f} s, a dot per change"
 
 
 def _point_to_zooms(ax, zooms: Sequence[Mapping], x_lo: float, x_hi: float, axes_width_in: float) -> None:
@@ -253,7 +259,7 @@ def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel
     ax.set_xlabel("Simulated time (seconds)", fontsize=9)
     if ylabel:
         ax.set_ylabel(ylabel, fontsize=9)
-    ax.set_title(_zoom_title(letter, b), fontsize=9.5, loc="left")
+    ax.set_title(_zoom_title(letter, b), fontsize=8.5, loc="left")
     for side in ("top", "right", "left", "bottom"):
         ax.spines[side].set_visible(True)
         ax.spines[side].set_color("#1f4e8c")

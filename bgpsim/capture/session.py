@@ -37,14 +37,23 @@ def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) 
 KEEPALIVE = message(4, b"")
 
 
-def unsigned_update(prefix, asns, next_hop) -> bytes:
+def unsigned_update(prefix, asns, next_hop, aggregator: tuple[int, str] | None = None,
+                    communities: tuple[int, ...] = ()) -> bytes:
     """An UPDATE with AS_PATH (4-octet ASes, RFC 6793; AS_SEQUENCE segments of at most 255, RFC 4271
-    section 4.3 b): IPv4 in the NLRI field with NEXT_HOP, IPv6 in MP_REACH_NLRI (RFC 4760 section 3)."""
+    section 4.3 b): IPv4 in the NLRI field with NEXT_HOP, IPv6 in MP_REACH_NLRI (RFC 4760 section 3).
+    `aggregator` (AS, router address): an aggregate's ATOMIC_AGGREGATE and AGGREGATOR (section 5.1.6,
+    5.1.7; 4-octet AS, RFC 6793 section 3); `communities`: a COMMUNITIES attribute (RFC 1997)."""
     segs = b"".join(pack(">BB", 2, len(asns[k:k + 255])) + b"".join(pack(">I", a) for a in asns[k:k + 255])
                     for k in range(0, len(asns), 255))
     attrs = attribute(0x40, 1, b"\x00") + attribute(0x40, 2, segs)
     if prefix.version == 4:
         attrs += attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
+    if aggregator is not None:
+        attrs += attribute(0x40, 6, b"") + attribute(0xC0, 7, pack(">I", aggregator[0]) +
+                                                      ipaddress.IPv4Address(aggregator[1]).packed)
+    if communities:
+        attrs += attribute(0xC0, 8, b"".join(pack(">I", c) for c in communities))
+    if prefix.version == 4:
         return message(2, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
     attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
     return message(2, pack(">HH", 0, len(attrs)) + attrs)

@@ -22,7 +22,7 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
         raise InputError("the steady engine runs an attack: give --attack KIND (or a scenario with [attack])")
     crypto = scn.defence is not None and scn.defence.crypto
     for what, given in (("events", scn.events), ("mitigation", scn.mitigation), ("crypto (real BGPsec signatures)", crypto),
-                        ("sessions (LOCAL_PREF)", scn.sessions)):
+                        ("sessions (LOCAL_PREF, prepending)", scn.sessions)):
         if given:
             raise InputError(f"the steady engine computes one converged state; the scenario's {what} needs the timed engine")
     who = parties(scn, topo)

@@ -135,22 +135,23 @@ class CryptoLoop:
         if not adopter[j] or not (adopter[r] or r == self.attacker):
             return None
         cur = engine.loc[p][r]
+        pcount = 1 + engine.prepend.get((r, j), 0)  # prepending is pCount (RFC 8205 section 3.1)
         t = time.perf_counter()
         if cur[1] == ORIGIN:
-            made = self._originate(r, j, p, cur[2])
+            made = self._originate(r, j, p, cur[2], pcount)
         else:
             received = self.received.get((p, r, cur[2][0]), (None,))[0]
             if received is None:  # it came unsigned: it goes on unsigned (RFC 8205 section 4.1)
                 return None
-            made = forward(received, self.keys.signing(r), self.prefixes[p], int(self.topo.asns[j]))
+            made = forward(received, self.keys.signing(r), self.prefixes[p], int(self.topo.asns[j]), pcount)
             self.stats.signatures += 1
         self.stats.sign_seconds += time.perf_counter() - t
         self.stats.updates_signed += 1
         return made
 
-    def _originate(self, r: int, j: int, p: int, claimed: tuple) -> BgpsecPath:
+    def _originate(self, r: int, j: int, p: int, claimed: tuple, pcount: int = 1) -> BgpsecPath:
         """r's own announcement to j; `claimed`: the ASes it says it heard the prefix from (a forgery
-        unless empty), which it signs with its own key under their SKIs."""
+        unless empty), which it signs with its own key under their SKIs; `pcount`: r's segment's."""
         prefix = self.prefixes[p]
         mine = self.keys.signing(r)
         asns = self.topo.asns
@@ -159,7 +160,7 @@ class CryptoLoop:
         for k, asn in enumerate(chain):
             target = chain[k + 1] if k + 1 < len(chain) else int(asns[j])
             if asn == mine.asn:
-                path = forward(path, mine, prefix, target)
+                path = forward(path, mine, prefix, target, pcount)
             else:  # the owner's AS and SKI, the forger's private key
                 other = self.keys.index(asn)
                 ski = self.keys.signing(other).ski if other is not None else hashlib.sha1(str(asn).encode()).digest()

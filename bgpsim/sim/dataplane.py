@@ -3,7 +3,8 @@
 Forwarding is by longest-prefix match over the prefixes that cover the target. Following next hops
 from an AS ends at the attacker AS ("attacker": its traffic is hijacked, intercepted or leaked
 through it), at the victim AS or another AS originating the prefix ("victim"), at an AS without a
-route ("disconnected"), or goes round a cycle ("loop").
+route ("disconnected"; also where a BLACKHOLE route, RFC 7999, discards it), or goes round a cycle
+("loop").
 
 Next hops form a graph where every AS points to at most one other, so an AS's outcome is the outcome of
 its next hop. When AS i's next hop changes, only the ASes whose packets pass through i — its in-tree,
@@ -26,12 +27,14 @@ OUTCOMES = ("attacker", "victim", "disconnected", "loop")
 class Forwarding:
     """`loc` is the engine's per-prefix Loc-RIB list; `covering` the indices of the prefixes that cover
     the target, most specific first. `weights` (one per AS, any scale) weight the traffic of source
-    ASes; the attacker and the victim are not sources."""
+    ASes; the attacker and the victim are not sources. `blackholes`: the engine's set of (prefix,
+    origin) whose routes discard traffic at the ASes that got them from the origin."""
 
     def __init__(self, loc: list, covering: list[int], n: int, attacker: int | None, victim: int | None,
-                 weights: np.ndarray, snapshot_peak: bool = False):
+                 weights: np.ndarray, snapshot_peak: bool = False, blackholes: set | None = None):
         self.loc = loc
         self.covering = covering
+        self.blackholes = blackholes if blackholes is not None else set()
         self.attacker = -1 if attacker is None else attacker
         self.victim = -1 if victim is None else victim
         src = np.ones(n, dtype=bool)
@@ -77,11 +80,16 @@ class Forwarding:
         return i == self.attacker or i == self.victim
 
     def _next_hop(self, i: int) -> int:
-        """-1: no route; i: originates the prefix; else the neighbour packets go to."""
+        """-1: no route (or a BLACKHOLE route: packets dropped); i: originates the prefix; else the
+        neighbour packets go to."""
         for p in self.covering:
             e = self.loc[p][i]
             if e is not None:
-                return i if e[1] == ORIGIN else e[2][0]
+                if e[1] == ORIGIN:
+                    return i
+                if self.blackholes and (p, e[2][0]) in self.blackholes and e[2][0] == e[2][-1]:
+                    return -1
+                return e[2][0]
         return -1
 
     def _terminal(self, i: int) -> int:

@@ -66,7 +66,7 @@ def scenario_info(scn: Scenario, who: Parties, target, attack=None, mitigation=N
                             settings_text(scn.defence.policy, scn.defence.settings))
         if scn.defence else None,
         timing=timing,
-        victim_prefixes=[str(p) for p in scn.prefixes], target=str(target))
+        victim_prefixes=[str(p) for p in scn.prefixes], target=str(target), attributes=scn.attributes())
 
 
 def topology_info(topo: Topology) -> TopologyInfo:

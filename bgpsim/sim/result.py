@@ -32,6 +32,7 @@ class AttackInfo:
 class MitigationInfo:
     start: float
     prefixes: list[str]  # the more-specifics the victim announced
+    community: str | None = None  # no-export, no-advertise or blackhole: what they carried
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class ScenarioInfo:
     timing: TimingInfo | None  # None on the converged-state engine, which has no time
     victim_prefixes: list[str]
     target: str  # the address whose traffic is followed
+    attributes: list[str] = field(default_factory=list)  # what operators set: sessions, aggregates (timed engine)
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,8 @@ class RunResult:
         if sc.timing is not None:
             scenario["timing"] = _plain(sc.timing)
         scenario |= {"victim_prefixes": sc.victim_prefixes, "target": sc.target}
+        if sc.attributes:
+            scenario["attributes"] = sc.attributes
         doc = {"engine": "steady"} if self.engine == "steady" else {}
         doc |= {
             "scenario": scenario, "seed": self.seed, "topology": _plain(self.topology),

@@ -70,20 +70,22 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
             given = signing_keys([scn.defence.router_keys])
         crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed, given)
     q = EventQueue()
-    local_pref = {(topo.idx(x.asn, "session AS"), topo.idx(x.neighbour, "session neighbour")): x.local_pref
-                  for x in scn.sessions}
-    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto, local_pref=local_pref)
+    configured = [x for x in scn.sessions if x.at == 0]  # from the start; the others are events
+    ends = {id(x): (topo.idx(x.asn, "session AS"), topo.idx(x.neighbour, "session neighbour")) for x in scn.sessions}
+    engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto,
+                         local_pref={ends[id(x)]: x.local_pref for x in configured if x.local_pref is not None},
+                         prepend={ends[id(x)]: x.prepend for x in configured if x.prepend is not None})
     if tap:
         from .wiretap import Wiretap
 
         engine.tap = Wiretap(topo, prefixes, [topo.idx(x, "--pcap-ases AS") for x in tap],
-                             None if crypto is None else crypto.adopter)
+                             None if crypto is None else crypto.adopter, engine.tagged, engine.aggregates)
     # Announcements at t = 0: warm-started, or simulated from the start.
     start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if attack is None or attack.victim_announces else {}
     for e in scn.events:
         if e.type == "originate" and e.at == 0:
             start_origins.setdefault(pid[e.prefix], {})[topo.idx(e.asn, "event AS")] = ()
-    if scn.warm_start and not scn.sessions:  # the converged state knows no LOCAL_PREF: simulate from t = 0
+    if scn.warm_start and not configured:  # the converged state knows no LOCAL_PREF: simulate from t = 0
         for p, origins in start_origins.items():
             seeds = [Seed(i, path) for i, path in origins.items()]
             engine.install(p, propagate(topo, prefixes[p], seeds, pol).entries())
@@ -92,14 +94,15 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
             for i in origins:
                 q.at(0.0, engine.originate, i, p)
 
-    fwd = Forwarding(engine.loc, covering, topo.n, a, v, w, snapshot_peak=topo.n <= MAX_DRAWN_ASES)
+    fwd = Forwarding(engine.loc, covering, topo.n, a, v, w, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
+                     blackholes=engine.blackholes)
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
     fwd.start(0.0)
     if observer is not None:
         observer.attach(engine)
 
-    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, pol)
+    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, pol, ends)
     q.run(until=scn.until, tick=progress)
     if progress is not None:
         progress(q.processed, q.now)
@@ -126,7 +129,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     info = scenario_info(
         scn, who, target,
         attack=AttackInfo(attack.kind, [str(attacked)], attack.start, attack.stop) if attack else None,
-        mitigation=MitigationInfo(scn.mitigation.start, [str(p) for p in mitigation]) if scn.mitigation else None,
+        mitigation=MitigationInfo(scn.mitigation.start, [str(p) for p in mitigation], scn.mitigation.community)
+        if scn.mitigation else None,
         timing=TimingInfo(t.mrai, list(t.jitter), t.mrai_withdrawals, str(t.link_delay), str(t.processing_delay),
                           scn.warm_start))
     shares = [round(x, 6) for x in fwd.fractions()]
@@ -147,13 +151,20 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen))
 
 
+MITIGATION_MARKS = {
+    None: "victim announces more-specifics",
+    "no-export": "victim announces more-specifics (NO_EXPORT)",
+    "no-advertise": "victim announces more-specifics (NO_ADVERTISE)",
+    "blackhole": "victim asks its providers to blackhole the more-specifics (BLACKHOLE, RFC 7999)",
+}
 TABLE_ARRIVES = 1.0  # seconds from a leak's first UPDATE on a session to a max-prefix limit tripping
 
 
 def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,
-              pol) -> list[Mark]:
-    """The attack, the mitigation and the scenario's events on the queue; their marks for the timeline.
-    `pol`: the defence deployed (None without one)."""
+              pol, ends) -> list[Mark]:
+    """The attack, the mitigation, the session changes and the scenario's events on the queue; their
+    marks for the timeline. `pol`: the defence deployed (None without one); `ends`: each session
+    setting's two ASes as indices."""
     marks = []
     attack = scn.attack
     if attack:
@@ -169,15 +180,25 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
                 q.at(at, engine.link_down, a, r)
                 marks.append(Mark(at, f"AS{topo.asns[r]} closes its session with AS{topo.asns[a]} (max-prefix)"))
     if scn.mitigation:
-        tagged = scn.mitigation.no_export
+        community = scn.mitigation.community
+        # RFC 7999 section 3: a customer asks its providers to blackhole; the others are not told
+        exclude = set(topo.customers[v] + topo.peers[v]) if community == "blackhole" else ()
         for p in mitigation:
-            q.at(scn.mitigation.start, engine.originate, v, pid[p], (), (), tagged)
-        marks.append(Mark(scn.mitigation.start, "victim announces more-specifics" + (" (NO_EXPORT)" if tagged else "")))
+            q.at(scn.mitigation.start, engine.originate, v, pid[p], (), exclude, community)
+        marks.append(Mark(scn.mitigation.start, MITIGATION_MARKS[community]))
+    for x in scn.sessions:
+        if x.at > 0:
+            q.at(x.at, engine.configure, *ends[id(x)], x.local_pref, x.prepend)
+            marks.append(Mark(x.at, str(x)))
     for e in scn.events:
         if e.type == "originate" and e.at > 0:  # those at t = 0 are announced from the start
             q.at(e.at, engine.originate, topo.idx(e.asn, "event AS"), pid[e.prefix])
         elif e.type == "withdraw":
             q.at(e.at, engine.withdraw, topo.idx(e.asn, "event AS"), pid[e.prefix])
+        elif e.type == "aggregate":
+            q.at(e.at, engine.aggregate, topo.idx(e.asn, "event AS"), pid[e.prefix], e.summary_only)
+            marks.append(Mark(e.at, f"AS{e.asn} announces the aggregate {e.prefix} (ATOMIC_AGGREGATE, AGGREGATOR AS{e.asn})"
+                                    + (" and stops advertising its more-specifics" if e.summary_only else "")))
         elif e.type in ("link-down", "link-up"):
             x, y = (topo.idx(s, "event AS") for s in e.link)
             engine.session(x, y)  # fail now, not mid-run, if they are not neighbours
@@ -185,7 +206,7 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
             marks.append(Mark(e.at, f"link AS{e.link[0]}-AS{e.link[1]} {'fails' if e.type == 'link-down' else 'restored'}"))
         if e.type in ("originate", "withdraw") and e.at > 0:
             marks.append(Mark(e.at, f"AS{e.asn} {e.type}s {e.prefix}"))
-    return marks
+    return sorted(marks, key=lambda m: m.time)
 
 
 def _interception(engine, fwd, p, a, v, asns) -> Interception:

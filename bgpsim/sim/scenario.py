@@ -15,15 +15,17 @@ from bgpsim.rpki.rov import VRP
 
 from .attacks import KINDS, Attack, attack
 from .defences import SETTINGS, policy_name
-from .engine.timed import Delay, Timing
+from .engine.timing import Delay, Timing
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
 from bgpsim.base.tomlfile import TomlFile
 
 ATTACK_HELP = {kind: c.help for kind, c in KINDS.items()}
 ATTACKS = tuple(KINDS)
-EVENT_TYPES = ("originate", "withdraw", "link-down", "link-up")
+EVENT_TYPES = ("originate", "withdraw", "aggregate", "link-down", "link-up")
+COMMUNITIES = ("no-export", "no-advertise", "blackhole")  # what a mitigation may tag its routes with
 WEIGHTINGS = ("uniform", "cone", "space")
+MAX_PREPEND = 32  # more than any operator uses; routers cap it lower still
 DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare
 
 
@@ -31,7 +33,10 @@ DEFAULT_PREFIX = "1.2.0.0/16"  # BGPy's victim prefix, so results compare
 class Mitigation:
     start: float
     prefixes: list[Prefix] = field(default_factory=list)  # empty: halves of the attacked prefix
-    no_export: bool = False  # announced with the NO_EXPORT community (RFC 1997): to the victim's neighbours only
+    # None, or a community of COMMUNITIES the more-specifics carry: "no-export" and "no-advertise" (RFC
+    # 1997) keep them in the victim's neighbours; "blackhole" (RFC 7999) goes to its providers only,
+    # which drop the traffic to them
+    community: str | None = None
 
 
 @dataclass
@@ -51,16 +56,29 @@ class Event:
     asn: int | None = None
     prefix: Prefix | None = None
     link: tuple[int, int] | None = None
+    summary_only: bool = False  # an aggregate: the AS stops advertising the more-specifics it covers
 
 
 @dataclass
 class Session:
-    """What AS `asn` sets on its session with `neighbour`: the LOCAL_PREF of the routes it learns there
-    (RFC 4271 sections 5.1.5 and 9.1.1), in place of the one its relationship gives."""
+    """What AS `asn` sets on its session with `neighbour` from time `at`: the LOCAL_PREF of the routes
+    it learns there (RFC 4271 sections 5.1.5 and 9.1.1), in place of the one its relationship gives;
+    how many more times it puts its own AS on the paths it sends there (prepending). None: unchanged."""
 
     asn: int
     neighbour: int
-    local_pref: int
+    local_pref: int | None = None
+    prepend: int | None = None
+    at: float = 0.0
+
+    def __str__(self) -> str:
+        what = []
+        if self.local_pref is not None:
+            what.append(f"AS{self.asn} sets LOCAL_PREF {self.local_pref} on the routes from AS{self.neighbour}")
+        if self.prepend is not None:
+            what.append(f"AS{self.asn} prepends its AS {self.prepend} more time{'s' * (self.prepend != 1)}"
+                        f" toward AS{self.neighbour}")
+        return "; ".join(what)
 
 
 @dataclass
@@ -80,10 +98,19 @@ class Scenario:
     defence: Defence | None = None
     roas: list[VRP] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
-    sessions: list[Session] = field(default_factory=list)  # LOCAL_PREF set by hand (the timed engine)
+    sessions: list[Session] = field(default_factory=list)  # LOCAL_PREF and prepending (the timed engine)
     weighting: str = "uniform"  # uniform | cone | space | a CSV file of asn,weight
     pfx2as: str | None = None  # prefix-to-AS table for weighting "space"
     target: Address | None = None
+
+    def attributes(self) -> list[str]:
+        """What operators set on routes in this scenario, in words, in time order: the sessions'
+        LOCAL_PREF and prepending, and the aggregates."""
+        said = [(x.at, str(x) + (f" from t = {x.at:g} s" if x.at else "")) for x in self.sessions]
+        said += [(e.at, f"AS{e.asn} announces the aggregate {e.prefix} at t = {e.at:g} s (ATOMIC_AGGREGATE, "
+                        f"AGGREGATOR AS{e.asn}, no AS_SET)" + (", summary-only" if e.summary_only else ""))
+                 for e in self.events if e.type == "aggregate"]
+        return [text for _, text in sorted(said, key=lambda x: x[0])]
 
 
 # ---- TOML -------------------------------------------------------------------------------------
@@ -213,7 +240,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         if "prefix" in a:
             scn.attack.prefix = _prefix(doc, a["prefix"], "attack", "prefix")
 
-    if (m := _table(doc, d, "mitigation", {"start", "prefixes", "no_export"})) is not None:
+    if (m := _table(doc, d, "mitigation", {"start", "prefixes", "community"})) is not None:
         if "start" not in m:
             raise doc.error("missing 'start' (seconds)", "mitigation")
         scn.mitigation = Mitigation(start=_num(doc, m["start"], "mitigation", "start"))
@@ -221,9 +248,10 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         if not isinstance(prefixes, list):
             raise doc.error("want a list of prefixes", "mitigation", "prefixes")
         scn.mitigation.prefixes = [_prefix(doc, p, "mitigation", "prefixes") for p in prefixes]
-        if not isinstance(m.get("no_export", False), bool):
-            raise doc.error("want true or false", "mitigation", "no_export")
-        scn.mitigation.no_export = m.get("no_export", False)
+        if "community" in m:
+            if m["community"] not in COMMUNITIES:
+                raise doc.error(f"want one of {', '.join(COMMUNITIES)}, got {m['community']!r}", "mitigation", "community")
+            scn.mitigation.community = m["community"]
 
     if (f := _table(doc, d, "defence", {"policy", "adopters", "adoption", "crypto", "router_keys", *SETTINGS})) is not None:
         pol = f.get("policy")
@@ -285,27 +313,34 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
     if not isinstance(sessions, list):
         raise doc.error("want [[session]] tables", "session")
     for i, x in enumerate(sessions):
-        doc.check_keys(x, {"asn", "neighbour", "local_pref"}, "session", i)
-        if not {"asn", "neighbour", "local_pref"} <= x.keys():
-            raise doc.error("want asn, neighbour and local_pref", "session", i)
-        lp = x["local_pref"]
-        if isinstance(lp, bool) or not isinstance(lp, int) or not 0 <= lp < 2**32:
+        doc.check_keys(x, {"asn", "neighbour", "local_pref", "prepend", "at"}, "session", i)
+        if not {"asn", "neighbour"} <= x.keys() or not {"local_pref", "prepend"} & x.keys():
+            raise doc.error("want asn, neighbour, and local_pref or prepend", "session", i)
+        lp, prepend = x.get("local_pref"), x.get("prepend")
+        if lp is not None and (isinstance(lp, bool) or not isinstance(lp, int) or not 0 <= lp < 2**32):
             raise doc.error(f"want a LOCAL_PREF from 0 to 4294967295, got {lp!r}", "session", i, "local_pref")
+        if prepend is not None and (isinstance(prepend, bool) or not isinstance(prepend, int)
+                                    or not 0 <= prepend <= MAX_PREPEND):
+            raise doc.error(f"want a count from 0 to {MAX_PREPEND}, got {prepend!r}", "session", i, "prepend")
         scn.sessions.append(Session(_asn(doc, x["asn"], "session", i, "asn"),
-                                    _asn(doc, x["neighbour"], "session", i, "neighbour"), lp))
+                                    _asn(doc, x["neighbour"], "session", i, "neighbour"), lp, prepend,
+                                    _num(doc, x.get("at", 0.0), "session", i, "at")))
 
     events = d.get("event", [])
     if not isinstance(events, list):
         raise doc.error("want [[event]] tables", "event")
     for i, e in enumerate(events):
-        doc.check_keys(e, {"at", "type", "asn", "prefix", "link"}, "event", i)
+        doc.check_keys(e, {"at", "type", "asn", "prefix", "link", "summary_only"}, "event", i)
         typ = e.get("type")
         if typ not in EVENT_TYPES:
             raise doc.error(f"want one of {', '.join(EVENT_TYPES)}, got {typ!r}", "event", i, "type")
         if "at" not in e:
             raise doc.error("missing 'at' (seconds)", "event", i)
         ev = Event(at=_num(doc, e["at"], "event", i, "at"), type=typ)
-        if typ in ("originate", "withdraw"):
+        if "summary_only" in e and (typ != "aggregate" or not isinstance(e["summary_only"], bool)):
+            raise doc.error("want true or false, on an aggregate", "event", i, "summary_only")
+        ev.summary_only = e.get("summary_only", False)
+        if typ in ("originate", "withdraw", "aggregate"):
             if "asn" not in e or "prefix" not in e:
                 raise doc.error(f"{typ} needs asn and prefix", "event", i)
             ev.asn = _asn(doc, e["asn"], "event", i, "asn")

@@ -4,8 +4,9 @@ read it back.
 
 Every UPDATE sent over a session with a chosen AS at one end is recorded at the simulated time it is
 sent; a warm start's routes at time 0, as if sent then. An announcement carries the AS path as AS_PATH,
-or, under crypto between two adopters, the BGPsec_PATH the sender signed (RFC 8205 section 3); a
-withdrawal lists the prefix. The OPENs advertise the BGPsec capability where both ends adopt.
+or, under crypto between two adopters, the BGPsec_PATH the sender signed (RFC 8205 section 3); an
+aggregate's, ATOMIC_AGGREGATE and AGGREGATOR; an origin's tagged route, its community. A withdrawal
+lists the prefix. The OPENs advertise the BGPsec capability where both ends adopt.
 Addresses are made up, one per AS: 100.64.0.0/10 (RFC 6598) for IPv4 sessions and next hops,
 2001:db8::/32 (RFC 3849) for IPv6 next hops.
 """
@@ -16,6 +17,10 @@ import ipaddress
 
 from bgpsim.capture.session import Session, capture_bytes, unsigned_update, withdrawal
 from bgpsim.rpki.bgpsec.update import update_message
+from bgpsim.wire.communities import BLACKHOLE, NO_ADVERTISE, NO_EXPORT
+
+# RFC 7999 section 3.2: a blackholed route also carries NO_EXPORT, so that it stays with the receiver
+COMMUNITY_VALUES = {"no-export": (NO_EXPORT,), "no-advertise": (NO_ADVERTISE,), "blackhole": (BLACKHOLE, NO_EXPORT)}
 
 _V4 = int(ipaddress.IPv4Address("100.64.0.0"))
 _V6 = int(ipaddress.IPv6Address("2001:db8::"))
@@ -30,11 +35,13 @@ def address(i: int, version: int = 4) -> str:
 class Wiretap:
     """What `watched` ASes (indices) send and receive, session by session."""
 
-    def __init__(self, topo, prefixes, watched, bgpsec=None):
+    def __init__(self, topo, prefixes, watched, bgpsec=None, tagged=None, aggregates=None):
         self.asns = topo.asns
         self.prefixes = prefixes
         self.watched = frozenset(watched)
         self.bgpsec = bgpsec  # index -> speaks BGPsec (adopts, under crypto); None: nobody does
+        self.tagged = {} if tagged is None else tagged  # the engine's: (p, origin) -> community
+        self.aggregates = set() if aggregates is None else aggregates  # the engine's: (p, aggregator)
         self.sessions: dict[tuple[int, int], Session] = {}
         self.updates = 0
 
@@ -54,7 +61,11 @@ class Wiretap:
         elif signed is not None:
             msg = update_message(signed, prefix, ipaddress.ip_address(address(r, prefix.version)))
         else:
-            msg = unsigned_update(prefix, [int(self.asns[x]) for x in path], address(r, prefix.version))
+            origin = path[-1]
+            tag = self.tagged.get((p, origin)) if origin == r else None
+            aggregator = (int(self.asns[origin]), address(origin)) if (p, origin) in self.aggregates else None
+            msg = unsigned_update(prefix, [int(self.asns[x]) for x in path], address(r, prefix.version),
+                                  aggregator, COMMUNITY_VALUES[tag] if tag else ())
         s.messages.append((t, r == a, msg))
         self.updates += 1
 

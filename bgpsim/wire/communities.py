@@ -13,6 +13,7 @@ from struct import unpack_from
 from . import WireError
 
 NO_EXPORT, NO_ADVERTISE, NO_EXPORT_SUBCONFED = 0xFFFFFF01, 0xFFFFFF02, 0xFFFFFF03
+BLACKHOLE = 0xFFFF029A  # RFC 7999 section 5: 65535:666 (bgpdump prints it so, by number)
 _NAMES = {NO_EXPORT: "no-export", NO_ADVERTISE: "no-advertise", NO_EXPORT_SUBCONFED: "local-AS"}
 
 

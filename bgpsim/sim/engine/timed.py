@@ -15,56 +15,28 @@ Timing (RFC 4271 section 9.2.1.1 for MRAI):
   alone, unless `mrai_withdrawals` is set, when they are held and restart it like announcements;
 * a sender does not advertise a route back to the neighbour it learned it from (the receiver would
   drop it as a loop anyway); any other loop is dropped on import.
+
+What operators set per session (opt-in; the standard model is the default): the LOCAL_PREF of the
+routes learned from a neighbour, which replaces the relationship's rank (RFC 4271 section 9.1.1), and
+AS path prepending toward a neighbour. A prepended path is longer in the decision process (section
+9.1.2.2 a), but the defences see its AS hops, each once. Communities (RFC 1997, RFC 7999) are set by
+the origin: its neighbours keep a NO_EXPORT, NO_ADVERTISE or BLACKHOLE route to themselves (an AS is
+one node here, so NO_EXPORT and NO_ADVERTISE do the same), and `blackholes` lists the routes whose
+traffic the receiver drops. An aggregate (section 9.2.2.2) is announced by the aggregating AS as its
+own, with ATOMIC_AGGREGATE and AGGREGATOR and no AS_SET (RFC 9774); with `summary_only` the AS stops
+advertising the more-specifics it covers.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from bgpsim.base.errors import InputError
 from ..policy import CUSTOMER, ORIGIN, ORIGIN_KEY, PEER, PROVIDER, Leaker, Policy
 from .events import EventQueue
-
-
-@dataclass(frozen=True)
-class Delay:
-    """A delay distribution in seconds: uniform(low, high), constant(value) or exponential(mean)."""
-
-    kind: str = "uniform"
-    a: float = 0.0
-    b: float = 0.0
-
-    KINDS = ("uniform", "constant", "exponential")
-
-    def __post_init__(self):
-        if self.kind not in self.KINDS:
-            raise InputError(f"unknown delay distribution {self.kind!r} (valid: {', '.join(self.KINDS)})")
-        if self.a < 0 or self.b < 0 or (self.kind == "uniform" and self.b < self.a):
-            raise InputError(f"bad delay parameters for {self.kind}: {self.a}, {self.b}")
-
-    def __str__(self) -> str:
-        if self.kind == "uniform":
-            return f"uniform {self.a * 1000:g}-{self.b * 1000:g} ms"
-        if self.kind == "constant":
-            return f"constant {self.a * 1000:g} ms"
-        return f"exponential, mean {self.a * 1000:g} ms"
-
-    def sampler(self, rng: random.Random):
-        if self.kind == "uniform":
-            return lambda lo=self.a, span=self.b - self.a, r=rng.random: lo + span * r()
-        if self.kind == "constant":
-            return lambda v=self.a: v
-        return lambda rate=1.0 / self.a if self.a else 0.0, e=rng.expovariate: e(rate) if rate else 0.0
-
-    def sample_array(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        if self.kind == "uniform":
-            return rng.uniform(self.a, self.b, size)
-        if self.kind == "constant":
-            return np.full(size, self.a)
-        return rng.exponential(self.a, size)
+from .timing import Timing
 
 
 def lp_rank(local_pref: int) -> float:
@@ -72,17 +44,6 @@ def lp_rank(local_pref: int) -> float:
     higher is better). The relationship classes stand for the usual LOCAL_PREFs: customer 300 (rank 1),
     peer 200 (2), provider 100 (3); no learned route outranks the AS's own (rank 0)."""
     return max(0.5, 4 - local_pref / 100)
-
-
-@dataclass(frozen=True)
-class Timing:
-    """The timed model's knobs; the defaults are documented in the README."""
-
-    mrai: float = 30.0
-    jitter: tuple[float, float] = (0.75, 1.0)
-    mrai_withdrawals: bool = False
-    link_delay: Delay = field(default_factory=lambda: Delay("uniform", 0.010, 0.050))
-    processing_delay: Delay = field(default_factory=lambda: Delay("uniform", 0.001, 0.010))
 
 
 class TimedEngine:
@@ -94,7 +55,8 @@ class TimedEngine:
 
     def __init__(self, topo, prefixes: list, timing: Timing, seed: int, queue: EventQueue | None = None,
                  policies: dict[int, Policy] | None = None, on_change=None, crypto=None,
-                 local_pref: dict[tuple[int, int], int] | None = None):
+                 local_pref: dict[tuple[int, int], int] | None = None,
+                 prepend: dict[tuple[int, int], int] | None = None):
         self.topo = topo
         self.prefixes = prefixes
         self.timing = timing
@@ -109,9 +71,12 @@ class TimedEngine:
         self.crypto = crypto
         # (r, s) -> the rank, in place of the relationship's, of the routes r learns from s (LOCAL_PREF)
         self._rank = {k: lp_rank(v) for k, v in (local_pref or {}).items()}
+        # (r, j) -> how many more times r puts its own AS on the paths it sends j
+        self.prepend = {k: v for k, v in (prepend or {}).items() if v}
+        self._hops = bool(self.prepend)  # paths may repeat an AS: defences get them collapsed
         self.tap = None  # bgpsim.sim.wiretap.Wiretap: records the sessions of chosen ASes
         self._groups = self._sessions(topo, timing, seed)
-        for r, s in self._rank:
+        for r, s in [*self._rank, *self.prepend]:
             self.session(s, r)  # must be neighbours
         k = len(prefixes)
         self.loc: list[list] = [[None] * n for _ in range(k)]
@@ -119,7 +84,9 @@ class TimedEngine:
         self.rib_in: list[list] = [[None] * n for _ in range(k)]
         self.rib_out: list[list] = [[None] * n for _ in range(k)]
         self.withheld: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
-        self.tagged: set[tuple[int, int]] = set()  # (p, i): i announces p with the NO_EXPORT community
+        self.tagged: dict[tuple[int, int], str] = {}  # (p, i) -> the community i announces p with
+        self.blackholes: set[tuple[int, int]] = set()  # (p, i): i's neighbours drop traffic to p (RFC 7999)
+        self.aggregates: set[tuple[int, int]] = set()  # (p, i): i announces p as an aggregate
         self._busy = [0.0] * n
         self._mrai_until: list[dict | None] = [None] * n
         self._pending: dict[tuple[int, int], list] = {}
@@ -171,10 +138,11 @@ class TimedEngine:
             if r in path:
                 path = None  # a loop withdraws whatever s sent before
             elif pol is not None:
+                hops = _collapse(path) if self._hops else path
                 if self.crypto is None:
-                    pref = pol.check(self.prefixes[p], s, r, rel, path)
+                    pref = pol.check(self.prefixes[p], s, r, rel, hops)
                 else:
-                    pref = self.crypto.check(pol, p, s, r, rel, path, signed)
+                    pref = self.crypto.check(pol, p, s, r, rel, hops, signed)
                 if pref is None:
                     path = None  # and so does a rejected route
         ribs = self.rib_in[p]
@@ -225,10 +193,11 @@ class TimedEngine:
     # ---- sending ---------------------------------------------------------------------------
 
     def _held(self, r: int, p: int) -> bool:
-        """Whether r's route for p carries NO_EXPORT (RFC 1997): it came straight from an origin that
-        tagged it, and r, another AS, advertises it to no one."""
+        """Whether r's route for p carries a community that keeps it in r (RFC 1997, RFC 7999 section
+        3.2): it came straight from an origin that tagged it, and r, another AS, advertises it to no one."""
         cur = self.loc[p][r]
-        return cur is not None and len(cur[2]) == 1 and (p, cur[2][0]) in self.tagged
+        return (cur is not None and cur[1] != ORIGIN and cur[2][0] == cur[2][-1]
+                and (p, cur[2][0]) in self.tagged)
 
     def _export(self, r: int, p: int) -> None:
         """Bring every session of r up to date with r's Loc-RIB for p."""
@@ -245,6 +214,7 @@ class TimedEngine:
         pol = self.policy[r]
         excl = self.withheld.get((p, r)) if self.withheld else None
         down = self.down
+        prepend = self.prepend
         for nbrs, delays, rel_at_j, j_is in self._groups[r]:
             if out is None:
                 val = None
@@ -256,6 +226,8 @@ class TimedEngine:
                 val = out if pol.exports(cur[1], j_is) else None
             for j, d in zip(nbrs, delays):
                 v = None if j == first_hop or (excl and j in excl) else val
+                if prepend and v is not None and (r, j) in prepend:
+                    v = (r,) * prepend[(r, j)] + v
                 prev = sent.get(j)
                 if prev is v or prev == v or (down and (r, j) in down):
                     continue
@@ -327,18 +299,23 @@ class TimedEngine:
             return None
         pol = self.policy[r]
         ok = cur[1] <= CUSTOMER or j_is == CUSTOMER if pol is None else pol.exports(cur[1], j_is)
+        if ok and (r, j) in self.prepend:
+            return (r,) * self.prepend[(r, j)] + out
         return out if ok else None
 
     # ---- what scenarios do -----------------------------------------------------------------
 
-    def originate(self, r: int, p: int, path: tuple = (), exclude=(), no_export: bool = False) -> None:
+    def originate(self, r: int, p: int, path: tuple = (), exclude=(), community: str | None = None) -> None:
         """AS r announces prefix p as its own. `path` is what it claims to have heard (a forged
-        origin announces (victim,)); `exclude` lists neighbours it does not tell; `no_export`: with the
-        NO_EXPORT community, so that its neighbours keep the route to themselves."""
+        origin announces (victim,)); `exclude` lists neighbours it does not tell; `community`:
+        "no-export", "no-advertise" or "blackhole", so that its neighbours keep the route to
+        themselves, and with "blackhole" drop the traffic to p."""
         if exclude:
             self.withheld[(p, r)] = frozenset(exclude)
-        if no_export:
-            self.tagged.add((p, r))
+        if community is not None:
+            self.tagged[(p, r)] = community
+            if community == "blackhole":
+                self.blackholes.add((p, r))
         for pol in {id(x): x for x in self.policy if x is not None}.values():
             pol.announce(self.prefixes[p], r, (r,) + tuple(path))  # what the announcer attaches
         self._install(r, p, (ORIGIN_KEY, ORIGIN, tuple(path)))
@@ -348,9 +325,48 @@ class TimedEngine:
         if cur is None or cur[1] != ORIGIN:
             return
         self.withheld.pop((p, r), None)
-        self.tagged.discard((p, r))
+        self.tagged.pop((p, r), None)
+        self.blackholes.discard((p, r))
+        self.aggregates.discard((p, r))
         rib = self.rib_in[p][r]
         self._install(r, p, min(rib.values()) if rib else None)
+
+    def aggregate(self, r: int, p: int, summary_only: bool = False) -> None:
+        """AS r announces prefix p as an aggregate of the routes it holds (RFC 4271 section 9.2.2.2):
+        as its own, with ATOMIC_AGGREGATE and AGGREGATOR r, and no AS_SET (RFC 9774), so r is its origin
+        for ROV. `summary_only`: r stops advertising every more-specific of p (the data plane still
+        follows them: r forwards by the longest match)."""
+        self.aggregates.add((p, r))
+        if summary_only:
+            everyone = frozenset(j for nbrs, *_ in self._groups[r] for j in nbrs)
+            inside = self.prefixes[p]
+            for q, pfx in enumerate(self.prefixes):
+                if q != p and pfx.version == inside.version and pfx.subnet_of(inside):
+                    self.withheld[(q, r)] = everyone
+                    self._export(r, q)
+        self.originate(r, p)
+
+    def configure(self, r: int, s: int, local_pref: int | None = None, prepend: int | None = None) -> None:
+        """Change what r sets on its session with s: the LOCAL_PREF of the routes it learns from s
+        (re-ranked and re-selected now), or how many times it prepends its AS toward s (the changed
+        paths are sent as MRAI allows)."""
+        self.session(s, r)  # must be neighbours
+        if prepend is not None:
+            self._hops = True
+            if prepend:
+                self.prepend[(r, s)] = prepend
+            else:
+                self.prepend.pop((r, s), None)
+            for p in range(len(self.prefixes)):
+                self._export(r, p)
+        if local_pref is not None:
+            rank = self._rank[(r, s)] = lp_rank(local_pref)
+            for p in range(len(self.prefixes)):
+                rib = self.rib_in[p][r]
+                if rib and s in rib:
+                    key, rel, path = rib[s]
+                    rib[s] = ((rank,) + key[1:], rel, path)
+                    self._reselect(r, p)
 
     def set_policy(self, r: int, policy: Policy | None) -> None:
         """Change r's policy and re-advertise everything under it."""
@@ -443,4 +459,9 @@ class TimedEngine:
                 self.loc[p][j] = chosen
 
 
-__all__ = ["Delay", "Timing", "TimedEngine"]
+def _collapse(path: tuple) -> tuple:
+    """The path with each run of one AS (prepending) as one hop."""
+    return tuple(x for k, x in enumerate(path) if k == 0 or x != path[k - 1])
+
+
+__all__ = ["TimedEngine", "lp_rank"]
