@@ -226,3 +226,25 @@ def test_the_command_ends_at_once_with_its_output_whole(run, tmp_path):
     bad = subprocess.run(cmd[:-4] + ["--vrps", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "none.csv" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["updates.20070211.0141.gz", "updates.et-header.2015.gz"])
+def test_as_set_findings_are_bgpdumps_as_set_paths(tmp_path, name):
+    """RFC 9774: a path holding an AS_SET is an `as-set` finding. A path ending in one has the origin
+    NONE (RFC 6811), so a covering VRP makes its route invalid. bgpdump's own output for the dump says which paths hold
+    one (written {a,b}) and how many announcements carry them."""
+    dump, expected = MRT / name, MRT / "expected_bgpdump_output" / f"{name}.bgp.gz"
+    if not dump.exists():
+        pytest.skip(f"shared data not found: {dump}")
+    with gzip.open(expected, "rt") as f:
+        theirs = [p[6] for p in (line.rstrip("\n").split("|") for line in f) if p[2] == "A" and "{" in p[6]]
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64500,0.0.0.0/0,32,hand\nAS64500,::/0,128,hand\n")
+    out = tmp_path / "out"
+    assert main(["validate", str(dump), "--vrps", str(tmp_path / "vrps.csv"), "--out", str(out), "--quiet"]) == 0
+    found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "as-set"]
+    assert {f["path"] for f in found} == set(theirs) and sum(f["routes"] for f in found) == len(theirs) > 0
+    with open(out / "routes.csv", newline="") as f:
+        marked = [r for r in csv.DictReader(f) if "as-set" in r["findings"].split()]
+    assert len(marked) == len(theirs) and {r["rpki"] for r in marked} == {"invalid-asn"}
+    # the origin is NONE when the path ends in the AS_SET (RFC 6811 section 2), else the last AS
+    assert all((r["origin_as"] == "") == r["as_path"].endswith("}") for r in marked)

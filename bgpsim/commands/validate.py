@@ -31,7 +31,8 @@ what each route gets:
             the UPDATE as withdrawn), unsigned (no BGPsec_PATH, or unsupported-suite), unknown (the
             receiving AS, the target of the newest signature, is not known: a RIB entry without
             --bgpsec-target)
-  findings  moas, subprefix, bogon-prefix, bogon-asn, private-asn, loop, and leak (valley-free
+  findings  moas, subprefix, bogon-prefix, bogon-asn, private-asn, loop, as-set (an AS_SET in
+            the path: RFC 9774 routers treat the route as withdrawn), and leak (valley-free
             violations; needs --relationships); with --router-keys bgpsec-not-valid (a route not
             valid or withdrawn, one finding per prefix, path, receiving AS and reason)
 

@@ -1,7 +1,7 @@
 """What looks wrong in a dump besides RPKI status: the findings of `bgpsim validate`.
 
 Per path (each distinct AS_PATH is judged once; bgpsim.validate.paths): `loop`, `private-asn`,
-`bogon-asn` and, with CAIDA relationships, `leak`.
+`bogon-asn`, `as-set` and, with CAIDA relationships, `leak`.
 Per prefix:
 - `bogon-prefix`: a special-purpose prefix (bgpsim.bogons).
 Over the whole dump (after the pass):
@@ -32,9 +32,9 @@ from bgpsim.bogons import prefix_kind
 from .conflicts import Rows, Subprefixes, find_conflicts
 from .paths import PathJudge, path_text, screen
 
-KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak")
+KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak", "as-set")
 MERGE_MIN = 1 << 16  # routes added before the rows are made distinct (and more once there are more)
-PATH_KINDS = ("bogon-asn", "private-asn", "loop", "leak")  # findings about an AS_PATH; the rest about a prefix
+PATH_KINDS = ("bogon-asn", "private-asn", "loop", "leak", "as-set")  # findings about an AS_PATH; the rest about a prefix
 
 
 class Findings:

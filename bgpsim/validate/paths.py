@@ -7,7 +7,9 @@
 - `leak`: with CAIDA relationships, a path that is not valley-free (Gao-Rexford): after going down
   (provider to customer) or across (a peering) it goes up or across again. The leaker is the AS that
   sent the route on the wrong way. Links missing from the graph give no verdict, nor does a path
-  holding an AS_SET.
+  holding an AS_SET;
+- `as-set`: the path holds an AS_SET, which RFC 9774 forbids originating and asks a receiver to treat
+  as a withdrawal (RFC 7606); its origin is NONE for RFC 6811, so the route is never valid.
 
 A path is given as its ASNs, an AS_SET as a tuple inside. `screen` clears many plain paths at once
 by arrays; `PathJudge.judge` looks at one path and says what it found.
@@ -58,7 +60,8 @@ class PathJudge:
         return kind
 
     def judge(self, path: tuple) -> list[tuple[str, dict]]:
-        """The findings of `path`, in the order loop, private-asn, bogon-asn, leak: (kind, its details)."""
+        """The findings of `path`, in the order loop, private-asn, bogon-asn, leak, as-set: (kind, its
+        details)."""
         seq = [a for a in path if isinstance(a, int)]
         flat = list(seq)
         if len(seq) < len(path):
@@ -83,6 +86,8 @@ class PathJudge:
             leaker = self._leaker(collapsed)
             if leaker is not None:
                 found.append(("leak", {"leaker": leaker}))
+        if len(seq) < len(path):
+            found.append(("as-set", {"asns": sorted(set(flat) - set(seq))}))
         return found
 
     def _leaker(self, path: list[int]) -> int | None:
