@@ -125,7 +125,7 @@ def test_an_aggregate_and_the_longest_match(tmp_path, capsys):
     """With summary_only, 2 withdraws the two /25s and announces the /24 as its own: 1 and 3 route
     10.0.0.1 by the /24 to 2, and 2 forwards it by the longest match, the /25, to 7. 8 gets the /24
     from 2 too (its own /25 does not cover 10.0.0.1). Without summary_only the /25s stay, and 3 uses
-    7's /25. On the wire the /24 carries ATOMIC_AGGREGATE and AGGREGATOR 2 (`bgpsim dump` prints AG,
+    7's /25; withdrawn, the aggregate takes the summary with it. On the wire the /24 carries ATOMIC_AGGREGATE and AGGREGATOR 2 (`bgpsim dump` prints AG,
     as bgpdump does), and no AS_SET."""
     _topology(tmp_path, "agg", {1: [2, 3], 2: [7, 8], 3: [], 7: [], 8: []})
     got = _run(tmp_path, "summary", AGGREGATE.format(name="summary", summary="true"),
@@ -137,6 +137,10 @@ def test_an_aggregate_and_the_longest_match(tmp_path, capsys):
                   "advertising its more-specifics") in _marks(tmp_path, "summary")
     both = _run(tmp_path, "both", AGGREGATE.format(name="both", summary="false"))
     assert both["3"] == ("victim", "10.0.0.0/25", "3 1 2 7")
+    # withdrawn at t = 100: the summarised /25s go out again
+    ended = _run(tmp_path, "ended", AGGREGATE.format(name="ended", summary="true")
+                 + '[[event]]\nat = 100.0\ntype = "withdraw"\nasn = 2\nprefix = "10.0.0.0/24"\n')
+    assert ended["3"] == ("victim", "10.0.0.0/25", "3 1 2 7") and ended["8"] == ("victim", "10.0.0.0/25", "8 2 7")
 
     capsys.readouterr()
     assert main(["dump", str(tmp_path / "agg.pcap")]) == 0

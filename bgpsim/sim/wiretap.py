@@ -41,7 +41,7 @@ class Wiretap:
         self.watched = frozenset(watched)
         self.bgpsec = bgpsec  # index -> speaks BGPsec (adopts, under crypto); None: nobody does
         self.tagged = {} if tagged is None else tagged  # the engine's: (p, origin) -> community
-        self.aggregates = set() if aggregates is None else aggregates  # the engine's: (p, aggregator)
+        self.aggregates = {} if aggregates is None else aggregates  # the engine's: (p, aggregator) -> ...
         self.sessions: dict[tuple[int, int], Session] = {}
         self.updates = 0
 

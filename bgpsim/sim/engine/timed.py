@@ -86,7 +86,7 @@ class TimedEngine:
         self.withheld: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
         self.tagged: dict[tuple[int, int], str] = {}  # (p, i) -> the community i announces p with
         self.blackholes: set[tuple[int, int]] = set()  # (p, i): i's neighbours drop traffic to p (RFC 7999)
-        self.aggregates: set[tuple[int, int]] = set()  # (p, i): i announces p as an aggregate
+        self.aggregates: dict[tuple[int, int], bool] = {}  # (p, i): i announces p as an aggregate; summary-only?
         self._busy = [0.0] * n
         self._mrai_until: list[dict | None] = [None] * n
         self._pending: dict[tuple[int, int], list] = {}
@@ -327,7 +327,10 @@ class TimedEngine:
         self.withheld.pop((p, r), None)
         self.tagged.pop((p, r), None)
         self.blackholes.discard((p, r))
-        self.aggregates.discard((p, r))
+        if self.aggregates.pop((p, r), False):  # the more-specifics it summarised go out again
+            for q in self._inside(p):
+                self.withheld.pop((q, r), None)
+                self._export(r, q)
         rib = self.rib_in[p][r]
         self._install(r, p, min(rib.values()) if rib else None)
 
@@ -335,16 +338,19 @@ class TimedEngine:
         """AS r announces prefix p as an aggregate of the routes it holds (RFC 4271 section 9.2.2.2):
         as its own, with ATOMIC_AGGREGATE and AGGREGATOR r, and no AS_SET (RFC 9774), so r is its origin
         for ROV. `summary_only`: r stops advertising every more-specific of p (the data plane still
-        follows them: r forwards by the longest match)."""
-        self.aggregates.add((p, r))
+        follows them: r forwards by the longest match). Withdrawing p ends both."""
+        self.aggregates[(p, r)] = summary_only
         if summary_only:
             everyone = frozenset(j for nbrs, *_ in self._groups[r] for j in nbrs)
-            inside = self.prefixes[p]
-            for q, pfx in enumerate(self.prefixes):
-                if q != p and pfx.version == inside.version and pfx.subnet_of(inside):
-                    self.withheld[(q, r)] = everyone
-                    self._export(r, q)
+            for q in self._inside(p):
+                self.withheld[(q, r)] = everyone
+                self._export(r, q)
         self.originate(r, p)
+
+    def _inside(self, p: int) -> list[int]:
+        """The prefixes (indices) more specific than prefix p."""
+        outer = self.prefixes[p]
+        return [q for q, x in enumerate(self.prefixes) if q != p and x.version == outer.version and x.subnet_of(outer)]
 
     def configure(self, r: int, s: int, local_pref: int | None = None, prepend: int | None = None) -> None:
         """Change what r sets on its session with s: the LOCAL_PREF of the routes it learns from s
