@@ -49,7 +49,7 @@ def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
     if none and name == "none":
         return name
     parts = name.split("+") if isinstance(name, str) else [name]
-    bad = [p for p in parts if p not in DEFENCES]
+    bad = [p for p in parts if not isinstance(p, str) or p not in DEFENCES]
     if bad or len(set(parts)) != len(parts):
         why = f"unknown policy {bad[0]!r}" if bad else f"{name!r} names a policy twice"
         names = ", ".join((["none"] if none else []) + list(DEFENCES))
