@@ -11,7 +11,7 @@ from bgpsim import __version__
 from bgpsim.base.console import end_now
 from bgpsim.base.errors import InputError
 
-COMMANDS = ("run", "sweep", "routes", "rpki", "dump", "validate", "bgpsec", "stream", "monitor")  # bgpsim.commands.<name>, in --help order
+COMMANDS = ("run", "incident", "sweep", "routes", "rpki", "dump", "validate", "bgpsec", "stream", "monitor")  # bgpsim.commands.<name>, in --help order
 
 
 class _Parser(argparse.ArgumentParser):

@@ -92,3 +92,32 @@ def test_mrai_withdrawals_option_holds_withdrawals():
     held = run("subprefix", stop=12.0, timing=Timing(mrai_withdrawals=True))
     assert held.converged_at > 10 + 0.75 * 30  # they wait for the timers started at t = 10 s
     assert held.outcome == fast.outcome
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+def test_a_leak_via_one_neighbour_and_an_optimizers_more_specific(tmp_path, engine):
+    """6 and 8 are customers of 3, 6 of 2 too; 777 peers with 3 and is a customer of 4, itself a
+    customer of 2. 6's best route is [3 777] (shorter than [2 4 777]). A plain leak offers 2 [6 3 777],
+    which loses to 2's own customer route [4 777]: nobody goes to 6. Leaking what 2 sends it (`via =
+    2`), 6 offers 3 [6 2 4 777], a customer's route, which 3 prefers to its peering with 777: 3 and its
+    customer 8 go to 6. With `prefix`, 2 sends 6 alone the /25 (as a BGP optimizer does) and 6 leaks it:
+    the only route to the /25, so the same ASes take it; 4 never hears it."""
+    from bgpsim.cli import main
+
+    (tmp_path / "t.toml").write_text('name = "leaky"\n' + "".join(
+        f"[[as]]\nasn = {a}\ncustomers = {cs}\n" + (f"peers = {ps}\n" if ps else "")
+        for a, cs, ps in ((2, [4, 6], []), (3, [6, 8], [777]), (4, [777], []), (6, [], []), (8, [], []),
+                          (777, [], [3]))))
+    base = ('name = "{name}"\ntopology = "t.toml"\n[victim]\nasn = 777\nprefixes = ["10.0.0.0/24"]\n'
+            '[attack]\nkind = "leak"\nattacker = 6\n')
+
+    def outcomes(name, extra):
+        (tmp_path / f"{name}.toml").write_text(base.format(name=name) + extra)
+        assert main(["run", str(tmp_path / f"{name}.toml"), "--engine", engine, "--out", str(tmp_path / name),
+                     "--quiet"]) == 0
+        rows = (tmp_path / name / "ases.csv").read_text().splitlines()[1:]
+        return {r.split(",")[0]: r.split(",")[3] for r in rows if r.split(",")[0] in ("3", "4", "8")}
+
+    assert outcomes("plain", "") == {"3": "victim", "4": "victim", "8": "victim"}
+    assert outcomes("via", "via = 2\n") == {"3": "attacker", "4": "victim", "8": "attacker"}
+    assert outcomes("optimized", 'via = 2\nprefix = "10.0.0.0/25"\n') == {"3": "attacker", "4": "victim", "8": "attacker"}

@@ -27,6 +27,7 @@ from bgpsim.base.outdir import write_atomic
 from .bgpsec import bgpsec_html
 from .story import KIND_NAMES, json_timeline, summary_text
 from .style import COLOURS, COMMUNITY_WORDS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
+from .style import escape as _e
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import AsRow, RunResult
@@ -34,13 +35,6 @@ if TYPE_CHECKING:
 MAX_TABLE_ROWS = 200
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-# quotes as numeric references, the forms markupsafe writes: the page keeps its bytes (docs/viz.md)
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
-
-
-def _e(v: Any) -> str:
-    """`v` as text safe inside HTML elements and double-quoted attributes."""
-    return str(v).translate(_ESCAPES)
 
 
 @cache
@@ -210,8 +204,9 @@ def _coverage_html(shown: int, total: int) -> str:
 
 # ----------------------------------------------------------------------------------------------- page
 
-def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]]) -> str:
-    """The report page as a string (see `write_report`)."""
+def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]], incident: str = "") -> str:
+    """The report page as a string (see `write_report`); `incident`: the HTML of an incident's facts
+    and counterfactuals (bgpsim.viz.incident), placed under the summary."""
     sc, topo = run.scenario, run.topology
     names = {r.asn: r.name for r in run.ases if r.name}
     numbers = [
@@ -232,6 +227,7 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
         attacker_label=_e(as_label(run.attacker, names)), victim_label=_e(as_label(run.victim, names)),
         summary=_e(summary_text(run, names)),
         description=f'<p class="description">{_e(sc.description)}</p>' if sc.description else "",
+        incident=incident,
         compare_heads=compare_heads, compare_rows=compare_rows,
         numbers="".join(f'  <li><span class="value">{_e(v)}</span><span class="label">{_e(label)}</span></li>\n'
                         for label, v in numbers),
@@ -246,11 +242,12 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
     )
 
 
-def write_report(path: str | os.PathLike, run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]]) -> Path:
+def write_report(path: str | os.PathLike, run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]],
+                 incident: str = "") -> Path:
     """Write one self-contained HTML report of `run` to `path` (via a temp file renamed into place).
 
     `figures` is a list of (caption, png_path), embedded as data URIs. The AS table lists `run.ases`
-    (at most MAX_TABLE_ROWS of them, see `select_rows`).
+    (at most MAX_TABLE_ROWS of them, see `select_rows`). `incident`: see `render_report`.
     """
-    html = render_report(run, figures)
+    html = render_report(run, figures, incident)
     return write_atomic(path, html.encode("utf-8"))

@@ -7,7 +7,6 @@ and should not pay for a plotting library it does not use.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 COLOURS = {
@@ -22,6 +21,15 @@ COMMUNITY_WORDS = {
     "no-advertise": "with NO_ADVERTISE (RFC 1997): only its neighbours use them",
     "blackhole": "to its providers, with BLACKHOLE (RFC 7999): they drop the traffic to them",
 }
+# quotes as numeric references, the forms markupsafe writes: the page keeps its bytes (docs/viz.md)
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
+
+
+def escape(v: object) -> str:
+    """`v` as text safe inside HTML elements and double-quoted attributes."""
+    return str(v).translate(_ESCAPES)
+
+
 UNKNOWN_COLOUR = "#ffffff"  # an AS missing from `outcomes` (drawn white)
 
 # What each outcome means, in words a student understands without the code.
@@ -32,17 +40,17 @@ OUTCOME_LABELS = {
     "loop": "caught in a forwarding loop",
 }
 
-WEIGHTING_LABELS = {
-    "uniform": "every source AS counts equally",
-    "cone": "each source AS weighted by its customer-cone size",
-    "space": "each source AS weighted by its announced address space",
-}
-
-
 def weighting_text(weighting: str) -> str:
-    """A plain-language description of a traffic weighting name (or weight file)."""
-    w = str(weighting)
-    return WEIGHTING_LABELS.get(w, f"each source AS weighted by the file {Path(w).name}" if w else "uniform")
+    """In plain words, a traffic weighting as a run's result names it (bgpsim.sim.weighting.weights:
+    "uniform", "customer-cone size", "IPv4 address space originated (FILE)", "weights from FILE")."""
+    w = str(weighting) or "uniform"
+    if w == "uniform":
+        return "every source AS counts equally"
+    if w == "customer-cone size":
+        return "each source AS weighted by its customer-cone size"
+    if w.startswith("IPv"):
+        return f"each source AS weighted by its {w}"
+    return f"each source AS weighted by the {w.removeprefix('weights from ')} file"
 
 
 # ------------------------------------------------------------------------------------- numbers in words

@@ -30,6 +30,9 @@ class Attack:
     start: float = 0.0  # simulated seconds (the timed engine)
     stop: float | None = None  # withdrawn (a leak: stopped) then; None: never
     prefix: Prefix | None = None  # what the attacker announces; derived from the victim's when None
+    # a leak: the neighbour (ASN) whose routes the leaker prefers and leaks; with `prefix`, a
+    # more-specific of the victim's that this neighbour sends the leaker alone (a BGP optimizer's)
+    via: int | None = None
 
     kind: ClassVar[str]
     help: ClassVar[str]
@@ -167,6 +170,9 @@ class ShortestPath(Attack):
         return None
 
 
+PREFERRED = 1000  # a LOCAL_PREF above every relationship's: the leaker's routes from `via` win
+
+
 class Leak(Attack):
     kind = "leak"
     help = ("the attacker, a multihomed customer, re-exports its route to the victim to its other providers "
@@ -175,12 +181,24 @@ class Leak(Attack):
     stop_label = "leak stops"
 
     def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
-        path = propagate(plan or topo, prefix, [Seed(victim)], pol).path(attacker)
+        ribs = propagate(plan or topo, prefix, [Seed(victim)], pol)
+        if self.via is None:
+            path = ribs.path(attacker)
+        else:  # the route `via` gives it, if `via` has one that does not go through the leaker
+            s = self.neighbour(topo, attacker)
+            theirs = ribs.path(s)
+            ok = theirs is not None and attacker not in theirs
+            path = (s,) + theirs if ok and (theirs or s == victim) else None
         if path is None:
             return {prefix: [Seed(victim)]}  # nothing to leak
         # Sessions closed by a max-prefix limit carry none of the leak. (The leaker's own route is the
         # one it had with every session up: on the timed engine a closed session can change it.)
-        return {prefix: [Seed(victim), Seed(attacker, path, relay=True, exclude=self.closing(topo, attacker, pol))]}
+        leaked = Seed(attacker, path, relay=True, exclude=self.closing(topo, attacker, pol))
+        if self.via is None or self.prefix is None:
+            return {prefix: [Seed(victim), leaked]}
+        s = path[0]  # `via` announces the more-specific to the leaker alone, with its own route's path
+        others = frozenset(topo.customers[s] + topo.peers[s] + topo.providers[s]) - {attacker}
+        return {prefix: [Seed(victim)], self.prefix: [Seed(s, path[1:], exclude=others), leaked]}
 
     @staticmethod
     def closing(topo, attacker: int, pol) -> frozenset:
@@ -190,10 +208,34 @@ class Leak(Attack):
             return frozenset()
         return frozenset(r for r in topo.providers[attacker] + topo.peers[attacker] if pol.drops_session(attacker, r, topo.n))
 
+    def neighbour(self, topo, attacker: int) -> int:
+        """`via` as an index, checked to be the leaker's neighbour."""
+        s = topo.idx(self.via, "via AS")
+        if topo.relationship(attacker, s) is None:
+            raise InputError(f"AS{self.via} (via) is not a neighbour of the leaker AS{topo.asns[attacker]}")
+        return s
+
     def start_on(self, engine, a, v, k):
+        if self.via is not None:
+            s = self.neighbour(engine.topo, a)
+            if self.prefix is not None:  # `via` sends the leaker alone a more-specific, with its own path
+                outer = next(q for q, x in enumerate(engine.prefixes)
+                             if q != k and x.version == self.prefix.version and self.prefix.subnet_of(x))
+                cur = engine.loc[outer][s]
+                if cur is not None:
+                    everyone = set(engine.topo.customers[s] + engine.topo.peers[s] + engine.topo.providers[s])
+                    engine.originate(s, k, cur[2], exclude=everyone - {a})
+            else:  # the leaker takes what `via` sends it over everything else
+                engine.configure(a, s, local_pref=PREFERRED)
         engine.start_leak(a)
 
     def stop_on(self, engine, a, k, policy):
+        if self.via is not None:
+            s = self.neighbour(engine.topo, a)
+            if self.prefix is not None:
+                engine.withdraw(s, k)
+            else:
+                engine.configure(a, s, reset=True)
         engine.set_policy(a, policy)
 
 

@@ -28,7 +28,7 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
     who = parties(scn, topo)
     vrps = VRPTable(scn.roas) if scn.roas else None
     res = trial.run(topo, scn.attack.kind, who.a, who.v, scn.defence.policy if scn.defence else None, who.adopters,
-                    prefix=scn.prefixes[0], vrps=vrps, attack_prefix=scn.attack.prefix,
+                    prefix=scn.prefixes[0], vrps=vrps, attack_prefix=scn.attack.prefix, via=scn.attack.via,
                     **(scn.defence.settings if scn.defence else {}))
 
     asns = topo.asns.tolist()

@@ -21,7 +21,9 @@ def result_json(run: RunResult) -> str:
     return json.dumps(run.to_json(), indent=1) + "\n"
 
 
-def write(run: RunResult, out: Path) -> Path:
+def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None) -> Path:
+    """The run's files in `out`; `incident`: the report's incident section (HTML); `files`: more
+    files to write there (name -> text)."""
     from bgpsim.viz.outcome import outcome_figure
     from bgpsim.viz.timeline import timeline_figure, traffic_figure
     from bgpsim.viz.topology import topology_figure
@@ -73,5 +75,7 @@ def write(run: RunResult, out: Path) -> Path:
                             title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak)
             figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
                             + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
-        write_report(tmp / "report.html", run, figures)
+        for name, text in (files or {}).items():
+            (tmp / name).write_text(text, encoding="utf-8")
+        write_report(tmp / "report.html", run, figures, incident)
     return out

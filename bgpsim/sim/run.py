@@ -71,10 +71,10 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
         crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed, given)
     q = EventQueue()
     configured = [x for x in scn.sessions if x.at == 0]  # from the start; the others are events
-    ends = {id(x): (topo.idx(x.asn, "session AS"), topo.idx(x.neighbour, "session neighbour")) for x in scn.sessions}
+    ends = {id(x): _ends(topo, x) for x in scn.sessions}
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto,
-                         local_pref={ends[id(x)]: x.local_pref for x in configured if x.local_pref is not None},
-                         prepend={ends[id(x)]: x.prepend for x in configured if x.prepend is not None})
+                         local_pref={e: x.local_pref for x in configured if x.local_pref is not None for e in ends[id(x)]},
+                         prepend={e: x.prepend for x in configured if x.prepend is not None for e in ends[id(x)]})
     if tap:
         from .wiretap import Wiretap
 
@@ -188,7 +188,8 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
         marks.append(Mark(scn.mitigation.start, MITIGATION_MARKS[community]))
     for x in scn.sessions:
         if x.at > 0:
-            q.at(x.at, engine.configure, *ends[id(x)], x.local_pref, x.prepend)
+            for r, s in ends[id(x)]:
+                q.at(x.at, engine.configure, r, s, x.local_pref, x.prepend)
             marks.append(Mark(x.at, str(x)))
     for e in scn.events:
         if e.type == "originate" and e.at > 0:  # those at t = 0 are announced from the start
@@ -204,9 +205,17 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
             engine.session(x, y)  # fail now, not mid-run, if they are not neighbours
             q.at(e.at, engine.link_down if e.type == "link-down" else engine.link_up, x, y)
             marks.append(Mark(e.at, f"link AS{e.link[0]}-AS{e.link[1]} {'fails' if e.type == 'link-down' else 'restored'}"))
-        if e.type in ("originate", "withdraw") and e.at > 0:
+        if e.type == "withdraw" or (e.type == "originate" and e.at > 0):  # (those at 0 are the start)
             marks.append(Mark(e.at, f"AS{e.asn} {e.type}s {e.prefix}"))
     return sorted(marks, key=lambda m: m.time)
+
+
+def _ends(topo: Topology, x) -> list[tuple[int, int]]:
+    """The sessions (AS, neighbour) a [[session]] setting applies to, as indices."""
+    r = topo.idx(x.asn, "session AS")
+    if x.neighbour is None:
+        return [(r, s) for s in topo.customers[r] + topo.peers[r] + topo.providers[r]]
+    return [(r, topo.idx(x.neighbour, "session neighbour"))]
 
 
 def _interception(engine, fwd, p, a, v, asns) -> Interception:

@@ -61,23 +61,25 @@ class Event:
 
 @dataclass
 class Session:
-    """What AS `asn` sets on its session with `neighbour` from time `at`: the LOCAL_PREF of the routes
-    it learns there (RFC 4271 sections 5.1.5 and 9.1.1), in place of the one its relationship gives;
-    how many more times it puts its own AS on the paths it sends there (prepending). None: unchanged."""
+    """What AS `asn` sets on its session with `neighbour` (None: with every neighbour) from time `at`:
+    the LOCAL_PREF of the routes it learns there (RFC 4271 sections 5.1.5 and 9.1.1), in place of the
+    one its relationship gives; how many more times it puts its own AS on the paths it sends there
+    (prepending). None: unchanged."""
 
     asn: int
-    neighbour: int
+    neighbour: int | None
     local_pref: int | None = None
     prepend: int | None = None
     at: float = 0.0
 
     def __str__(self) -> str:
         what = []
+        them = "every neighbour" if self.neighbour is None else f"AS{self.neighbour}"
         if self.local_pref is not None:
-            what.append(f"AS{self.asn} sets LOCAL_PREF {self.local_pref} on the routes from AS{self.neighbour}")
+            what.append(f"AS{self.asn} sets LOCAL_PREF {self.local_pref} on the routes from {them}")
         if self.prepend is not None:
             what.append(f"AS{self.asn} prepends its AS {self.prepend} more time{'s' * (self.prepend != 1)}"
-                        f" toward AS{self.neighbour}")
+                        f" toward {them}")
         return "; ".join(what)
 
 
@@ -116,7 +118,8 @@ class Scenario:
 # ---- TOML -------------------------------------------------------------------------------------
 
 TOP_KEYS = {"name", "description", "topology", "seed", "timing", "victim", "attack", "mitigation", "defence",
-            "roa", "event", "session", "weighting", "target"}
+            "roa", "event", "session", "weighting", "target",
+            "incident"}  # an incident file's facts: bgpsim.sim.incident reads them
 
 
 def _num(doc: TomlFile, value, *key, minimum: float = 0.0) -> float:
@@ -225,7 +228,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
     else:
         scn.prefixes = [parse_prefix(DEFAULT_PREFIX)]
 
-    if (a := _table(doc, d, "attack", {"kind", "attacker", "start", "stop", "prefix"})) is not None:
+    if (a := _table(doc, d, "attack", {"kind", "attacker", "start", "stop", "prefix", "via"})) is not None:
         kind = a.get("kind")
         if kind not in ATTACKS:
             raise doc.error(f"want one of {', '.join(ATTACKS)}, got {kind!r}", "attack", "kind")
@@ -239,6 +242,10 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
                 raise doc.error("the attack must stop after it starts", "attack", "stop")
         if "prefix" in a:
             scn.attack.prefix = _prefix(doc, a["prefix"], "attack", "prefix")
+        if "via" in a:
+            if kind != "leak":
+                raise doc.error("via (the neighbour whose routes are leaked) is for kind = \"leak\"", "attack", "via")
+            scn.attack.via = _asn(doc, a["via"], "attack", "via")
 
     if (m := _table(doc, d, "mitigation", {"start", "prefixes", "community"})) is not None:
         if "start" not in m:
@@ -314,8 +321,8 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         raise doc.error("want [[session]] tables", "session")
     for i, x in enumerate(sessions):
         doc.check_keys(x, {"asn", "neighbour", "local_pref", "prepend", "at"}, "session", i)
-        if not {"asn", "neighbour"} <= x.keys() or not {"local_pref", "prepend"} & x.keys():
-            raise doc.error("want asn, neighbour, and local_pref or prepend", "session", i)
+        if "asn" not in x or not {"local_pref", "prepend"} & x.keys():
+            raise doc.error("want asn, local_pref or prepend, and neighbour (default: every neighbour)", "session", i)
         lp, prepend = x.get("local_pref"), x.get("prepend")
         if lp is not None and (isinstance(lp, bool) or not isinstance(lp, int) or not 0 <= lp < 2**32):
             raise doc.error(f"want a LOCAL_PREF from 0 to 4294967295, got {lp!r}", "session", i, "local_pref")
@@ -323,7 +330,8 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
                                     or not 0 <= prepend <= MAX_PREPEND):
             raise doc.error(f"want a count from 0 to {MAX_PREPEND}, got {prepend!r}", "session", i, "prepend")
         scn.sessions.append(Session(_asn(doc, x["asn"], "session", i, "asn"),
-                                    _asn(doc, x["neighbour"], "session", i, "neighbour"), lp, prepend,
+                                    _asn(doc, x["neighbour"], "session", i, "neighbour") if "neighbour" in x else None,
+                                    lp, prepend,
                                     _num(doc, x.get("at", 0.0), "session", i, "at")))
 
     events = d.get("event", [])

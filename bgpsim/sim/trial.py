@@ -94,10 +94,11 @@ def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
 
 def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, adopters=(),
         plan: Plan | None = None, prefix=PREFIX, vrps: VRPTable | None = None, attack_prefix=None,
-        **settings) -> Result:
+        via: int | None = None, **settings) -> Result:
     """One trial on the converged state. `adopters` are AS indices deploying `policy` (with
     `settings`, see bgpsim.sim.defences.defence); `vrps` default to the victim's ROA for `prefix`; a
-    sub-prefix attack takes `attack_prefix`, by default the first /24 (/48) of `prefix`."""
+    sub-prefix attack takes `attack_prefix`, by default the first /24 (/48) of `prefix`; a leak, `via`
+    (an ASN: the neighbour whose route the leaker leaks; default its best)."""
     if attacker == victim:
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
     plan = plan or plan_for(topo)
@@ -105,6 +106,7 @@ def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, 
         vrps = vrps_for(topo, victim, prefix)
     pol = defence(policy, topo, adopters, vrps, **settings) if policy not in (None, "none", "bgp") else None
     sub = attack_prefix or (SUBPREFIX if prefix == PREFIX else sub_prefix(prefix))
-    ann = attack(kind).seeds(topo, attacker, victim, pol, plan, prefix, sub)
+    ann = attack(kind, via=via, prefix=attack_prefix if via is not None else None).seeds(
+        topo, attacker, victim, pol, plan, prefix, sub)
     ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]
     return Result(trace(ribs, topo.n, attacker, victim), ribs, attacker, victim)

@@ -352,10 +352,11 @@ class TimedEngine:
         outer = self.prefixes[p]
         return [q for q, x in enumerate(self.prefixes) if q != p and x.version == outer.version and x.subnet_of(outer)]
 
-    def configure(self, r: int, s: int, local_pref: int | None = None, prepend: int | None = None) -> None:
+    def configure(self, r: int, s: int, local_pref: int | None = None, prepend: int | None = None,
+                  reset: bool = False) -> None:
         """Change what r sets on its session with s: the LOCAL_PREF of the routes it learns from s
-        (re-ranked and re-selected now), or how many times it prepends its AS toward s (the changed
-        paths are sent as MRAI allows)."""
+        (re-ranked and re-selected now; `reset`: back to the relationship's), or how many times it
+        prepends its AS toward s (the changed paths are sent as MRAI allows)."""
         self.session(s, r)  # must be neighbours
         if prepend is not None:
             self._hops = True
@@ -365,13 +366,16 @@ class TimedEngine:
                 self.prepend.pop((r, s), None)
             for p in range(len(self.prefixes)):
                 self._export(r, p)
-        if local_pref is not None:
-            rank = self._rank[(r, s)] = lp_rank(local_pref)
+        if local_pref is not None or reset:
+            if reset:
+                self._rank.pop((r, s), None)
+            else:
+                self._rank[(r, s)] = lp_rank(local_pref)
             for p in range(len(self.prefixes)):
                 rib = self.rib_in[p][r]
                 if rib and s in rib:
                     key, rel, path = rib[s]
-                    rib[s] = ((rank,) + key[1:], rel, path)
+                    rib[s] = ((self._rank.get((r, s), rel),) + key[1:], rel, path)
                     self._reselect(r, p)
 
     def set_policy(self, r: int, policy: Policy | None) -> None:

@@ -1,0 +1,196 @@
+"""Real incidents: a scenario file with an `[incident]` table, and what each defence would have done.
+
+An incident file is a scenario (bgpsim.sim.scenario) whose `[incident]` table says when it happened,
+what to call it, where the facts come from, and what the model leaves out:
+
+    [incident]
+    date = "2008-02-24"
+    title = "Pakistan Telecom hijacks YouTube"
+    sources = ["RIPE NCC, YouTube Hijacking: A RIPE NCC RIS case study, 2008, https://..."]
+    model = "what is modelled, and how"            # optional
+    victims = [{ asn = 13335, prefix = "104.16.0.0/20" }, ...]   # optional: a mass incident's sample
+
+The timed engine replays the scenario as written. The counterfactuals are the same attack on the
+converged-state engine: no defence, then each of COUNTERFACTUALS deployed by a seeded random half of
+the ASes and by all of them; a mass incident runs every victim of its sample (the scenario's own first)
+and averages. The graph is the one the file names (today's, not the incident's): `topology` is a
+file name looked for beside the file, then in the directories of $BGPSIM_DATA.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+
+from bgpsim.base.errors import InputError
+from bgpsim.base.prefix import Prefix, parse_prefix
+from bgpsim.base.tomlfile import TomlFile
+from bgpsim.rpki.rov import VRP, VRPTable
+
+from .scenario import Scenario, load_scenario
+
+COUNTERFACTUALS = ("rov", "aspa", "bgpsec", "path-end", "otc", "peerlock-lite", "maxlen", "prefix-list", "max-prefix")
+PARTIAL = 0.5  # the share of ASes deploying a defence in the "partial" column
+CAIDA_URL = "https://publicdata.caida.org/datasets/as-relationships/serial-2/"
+DATA_ENV = "BGPSIM_DATA"
+
+
+@dataclass
+class Incident:
+    name: str
+    date: str
+    title: str
+    sources: list[str]
+    scenario: Scenario
+    model: str = ""
+    victims: list[tuple[int, Prefix]] = field(default_factory=list)  # (ASN, prefix); the scenario's first
+
+    def line(self) -> str:
+        """What `bgpsim incident --list` prints: the name, the date and the title."""
+        return f"{self.name:<22} {self.date}  {self.title}"
+
+
+def bundled() -> Path:
+    return Path(str(files("bgpsim.scenarios").joinpath("incidents")))
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in bundled().glob("*.toml"))
+
+
+def find(name: str) -> Path:
+    """A bundled incident by name, or an incident file's path."""
+    path = bundled() / f"{name}.toml"
+    if path.is_file():
+        return path
+    if name.endswith(".toml") and Path(name).is_file():
+        return Path(name)
+    raise InputError(f"no incident {name!r}; want one of {', '.join(names())} (bgpsim incident --list), "
+                     "or an incident file")
+
+
+def load_incident(path: str | Path, topology: str | None = None, graph: bool = True) -> Incident:
+    """The incident in file `path`; `topology`: a graph file to use instead of the one it names;
+    `graph` False: do not look for the graph (to list incidents)."""
+    scn = load_scenario(path)  # first: it reads the file and says what is wrong with the scenario
+    doc = TomlFile(path)
+    t = doc.data.get("incident")
+    if not isinstance(t, dict):
+        raise doc.error("want an [incident] table (date, title, sources)", "incident")
+    doc.check_keys(t, {"date", "title", "sources", "model", "victims"}, "incident")
+    for key in ("date", "title"):
+        if not isinstance(t.get(key), str) or not t[key].strip():
+            raise doc.error("want a non-empty string", "incident", key)
+    sources = t.get("sources")
+    if not isinstance(sources, list) or not sources or not all(isinstance(s, str) and s.strip() for s in sources):
+        raise doc.error("want a list of the sources the facts come from", "incident", "sources")
+    if not isinstance(t.get("model", ""), str):
+        raise doc.error("want a string", "incident", "model")
+    if scn.victim is None:
+        raise doc.error("an incident names its victim", "victim", "asn")
+    if scn.attack is not None and scn.attack.attacker is None:
+        raise doc.error("an incident names its attacker", "attack", "attacker")
+    if graph:
+        scn.topology = _graph(scn.topology, topology, doc.path)
+    victims = [(scn.victim, scn.prefixes[0])]
+    given = t.get("victims", [])
+    if not isinstance(given, list):
+        raise doc.error("want a list of { asn, prefix } tables", "incident", "victims")
+    for i, v in enumerate(given):
+        if not isinstance(v, dict) or set(v) != {"asn", "prefix"}:
+            raise doc.error("want { asn = ASN, prefix = PREFIX }", "incident", "victims", i)
+        asn = v["asn"]
+        if isinstance(asn, bool) or not isinstance(asn, int) or not 0 < asn < 2**32:
+            raise doc.error(f"want an ASN (1..4294967295), got {asn!r}", "incident", "victims", i, "asn")
+        try:
+            victims.append((asn, parse_prefix(v["prefix"])))
+        except InputError as e:
+            raise doc.error(e.message, "incident", "victims", i, "prefix") from None
+    return Incident(Path(path).stem, t["date"], t["title"], sources, scn, t.get("model", ""), victims)
+
+
+def _graph(named: str, given: str | None, source: str) -> str:
+    """The graph file: `given`, else the file the incident names, beside it or in $BGPSIM_DATA."""
+    if given:
+        return given
+    if Path(named).is_file():
+        return named
+    base = Path(named).name
+    for folder in filter(None, os.environ.get(DATA_ENV, "").split(os.pathsep)):
+        for candidate in (Path(folder) / base, Path(folder) / "caida" / base):
+            if candidate.is_file():
+                return str(candidate)
+    raise InputError(f"{source}: the graph {base} was not found beside the incident or in ${DATA_ENV}; "
+                     f"give --topology FILE, or download it from {CAIDA_URL} into a folder named by ${DATA_ENV}")
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """One row of the table: a defence (None: none) deployed by a share of the ASes, and where the
+    other ASes' traffic went, averaged over the incident's victims."""
+
+    defence: str | None
+    deployment: float  # share of ASes deploying it (0 without a defence)
+    trials: int
+    attacker: float  # share of ASes whose traffic reaches the attacker
+    disconnected: float  # ... that have no route (or a loop)
+    diverted: float  # share of traffic (weighted as the scenario says) that reaches the attacker
+
+    COLUMNS = ("defence", "deployment", "trials", "attacker", "disconnected", "diverted")
+
+    def row(self) -> list:
+        return [self.defence or "none", self.deployment, self.trials, round(self.attacker, 6),
+                round(self.disconnected, 6), round(self.diverted, 6)]
+
+
+def counterfactuals(incident: Incident, topo, tick=None) -> list[Counterfactual]:
+    """The incident's attack on the converged-state engine: without a defence, then under each of
+    COUNTERFACTUALS at PARTIAL and at full deployment. `tick(done, total)` reports progress."""
+    from . import trial
+    from .engine.steady import plan_for
+    from .weighting import weights
+
+    scn = incident.scenario
+    if scn.attack is None:
+        return []
+    kind, a = scn.attack.kind, topo.idx(scn.attack.attacker, "attacker AS")
+    plan = plan_for(topo)
+    configs = [(None, 0.0)] + [(d, share) for d in COUNTERFACTUALS for share in (PARTIAL, 1.0)]
+    total, done = len(configs) * len(incident.victims), 0
+    sums = {c: np.zeros(3) for c in configs}
+    for k, (asn, prefix) in enumerate(incident.victims):
+        v = topo.idx(asn, "victim AS")
+        w, _ = weights(scn.weighting, topo, prefix.version, scn.pfx2as)
+        # the victim adopts, the attacker never (as `bgpsim run --adoption` draws them)
+        others = np.setdiff1d(np.arange(topo.n), [a, v])
+        drawn = np.random.default_rng([scn.seed, k]).choice(others, round(PARTIAL * len(others)), replace=False)
+        adopting = {PARTIAL: np.sort(np.append(drawn, v)), 1.0: np.append(others, v)}
+        vrps = _roas(scn, asn, prefix)
+        # the attack's own prefix for the scenario's victim; a sample victim's: its first /24 (/48)
+        attack_prefix, via = (scn.attack.prefix, scn.attack.via) if k == 0 else (None, None)
+        for policy, share in configs:
+            adopters = () if policy is None else adopting[share]
+            res = trial.run(topo, kind, a, v, policy, adopters, plan=plan, prefix=prefix, vrps=vrps,
+                            attack_prefix=attack_prefix, via=via)
+            fr = res.fractions()
+            sums[(policy, share)] += (fr["attacker"], fr["disconnected"] + fr["loop"], res.diverted(w))
+            done += 1
+            if tick is not None:
+                tick(done, total)
+    n = len(incident.victims)
+    return [Counterfactual(p, s, n, *(sums[(p, s)] / n)) for p, s in configs]
+
+
+def _roas(scn: Scenario, asn: int, prefix: Prefix) -> VRPTable:
+    """What ROV checks against: the scenario's ROAs for its own victim; a sample victim's prefix, as
+    its holder would register it (maxLength its length)."""
+    if asn == scn.victim and scn.roas:
+        return VRPTable(scn.roas)
+    return VRPTable([VRP(prefix, prefix.prefixlen, asn)])
+
+
+__all__ = ["COUNTERFACTUALS", "PARTIAL", "Counterfactual", "Incident", "counterfactuals", "find", "load_incident", "names"]

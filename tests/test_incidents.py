@@ -1,0 +1,128 @@
+"""The incident library (scenarios/incidents, `bgpsim incident`): every file loads, cites its sources
+and names ASes of the 2025 CAIDA graph; its sample victims are real entries of the prefix-to-AS table
+it names; the counterfactuals say what each kind of attack lets each defence do; and one incident runs
+end to end with its report."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import re
+
+import pytest
+from helpers import SHARED
+
+from bgpsim.cli import main
+from bgpsim.sim import incident as inc
+
+CAIDA = SHARED / "caida" / "20250901.as-rel2.txt.bz2"
+PFX2AS = SHARED / "pfx2as" / "ipasn_20140513.dat.gz"
+
+
+def need_data():
+    if not CAIDA.exists():
+        pytest.skip(f"shared data not found: {CAIDA}")
+
+
+@pytest.fixture(scope="module")
+def topo():
+    need_data()
+    from bgpsim.graph.topology import load_topology
+
+    return load_topology(CAIDA)
+
+
+def test_the_list(capsys):
+    assert main(["incident", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(inc.names()) >= 12
+    for line in lines:
+        name, date, title = re.fullmatch(r"(\S+) +(\d{4}-\d\d-\d\d)  (.+)", line).groups()
+        assert name.endswith(date[:4]) and title
+    assert main(["incident", "--list", "--json"]) == 0
+    docs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert all(d["sources"] and all(re.search(r"https?://", s) for s in d["sources"]) for d in docs)
+
+
+def test_every_incident_names_ases_of_the_graph_and_real_table_entries(topo):
+    with gzip.open(PFX2AS, "rt") as f:
+        table = {tuple(line.split()) for line in f if not line.startswith(";")}
+    for name in inc.names():
+        i = inc.load_incident(inc.find(name), topology=str(CAIDA))
+        scn = i.scenario
+        assert scn.victim in topo.index, name
+        if scn.attack:
+            assert scn.attack.attacker in topo.index, name
+        for asn, prefix in i.victims[1:]:  # the samples: entries of the 2014 table, as the files say
+            assert asn in topo.index and (str(prefix), str(asn)) in table, (name, asn, prefix)
+
+
+def test_what_each_defence_can_do(topo):
+    """Worked out from the kind of each attack: ROV stops an origin hijack (with the victim's ROA) and
+    not a forged origin under a loose ROA, which ASPA and path-end stop; OTC, ASPA and max-prefix stop
+    a leak; a filter of prefixes longer than /24 stops nothing here (all are /24 or shorter); nothing
+    applies to an owner withdrawing its routes."""
+    rows = {}
+    for name in inc.names():
+        cf = inc.counterfactuals(inc.load_incident(inc.find(name), topology=str(CAIDA)), topo)
+        rows[name] = {(r.defence, r.deployment): r.attacker for r in cf}
+    assert rows["facebook-2021"] == {}
+    for name in ("youtube-2008", "route53-2018", "twitter-2022", "rostelecom-2020", "china-telecom-2010",
+                 "indosat-2014", "as7007-1997", "klayswap-2022"):
+        r = rows[name]
+        assert r[(None, 0.0)] > 0.3 and r[("rov", 1.0)] < 0.02, name
+        assert r[("rov", 0.5)] <= r[(None, 0.0)] and r[("otc", 1.0)] == r[(None, 0.0)], name
+    celer = rows["celer-2022"]
+    assert celer[(None, 0.0)] > 0.9 and celer[("rov", 1.0)] == celer[(None, 0.0)]
+    assert celer[("aspa", 1.0)] < 0.01 and celer[("path-end", 1.0)] < 0.01
+    dqe = rows["verizon-dqe-2019"]
+    assert dqe[(None, 0.0)] > 0.9 and dqe[("maxlen", 1.0)] == dqe[(None, 0.0)]
+    assert max(dqe[(d, 1.0)] for d in ("otc", "aspa", "max-prefix", "rov")) < 0.01
+    assert rows["mainone-2018"][(None, 0.0)] < 0.01  # no Google peering in today's graph: said in the file
+
+
+def test_the_youtube_timeline_is_ripes():
+    """RIPE NCC's timeline on the time axis: the hijack at 0 (18:47), YouTube's /24 at 80 min, its
+    /25s at 91, the prepending at 124, the end at 134."""
+    need_data()
+    from bgpsim.sim.run import simulate
+
+    i = inc.load_incident(inc.find("youtube-2008"), topology=str(CAIDA))
+    i.scenario.until = 1.0  # the marks are scheduled at the start; the replay itself is not needed here
+    marks = [(m.time, m.label) for m in simulate(i.scenario).marks]
+    assert marks == [(0.0, "attack starts"), (4800.0, "AS43515 originates 208.65.153.0/24"),
+                     (5460.0, "AS43515 originates 208.65.153.0/25"), (5460.0, "AS43515 originates 208.65.153.128/25"),
+                     (7440.0, "AS17557 prepends its AS 1 more time toward every neighbour"), (8040.0, "attack stops")]
+
+
+def test_an_incident_end_to_end(tmp_path, capsys, monkeypatch):
+    need_data()
+    monkeypatch.setenv(inc.DATA_ENV, str(SHARED / "caida"))
+    out = tmp_path / "tw"
+    assert main(["incident", "twitter-2022", "--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+    with open(out / "counterfactuals.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == 1 + 2 * len(inc.COUNTERFACTUALS) and table[0]["defence"] == "none"
+    html = (out / "report.html").read_text()
+    assert "The incident: RTComm hijacks Twitter&#39;s prefix, 2022-03-28" in html
+    assert "What each defence would have done" in html and "https://www.kentik.com/" in html
+    assert "today's Internet graph, not the one of 2022" in html
+    result = json.loads((out / "result.json").read_text())
+    assert result["attacker"] == 8342 and result["victim"] == 13414 and result["peak"]["attacker"] > 0.3
+
+
+def test_bad_input(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(inc.DATA_ENV, raising=False)
+    assert main(["incident", "no-such-thing"]) == 2
+    err = capsys.readouterr().err
+    assert "no incident 'no-such-thing'; want one of as7007-1997," in err and len(err.strip().splitlines()) == 1
+    assert main(["incident", "twitter-2022", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "the graph 20250901.as-rel2.txt.bz2 was not found" in err and "BGPSIM_DATA" in err
+    assert not (tmp_path / "x").exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text((inc.find("twitter-2022")).read_text().replace('date = "2022-03-28"\n', ""))
+    assert main(["incident", str(bad), "--topology", str(CAIDA)]) == 2
+    assert "incident.date: want a non-empty string" in capsys.readouterr().err
