@@ -576,3 +576,10 @@ def test_select_rows_order():
     # the converged-state engine has no times at all: by ASN
     steady = [row(k, "", "") for k in reversed(range(10))]
     assert [r.asn for r in select_rows(steady, limit=3)] == [0, 1, 2]
+
+
+def test_the_step_view_names_the_journals_outcome_codes():
+    from bgpsim.sim.dataplane import OUTCOMES
+    from bgpsim.viz.steps import OUTCOMES as NAMED
+
+    assert NAMED == OUTCOMES

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from bgpsim.base.outdir import write_atomic
 
 from .bgpsec import bgpsec_html
+from .steps import steps_html
 from .story import KIND_NAMES, json_timeline, summary_text
 from .style import COLOURS, COMMUNITY_WORDS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
 from .style import escape as _e
@@ -228,6 +229,7 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
         summary=_e(summary_text(run, names)),
         description=f'<p class="description">{_e(sc.description)}</p>' if sc.description else "",
         incident=incident,
+        steps=steps_html(run),
         compare_heads=compare_heads, compare_rows=compare_rows,
         numbers="".join(f'  <li><span class="value">{_e(v)}</span><span class="label">{_e(label)}</span></li>\n'
                         for label, v in numbers),

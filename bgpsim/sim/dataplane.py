@@ -69,6 +69,7 @@ class Forwarding:
         self.peak_diverted = self.diverted
         self.snapshot_peak = snapshot_peak  # keep every AS's outcome at the peak (small graphs: for drawing)
         self.peak_outcome = list(self.outcome) if snapshot_peak else None
+        self.journal = None  # bgpsim.sim.journal.Journal: told of every change of next hop and outcome
 
     def _child(self, j: int) -> set:
         c = self.children[j]
@@ -132,6 +133,8 @@ class Forwarding:
         if nh == old:
             return
         self.nh[i] = nh
+        if self.journal is not None:
+            self.journal.next_hop(now, i, nh)
         if self._terminal_as(i):
             return
         if old >= 0 and old != i:
@@ -175,6 +178,8 @@ class Forwarding:
             return
         self.outcome[k] = out
         self.changed_at[k] = now
+        if self.journal is not None:
+            self.journal.outcome(now, k, out)
         if out == ATTACKER and self.attacker_at[k] is None:
             self.attacker_at[k] = now
         if self.is_source[k]:

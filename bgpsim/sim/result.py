@@ -192,6 +192,9 @@ class RunResult:
     wiretap: object = field(default=None, repr=False)  # bgpsim.sim.wiretap.Wiretap: the recorded sessions
     router_keys: list | None = field(default=None, repr=False)  # under crypto: the adopters' RouterKeys
     signed_routes: list[SignedRoute] | None = None  # under crypto: one per AS, in ASN order (as `ases`)
+    journal: object = field(default=None, repr=False)  # bgpsim.sim.journal.Journal (the timed engine)
+    prefixes: list[str] = field(default_factory=list)  # the prefixes of the run, by the journal's index
+    adopters: list[int] = field(default_factory=list)  # ASNs deploying the defence
 
     @property
     def outcomes(self) -> dict[int, str]:

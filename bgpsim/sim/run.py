@@ -14,6 +14,7 @@ from .defences import defence
 from .engine.events import EventQueue
 from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
+from .journal import Journal
 from .plan import parties, scenario_info, topology_info
 from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, Interception, Mark, MitigationInfo,
                      Peak, RunResult, Shares, TimingInfo, Traffic)
@@ -99,6 +100,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
     fwd.start(0.0)
+    journal = Journal(detailed=topo.n <= MAX_DRAWN_ASES)
+    journal.begin(engine, fwd)
     if observer is not None:
         observer.attach(engine)
 
@@ -148,7 +151,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
         interception=_interception(engine, fwd, pid[attacked], a, v, asns) if attack and attack.kind == "intercept" else None,
         peak_outcomes=peak, crypto=None if crypto is None else crypto.info(), wiretap=engine.tap,
         router_keys=None if crypto is None else crypto.router_keys(),
-        signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen))
+        signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen),
+        journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in who.adopters])
 
 
 MITIGATION_MARKS = {

@@ -75,6 +75,7 @@ class TimedEngine:
         self.prepend = {k: v for k, v in (prepend or {}).items() if v}
         self._hops = bool(self.prepend)  # paths may repeat an AS: defences get them collapsed
         self.tap = None  # bgpsim.sim.wiretap.Wiretap: records the sessions of chosen ASes
+        self.journal = None  # bgpsim.sim.journal.Journal: records every RIB change (graphs small enough to draw)
         self._groups = self._sessions(topo, timing, seed)
         for r, s in [*self._rank, *self.prepend]:
             self.session(s, r)  # must be neighbours
@@ -153,6 +154,8 @@ class TimedEngine:
             if rib is None or s not in rib:
                 return
             old = rib.pop(s)
+            if self.journal is not None:
+                self.journal.rib_in(self.q.now, r, s, p, None)
             if cur is not old:
                 return
             new = min(rib.values()) if rib else None
@@ -165,6 +168,8 @@ class TimedEngine:
                 rib = ribs[r] = {}
             old = rib.get(s)
             rib[s] = entry
+            if self.journal is not None:
+                self.journal.rib_in(self.q.now, r, s, p, entry)
             if cur is None or entry < cur:
                 new = entry
             elif cur is old:
@@ -175,6 +180,8 @@ class TimedEngine:
 
     def _install(self, r: int, p: int, new) -> None:
         self.loc[p][r] = new
+        if self.journal is not None:
+            self.journal.loc_rib(self.q.now, r, p, new)
         self.adv[p][r] = None if new is None else (r,) + new[2]
         self.last_change = self.q.now
         if self.on_change is not None:

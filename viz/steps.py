@@ -1,0 +1,165 @@
+"""The part of the report a reader steps through (`steps_html`): a play button and a slider over the
+moments where something changed, and what the network looked like at each.
+
+On a graph small enough to draw, every AS is a circle coloured by where its packets to the target go
+at that moment, with an arrow to its next hop (so the arrows are the routing tree toward the target);
+adopters of the defence wear a ring; a click on an AS lists its Loc-RIB and Adj-RIBs-In at that
+moment and their changes. On a larger graph, the shares of ASes per tier (tier-1, transit, stub), the
+largest transit ASes and where each sends its traffic, and a searchable table of every AS.
+(The tiers: customers and no provider, customers and a provider, no customer.)
+
+The data comes from the run's journal (bgpsim.sim.journal), written into the page as one JSON object
+that the page's own script (steps.js, no library, no request to any server) reads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from importlib.resources import files
+
+import numpy as np
+
+from bgpsim.sim.result import Shares
+
+from .style import COLOURS, escape, secs
+
+OUTCOMES = tuple(f.name for f in fields(Shares))  # in the order of the journal's outcome codes
+
+MAX_STEPS = 400  # a large graph's moments: enough for the slider to move smoothly, few enough for 5 MB
+TOP_TRANSIT = 15  # the largest transit ASes a large graph's view follows
+REL_WORDS = {0: "origin", 1: "customer", 2: "peer", 3: "provider"}
+
+
+def steps_data(run) -> dict | None:
+    """The JSON the page reads, or None when the run recorded no journal (the converged-state engine)."""
+    j = run.journal
+    if j is None:
+        return None
+    topo = run.topo
+    asns = topo.asns.tolist()
+    marks = [[round(m.time, 6), m.label] for m in run.marks]
+    data = {"outcomes": list(OUTCOMES), "colours": [COLOURS[o] for o in OUTCOMES], "marks": marks,
+            "end": round(max([run.converged_at] + [m[0] for m in marks]), 6),
+            "attacker": run.attacker, "victim": run.victim, "target": run.scenario.target,
+            "defence": _defence_words(run), "baseline": _baseline(run)}
+    if j.detailed:
+        data["graph"] = _graph(run, j, asns)
+    else:
+        data["large"] = _large(run, j, asns)
+    return data
+
+
+def _defence_words(run) -> str:
+    d = run.scenario.defence
+    if d is None:
+        return "No defence is deployed: this is the baseline."
+    return (f"Defence: {d.policy}, deployed by {d.adopters:,} ASes" + (f" ({d.settings})" if d.settings else "")
+            + ". Adopters wear a ring.")
+
+
+def _baseline(run) -> str:
+    """The numbers to compare with: where traffic went at the peak and at the end."""
+    o, p = run.outcome, run.peak
+    return (f"At the peak (t = {secs(round(p.at, 1))} s) {p.attacker * 100:.1f} % of ASes reached the attacker; at the end "
+            f"{o.attacker * 100:.1f} %, with {o.victim * 100:.1f} % at the victim.")
+
+
+def _graph(run, j, asns) -> dict:
+    from .topology import layout
+
+    topo = run.topo
+    pos, _, _ = layout(topo)
+    ys = [y for _, y in pos.values()]
+    top, bottom = max(ys), min(ys)
+    adopters = set(run.adopters)
+    names = {a.asn: a.name for a in run.ases}
+    ases = [{"asn": asn, "name": names.get(asn, ""), "x": round(pos[i][0], 4),
+             "y": round((top - pos[i][1]) / ((top - bottom) or 1), 4), "adopter": asn in adopters}
+            for i, asn in enumerate(asns)]
+    links = [[int(a), int(b), 1] for a, b in topo.p2c.tolist()] + [[int(a), int(b), 0] for a, b in topo.p2p.tolist()]
+    r6 = lambda t: round(t, 6)
+    return {
+        "ases": ases, "links": links, "prefixes": run.prefixes,
+        "start": {"outcome": j.start["outcome"], "next_hop": j.start["next_hop"],
+                  "loc": [[i, p, list(path), rel] for i, p, path, rel in j.start["loc"]],
+                  "rib_in": [[r, s, p, list(path)] for r, s, p, path in j.start["rib_in"]]},
+        "outcome": [[r6(t), i, o] for t, i, o in j.outcomes],
+        "next_hop": [[r6(t), i, nh] for t, i, nh in j.next_hops],
+        "loc": [[r6(t), i, p, None if path is None else list(path), rel] for t, i, p, path, rel in j.locs],
+        "rib_in": [[r6(t), r, s, p, None if path is None else list(path)] for t, r, s, p, path in j.ribs_in],
+        "rel_words": REL_WORDS,
+    }
+
+
+def _tiers(topo) -> np.ndarray:
+    """0 at the top (customers, no provider: the tier-1 clique and the like), 1 other transit (some
+    customers), 2 stub."""
+    tier = np.full(topo.n, 2, dtype=np.int8)
+    for i in range(topo.n):
+        if topo.customers[i]:
+            tier[i] = 0 if not topo.providers[i] else 1
+    return tier
+
+
+def _large(run, j, asns) -> dict:
+    """Per moment: counts of ASes per tier and outcome, and the outcome of the largest transit ASes."""
+    topo = run.topo
+    tier = _tiers(topo)
+    out = np.asarray(j.start["outcome"], dtype=np.int8)
+    events = j.outcomes
+    times = sorted({t for t, _, _ in events})
+    if len(times) > MAX_STEPS:  # thin evenly by change count, keeping every mark's moment
+        keep = {times[int(k)] for k in np.linspace(0, len(times) - 1, MAX_STEPS - len(run.marks))}
+        keep |= {min((t for t in times if t >= m.time), default=times[-1]) for m in run.marks}
+        times = sorted(keep)
+    cones = topo.cone_sizes
+    top = [int(i) for i in np.argsort(-cones, kind="stable")[:TOP_TRANSIT]]
+    counts, top_out = [], []
+    e = 0
+    for t in [0.0] + times:
+        while e < len(events) and events[e][0] <= t:
+            out[events[e][1]] = events[e][2]
+            e += 1
+        c = np.zeros((3, len(OUTCOMES)), dtype=np.int64)
+        np.add.at(c, (tier, out), 1)
+        counts.append(c.tolist())
+        top_out.append([int(out[i]) for i in top])
+    final = {a.asn: a for a in run.ases}
+    return {
+        "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
+        "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts,
+        "top": [{"asn": asns[i], "name": final[asns[i]].name, "cone": int(cones[i])} for i in top],
+        "top_outcome": top_out,
+        # every AS: ASN, outcome code at the end, first time at the attacker, last change ("" never)
+        "table": [[a.asn, OUTCOMES.index(a.outcome), a.attacker_at, a.switched_at] for a in run.ases],
+    }
+
+
+def steps_html(run) -> str:
+    """The section, with its data and script inline; "" without a journal."""
+    data = steps_data(run)
+    if data is None:
+        return ""
+    # "</" cannot end the script element early when escaped; JSON reads "\/" as "/"
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    script = files("bgpsim.viz").joinpath("steps.js").read_text(encoding="utf-8")
+    view = ('<svg id="graph" viewBox="0 0 1000 560" role="img" aria-label="the AS graph"></svg>\n'
+            '<div id="panel" class="panel"><p class="note">Click an AS to see its routes.</p></div>\n'
+            if "graph" in data else
+            '<div id="tiers"></div>\n<h3>The largest transit ASes</h3>\n<div id="top"></div>\n'
+            '<h3>Every AS</h3>\n<p><input id="search" type="search" placeholder="ASN or name" '
+            'aria-label="search the ASes"> <span id="found" class="note"></span></p>\n<div id="table"></div>\n')
+    return (
+        '<h2>Step through the run</h2>\n'
+        f'<p class="note">{escape(data["defence"])} {escape(data["baseline"])}</p>\n'
+        '<div class="steps">\n'
+        '<p class="controls"><button id="play" type="button">&#9654; play</button> '
+        '<input id="slider" type="range" min="0" value="0" aria-label="moment"> '
+        '<span id="clock" class="clock"></span></p>\n'
+        '<p id="shares" class="shares"></p>\n'
+        '<p id="mark" class="note"></p>\n'
+        + view +
+        '</div>\n'
+        f'<script id="steps-data" type="application/json">{blob}</script>\n'
+        f'<script>\n{script}</script>\n')
