@@ -496,7 +496,7 @@ def test_summary_describes_each_attack_kind(topo, kind, prefixes, wanted):
 def test_summary_and_details_without_what_a_run_may_lack(tmp_path, topo, report_inputs):
     # the converged-state engine's form: no timing, and here no mitigation, defence or victim's prefixes
     result, figs = report_inputs
-    lean = replace(result, engine="steady", interception=None,
+    lean = replace(result, engine="steady", interception=None, marks=[],
                    scenario=replace(result.scenario, mitigation=None, defence=None, timing=None, victim_prefixes=[]))
     text = summary_text(lean)
     assert "more specific" not in text and "more-specific" not in text and "filter" not in text

@@ -167,6 +167,17 @@ def _figures_html(figures: Sequence[tuple[str, str | os.PathLike]]) -> str:
     return "<h2>Figures</h2>\n" + "".join(out) if out else ""
 
 
+def _no_picture_html(run: RunResult) -> str:
+    """Why a large graph has no picture of the topology."""
+    from bgpsim.sim.result import MAX_DRAWN_ASES
+
+    if run.topo.n <= MAX_DRAWN_ASES:
+        return ""
+    return (f'<p class="note">No picture of the topology: it has {count(run.topo.n)} ASes, and pictures are '
+            f'drawn for graphs of at most {MAX_DRAWN_ASES}. The step view above shows the ASes by tier, and '
+            f'the table below and <code>ases.csv</code> every AS.</p>\n')
+
+
 def _compare_html(compare: Mapping[str, Any]) -> tuple[str, str]:
     """The key-number table's head cells and body rows (see `key_table`)."""
     heads = "".join(f'<th class="{_e(h["cls"])}">{_e(h["text"])}<span class="when">{_e(h["when"])}</span></th>'
@@ -234,7 +245,7 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
         numbers="".join(f'  <li><span class="value">{_e(v)}</span><span class="label">{_e(label)}</span></li>\n'
                         for label, v in numbers),
         details="".join(f"  <dt>{_e(term)}</dt><dd>{_e(value)}</dd>\n" for term, value in _details(run)),
-        figures=_figures_html(figures),
+        figures=_figures_html(figures) + _no_picture_html(run),
         bgpsec=bgpsec_html(run, _e),
         legend="".join(f'  <li><span class="swatch {k}"></span><strong>{k}</strong>: {_e(OUTCOME_LABELS[k])}</li>\n'
                        for k in COLOURS),

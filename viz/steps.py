@@ -20,7 +20,7 @@ from importlib.resources import files
 
 import numpy as np
 
-from bgpsim.sim.result import Shares
+from bgpsim.sim.result import MAX_DRAWN_ASES, Shares
 
 from .style import COLOURS, escape, secs
 
@@ -54,8 +54,10 @@ def _defence_words(run) -> str:
     d = run.scenario.defence
     if d is None:
         return "No defence is deployed: this is the baseline."
+    without = (f" Without it, {run.baseline * 100:.1f} % of ASes would reach the attacker once routing settles "
+               f"(the converged-state engine)." if run.baseline is not None else "")
     return (f"Defence: {d.policy}, deployed by {d.adopters:,} ASes" + (f" ({d.settings})" if d.settings else "")
-            + ". Adopters wear a ring.")
+            + ("; adopters wear a ring." if run.topo.n <= MAX_DRAWN_ASES else ".") + without)
 
 
 def _baseline(run) -> str:

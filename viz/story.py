@@ -113,6 +113,16 @@ def attack_sentence(run: RunResult, names: Mapping[int, str] | None = None) -> s
     return f"{at}{attacker} announced {what}{rel}{kind_note}. The victim is {victim}."
 
 
+def _told(mark, attack, mit, attributes) -> bool:
+    """Whether another sentence of the story tells `mark` already: the attack starting or stopping,
+    the victim's more-specifics, a setting on routes."""
+    if any(a.startswith(mark.label) for a in attributes):
+        return True
+    if attack and mark.time in (attack.start, attack.stop) and mark.label.startswith(("attack", "leak", "interception")):
+        return True
+    return bool(mit) and mark.time == mit.start and mark.label.startswith("victim ")
+
+
 def _peak_sentence(run: RunResult) -> str:
     attack, peak = run.scenario.attack, run.peak
     if peak.attacker <= 0:
@@ -173,6 +183,9 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
                                         "to win its traffic back.")))
     if sc.attributes:
         parts.append("Set on routes by operators: " + "; ".join(sc.attributes) + ".")
+    # the scenario's own events (announcements, withdrawals, links, sessions closing) in time order
+    events += [(m.time, 2, f"At t = {secs(round(m.time, 1))} s: {m.label}.") for m in run.marks
+               if not _told(m, attack, mit, sc.attributes)]
     if attack and attack.stop is not None:
         events.append((attack.stop, 2,
                        "The attacker "

@@ -8,6 +8,7 @@ the same sweep gives the same picture.
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import Mapping
 
@@ -49,7 +50,9 @@ def sweep_figure(summary: Mapping, path: str | os.PathLike) -> Path:
         ax.set_title(f"{attack} attack", fontsize=10)
         ax.legend(fontsize=8, title="defence (band: 90 % CI)", title_fontsize=8, frameon=False)
     sw = summary.get("sweep", {})
-    fig.suptitle(f"Attacker success vs adoption — {sw.get('topology', '')}, {sw.get('trials', '?')} trials per "
-                 f"point, adoption: {sw.get('adopt', '')}", fontsize=10)
+    title = (f"Attacker success vs adoption — {sw.get('topology', '')}, {sw.get('trials', '?')} trials per "
+             f"point, adoption: {sw.get('adopt', '')}")
+    # wrapped to the figure's width (about 13 characters an inch at this size), so no end is cut off
+    fig.suptitle(textwrap.fill(title, int(13 * 5.2 * len(attacks))), fontsize=10)
     return save(fig, path)
 

@@ -58,15 +58,17 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
         weighting = run.traffic.weighting
         steady = run.engine == "steady"
         if steady:
-            outcome_figure(run.outcome, run.traffic, tmp / "outcome.png", title=f"{name}: converged state")
+            d = run.scenario.defence
+            under = f"{d.policy} deployed by {d.adopters:,} ASes" if d else "no defence"
+            outcome_figure(run.outcome, run.traffic, tmp / "outcome.png", title=f"{name}: converged state, {under}")
             figures.append(("Where the traffic of every other AS goes once routing has converged.", tmp / "outcome.png"))
         else:
             timeline_figure(run.timeline, run.marks, tmp / "timeline.png", title=f"{name}: where traffic goes", end=end)
             figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
-            traffic_figure(run.timeline, run.marks, weighting, tmp / "traffic.png", end=end)
-            figures.append(("Share of traffic diverted to the attacker. Every source AS counts the same here, so this is the "
-                            "red line of the figure above; --weighting cone or space weighs ASes by size."
-                            if weighting == "uniform" else f"Share of traffic diverted to the attacker, each AS weighted by {weighting}.", tmp / "traffic.png"))
+            if weighting != "uniform":  # uniform, it would be the red line of the figure above again
+                traffic_figure(run.timeline, run.marks, weighting, tmp / "traffic.png", end=end)
+                figures.append((f"Share of traffic diverted to the attacker, each AS weighted by {weighting}.",
+                                tmp / "traffic.png"))
         if run.topo.n <= MAX_DRAWN_ASES:
             peak = None
             if run.peak_outcomes is not None and run.peak.attacker > 0:

@@ -195,6 +195,7 @@ class RunResult:
     journal: object = field(default=None, repr=False)  # bgpsim.sim.journal.Journal (the timed engine)
     prefixes: list[str] = field(default_factory=list)  # the prefixes of the run, by the journal's index
     adopters: list[int] = field(default_factory=list)  # ASNs deploying the defence
+    baseline: float | None = None  # with a defence: the attacker's share without it, converged
 
     @property
     def outcomes(self) -> dict[int, str]:

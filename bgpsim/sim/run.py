@@ -152,7 +152,8 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
         peak_outcomes=peak, crypto=None if crypto is None else crypto.info(), wiretap=engine.tap,
         router_keys=None if crypto is None else crypto.router_keys(),
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen),
-        journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in who.adopters])
+        journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in who.adopters],
+        baseline=_baseline(scn, topo, a, v))
 
 
 MITIGATION_MARKS = {
@@ -212,6 +213,18 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
         if e.type == "withdraw" or (e.type == "originate" and e.at > 0):  # (those at 0 are the start)
             marks.append(Mark(e.at, f"AS{e.asn} {e.type}s {e.prefix}"))
     return sorted(marks, key=lambda m: m.time)
+
+
+def _baseline(scn: Scenario, topo: Topology, a, v) -> float | None:
+    """With a defence: the share of ASes that would reach the attacker without it, once routing has
+    settled (the converged-state engine), for the report to compare."""
+    if scn.defence is None or scn.attack is None:
+        return None
+    from . import trial
+
+    res = trial.run(topo, scn.attack.kind, a, v, None, (), prefix=scn.prefixes[0], attack_prefix=scn.attack.prefix,
+                    via=scn.attack.via)
+    return round(res.fractions()["attacker"], 6)
 
 
 def _ends(topo: Topology, x) -> list[tuple[int, int]]:
