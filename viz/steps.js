@@ -227,7 +227,7 @@
       sw.style.background = D.colours[o];
       li.appendChild(sw);
       li.appendChild(document.createTextNode("AS" + a.asn + (a.name ? " " + a.name : "") + " (cone "
-        + a.cone.toLocaleString("en") + "): " + D.outcomes[o]));
+        + a.cone.toLocaleString("en") + (a.adopter ? ", adopts the defence" : "") + "): " + D.outcomes[o]));
       list.appendChild(li);
     });
     top.appendChild(list);
@@ -239,7 +239,7 @@
     box.textContent = "";
     var t = el("table", {"class": "ases"});
     var head = el("tr", {});
-    ["AS", "where its traffic goes at the end", "first at the attacker (s)", "last change (s)"].forEach(function (h) {
+    ["AS", "where its traffic goes at the end", "first at the attacker (s)", "last change (s)", "adopts the defence"].forEach(function (h) {
       head.appendChild(el("th", {}, h));
     });
     t.appendChild(head);
@@ -249,6 +249,7 @@
       tr.appendChild(el("td", {}, D.outcomes[r[1]]));
       tr.appendChild(el("td", {}, r[2] === "" ? "—" : secs(r[2])));
       tr.appendChild(el("td", {}, r[3] === "" ? "—" : secs(r[3])));
+      tr.appendChild(el("td", {}, r[4] ? "yes" : ""));
       t.appendChild(tr);
     });
     box.appendChild(t);

@@ -117,6 +117,7 @@ def _large(run, j, asns) -> dict:
         times = sorted(keep)
     cones = topo.cone_sizes
     top = [int(i) for i in np.argsort(-cones, kind="stable")[:TOP_TRANSIT]]
+    adopters = set(run.adopters)
     counts, top_out = [], []
     e = 0
     for t in [0.0] + times:
@@ -131,10 +132,12 @@ def _large(run, j, asns) -> dict:
     return {
         "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
         "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts,
-        "top": [{"asn": asns[i], "name": final[asns[i]].name, "cone": int(cones[i])} for i in top],
+        "top": [{"asn": asns[i], "name": final[asns[i]].name, "cone": int(cones[i]), "adopter": asns[i] in adopters}
+                for i in top],
         "top_outcome": top_out,
-        # every AS: ASN, outcome code at the end, first time at the attacker, last change ("" never)
-        "table": [[a.asn, OUTCOMES.index(a.outcome), a.attacker_at, a.switched_at] for a in run.ases],
+        # every AS: ASN, outcome code at the end, first time at the attacker, last change ("" never), adopts
+        "table": [[a.asn, OUTCOMES.index(a.outcome), a.attacker_at, a.switched_at, int(a.asn in adopters)]
+                  for a in run.ases],
     }
 
 
