@@ -96,21 +96,29 @@ def test_the_youtube_timeline_is_ripes():
                      (7440.0, "AS17557 prepends its AS 1 more time toward every neighbour"), (8040.0, "attack stops")]
 
 
-def test_an_incident_end_to_end(tmp_path, capsys, monkeypatch):
-    need_data()
-    monkeypatch.setenv(inc.DATA_ENV, str(SHARED / "caida"))
-    out = tmp_path / "tw"
-    assert main(["incident", "twitter-2022", "--out", str(out), "--quiet"]) == 0
+def test_an_incident_end_to_end(tmp_path, capsys):
+    """An incident file of one's own, on the teaching graph (the command is the same on any graph):
+    the replay's files, the counterfactual table in the report and in counterfactuals.csv."""
+    from helpers import ROOT
+
+    text = (inc.find("twitter-2022").read_text()
+            .replace('topology = "20250901.as-rel2.txt.bz2"', f'topology = "{ROOT / "scenarios" / "topologies" / "teaching.toml"}"')
+            .replace("asn = 13414", "asn = 64510").replace("attacker = 8342", "attacker = 64511"))
+    (tmp_path / "mine.toml").write_text(text)
+    out = tmp_path / "mine"
+    assert main(["incident", str(tmp_path / "mine.toml"), "--out", str(out), "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
     with open(out / "counterfactuals.csv", newline="") as f:
         table = list(csv.DictReader(f))
     assert len(table) == 1 + 2 * len(inc.COUNTERFACTUALS) and table[0]["defence"] == "none"
+    by = {(r["defence"], float(r["deployment"])): float(r["attacker"]) for r in table}
+    assert by[("none", 0.0)] > 0.3 and by[("rov", 1.0)] == 0.0  # an exact-prefix hijack against the ROA
     html = (out / "report.html").read_text()
     assert "The incident: RTComm hijacks Twitter&#39;s prefix, 2022-03-28" in html
     assert "What each defence would have done" in html and "https://www.kentik.com/" in html
-    assert "today's Internet graph, not the one of 2022" in html
+    assert "Step through the run" in html
     result = json.loads((out / "result.json").read_text())
-    assert result["attacker"] == 8342 and result["victim"] == 13414 and result["peak"]["attacker"] > 0.3
+    assert result["attacker"] == 64511 and result["victim"] == 64510 and result["peak"]["attacker"] > 0.3
 
 
 def test_bad_input(tmp_path, capsys, monkeypatch):

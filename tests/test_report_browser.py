@@ -119,6 +119,7 @@ def test_a_large_graph_has_tiers_top_ases_and_a_table(tmp_path, page):
     assert page.query_selector("#graph") is None
     tiers = page.text_content("#tiers")
     assert "top (no provider)" in tiers and "transit" in tiers and "stub" in tiers
+    assert "its traffic diverted" in tiers and "% of all)" in tiers
     before = page.text_content("#shares")
     page.fill("#slider", page.get_attribute("#slider", "max"))
     assert page.text_content("#shares") != before

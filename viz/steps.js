@@ -198,6 +198,7 @@
     var head = el("tr", {});
     head.appendChild(el("th", {}, "tier"));
     D.outcomes.forEach(function (name) { head.appendChild(el("th", {}, name)); });
+    head.appendChild(el("th", {}, "its traffic diverted"));
     table.appendChild(head);
     L.tiers.forEach(function (name, r) {
       var tr = el("tr", {"data-tier": name});
@@ -212,6 +213,8 @@
         td.appendChild(document.createTextNode(" " + n.toLocaleString("en")));
         tr.appendChild(td);
       });
+      var share = L.tier_traffic[r] ? L.traffic[k][r] / L.tier_traffic[r] : 0;
+      tr.appendChild(el("td", {"class": "traffic"}, pct(share) + " (" + pct(L.traffic[k][r]) + " of all)"));
       table.appendChild(tr);
     });
     box.appendChild(table);

@@ -118,7 +118,8 @@ def _large(run, j, asns) -> dict:
     cones = topo.cone_sizes
     top = [int(i) for i in np.argsort(-cones, kind="stable")[:TOP_TRANSIT]]
     adopters = set(run.adopters)
-    counts, top_out = [], []
+    weight = np.asarray(j.weight, dtype=float)
+    counts, traffic, top_out = [], [], []
     e = 0
     for t in [0.0] + times:
         while e < len(events) and events[e][0] <= t:
@@ -127,11 +128,15 @@ def _large(run, j, asns) -> dict:
         c = np.zeros((3, len(OUTCOMES)), dtype=np.int64)
         np.add.at(c, (tier, out), 1)
         counts.append(c.tolist())
+        w = np.zeros(3)
+        np.add.at(w, tier[out == 0], weight[out == 0])  # the traffic each tier sends to the attacker
+        traffic.append([round(float(x), 6) for x in w])
         top_out.append([int(out[i]) for i in top])
     final = {a.asn: a for a in run.ases}
     return {
         "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
-        "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts,
+        "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts, "traffic": traffic,
+        "tier_traffic": [round(float(weight[tier == r].sum()), 6) for r in range(3)],
         "top": [{"asn": asns[i], "name": final[asns[i]].name, "cone": int(cones[i]), "adopter": asns[i] in adopters}
                 for i in top],
         "top_outcome": top_out,

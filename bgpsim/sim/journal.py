@@ -20,6 +20,7 @@ class Journal:
     def begin(self, engine, fwd) -> None:
         """The state at the start (after a warm start's routes): outcomes, next hops, RIBs."""
         self.start = {"outcome": list(fwd.outcome), "next_hop": list(fwd.nh)}
+        self.weight = fwd.weight  # each source AS's share of the traffic (the run's weighting)
         if self.detailed:
             self.start["loc"] = [(i, p, e[2], e[1]) for p, loc in enumerate(engine.loc)
                                  for i, e in enumerate(loc) if e is not None]
