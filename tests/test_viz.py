@@ -287,6 +287,20 @@ def test_topology_figure_without_attacker(tmp_path, topo):
     _check_png(tmp_path / "g.png", 500, 350)
 
 
+def test_topology_figure_rings_the_adopters(topo):
+    from matplotlib.collections import PathCollection
+
+    def rings(fig):
+        return [c for ax in fig.axes for c in ax.collections if isinstance(c, PathCollection)
+                and len(c.get_facecolors()) == 0]
+
+    plain = topology_plot(topo, OUTCOMES, 1000, 2000)
+    ringed = topology_plot(topo, OUTCOMES, 1000, 2000, adopters=[10, 100, 2000])
+    assert rings(plain) == [] and len(rings(ringed)) == 3
+    labels = [t.get_text() for t in ringed.legends[0].get_texts()]
+    assert "deploys the defence (ring)" in labels
+
+
 def test_outcome_figure(tmp_path):
     shares = Shares(attacker=0.4, victim=0.5, disconnected=0.1, loop=0.0)
     a, b, c = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"

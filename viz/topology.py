@@ -24,6 +24,7 @@ from bgpsim.sim.result import MAX_DRAWN_ASES
 from .canvas import save
 from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, secs
 
+ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
 # behind AS labels, so links passing under a label do not strike through it
 _LABEL_BOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.8)
 
@@ -216,8 +217,8 @@ def _int_keys(outcomes: Mapping) -> dict[int, str]:
 
 
 def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], attacker: int | None, victim: int,
-                captions: list[str], y_lo: float, y_hi: float) -> None:
-    """One picture of the graph on `ax`, each AS coloured by its outcome."""
+                captions: list[str], y_lo: float, y_hi: float, adopters: frozenset = frozenset()) -> None:
+    """One picture of the graph on `ax`, each AS coloured by its outcome, adopters (ASNs) ringed."""
     ax.set_axis_off()
     for p, c in topo.p2c.tolist():
         (x1, y1), (x2, y2) = pos[p], pos[c]
@@ -244,6 +245,8 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
         tag = special.get(asn)
         ax.scatter([x], [y], s=size * (1.4 if tag else 1.0), c=[colour], edgecolors="black",
                    linewidths=3.2 if tag else 0.9, zorder=3)
+        if asn in adopters:
+            ax.scatter([x], [y], s=size * 2.3, facecolors="none", edgecolors=ADOPTER_RING, linewidths=2.2, zorder=2)
         drop = 15 if not tag else 17
         ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), textcoords="offset points",
                     ha="center", va="top", fontsize=8.5, fontweight="bold", zorder=5, bbox=_LABEL_BOX)
@@ -274,11 +277,12 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
 
 
 def topology_plot(topo, outcomes: Mapping[int, str], attacker: int | None, victim: int, title: str | None = None,
-                  peak: tuple[float, Mapping[int, str]] | None = None) -> Figure:
+                  peak: tuple[float, Mapping[int, str]] | None = None, adopters=()) -> Figure:
     """The figure `topology_figure` saves (for tests and reuse)."""
     if topo.n > MAX_DRAWN_ASES:
         raise ValueError(f"topology has {topo.n} ASes; topology_figure draws at most {MAX_DRAWN_ASES}")
     outcomes = _int_keys(outcomes)
+    adopters = frozenset(int(a) for a in adopters)
     pos, rows, row_y = layout(topo)
     per_sub_row = max((-(-len(r) // -(-len(r) // ROW_CAP)) for r in rows), default=1)
     y_bottom = min((p[1] for p in pos.values()), default=0.0)
@@ -320,7 +324,7 @@ def topology_plot(topo, outcomes: Mapping[int, str], attacker: int | None, victi
         gs = fig.add_gridspec(len(panels), 1)
         axes = [fig.add_subplot(gs[k, 0]) for k in range(len(panels))]
     for ax, (outs, head) in zip(axes, panels):
-        _draw_graph(ax, topo, pos, rows, row_y, arcs, outs, attacker, victim, captions, y_bottom - bottom, top)
+        _draw_graph(ax, topo, pos, rows, row_y, arcs, outs, attacker, victim, captions, y_bottom - bottom, top, adopters)
         counts = _count_line(topo, outs, attacker, victim)
         if head:
             ax.set_title(head, fontsize=12, fontweight="bold", loc="left", pad=4)
@@ -338,6 +342,9 @@ def topology_plot(topo, outcomes: Mapping[int, str], attacker: int | None, victi
         Line2D([], [], marker="o", linestyle="none", markersize=11, markerfacecolor="white",
                markeredgecolor="black", markeredgewidth=3, label="attacker / victim (thick outline)"),
     ]
+    if adopters:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markersize=16, markerfacecolor="none",
+                              markeredgecolor=ADOPTER_RING, markeredgewidth=2.2, label="deploys the defence (ring)"))
     fig.legend(handles=handles, loc="outside lower center", ncol=4 if width >= 13 else 3, frameon=False,
                fontsize=9)
     fig.suptitle("\n".join(textwrap.wrap(heading, width=int(width * 9))), fontsize=12.5, x=0.02,
@@ -346,7 +353,8 @@ def topology_plot(topo, outcomes: Mapping[int, str], attacker: int | None, victi
 
 
 def topology_figure(topo, outcomes: Mapping[int, str], attacker: int | None, victim: int, path: str | os.PathLike,
-                    title: str | None = None, peak: tuple[float, Mapping[int, str]] | None = None) -> Path:
+                    title: str | None = None, peak: tuple[float, Mapping[int, str]] | None = None,
+                    adopters=()) -> Path:
     """Picture of a small AS graph (at most MAX_DRAWN_ASES ASes), each AS coloured by its outcome.
 
     Tiers top to bottom by customer-to-provider rank, each row captioned by its most common role when
@@ -356,6 +364,6 @@ def topology_figure(topo, outcomes: Mapping[int, str], attacker: int | None, vic
 
     `peak` is None or `(time, {asn: outcome})` (the run's `peak.at` and `peak_outcomes`): then two
     pictures stacked, "at the peak of the attack" above and "at the end" (`title`, if given, heads that
-    one) below.
+    one) below. `adopters`: the ASNs deploying the defence, drawn with a ring.
     """
-    return save(topology_plot(topo, outcomes, attacker, victim, title, peak), path)
+    return save(topology_plot(topo, outcomes, attacker, victim, title, peak, adopters), path)

@@ -54,4 +54,4 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
         outcome=shares, traffic=Traffic(label, round(diverted, 6)),
         peak=Peak(shares.attacker, 0.0, round(diverted, 6)), marks=[],
         timeline=[(0.0, fr["attacker"], fr["victim"], fr["disconnected"], fr["loop"], diverted)],
-        ases=ases, topo=topo)
+        ases=ases, topo=topo, adopters=[int(topo.asns[i]) for i in who.adopters])

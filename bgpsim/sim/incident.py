@@ -35,6 +35,7 @@ from .scenario import Scenario, load_scenario
 
 COUNTERFACTUALS = ("rov", "aspa", "bgpsec", "path-end", "otc", "peerlock-lite", "maxlen", "prefix-list", "max-prefix")
 PARTIAL = 0.5  # the share of ASes deploying a defence in the "partial" column
+EXACT = {"subprefix": "prefix", "forged-origin-subprefix": "forged-origin"}  # a sub-prefix attack on a /24
 CAIDA_URL = "https://publicdata.caida.org/datasets/as-relationships/serial-2/"
 DATA_ENV = "BGPSIM_DATA"
 
@@ -170,11 +171,14 @@ def counterfactuals(incident: Incident, topo, tick=None) -> list[Counterfactual]
         drawn = np.random.default_rng([scn.seed, k]).choice(others, round(PARTIAL * len(others)), replace=False)
         adopting = {PARTIAL: np.sort(np.append(drawn, v)), 1.0: np.append(others, v)}
         vrps = _roas(scn, asn, prefix)
-        # the attack's own prefix for the scenario's victim; a sample victim's: its first /24 (/48)
-        attack_prefix, via = (scn.attack.prefix, scn.attack.via) if k == 0 else (None, None)
+        # the attack's own prefix for the scenario's victim; a sample victim's: its first /24 (/48), or
+        # its own prefix when that is a /24 (/48) already (nothing longer is announced, as in the reports)
+        attack_prefix, via, kind_k = (scn.attack.prefix, scn.attack.via, kind) if k == 0 else (None, None, kind)
+        if k and prefix.prefixlen >= (24 if prefix.version == 4 else 48):
+            kind_k = EXACT.get(kind, kind)
         for policy, share in configs:
             adopters = () if policy is None else adopting[share]
-            res = trial.run(topo, kind, a, v, policy, adopters, plan=plan, prefix=prefix, vrps=vrps,
+            res = trial.run(topo, kind_k, a, v, policy, adopters, plan=plan, prefix=prefix, vrps=vrps,
                             attack_prefix=attack_prefix, via=via)
             fr = res.fractions()
             sums[(policy, share)] += (fr["attacker"], fr["disconnected"] + fr["loop"], res.diverted(w))

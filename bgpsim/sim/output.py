@@ -74,7 +74,8 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
             if run.peak_outcomes is not None and run.peak.attacker > 0:
                 peak = (run.peak.at, run.peak_outcomes)
             topology_figure(run.topo, run.outcomes, run.attacker, run.victim, tmp / "topology.png",
-                            title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak)
+                            title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak,
+                            adopters=run.adopters)
             figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
                             + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
         for name, text in (files or {}).items():
