@@ -91,6 +91,7 @@ def test_a_small_graph_steps_and_plays(tmp_path, page):
     panel = page.text_content("#panel")
     assert "AS64502 Summit Transit" in panel and "Loc-RIB at t =" in panel and "Adj-RIB-In" in panel
     assert "198.51.100.0/26" in panel and "64510" in panel
+    assert "What its neighbours sent it" in panel and "AS64497 sent 198.51.100.0/25 via" in panel
     assert page.asked == [] and page.errors == []
 
 

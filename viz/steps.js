@@ -187,6 +187,17 @@
     });
     panel.appendChild(el("p", {"class": "note"}, "Its Loc-RIB changes (later ones greyed):"));
     panel.appendChild(history);
+    var heard = el("ol", {"class": "history"});
+    G.rib_in.forEach(function (e) {
+      if (e[1] !== i) return;
+      var li = el("li", {}, "t = " + secs(e[0]) + " s: " + asLabel(e[2]) + " " + (e[4] === null
+        ? "withdrew " + G.prefixes[e[3]]
+        : "sent " + G.prefixes[e[3]] + " via " + e[4].map(function (x) { return G.ases[x].asn; }).join(" ")));
+      if (e[0] > t) li.className = "later";
+      heard.appendChild(li);
+    });
+    panel.appendChild(el("p", {"class": "note"}, "What its neighbours sent it after the start (later ones greyed):"));
+    panel.appendChild(heard);
   }
 
   // ---- a large graph: tiers, the largest transit ASes, a searchable table ----------------------------
