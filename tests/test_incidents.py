@@ -138,3 +138,13 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
     bad.write_text((inc.find("twitter-2022")).read_text().replace('date = "2022-03-28"\n', ""))
     assert main(["incident", str(bad), "--topology", str(CAIDA)]) == 2
     assert "incident.date: want a non-empty string" in capsys.readouterr().err
+
+
+def test_bgpsim_run_finds_the_graph_an_incident_names(tmp_path, monkeypatch):
+    """An incident is a scenario: `bgpsim run` runs it, finding its graph in $BGPSIM_DATA as `bgpsim
+    incident` does."""
+    need_data()
+    monkeypatch.setenv(inc.DATA_ENV, str(SHARED))
+    out = tmp_path / "tw"
+    assert main(["run", str(inc.find("twitter-2022")), "--engine", "steady", "--out", str(out), "--quiet"]) == 0
+    assert json.loads((out / "result.json").read_text())["topology"]["ases"] == 78643

@@ -14,18 +14,18 @@ The timed engine replays the scenario as written. The counterfactuals are the sa
 converged-state engine: no defence, then each of COUNTERFACTUALS deployed by a seeded random half of
 the ASes and by all of them; a mass incident runs every victim of its sample (the scenario's own first)
 and averages. The graph is the one the file names (today's, not the incident's): `topology` is a
-file name looked for beside the file, then in the directories of $BGPSIM_DATA.
+file name looked for beside the file, then in the folders of $BGPSIM_DATA (bgpsim.base.datafiles).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
 
+from bgpsim.base.datafiles import DATA_ENV
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Prefix, parse_prefix
 from bgpsim.base.tomlfile import TomlFile
@@ -37,7 +37,6 @@ COUNTERFACTUALS = ("rov", "aspa", "bgpsec", "path-end", "otc", "peerlock-lite", 
 PARTIAL = 0.5  # the share of ASes deploying a defence in the "partial" column
 EXACT = {"subprefix": "prefix", "forged-origin-subprefix": "forged-origin"}  # a sub-prefix attack on a /24
 CAIDA_URL = "https://publicdata.caida.org/datasets/as-relationships/serial-2/"
-DATA_ENV = "BGPSIM_DATA"
 
 
 @dataclass
@@ -114,18 +113,14 @@ def load_incident(path: str | Path, topology: str | None = None, graph: bool = T
     return Incident(Path(path).stem, t["date"], t["title"], sources, scn, t.get("model", ""), victims)
 
 
-def _graph(named: str, given: str | None, source: str) -> str:
-    """The graph file: `given`, else the file the incident names, beside it or in $BGPSIM_DATA."""
+def _graph(found: str, given: str | None, source: str) -> str:
+    """The graph file: `given`, else the one the scenario loader found (beside the incident or in
+    $BGPSIM_DATA, bgpsim.base.datafiles), which must exist."""
     if given:
         return given
-    if Path(named).is_file():
-        return named
-    base = Path(named).name
-    for folder in filter(None, os.environ.get(DATA_ENV, "").split(os.pathsep)):
-        for candidate in (Path(folder) / base, Path(folder) / "caida" / base):
-            if candidate.is_file():
-                return str(candidate)
-    raise InputError(f"{source}: the graph {base} was not found beside the incident or in ${DATA_ENV}; "
+    if Path(found).is_file():
+        return found
+    raise InputError(f"{source}: the graph {Path(found).name} was not found beside the incident or in ${DATA_ENV}; "
                      f"give --topology FILE, or download it from {CAIDA_URL} into a folder named by ${DATA_ENV}")
 
 

@@ -16,6 +16,7 @@ from bgpsim.rpki.rov import VRP
 from .attacks import KINDS, Attack, attack
 from .defences import SETTINGS, policy_name
 from .engine.timing import Delay, Timing
+from bgpsim.base import datafiles
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
 from bgpsim.base.tomlfile import TomlFile
@@ -185,7 +186,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
     topo = d.get("topology")
     if not isinstance(topo, str):
         raise doc.error("want the path of a topology file (TOML or CAIDA), relative to the scenario", "topology")
-    topo_path = topo if Path(topo).is_absolute() else str(base / topo)
+    topo_path = datafiles.find(topo, base)  # beside the scenario, else in $BGPSIM_DATA
     seed = d.get("seed", 1)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise doc.error("want a non-negative integer", "seed")
