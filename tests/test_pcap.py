@@ -202,6 +202,11 @@ def session(a=A, b=B, as4=True):
     return frames
 
 
+# Juniper's link type 178: its header, then Ethernet; with an extension TLV (interface index 7); with no
+# layer 2 but a payload type, IPv4 (2), or IPv4 after MPLS (3)
+JUNIPER = (b"MGC\x00" + bytes(12) + b"\x08\x00", b"MGC\x81\x00\x06\x01\x04\x00\x00\x00\x07" + bytes(12) + b"\x08\x00",
+           b"MGC\x02" + struct.pack("<I", 2), b"MGC\x03" + struct.pack("<I", 3))
+
 EXPECTED = [(ANNOUNCE, "10.0.1.0/24"), (ANNOUNCE, "10.2.0.0/16"), (WITHDRAW, "11.0.0.0/8"),
             (ANNOUNCE, "2001:db8:1::/48")]
 
@@ -217,6 +222,7 @@ EXPECTED = [(ANNOUNCE, "10.0.1.0/24"), (ANNOUNCE, "10.2.0.0/16"), (WITHDRAW, "11
     (104, b"\x0f\x00\x08\x00"),  # Cisco HDLC
     (104, b"\x0f\x00\x88\x47\x00\x01\x21\xfe"),  # Cisco HDLC, MPLS label 18 bottom of stack
     (0, b"\x02\x00\x00\x00"),  # BSD loopback
+    *[(178, j) for j in JUNIPER],
 ])
 def test_link_types_and_reassembly(tmp_path, linktype, link):
     f = write_pcap(tmp_path / "s.pcap", session(), linktype, link)
@@ -496,3 +502,13 @@ def test_scapy_log_and_warnings_diverted_only_while_reading(capsys):
         warnings.warn_explicit("four", UserWarning, scapy_file, 1)
     assert got == ["PcapNg: one", "two", "UserWarning: three"]
 
+
+
+@needs_tshark
+@pytest.mark.parametrize("link", JUNIPER)
+def test_juniper_link_type_as_tshark_reads_it(tmp_path, link):
+    """Link type 178 (JUNIPER_ETHER, synthetic captures of a made-up session): the prefixes we find are
+    those tshark finds."""
+    f = write_pcap(tmp_path / "j.pcap", session(), 178, link)
+    _r, routes, warnings = _read(f)
+    assert not warnings and _unicast(routes) == tshark_prefixes(f, *OUT_OF_ORDER) == EXPECTED

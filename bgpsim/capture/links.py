@@ -6,7 +6,11 @@ Link types are the tcpdump.org LINKTYPE_ values (pcap file header, pcapng Interf
   bytes ff 03, protocol field compressed or not; Cisco HDLC frames, which some systems write under this
   link type, are recognised by their address byte 0x0f or 0x8f, as Wireshark does)   50 PPP_HDLC (RFC 1662)   104 C_HDLC (Cisco HDLC:
   address, control, 2-byte EtherType)   12, 14, 101 RAW (the IP header first)   113 LINUX_SLL
-  (16 bytes, protocol at 14)   228 IPV4   229 IPV6   276 LINUX_SLL2 (20 bytes, protocol at 0).
+  (16 bytes, protocol at 14)   228 IPV4   229 IPV6   276 LINUX_SLL2 (20 bytes, protocol at 0)
+  178 JUNIPER_ETHER (Juniper's header: "MGC", a flags byte, with flag 0x80 a 2-byte length of extension
+  TLVs and the TLVs; then an Ethernet frame, or with flag 0x02 no layer 2 but a 4-byte little-endian
+  payload type: 2 IPv4, 6 IPv6, 3 and 7 the same after MPLS, 4, 5 and 8 an MPLS stack; as Wireshark
+  reads it).
 MPLS label stacks (RFC 3032 section 2.1; EtherType 0x8847/0x8848, PPP protocol 0x0281/0x0283) are
 popped to the bottom-of-stack label; the payload's IP version is read from its first nibble.
 scapy dissects only some of these link types into IP (PPP and Cisco HDLC not at all), so the
@@ -20,7 +24,8 @@ _VLAN = (0x8100, 0x88A8, 0x9100)
 _PPP = {0x0021: ETH_IPV4, 0x0057: ETH_IPV6, 0x0281: ETH_MPLS, 0x0283: ETH_MPLS_MC}
 _CHDLC = (b"\x0f\x00", b"\x8f\x00")  # Cisco HDLC unicast and multicast address, control 0
 _BSD_INET6 = (24, 28, 30)  # AF_INET6 on NetBSD/OpenBSD, FreeBSD, macOS
-LINK_TYPES = {0, 1, 9, 12, 14, 50, 101, 104, 113, 228, 229, 276}
+LINK_TYPES = {0, 1, 9, 12, 14, 50, 101, 104, 113, 178, 228, 229, 276}
+_JUNIPER = {2: ETH_IPV4, 3: ETH_IPV4, 6: ETH_IPV6, 7: ETH_IPV6, 4: ETH_MPLS, 5: ETH_MPLS, 8: ETH_MPLS}
 
 
 def _by_version(data: bytes, off: int) -> tuple[int, int] | None:
@@ -58,6 +63,22 @@ def ip_start(linktype: int, data: bytes) -> tuple[int, int] | None:
         if n < 4:
             return None
         etype, off = (data[2] << 8) | data[3], 4
+    elif linktype == 178:
+        if n < 4 or data[:3] != b"MGC":
+            return None
+        flags, off = data[3], 4
+        if flags & 0x80:  # extension TLVs, after their total length
+            if n < 6:
+                return None
+            off = 6 + ((data[4] << 8) | data[5])
+        if not flags & 0x02:  # an Ethernet frame follows
+            inner = ip_start(1, data[off:])
+            return None if inner is None else (inner[0], inner[1] + off)
+        if off + 4 > n:
+            return None
+        etype, off = _JUNIPER.get(int.from_bytes(data[off:off + 4], "little")), off + 4
+        if etype is None:
+            return None
     elif linktype in (12, 14, 101):
         return _by_version(data, 0)
     elif linktype == 228:
