@@ -512,3 +512,23 @@ def test_juniper_link_type_as_tshark_reads_it(tmp_path, link):
     f = write_pcap(tmp_path / "j.pcap", session(), 178, link)
     _r, routes, warnings = _read(f)
     assert not warnings and _unicast(routes) == tshark_prefixes(f, *OUT_OF_ORDER) == EXPECTED
+
+
+@needs_tshark
+def test_an_open_in_the_syn(tmp_path):
+    """TCP Fast Open (RFC 7413): the client's SYN carries its OPEN. A SYN takes one sequence number, so
+    its data starts after it: the OPEN is read (as tshark reads it) and its AS names the peer."""
+    oa, ob = open_msg(65001), open_msg(4200000001)
+    u = update((65001,), nlri=b"\x18\x0a\x00\x01")
+    s, r = 1000, 5000
+    frames = [(1, segment(A, B, 40000, 179, s - 1, oa, flags="S")),
+              (1, segment(B, A, 179, 40000, r - 1, flags="SA")),
+              (2, segment(B, A, 179, 40000, r, ob)),
+              (3, segment(A, B, 40000, 179, s + len(oa), u))]
+    f = write_pcap(tmp_path / "tfo.pcap", frames, 101)
+    _r, routes, warnings = _read(f)
+    assert not warnings
+    assert [(x.peer_as, x.prefix) for x in routes if x.kind == ANNOUNCE] == [(65001, "10.0.1.0/24")]
+    out = subprocess.run(["tshark", "-r", f, "-Y", "bgp.type == 1", "-T", "fields", "-e", "bgp.open.myas"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert sorted(out) == ["23456", "65001"]  # tshark finds both OPENs, the one in the SYN too

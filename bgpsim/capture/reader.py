@@ -321,8 +321,9 @@ class CaptureReader:
             if len(self._sessions) >= MAX_FLOWS:
                 del self._sessions[next(iter(self._sessions))]
             session = self._sessions[sess_key] = _Session()
-        if flags & 0x02:  # SYN
+        if flags & 0x02:  # SYN: it takes one sequence number, so data it carries (TCP Fast Open) starts after it
             stream.syn(seq)
+            seq = (seq + 1) % (1 << 32)
         missing = max(0, whole - have)  # cut short by the snap length
         messages, notes = stream.segment(seq, payload, missing)
         for note in notes:
