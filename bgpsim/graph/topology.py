@@ -100,6 +100,10 @@ class Topology:
         both = np.concatenate([self.p2p, self.p2p[:, ::-1]]) if len(self.p2p) else self.p2p
         return self._lists(both, 0)
 
+    def neighbours(self, i: int) -> list[int]:
+        """AS i's neighbours: its customers, peers and providers."""
+        return self.customers[i] + self.peers[i] + self.providers[i]
+
     def degree(self, i: int) -> int:
         return len(self.customers[i]) + len(self.peers[i]) + len(self.providers[i])
 

@@ -145,7 +145,7 @@ class ShortestPath(Attack):
         name = pol.name if pol is not None else "bgp"
         adopts = pol.adopter if pol is not None else np.zeros(topo.n, dtype=bool)
         if name == "path-end" and adopts[victim]:
-            nbrs = sorted(topo.customers[victim] + topo.peers[victim] + topo.providers[victim])
+            nbrs = sorted(topo.neighbours(victim))
             return (nbrs[0], victim) if nbrs else (victim,)
         if name == "aspa":
             # Up-ramp: a chain of providers from the victim ending at an AS without an ASPA record,
@@ -197,7 +197,7 @@ class Leak(Attack):
         if self.via is None or self.prefix is None:
             return {prefix: [Seed(victim), leaked]}
         s = path[0]  # `via` announces the more-specific to the leaker alone, with its own route's path
-        others = frozenset(topo.customers[s] + topo.peers[s] + topo.providers[s]) - {attacker}
+        others = frozenset(topo.neighbours(s)) - {attacker}
         return {prefix: [Seed(victim)], self.prefix: [Seed(s, path[1:], exclude=others), leaked]}
 
     @staticmethod
@@ -223,8 +223,7 @@ class Leak(Attack):
                              if q != k and x.version == self.prefix.version and self.prefix.subnet_of(x))
                 cur = engine.loc[outer][s]
                 if cur is not None:
-                    everyone = set(engine.topo.customers[s] + engine.topo.peers[s] + engine.topo.providers[s])
-                    engine.originate(s, k, cur[2], exclude=everyone - {a})
+                    engine.originate(s, k, cur[2], exclude=set(engine.topo.neighbours(s)) - {a})
             else:  # the leaker takes what `via` sends it over everything else
                 engine.configure(a, s, local_pref=PREFERRED)
         engine.start_leak(a)

@@ -231,7 +231,7 @@ def _ends(topo: Topology, x) -> list[tuple[int, int]]:
     """The sessions (AS, neighbour) a [[session]] setting applies to, as indices."""
     r = topo.idx(x.asn, "session AS")
     if x.neighbour is None:
-        return [(r, s) for s in topo.customers[r] + topo.peers[r] + topo.providers[r]]
+        return [(r, s) for s in topo.neighbours(r)]
     return [(r, topo.idx(x.neighbour, "session neighbour"))]
 
 

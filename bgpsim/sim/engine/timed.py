@@ -348,7 +348,7 @@ class TimedEngine:
         follows them: r forwards by the longest match). Withdrawing p ends both."""
         self.aggregates[(p, r)] = summary_only
         if summary_only:
-            everyone = frozenset(j for nbrs, *_ in self._groups[r] for j in nbrs)
+            everyone = frozenset(self.topo.neighbours(r))
             for q in self._inside(p):
                 self.withheld[(q, r)] = everyone
                 self._export(r, q)
