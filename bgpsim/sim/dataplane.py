@@ -27,14 +27,14 @@ OUTCOMES = ("attacker", "victim", "disconnected", "loop")
 class Forwarding:
     """`loc` is the engine's per-prefix Loc-RIB list; `covering` the indices of the prefixes that cover
     the target, most specific first. `weights` (one per AS, any scale) weight the traffic of source
-    ASes; the attacker and the victim are not sources. `blackholes`: the engine's set of (prefix,
-    origin) whose routes discard traffic at the ASes that got them from the origin."""
+    ASes; the attacker and the victim are not sources. `tagged`: the engine's communities, (prefix,
+    origin) -> name; a "blackhole" route discards traffic at the ASes that got it from the origin."""
 
     def __init__(self, loc: list, covering: list[int], n: int, attacker: int | None, victim: int | None,
-                 weights: np.ndarray, snapshot_peak: bool = False, blackholes: set | None = None):
+                 weights: np.ndarray, snapshot_peak: bool = False, tagged: dict | None = None):
         self.loc = loc
         self.covering = covering
-        self.blackholes = blackholes if blackholes is not None else set()
+        self.tagged = tagged if tagged is not None else {}
         self.attacker = -1 if attacker is None else attacker
         self.victim = -1 if victim is None else victim
         src = np.ones(n, dtype=bool)
@@ -88,7 +88,7 @@ class Forwarding:
             if e is not None:
                 if e[1] == ORIGIN:
                     return i
-                if self.blackholes and (p, e[2][0]) in self.blackholes and e[2][0] == e[2][-1]:
+                if self.tagged and e[2][0] == e[2][-1] and self.tagged.get((p, e[2][0])) == "blackhole":
                     return -1
                 return e[2][0]
         return -1

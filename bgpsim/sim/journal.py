@@ -27,15 +27,14 @@ class Journal:
             self.start["rib_in"] = [(r, s, p, e[2]) for p, ribs in enumerate(engine.rib_in)
                                     for r, rib in enumerate(ribs) if rib for s, e in sorted(rib.items())]
             engine.journal = self
-            fwd.journal = self
-        else:
-            fwd.journal = _OutcomesOnly(self)
+        fwd.journal = self
 
     def outcome(self, t: float, i: int, out: int) -> None:
         self.outcomes.append((t, i, out))
 
     def next_hop(self, t: float, i: int, nh: int) -> None:
-        self.next_hops.append((t, i, nh))
+        if self.detailed:
+            self.next_hops.append((t, i, nh))
 
     def loc_rib(self, t: float, i: int, p: int, entry) -> None:
         self.locs.append((t, i, p, None if entry is None else entry[2], None if entry is None else entry[1]))
@@ -43,12 +42,3 @@ class Journal:
     def rib_in(self, t: float, r: int, s: int, p: int, entry) -> None:
         self.ribs_in.append((t, r, s, p, None if entry is None else entry[2]))
 
-
-class _OutcomesOnly:
-    """A large graph's journal keeps the outcomes only."""
-
-    def __init__(self, journal: Journal):
-        self.outcome = journal.outcome
-
-    def next_hop(self, t, i, nh) -> None:
-        pass

@@ -96,7 +96,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
                 q.at(0.0, engine.originate, i, p)
 
     fwd = Forwarding(engine.loc, covering, topo.n, a, v, w, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
-                     blackholes=engine.blackholes)
+                     tagged=engine.tagged)
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
     fwd.start(0.0)

@@ -21,8 +21,8 @@ routes learned from a neighbour, which replaces the relationship's rank (RFC 427
 AS path prepending toward a neighbour. A prepended path is longer in the decision process (section
 9.1.2.2 a), but the defences see its AS hops, each once. Communities (RFC 1997, RFC 7999) are set by
 the origin: its neighbours keep a NO_EXPORT, NO_ADVERTISE or BLACKHOLE route to themselves (an AS is
-one node here, so NO_EXPORT and NO_ADVERTISE do the same), and `blackholes` lists the routes whose
-traffic the receiver drops. An aggregate (section 9.2.2.2) is announced by the aggregating AS as its
+one node here, so NO_EXPORT and NO_ADVERTISE do the same), and the receiver of a BLACKHOLE route drops
+the traffic to it (bgpsim.sim.dataplane). An aggregate (section 9.2.2.2) is announced by the aggregating AS as its
 own, with ATOMIC_AGGREGATE and AGGREGATOR and no AS_SET (RFC 9774); with `summary_only` the AS stops
 advertising the more-specifics it covers.
 """
@@ -86,7 +86,6 @@ class TimedEngine:
         self.rib_out: list[list] = [[None] * n for _ in range(k)]
         self.withheld: dict[tuple[int, int], frozenset] = {}  # (p, i) -> neighbours i withholds p from
         self.tagged: dict[tuple[int, int], str] = {}  # (p, i) -> the community i announces p with
-        self.blackholes: set[tuple[int, int]] = set()  # (p, i): i's neighbours drop traffic to p (RFC 7999)
         self.aggregates: dict[tuple[int, int], bool] = {}  # (p, i): i announces p as an aggregate; summary-only?
         self._busy = [0.0] * n
         self._mrai_until: list[dict | None] = [None] * n
@@ -321,8 +320,6 @@ class TimedEngine:
             self.withheld[(p, r)] = frozenset(exclude)
         if community is not None:
             self.tagged[(p, r)] = community
-            if community == "blackhole":
-                self.blackholes.add((p, r))
         for pol in {id(x): x for x in self.policy if x is not None}.values():
             pol.announce(self.prefixes[p], r, (r,) + tuple(path))  # what the announcer attaches
         self._install(r, p, (ORIGIN_KEY, ORIGIN, tuple(path)))
@@ -333,7 +330,6 @@ class TimedEngine:
             return
         self.withheld.pop((p, r), None)
         self.tagged.pop((p, r), None)
-        self.blackholes.discard((p, r))
         if self.aggregates.pop((p, r), False):  # the more-specifics it summarised go out again
             for q in self._inside(p):
                 self.withheld.pop((q, r), None)
