@@ -38,11 +38,9 @@ def steps_data(run) -> dict | None:
         return None
     topo = run.topo
     asns = topo.asns.tolist()
-    marks = [[round(m.time, 6), m.label] for m in run.marks]
-    data = {"outcomes": list(OUTCOMES), "colours": [COLOURS[o] for o in OUTCOMES], "marks": marks,
-            "end": round(max([run.converged_at] + [m[0] for m in marks]), 6),
-            "attacker": run.attacker, "victim": run.victim, "target": run.scenario.target,
-            "defence": _defence_words(run), "baseline": _baseline(run)}
+    data = {"outcomes": list(OUTCOMES), "colours": [COLOURS[o] for o in OUTCOMES],
+            "marks": [[round(m.time, 6), m.label] for m in run.marks],
+            "attacker": run.attacker, "victim": run.victim, "target": run.scenario.target}
     if j.detailed:
         data["graph"] = _graph(run, j, asns)
     else:
@@ -60,7 +58,7 @@ def _defence_words(run) -> str:
             + ("; adopters wear a ring." if run.topo.n <= MAX_DRAWN_ASES else ".") + without)
 
 
-def _baseline(run) -> str:
+def _peak_and_end(run) -> str:
     """The numbers to compare with: where traffic went at the peak and at the end."""
     o, p = run.outcome, run.peak
     return (f"At the peak (t = {secs(round(p.at, 1))} s) {p.attacker * 100:.1f} % of ASes reached the attacker; at the end "
@@ -75,8 +73,7 @@ def _graph(run, j, asns) -> dict:
     ys = [y for _, y in pos.values()]
     top, bottom = max(ys), min(ys)
     adopters = set(run.adopters)
-    names = {a.asn: a.name for a in run.ases}
-    ases = [{"asn": asn, "name": names.get(asn, ""), "x": round(pos[i][0], 4),
+    ases = [{"asn": asn, "name": topo.names.get(asn, ""), "x": round(pos[i][0], 4),
              "y": round((top - pos[i][1]) / ((top - bottom) or 1), 4), "adopter": asn in adopters}
             for i, asn in enumerate(asns)]
     links = [[int(a), int(b), 1] for a, b in topo.p2c.tolist()] + [[int(a), int(b), 0] for a, b in topo.p2p.tolist()]
@@ -132,12 +129,11 @@ def _large(run, j, asns) -> dict:
         np.add.at(w, tier[out == 0], weight[out == 0])  # the traffic each tier sends to the attacker
         traffic.append([round(float(x), 6) for x in w])
         top_out.append([int(out[i]) for i in top])
-    final = {a.asn: a for a in run.ases}
     return {
         "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
         "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts, "traffic": traffic,
         "tier_traffic": [round(float(weight[tier == r].sum()), 6) for r in range(3)],
-        "top": [{"asn": asns[i], "name": final[asns[i]].name, "cone": int(cones[i]), "adopter": asns[i] in adopters}
+        "top": [{"asn": asns[i], "name": topo.names.get(asns[i], ""), "cone": int(cones[i]), "adopter": asns[i] in adopters}
                 for i in top],
         "top_outcome": top_out,
         # every AS: ASN, outcome code at the end, first time at the attacker, last change ("" never), adopts
@@ -162,7 +158,7 @@ def steps_html(run) -> str:
             'aria-label="search the ASes"> <span id="found" class="note"></span></p>\n<div id="table"></div>\n')
     return (
         '<h2>Step through the run</h2>\n'
-        f'<p class="note">{escape(data["defence"])} {escape(data["baseline"])}</p>\n'
+        f'<p class="note">{escape(_defence_words(run))} {escape(_peak_and_end(run))}</p>\n'
         '<div class="steps">\n'
         '<p class="controls"><button id="play" type="button">&#9654; play</button> '
         '<input id="slider" type="range" min="0" value="0" aria-label="moment"> '

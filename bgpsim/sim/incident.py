@@ -168,9 +168,8 @@ def counterfactuals(incident: Incident, topo, tick=None) -> list[Counterfactual]
         vrps = _roas(scn, asn, prefix)
         # the attack's own prefix for the scenario's victim; a sample victim's: its first /24 (/48), or
         # its own prefix when that is a /24 (/48) already (nothing longer is announced, as in the reports)
-        attack_prefix, via, kind_k = (scn.attack.prefix, scn.attack.via, kind) if k == 0 else (None, None, kind)
-        if k and prefix.prefixlen >= (24 if prefix.version == 4 else 48):
-            kind_k = EXACT.get(kind, kind)
+        attack_prefix, via = (scn.attack.prefix, scn.attack.via) if k == 0 else (None, None)
+        kind_k = EXACT.get(kind, kind) if k and prefix.prefixlen >= (24 if prefix.version == 4 else 48) else kind
         for policy, share in configs:
             adopters = () if policy is None else adopting[share]
             res = trial.run(topo, kind_k, a, v, policy, adopters, plan=plan, prefix=prefix, vrps=vrps,
