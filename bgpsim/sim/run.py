@@ -71,11 +71,11 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
             given = signing_keys([scn.defence.router_keys])
         crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed, given)
     q = EventQueue()
-    configured = [x for x in scn.sessions if x.at == 0]  # from the start; the others are events
-    ends = {id(x): _ends(topo, x) for x in scn.sessions}
+    sessions = [(x, _ends(topo, x)) for x in scn.sessions]  # each setting with the sessions it applies to
+    configured = [(x, ends) for x, ends in sessions if x.at == 0]  # from the start; the others are events
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto,
-                         local_pref={e: x.local_pref for x in configured if x.local_pref is not None for e in ends[id(x)]},
-                         prepend={e: x.prepend for x in configured if x.prepend is not None for e in ends[id(x)]})
+                         local_pref={e: x.local_pref for x, ends in configured if x.local_pref is not None for e in ends},
+                         prepend={e: x.prepend for x, ends in configured if x.prepend is not None for e in ends})
     if tap:
         from .wiretap import Wiretap
 
@@ -105,7 +105,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if observer is not None:
         observer.attach(engine)
 
-    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, pol, ends)
+    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, pol, sessions)
     q.run(until=scn.until, tick=progress)
     if progress is not None:
         progress(q.processed, q.now)
@@ -166,10 +166,10 @@ TABLE_ARRIVES = 1.0  # seconds from a leak's first UPDATE on a session to a max-
 
 
 def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,
-              pol, ends) -> list[Mark]:
+              pol, sessions) -> list[Mark]:
     """The attack, the mitigation, the session changes and the scenario's events on the queue; their
-    marks for the timeline. `pol`: the defence deployed (None without one); `ends`: each session
-    setting's two ASes as indices."""
+    marks for the timeline. `pol`: the defence deployed (None without one); `sessions`: each session
+    setting with the (AS, neighbour) index pairs it applies to."""
     marks = []
     attack = scn.attack
     if attack:
@@ -191,9 +191,9 @@ def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue,
         for p in mitigation:
             q.at(scn.mitigation.start, engine.originate, v, pid[p], (), exclude, community)
         marks.append(Mark(scn.mitigation.start, MITIGATION_MARKS[community]))
-    for x in scn.sessions:
+    for x, ends in sessions:
         if x.at > 0:
-            for r, s in ends[id(x)]:
+            for r, s in ends:
                 q.at(x.at, engine.configure, r, s, x.local_pref, x.prepend)
             marks.append(Mark(x.at, str(x)))
     for e in scn.events:
