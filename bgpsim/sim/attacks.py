@@ -186,9 +186,8 @@ class Leak(Attack):
             path = ribs.path(attacker)
         else:  # the route `via` gives it, if `via` has one that does not go through the leaker
             s = self.neighbour(topo, attacker)
-            theirs = ribs.path(s)
-            ok = theirs is not None and attacker not in theirs
-            path = (s,) + theirs if ok and (theirs or s == victim) else None
+            theirs = ribs.path(s)  # () when `via` is the victim itself
+            path = (s,) + theirs if theirs is not None and attacker not in theirs else None
         if path is None:
             return {prefix: [Seed(victim)]}  # nothing to leak
         # Sessions closed by a max-prefix limit carry none of the leak. (The leaker's own route is the
