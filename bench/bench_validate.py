@@ -1,15 +1,17 @@
-"""Benchmark: `bgpsim validate` on a real BGP4MP_ET dump beside `bgpdump -m` printing the same file.
+"""Benchmark: `bgpsim validate` on real MRT dumps beside `bgpdump -m` printing the same files.
 
-The dump: ../shared/data/mrt/ripe_bgpdump_testdata/updates.et-header.2015.gz (577,744 routes, a full
-table from one RIS peer). The VRPs: synthetic but realistic, made from the real pfx2as tables
-(rpki.synthetic.pfx2as_vrps: 902,604 VRPs), written as a Routinator/rpki-client CSV. Both commands
-run as subprocesses in the same run; printed: wall time, CPU time and peak RSS of each, the ratios,
-and the peak RSS of validating the dump once and twice over (twice the routes, the same prefixes:
-memory should not grow with the length of the dump). Every run writes its output directory anew
-(the previous one is removed beforehand, untimed: replacing an old output would add deleting its
-90 MB to the run). Figures only; nothing is asserted.
+The dumps: ../shared/data/mrt/ripe_bgpdump_testdata/updates.et-header.2015.gz (577,744 routes, a full
+table from one RIS peer, BGP4MP_ET) and ../shared/data/pyasn_data/rib.20140523.0600_firstMB.bz2 (a
+RouteViews TABLE_DUMP_V2 RIB, 270,005 routes). The VRPs: synthetic but realistic, made from the real
+pfx2as tables (rpki.synthetic.pfx2as_vrps: 902,604 VRPs), written three ways: Routinator/rpki-client
+CSV, rpki-client JSON (with `expires`) and Routinator JSON. Every command runs as a subprocess in the
+same run; printed: wall time, CPU time and peak RSS of each, and the ratio of each `bgpsim validate`
+to `bgpdump -m` on the same dump; then the peak RSS of validating the update dump once and twice
+over (twice the routes, the same prefixes: memory should not grow with the length of the dump).
+Every run writes its output directory anew (the previous one is removed beforehand, untimed:
+replacing an old output would add deleting its 90 MB to the run). Figures only; nothing is asserted.
 
-Usage: python bench/bench_validate.py [--dump FILE] [--repeat K]
+Usage: python bench/bench_validate.py [--dump FILE ...] [--repeat K]
 """
 
 from __future__ import annotations
@@ -43,18 +45,40 @@ def timed(cmd: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def write_vrps(work: Path) -> dict[str, Path]:
+    """The synthetic VRPs as CSV, rpki-client JSON and Routinator JSON."""
+    vrps = pfx2as_vrps([DATA / "pfx2as" / "ipasn_20140513.dat.gz", DATA / "pfx2as" / "ipasn6_20151101.dat.gz"])
+    files = {"CSV": work / "vrps.csv", "rpki-client JSON": work / "vrps.json", "Routinator JSON": work / "vrps-rt.json"}
+    with open(files["CSV"], "w") as f:
+        f.write("ASN,IP Prefix,Max Length,Trust Anchor\n")
+        f.writelines(f"AS{v.asn},{v.prefix},{v.max_length},synthetic\n" for v in vrps)
+    with open(files["rpki-client JSON"], "w") as f:  # as rpki-client 8.2 writes it (output-json.c)
+        f.write('{\n\t"metadata": {\n\t\t"buildmachine": "bench",\n\t\t"buildtime": "2025-09-01T00:00:00Z"\n\t},'
+                '\n\t"roas": [\n')
+        f.write(",\n".join(f'\t\t{{ "asn": {v.asn}, "prefix": "{v.prefix}", "maxLength": {v.max_length}, '
+                           f'"ta": "synthetic", "expires": 1757000000 }}' for v in vrps))
+        f.write('\n\t],\n\t"bgpsec_keys": [\n\t],\n\t"aspas": [\n\t]\n}\n')
+    with open(files["Routinator JSON"], "w") as f:  # as Routinator writes `--format json`
+        f.write('{\n  "metadata": {\n    "generated": 1756684800,\n    "generatedTime": "2025-09-01T00:00:00Z"\n  },'
+                '\n  "roas": [\n')
+        f.write(",\n".join(f'    {{ "asn": "AS{v.asn}", "prefix": "{v.prefix}", "maxLength": {v.max_length}, '
+                           f'"ta": "synthetic" }}' for v in vrps))
+        f.write("\n  ]\n}\n")
+    return files
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dump", type=Path, default=DATA / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz")
+    ap.add_argument("--dump", type=Path, action="append",
+                    help="MRT dump (repeatable; default: the 2015 update dump and the 2014 RIB)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--write-vrps", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write_vrps:
-        vrps = pfx2as_vrps([DATA / "pfx2as" / "ipasn_20140513.dat.gz", DATA / "pfx2as" / "ipasn6_20151101.dat.gz"])
-        with open(args.write_vrps, "w") as f:
-            f.write("ASN,IP Prefix,Max Length,Trust Anchor\n")
-            f.writelines(f"AS{v.asn},{v.prefix},{v.max_length},synthetic\n" for v in vrps)
+        write_vrps(args.write_vrps)
         return
+    dumps = args.dump or [DATA / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz",
+                          DATA / "pyasn_data" / "rib.20140523.0600_firstMB.bz2"]
     # bytecode compiled beforehand, as pip does when it installs the package (with
     # PYTHONDONTWRITEBYTECODE set, each run would otherwise compile every module again)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "bgpsim"), str(ROOT / "rpki")], check=True,
@@ -62,27 +86,32 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bgpsim-bench-validate-"))
     try:
         # made in a child: a forked child's peak RSS counts its parent's memory before exec
-        subprocess.run([sys.executable, __file__, "--write-vrps", str(work / "vrps.csv")], check=True)
-        count = sum(1 for _ in open(work / "vrps.csv")) - 1
-        print(f"VRPs: {count:,} (synthetic, from the pfx2as tables)")
-        ours = [sys.executable, "-m", "bgpsim.cli", "validate", str(args.dump), "--vrps", str(work / "vrps.csv"),
-                "--out", str(work / "out"), "--quiet"]
-        for _ in range(args.repeat):
-            shutil.rmtree(work / "out", ignore_errors=True)  # each run writes a new directory, none replaced
-            if shutil.which("bgpdump"):
-                w, c, m = timed(["bgpdump", "-m", str(args.dump)])
-                print(f"bgpdump -m:      {w:6.2f} s wall, {c:6.2f} s CPU, {m:6.0f} MB peak RSS")
-            else:
+        subprocess.run([sys.executable, __file__, "--write-vrps", str(work)], check=True)
+        files = {"CSV": work / "vrps.csv", "rpki-client JSON": work / "vrps.json", "Routinator JSON": work / "vrps-rt.json"}
+        count = sum(1 for _ in open(files["CSV"])) - 1
+        print(f"VRPs: {count:,} (synthetic, from the pfx2as tables): "
+              + ", ".join(f"{k} {v.stat().st_size / 2**20:.0f} MiB" for k, v in files.items()))
+        for dump in dumps:
+            print(f"\n{dump.name}")
+            for _ in range(args.repeat):
                 w = None
-                print("bgpdump: not installed (Debian package bgpdump)")
-            ow, oc, om = timed(ours)
-            print(f"bgpsim validate: {ow:6.2f} s wall, {oc:6.2f} s CPU, {om:6.0f} MB peak RSS")
-            if w:
-                print(f"ratio bgpsim validate / bgpdump -m: {ow / w:.2f} (wall), {oc / c:.2f} (CPU)")
-        twice = ours[:4] + [str(args.dump)] + ours[4:]
+                if shutil.which("bgpdump"):
+                    w, c, m = timed(["bgpdump", "-m", str(dump)])
+                    print(f"  bgpdump -m:                        {w:6.2f} s wall, {c:6.2f} s CPU, {m:6.0f} MB peak RSS")
+                else:
+                    print("  bgpdump: not installed (Debian package bgpdump)")
+                for kind, vrps in files.items():
+                    shutil.rmtree(work / "out", ignore_errors=True)  # each run writes a new directory
+                    ow, oc, om = timed([sys.executable, "-m", "bgpsim.cli", "validate", str(dump), "--vrps", str(vrps),
+                                        "--out", str(work / "out"), "--quiet"])
+                    ratio = f", {ow / w:.2f}x bgpdump's wall time" if w else ""
+                    print(f"  bgpsim validate, {kind + ' VRPs:':22s}{ow:6.2f} s wall, {oc:6.2f} s CPU, {om:6.0f} MB "
+                          f"peak RSS{ratio}")
+        twice = [sys.executable, "-m", "bgpsim.cli", "validate", str(dumps[0]), str(dumps[0]), "--vrps",
+                 str(files["CSV"]), "--out", str(work / "out"), "--quiet"]
         shutil.rmtree(work / "out", ignore_errors=True)
         tw, _, tm = timed(twice)
-        print(f"the dump twice over (twice the routes): {tw:6.2f} s wall, {tm:6.0f} MB peak RSS")
+        print(f"\n{dumps[0].name} twice over (twice the routes): {tw:6.2f} s wall, {tm:6.0f} MB peak RSS")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,9 +1,10 @@
 """A seeded mutation fuzzer for the readers of outside route data: MRT (`bgpsim.mrt.read_routes` and
 `read_batches`), pcap/pcapng (`bgpsim.capture.read_capture_routes`), `bgpdump -m` text
-(`bgpsim.mrt.text.read_text_routes`, strict and lenient) and BGPsec_PATH attribute values
-(`bgpsim.rpki.bgpsec.path.decode`, then validation with `Verifier.verify_value`).
+(`bgpsim.mrt.text.read_text_routes`, strict and lenient), BGPsec_PATH attribute values
+(`bgpsim.rpki.bgpsec.path.decode`, then validation with `Verifier.verify_value`) and VRP files of
+every CSV flavour and both tools' JSON (`bgpsim.rpki.vrps.read_vrp_columns` and `read_payloads`).
 
-    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|all] [--count 100000] [--seed 1]
+    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|all] [--count 100000] [--seed 1]
                                   [--case N] [--save DIR] [--no-damage-check]
 
 Seeds are real files from ../shared/data (mrt/, pcap/, the bgpdump reference text) cut to a few dozen
@@ -585,11 +586,11 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
         return name, bytes(data)
     spans_of = {"mrt": mrt_records,
                 "pcap": lambda d: [(s, e) for s, _d, e in pcap_packets(d)[1]],
-                "text": text_lines}[reader]
-    fields_of = {"mrt": mrt_fields, "pcap": pcap_fields, "text": lambda d: []}[reader]
+                "text": text_lines, "vrps": text_lines}[reader]
+    fields_of = {"mrt": mrt_fields, "pcap": pcap_fields, "text": lambda d: [], "vrps": lambda d: []}[reader]
     for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4, 5))):
         r = rng.random()
-        if r < 0.4 and reader != "text":
+        if r < 0.4 and reader not in ("text", "vrps"):
             if not corrupt_field(rng, data, fields_of(bytes(data))):
                 byte_op(rng, data, donors)
         elif r < 0.4:
@@ -599,7 +600,7 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
             record_op(rng, data, spans_of(bytes(data)), [(other, spans_of(other))])
         else:
             byte_op(rng, data, donors)
-    return name, finish(rng, bytes(data))
+    return name, bytes(data) if reader == "vrps" else finish(rng, bytes(data))
 
 
 # --- consuming the readers ----------------------------------------------------------------------------
@@ -744,8 +745,45 @@ def run_bgpsec(path: str, warn) -> None:
         raise InputError("malformed", path)
 
 
+# --- VRP files ------------------------------------------------------------------------------------------
+
+def vrp_seeds() -> list[tuple[str, bytes]]:
+    """The shared relying-party outputs (CSV and JSON of rpki-client, Routinator, StayRTR), each cut
+    to its first 60 lines, and small files of every flavour written here (synthetic)."""
+    from bgpsim.rpki import vrps
+
+    out = []
+    for path in sorted((DATA / "rpki" / "vrp_format_examples").rglob("*")):
+        if path.is_file() and path.stat().st_size < 2**24:
+            text = path.read_bytes()
+            out.append((path.name, text if text[:1] in b"{[ \n" else b"".join(text.splitlines(True)[:60])))
+    origins = [vrps.Origin(vrps.payloads.VRP(vrps.payloads.IPv4Network(f"10.{i}.0.0/16"), 24, 64496 + i), "ripe", 1700000000)
+               for i in range(5)]
+    origins.append(vrps.Origin(vrps.payloads.VRP(vrps.payloads.IPv6Network("2001:db8::/32"), 48, 1), "arin"))
+    p = vrps.Payloads(origins, [vrps.RouterKey(64496, bytes(range(20)), bytes(range(64)), "ripe", 1700000000)],
+                      [vrps.ASPA(64496, (1, 2, 3), vrps.NO_TA, 1700000000)])
+    out.append(("synthetic.json", vrps.write_json(p).encode()))
+    out.append(("synthetic.csv", vrps.write_csv(p).encode()))
+    out.append(("synthetic-expires.csv", b"ASN,IP Prefix,Max Length,Trust Anchor,Expires\n"
+                + b"".join(f"AS{o.vrp.asn},{o.vrp.prefix},{o.vrp.max_length},{o.ta},1700000000\n".encode() for o in origins)))
+    out.append(("synthetic-compat.csv", b'"ASN","IP Prefix","Max Length","Trust Anchor"\n"AS1","10.0.0.0/8","8","a"\n'))
+    out.append(("synthetic-ext.csv", b"URI,ASN,IP Prefix,Max Length,Not Before,Not After\n"
+                b"rsync://a/b.roa,AS1,10.0.0.0/8,8,2017-08-25 13:12:19,N/A\n"))
+    return out
+
+
+def run_vrps(path: str, warn) -> None:
+    from bgpsim.rpki import vrps
+
+    data = Path(path).read_bytes()
+    try:
+        vrps.read_vrp_columns(data, path, warn)
+    finally:  # the same file as payloads: the same core, and the Python that reads the rest
+        vrps.read_payloads(vrps.decode_text(data, path), path, warn)
+
+
 RUNNERS = {"mrt": (run_mrt, mrt_seeds), "pcap": (run_pcap, pcap_seeds), "text": (run_text, text_seeds),
-           "bgpsec": (run_bgpsec, bgpsec_seeds)}
+           "bgpsec": (run_bgpsec, bgpsec_seeds), "vrps": (run_vrps, vrp_seeds)}
 
 
 def fuzz(reader: str, count: int, seed: int, only: int | None, save: str | None, tmp: str) -> dict:
@@ -890,7 +928,7 @@ def damage_check(tmp: str, rng: random.Random) -> tuple[int, int, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "all"), default="all")
+    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "all"), default="all")
     ap.add_argument("--count", type=int, default=100_000, help="mutated inputs per reader")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", type=int, help="run this one case only (shows its traceback and warnings)")
@@ -898,7 +936,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-damage-check", action="store_true")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
-    readers = ("mrt", "text", "pcap", "bgpsec") if a.reader == "all" else (a.reader,)
+    readers = ("mrt", "text", "pcap", "bgpsec", "vrps") if a.reader == "all" else (a.reader,)
     bad = False
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="bgpsim-fuzz-", dir=shm) as tmp:

@@ -23,7 +23,7 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     src = out / "src"  # a copy: building writes build/ and *.egg-info beside the sources
     shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "bgpsim-*"))
+        ".git", ".venv*", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "bgpsim-*", "*.so"))
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
@@ -34,6 +34,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_holds_one_import_package(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"bgpsim", f"bgpsim-{bgpsim.__version__}.dist-info"}
+    assert any(n.startswith("bgpsim/_core.") and n.endswith(".so") for n in names)  # the compiled core, built
     for path in ("bgpsim/rpki/rov.py", "bgpsim/rpki/vrps/__init__.py", "bgpsim/viz/report.html", "bgpsim/viz/report.py", "bgpsim/scenarios/teaching-subprefix.toml",
                  "bgpsim/scenarios/topologies/teaching.toml", "bgpsim/base/errors.py", "bgpsim/commands/run.py"):
         assert path in names, path

@@ -13,7 +13,7 @@ README = (ROOT / "README.md").read_text()
 def test_readme_starts_with_the_two_setup_commands():
     first_block = re.search(r"```sh\n(.*?)```", README, re.S).group(1).strip().splitlines()
     assert first_block == ["python3 -m pip install . && bgpsim run",
-                           "python3 -m pip install '.[test]' && python3 -m pytest -q -n auto"]
+                           "python3 -m pip install -e '.[test]' && python3 -m pytest -q -n auto"]
     ci = (ROOT / ".ci" / "run").read_text()
     assert first_block[1] in ci
 

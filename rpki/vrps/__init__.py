@@ -5,19 +5,17 @@ router keys (RFC 8209) and ASPAs (draft-ietf-sidrops-aspa-profile), each entry t
 trust anchor. They are read and written in the formats of rpki-client and Routinator, one module
 per format, as rpki-client keeps one output-*.c per format:
 
-- readers, strict and total (a `Payloads`, or InputError naming the file and the JSON path or line):
-  `input_json` (rpki-client JSON, Routinator `json` and `jsonext`), `input_csv` (Routinator `csv`,
+- readers, strict and total (a `Payloads`, or InputError naming the file and the JSON path or line),
+  each format read by the compiled core into columns (`columns`, core/vrps*.c): `input_json`
+  (rpki-client JSON, Routinator `json` and `jsonext`), `input_csv` (Routinator `csv`,
   `csvcompat`, `csvext`, rpki-client CSV); `read` tells the format from the content
-  (`read_payloads`);
-- the fast readers, for `bgpsim validate`: `read_vrp_columns` gives the VRPs alone as columns
-  without an object per VRP, by `fast_csv` and `fast_json` (on `swar`) where the file is written
-  plainly, by the strict readers otherwise, with the same checks and messages either way;
+  (`read_payloads`), and `read_vrp_columns` gives the VRPs alone as columns, for `bgpsim validate`;
 - writers, byte for byte as the tools write them: `output_json` (rpki-client 8.2),
   `output_csv`, `output_bird` and `output_openbgpd` (Routinator's `csv`, `bird2`, `openbgpd`);
 - shared by the readers and rpki.slurm: `fields` (each field's parser), `strictjson` (JSON with
   the path of every fault), `files` (bounded reads, UTF-8 checked).
 
-Measurements behind the fast readers: docs/vrps.md.
+Design notes and measurements: docs/vrps.md.
 """
 
 from __future__ import annotations

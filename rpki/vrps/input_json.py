@@ -6,8 +6,10 @@ into `ipv4` and `ipv6` (aspa-profile-10), and in the later one, a plain `aspas` 
 numbers or "AS64496" (before 7.1). Routinator's `json` tags each payload with `ta`, `jsonext` with
 a `source` list.
 
-Strict and total: a `Payloads`, or InputError naming the file and the JSON path
-(`roas[3].maxLength`). The one leniency is `metadata`, which new releases of both tools extend: a
+The document and its ROAs are read by the compiled core (core/json.c, core/vrps_json.c, through
+rpki.vrps.columns), which hands back every other top-level value as a span of the text, read
+here. Strict and total: a `Payloads`, or InputError naming the file and the JSON path
+(`roas[3].maxLength`), or line:column for text that is not JSON. The one leniency is `metadata`, which new releases of both tools extend: a
 key we do not know there is one warning ("vrps.json: metadata.note: unknown key, ignored") and is
 otherwise ignored; the keys we read stay required and checked, and an unknown key anywhere else
 (the top level, a ROA, a key, an ASPA) is an error.
@@ -19,11 +21,11 @@ from typing import Callable
 
 from bgpsim.base.errors import InputError, stderr_warning
 
-from ..rov import VRP
-from .fields import (decode_base64, decode_base64url, is_int, parse_asn_json, parse_expires, parse_max_length,
-                     parse_prefix, parse_providers, parse_ski_hex, parse_ta, parse_time)
-from .payloads import ASPA, NO_TA, Origin, Payloads, RouterKey
-from .strictjson import JSONObject, check_object, each, join, kind_of, load_json
+from .columns import origins, read_columns
+from .fields import (decode_base64, decode_base64url, is_int, parse_asn_json, parse_expires, parse_providers,
+                     parse_ski_hex, parse_ta, parse_time)
+from .payloads import ASPA, NO_TA, Payloads, RouterKey
+from .strictjson import JSONObject, check_list, check_object, each, join, kind_of, load_json
 
 # rpki-client's top-level keys over its versions; the ones we do not read are named here so an
 # unknown key (a format we have not seen) is still an error.
@@ -54,18 +56,68 @@ Warn = Callable[[str], None]  # where a warning goes, one message a call
 def read_json(text: str, source: str | None = None, warn: Warn | None = None) -> Payloads:
     """rpki-client's or Routinator's JSON, told apart by the metadata; warnings (unknown metadata
     keys) go to `warn` (default: standard error)."""
-    doc = load_json(text, source)
-    if not isinstance(doc, JSONObject):
-        raise InputError(f"want a JSON object at the top, got {kind_of(doc)}", source)
-    if "slurmVersion" in doc:
+    data = text.encode()
+    cols = read_columns(data, source)
+    doc, tool, generated = check_document(data, cols, source, warn)
+    out = Payloads(origins=origins(cols), generated=generated)
+    (_read_rpki_client if tool == "rpki-client" else _read_routinator)(doc, out, source)
+    return out
+
+
+def check_document(data: bytes, cols: dict, source, warn: Warn | None) -> tuple[JSONObject, str, object]:
+    """What the core (rpki.vrps.columns) leaves to check in a JSON file `data` it read into `cols`:
+    an object at the top, which tool wrote it, its top-level keys, its metadata, and the keys of
+    its ROAs by that tool's rules. Gives (the top level, each value loaded but the ROAs', which
+    stand as an empty list; 'rpki-client' or 'routinator'; the time the metadata gives)."""
+    top = JSONObject()
+    top.duplicate = None
+    for key, start, end, duplicate, read in cols["spans"]:
+        if duplicate and top.duplicate is None:
+            top.duplicate = key
+        top[key] = [] if read else load_json(data[start:end], source)
+    if not cols["spans"]:
+        start, end = cols["roas"]["top"]
+        if data[start:start + 1] != b"{":
+            raise InputError(f"want a JSON object at the top, got {kind_of(load_json(data[start:end], source))}",
+                             source)
+    if "slurmVersion" in top:
         raise InputError("this is a SLURM file (RFC 8416); give it with --slurm", source)
-    meta = doc.get("metadata")
+    meta = top.get("metadata")
+    warn = warn or stderr_warning
     if isinstance(meta, JSONObject) and "buildtime" in meta:
-        return _read_rpki_client(doc, source, warn or stderr_warning)
-    if isinstance(meta, JSONObject) and "generated" in meta:
-        return _read_routinator(doc, source, warn or stderr_warning)
-    raise InputError("unknown JSON: want rpki-client's (metadata.buildtime) or Routinator's (metadata.generated) "
-                     f"VRP output; the top-level keys are {', '.join(map(repr, doc)) or 'none'}", source)
+        check_object(top, "", source, optional=_RPKI_CLIENT_KEYS + _RPKI_CLIENT_IGNORED, what="rpki-client JSON")
+        meta = _check_metadata(top["metadata"], source, ("buildtime",), _RPKI_CLIENT_METADATA, warn)
+        tool, generated = "rpki-client", parse_time(meta["buildtime"], source, "metadata.buildtime")
+    elif isinstance(meta, JSONObject) and "generated" in meta:
+        check_object(top, "", source, required=("metadata",), optional=_ROUTINATOR_KEYS, what="Routinator JSON")
+        meta = _check_metadata(top["metadata"], source, ("generated", "generatedTime"), _ROUTINATOR_METADATA, warn)
+        generated = parse_time(meta["generatedTime"], source, "metadata.generatedTime")
+        if not is_int(meta["generated"]) or meta["generated"] != int(generated.timestamp()):
+            raise InputError(f"want the Unix time of generatedTime ({int(generated.timestamp())}), got "
+                             f"{meta['generated']!r}", source, "metadata.generated")
+        tool = "routinator"
+    else:
+        raise InputError("unknown JSON: want rpki-client's (metadata.buildtime) or Routinator's (metadata.generated) "
+                         f"VRP output; the top-level keys are {', '.join(map(repr, top)) or 'none'}", source)
+    check_list(top.get("roas", []), "roas", source)
+    _check_roa_keys(cols["roas"], tool, source)
+    return top, tool, generated
+
+
+def _check_roa_keys(found: dict, tool: str, source) -> None:
+    """The ROAs' keys by the rules of the tool that wrote them: rpki-client's may have `expires` and
+    no `source`; Routinator's json has `ta`, its jsonext `source` instead, neither `expires`. The
+    core noted the first ROA that breaks each rule (found: index or -1)."""
+    if tool == "rpki-client":
+        faults = [(found["with_source"], "source", "unknown key 'source'; want asn, expires, maxLength, prefix, ta")]
+    else:
+        faults = [(found["with_expires"], "expires", "unknown key 'expires'; want asn, maxLength, prefix, ta"),
+                  (found["with_ta_and_source"], "ta", "unknown key 'ta'; want asn, maxLength, prefix, source"),
+                  (found["without_ta_or_source"], "ta", "missing key 'ta'")]
+    faults = [f for f in faults if f[0] >= 0]
+    if faults:
+        i, key, message = min(faults)
+        raise InputError(message, source, f"roas[{i}].{key}")
 
 
 def _check_metadata(value: object, source, required: tuple, known: frozenset, warn: Warn) -> JSONObject:
@@ -84,25 +136,13 @@ def _check_metadata(value: object, source, required: tuple, known: frozenset, wa
     return value
 
 
-def _read_rpki_client(doc: JSONObject, source, warn: Warn) -> Payloads:
-    check_object(doc, "", source, optional=_RPKI_CLIENT_KEYS + _RPKI_CLIENT_IGNORED, what="rpki-client JSON")
-    meta = _check_metadata(doc["metadata"], source, ("buildtime",), _RPKI_CLIENT_METADATA, warn)
-    out = Payloads(generated=parse_time(meta["buildtime"], source, "metadata.buildtime"))
-
-    def roa(e):
-        check_object(e, "", source, required=("asn", "prefix", "maxLength"), optional=("ta", "expires"))
-        prefix = parse_prefix(e["prefix"], source, "prefix")
-        vrp = VRP(prefix, parse_max_length(e["maxLength"], prefix, source, "maxLength"), parse_asn_json(e["asn"], source, "asn"))
-        return Origin(vrp, parse_ta(e.get("ta", NO_TA), source, "ta"),
-                      parse_expires(e["expires"], source, "expires") if "expires" in e else None)
-
+def _read_rpki_client(doc: JSONObject, out: Payloads, source) -> None:
     def key(e):
         check_object(e, "", source, required=("asn", "ski", "pubkey"), optional=("ta", "expires"))
         return RouterKey(parse_asn_json(e["asn"], source, "asn"), parse_ski_hex(e["ski"], source, "ski"),
                          decode_base64(e["pubkey"], "a public key", source, "pubkey"), parse_ta(e.get("ta", NO_TA), source, "ta"),
                          parse_expires(e["expires"], source, "expires") if "expires" in e else None)
 
-    out.origins = each(doc.get("roas", []), "roas", source, roa)
     out.router_keys = each(doc.get("bgpsec_keys", []), "bgpsec_keys", source, key)
     if "provider_authorizations" in doc and "aspas" in doc:
         raise InputError("both 'provider_authorizations' (rpki-client 8.0-8.4) and 'aspas' (later); want one",
@@ -111,7 +151,6 @@ def _read_rpki_client(doc: JSONObject, source, warn: Warn) -> Payloads:
         out.aspas = each(doc["aspas"], "aspas", source, lambda e: _rpki_client_aspa(e, source))
     elif "provider_authorizations" in doc:
         out.aspas = _merge_families(doc["provider_authorizations"], source)
-    return out
 
 
 def _rpki_client_aspa(e, source) -> ASPA:
@@ -156,15 +195,7 @@ _SOURCE_KEYS = {"roa": ("type", "uri", "tal", "validity", "chainValidity", "stal
                 "exception": ("type", "path", "comment")}
 
 
-def _read_routinator(doc: JSONObject, source, warn: Warn) -> Payloads:
-    check_object(doc, "", source, required=("metadata",), optional=_ROUTINATOR_KEYS, what="Routinator JSON")
-    meta = _check_metadata(doc["metadata"], source, ("generated", "generatedTime"), _ROUTINATOR_METADATA, warn)
-    generated = parse_time(meta["generatedTime"], source, "metadata.generatedTime")
-    if not is_int(meta["generated"]) or meta["generated"] != int(generated.timestamp()):
-        raise InputError(f"want the Unix time of generatedTime ({int(generated.timestamp())}), got "
-                         f"{meta['generated']!r}", source, "metadata.generated")
-    out = Payloads(generated=generated)
-
+def _read_routinator(doc: JSONObject, out: Payloads, source) -> None:
     def source_tal(s):
         t = s.get("type") if isinstance(s, JSONObject) else None
         if t not in _SOURCE_KEYS:
@@ -174,18 +205,12 @@ def _read_routinator(doc: JSONObject, source, warn: Warn) -> Payloads:
 
     def tagged(e, keys):
         """json has 'ta'; jsonext has 'source', a list whose first 'tal' names the trust anchor."""
-        if "source" in e:
+        if isinstance(e, JSONObject) and "source" in e:
             check_object(e, "", source, required=keys + ("source",))
             tals = [t for t in each(e["source"], "source", source, source_tal) if t is not None]
             return tals[0] if tals else NO_TA
         check_object(e, "", source, required=keys + ("ta",))
         return parse_ta(e["ta"], source, "ta")
-
-    def roa(e):
-        ta = tagged(e, ("asn", "prefix", "maxLength"))
-        prefix = parse_prefix(e["prefix"], source, "prefix")
-        return Origin(VRP(prefix, parse_max_length(e["maxLength"], prefix, source, "maxLength"),
-                          parse_asn_json(e["asn"], source, "asn")), ta)
 
     def key(e):
         ta = tagged(e, ("asn", "SKI", "routerPublicKey"))
@@ -199,7 +224,5 @@ def _read_routinator(doc: JSONObject, source, warn: Warn) -> Payloads:
         customer = parse_asn_json(e["customer"], source, "customer")
         return ASPA(customer, parse_providers(e["providers"], customer, source, "providers", parse_asn_json), ta)
 
-    out.origins = each(doc.get("roas", []), "roas", source, roa)
     out.router_keys = each(doc.get("routerKeys", []), "routerKeys", source, key)
     out.aspas = each(doc.get("aspas", []), "aspas", source, aspa)
-    return out

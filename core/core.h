@@ -1,0 +1,84 @@
+/* bgpsim._core: what every part of the compiled core shares.
+ *
+ * The core reads route data (MRT records, VRP files, bgpdump text) into columns and writes columns
+ * back as text. Each part is one file, one protocol object or format, and registers its functions
+ * through its *_methods table, which module.c joins into the module's.
+ *
+ * Columns go to Python as bytes objects (numpy views them with np.frombuffer). They are built in a
+ * `column` that grows by doubling; a fault found while parsing comes back to the caller as a code
+ * and a place, and is raised once the GIL is held again. */
+#ifndef BGPSIM_CORE_H
+#define BGPSIM_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A growing byte array; `failed` once an allocation failed (every later put is ignored). */
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+    int failed;
+} column;
+
+static inline int column_reserve(column *c, Py_ssize_t more)
+{
+    if (c->failed)
+        return -1;
+    if (c->len + more <= c->cap)
+        return 0;
+    Py_ssize_t cap = c->cap ? c->cap : 4096;
+    while (cap < c->len + more) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            c->failed = 1;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *p = PyMem_RawRealloc(c->data, (size_t)cap);
+    if (p == NULL) {
+        c->failed = 1;
+        return -1;
+    }
+    c->data = p;
+    c->cap = cap;
+    return 0;
+}
+
+static inline int column_put(column *c, const void *p, Py_ssize_t n)
+{
+    if (column_reserve(c, n) < 0)
+        return -1;
+    memcpy(c->data + c->len, p, (size_t)n);
+    c->len += n;
+    return 0;
+}
+
+#define COLUMN_PUT(c, type, value) do { type v_ = (value); column_put((c), &v_, sizeof v_); } while (0)
+
+static inline void column_free(column *c)
+{
+    PyMem_RawFree(c->data);
+    c->data = NULL;
+    c->len = c->cap = 0;
+}
+
+/* The column as a bytes object (NULL and MemoryError if it could not grow); the column is freed. */
+static inline PyObject *column_take(column *c)
+{
+    PyObject *b = c->failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize(c->data ? c->data : "", c->len);
+    column_free(c);
+    return b;
+}
+
+/* Big-endian reads; the caller has checked that the bytes are there. */
+static inline uint32_t get16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static inline uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+extern PyMethodDef vrps_methods[];
+
+#endif

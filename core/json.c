@@ -1,0 +1,239 @@
+/* JSON (RFC 8259) walked strictly: no NaN or Infinity, no trailing commas, no raw control
+ * characters in strings, nothing after the value, nesting bounded. The readers of JSON formats
+ * (vrps_json.c) walk a document with it, taking the values they read and passing over the rest. */
+#include "json.h"
+
+#define MAX_DEPTH 512
+
+int syntax(json *j, const char *message)
+{
+    fault_set(j->f, message);
+    j->f->where = WHERE_POSITION;
+    j->f->line = j->p - j->s;  /* an offset, made line:column by the caller */
+    return -1;
+}
+
+void ws(json *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+        j->p++;
+}
+
+static int hex4(const unsigned char *p, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned c = p[i], d = c - '0' < 10 ? c - '0' : (c | 0x20) - 'a' < 6 ? (c | 0x20) - 'a' + 10 : 16;
+        if (d > 15)
+            return -1;
+        *v = *v << 4 | d;
+    }
+    return 0;
+}
+
+/* A string at j->p (its quote); decoded into out (up to MAX_FIELD bytes, *n its length, -1 if
+ * longer) when out is not NULL. */
+int string(json *j, unsigned char *out, Py_ssize_t *n)
+{
+    Py_ssize_t k = 0;
+    j->p++;
+    for (;;) {
+        const unsigned char *q = j->p;
+        while (q < j->end && *q != '"' && *q != '\\' && *q >= 0x20)
+            q++;
+        if (out != NULL) {
+            if (k >= 0 && k + (q - j->p) <= MAX_FIELD)
+                memcpy(out + k, j->p, (size_t)(q - j->p)), k += q - j->p;
+            else
+                k = -1;
+        }
+        j->p = q;
+        if (q == j->end)
+            return syntax(j, "bad JSON: a string without its closing quote");
+        if (*q == '"')
+            break;
+        if (*q < 0x20)
+            return syntax(j, "bad JSON: a control character in a string (RFC 8259 section 7: want it escaped)");
+        unsigned char buf[4];
+        int len = 1;
+        if (j->end - q < 2)
+            return syntax(j, "bad JSON: a string without its closing quote");
+        switch (q[1]) {
+        case '"': case '\\': case '/': buf[0] = q[1]; break;
+        case 'b': buf[0] = '\b'; break;
+        case 'f': buf[0] = '\f'; break;
+        case 'n': buf[0] = '\n'; break;
+        case 'r': buf[0] = '\r'; break;
+        case 't': buf[0] = '\t'; break;
+        case 'u': {
+            unsigned u, lo;
+            if (j->end - q < 6 || hex4(q + 2, &u) < 0)
+                return syntax(j, "bad JSON: want four hex digits after \\u");
+            if (u >= 0xD800 && u < 0xDC00 && j->end - q >= 12 && q[6] == '\\' && q[7] == 'u'
+                && hex4(q + 8, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                j->p += 6;
+            } else if (u >= 0xD800 && u < 0xE000) {
+                u = 0xFFFD;  /* a lone surrogate: no character; no good field holds one */
+            }
+            if (u < 0x80) buf[0] = (unsigned char)u;
+            else if (u < 0x800) buf[0] = (unsigned char)(0xC0 | u >> 6), buf[1] = (unsigned char)(0x80 | (u & 63)), len = 2;
+            else if (u < 0x10000) buf[0] = (unsigned char)(0xE0 | u >> 12), buf[1] = (unsigned char)(0x80 | (u >> 6 & 63)),
+                buf[2] = (unsigned char)(0x80 | (u & 63)), len = 3;
+            else buf[0] = (unsigned char)(0xF0 | u >> 18), buf[1] = (unsigned char)(0x80 | (u >> 12 & 63)),
+                buf[2] = (unsigned char)(0x80 | (u >> 6 & 63)), buf[3] = (unsigned char)(0x80 | (u & 63)), len = 4;
+            j->p += 4;
+            break;
+        }
+        default:
+            return syntax(j, "bad JSON: an unknown escape in a string");
+        }
+        j->p += 2;
+        if (out != NULL) {
+            if (k >= 0 && k + len <= MAX_FIELD)
+                memcpy(out + k, buf, (size_t)len), k += len;
+            else
+                k = -1;
+        }
+    }
+    j->p++;
+    if (n != NULL)
+        *n = k;
+    return 0;
+}
+
+/* A number (RFC 8259 section 6); *integer is set when it has no fraction and no exponent. */
+int number(json *j, int *integer)
+{
+    const unsigned char *q = j->p;
+    if (q < j->end && *q == '-')
+        q++;
+    if (q < j->end && *q == '0')
+        q++;
+    else if (q < j->end && *q >= '1' && *q <= '9')
+        while (q < j->end && (unsigned)*q - '0' < 10)
+            q++;
+    else
+        return syntax(j, "bad JSON: want a value");
+    *integer = 1;
+    if (q < j->end && *q == '.') {
+        *integer = 0;
+        if (++q == j->end || (unsigned)*q - '0' > 9)
+            return j->p = q, syntax(j, "bad JSON: want digits after the decimal point");
+        while (q < j->end && (unsigned)*q - '0' < 10)
+            q++;
+    }
+    if (q < j->end && (*q | 0x20) == 'e') {
+        *integer = 0;
+        if (++q < j->end && (*q == '+' || *q == '-'))
+            q++;
+        if (q == j->end || (unsigned)*q - '0' > 9)
+            return j->p = q, syntax(j, "bad JSON: want digits in the exponent");
+        while (q < j->end && (unsigned)*q - '0' < 10)
+            q++;
+    }
+    j->p = q;
+    return 0;
+}
+
+/* the members of an object, from after its '{'; each key decoded into `key` for `member` */
+int object(json *j, int (*member)(json *, const unsigned char *, Py_ssize_t, void *), void *arg)
+{
+    unsigned char key[MAX_FIELD];
+    Py_ssize_t n;
+    if (++j->depth > MAX_DEPTH)
+        return syntax(j, "bad JSON: nested too deeply");
+    ws(j);
+    if (j->p < j->end && *j->p == '}') {
+        j->p++, j->depth--;
+        return 0;
+    }
+    for (;;) {
+        if (j->p == j->end || *j->p != '"')
+            return syntax(j, "bad JSON: want a key in double quotes");
+        if (string(j, key, &n) < 0)
+            return -1;
+        ws(j);
+        if (j->p == j->end || *j->p != ':')
+            return syntax(j, "bad JSON: want ':' after a key");
+        j->p++;
+        ws(j);
+        if ((member ? member(j, key, n, arg) : value(j)) < 0)
+            return -1;
+        ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            ws(j);
+            continue;
+        }
+        if (j->p < j->end && *j->p == '}')
+            break;
+        return syntax(j, "bad JSON: want ',' or '}' after a member of an object");
+    }
+    j->p++, j->depth--;
+    return 0;
+}
+
+/* the elements of a list, from after its '['; `element` gets each (its index) */
+int list(json *j, int (*element)(json *, Py_ssize_t, void *), void *arg)
+{
+    Py_ssize_t i = 0;
+    if (++j->depth > MAX_DEPTH)
+        return syntax(j, "bad JSON: nested too deeply");
+    ws(j);
+    if (j->p < j->end && *j->p == ']') {
+        j->p++, j->depth--;
+        return 0;
+    }
+    for (;; i++) {
+        if ((element ? element(j, i, arg) : value(j)) < 0)
+            return -1;
+        ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            ws(j);
+            continue;
+        }
+        if (j->p < j->end && *j->p == ']')
+            break;
+        return syntax(j, "bad JSON: want ',' or ']' after an element of a list");
+    }
+    j->p++, j->depth--;
+    return 0;
+}
+
+static int literal(json *j, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+        return -1;
+    j->p += n;
+    return 0;
+}
+
+/* any value, checked and passed over */
+int value(json *j)
+{
+    int integer;
+    if (j->p == j->end)
+        return syntax(j, "bad JSON: want a value");
+    switch (*j->p) {
+    case '{': j->p++; return object(j, NULL, NULL);
+    case '[': j->p++; return list(j, NULL, NULL);
+    case '"': return string(j, NULL, NULL);
+    case 't': if (literal(j, "true") == 0) return 0; break;
+    case 'f': if (literal(j, "false") == 0) return 0; break;
+    case 'n': if (literal(j, "null") == 0) return 0; break;
+    case 'N': if (literal(j, "NaN") == 0) return j->p -= 3, syntax(j, "bad JSON: NaN is not JSON"); break;
+    case 'I': if (literal(j, "Infinity") == 0) return j->p -= 8, syntax(j, "bad JSON: Infinity is not JSON"); break;
+    case '-':
+        if (literal(j, "-Infinity") == 0)
+            return j->p -= 9, syntax(j, "bad JSON: -Infinity is not JSON");
+        return number(j, &integer);
+    default:
+        if ((unsigned)*j->p - '0' < 10)
+            return number(j, &integer);
+    }
+    return syntax(j, "bad JSON: want a value");
+}
+

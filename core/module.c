@@ -1,0 +1,27 @@
+/* bgpsim._core: the compiled core of bgpsim's route data (docs/core.md). Each part of it is a file
+ * of its own with its table of functions; this joins them into one module. */
+#include "core.h"
+
+static PyMethodDef methods[64];
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "bgpsim._core",
+    .m_doc = "The compiled core of bgpsim's route data readers and writers.",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+static void join(PyMethodDef *part, int *n)
+{
+    for (; part->ml_name != NULL; part++)
+        methods[(*n)++] = *part;
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    int n = 0;
+    join(vrps_methods, &n);
+    methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+    return PyModule_Create(&module);
+}

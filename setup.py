@@ -1,0 +1,14 @@
+"""The compiled core (docs/core.md): plain C, built with the machine's compiler by `pip install .`."""
+
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+CORE = Path("core")
+SOURCES = ["module.c", "json.c", "vrps.c", "vrps_csv.c", "vrps_fields.c", "vrps_json.c"]
+setup(ext_modules=[Extension(
+    "bgpsim._core",
+    sources=[str(CORE / name) for name in SOURCES],
+    depends=sorted(str(p) for p in CORE.glob("*.h")),
+    extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra"],
+)])
