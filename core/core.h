@@ -80,5 +80,6 @@ static inline uint32_t get32(const unsigned char *p)
 }
 
 extern PyMethodDef vrps_methods[];
+extern PyMethodDef rows_methods[];
 
 #endif

@@ -22,6 +22,7 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     int n = 0;
     join(vrps_methods, &n);
+    join(rows_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     return PyModule_Create(&module);
 }

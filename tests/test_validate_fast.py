@@ -100,7 +100,9 @@ def test_conflicts_by_sorting():
 
 
 def test_prefix_texts():
-    nets = [(4, 0, 0), (4, 0xC0000200, 24), (6, 0x20010DB8 << 96, 32), (4, 0xFFFFFFFF, 32), (6, 0, 0), (6, 1, 128)]
+    nets = [(4, 0, 0), (4, 0xC0000200, 24), (6, 0x20010DB8 << 96, 32), (4, 0xFFFFFFFF, 32), (6, 0, 0), (6, 1, 128),
+            (6, 0xFFFF << 32 | 0x01020304, 128), (6, 0x01020304, 126), (6, 2, 127), (6, 0x10000, 112), (6, 1 << 112, 16),
+            (6, 2**128 - 1, 128), (6, 1 << 64, 64), (6, (1 << 127) | 1, 128)]  # RFC 4291 section 2.5.5 forms, zero runs
     got = prefix_texts(np.array([v for v, _, _ in nets]), np.array([x >> 64 for _, x, _ in nets], dtype=np.uint64),
                        np.array([x & (2**64 - 1) for _, x, _ in nets], dtype=np.uint64), np.array([k for _, _, k in nets]))
     assert got == [network_text(1 if v == 4 else 2, x, k) for v, x, k in nets]

@@ -1,0 +1,86 @@
+/* Addresses and prefixes as text, as bgpdump prints them (bgpsim.wire.nlri.address_text): IPv4 as
+ * inet_ntoa; IPv6 as bgpdump's fmt_ipv6 (RFC 4291 section 2.2): lower-case hex, the first longest
+ * run of zero groups as "::" even when it is one group, and IPv4-compatible and IPv4-mapped
+ * addresses (section 2.5.5) with the last 32 bits dotted. */
+#include <string.h>
+
+#include "text.h"
+
+static int decimal(unsigned v, char *out)
+{
+    char d[10];
+    int n = 0, k = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        out[k++] = d[--n];
+    return k;
+}
+
+int ipv4_text(uint32_t a, char *out)
+{
+    int k = 0;
+    for (int i = 3; i >= 0; i--) {
+        k += decimal(a >> (8 * i) & 255, out + k);
+        if (i)
+            out[k++] = '.';
+    }
+    return k;
+}
+
+static int hex(unsigned v, char *out)
+{
+    static const char DIGITS[] = "0123456789abcdef";
+    int k = 0, started = 0;
+    for (int s = 12; s >= 0; s -= 4) {
+        unsigned d = v >> s & 15;
+        if (d || started || s == 0)
+            out[k++] = DIGITS[d], started = 1;
+    }
+    return k;
+}
+
+int ipv6_text(uint64_t hi, uint64_t lo, char *out)
+{
+    unsigned w[8];
+    int k = 0;
+    for (int i = 0; i < 4; i++)
+        w[i] = (unsigned)(hi >> (48 - 16 * i) & 0xFFFF), w[4 + i] = (unsigned)(lo >> (48 - 16 * i) & 0xFFFF);
+    if (!(w[0] | w[1] | w[2] | w[3] | w[4]) && (w[5] == 0xFFFF || (w[5] == 0 && (w[6] || w[7] > 1)))) {
+        memcpy(out, w[5] ? "::ffff:" : "::", w[5] ? 7 : 2);
+        k = w[5] ? 7 : 2;
+        return k + ipv4_text((uint32_t)lo, out + k);
+    }
+    int best = -1, len = 0;
+    for (int i = 0; i < 8;) {
+        if (w[i] == 0) {
+            int j = i;
+            while (j < 8 && w[j] == 0)
+                j++;
+            if (j - i > len)
+                best = i, len = j - i;
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        if (i == best) {
+            out[k++] = ':', out[k++] = ':';
+            i += len - 1;
+            continue;
+        }
+        if (i && i != best + len)
+            out[k++] = ':';
+        k += hex(w[i], out + k);
+    }
+    return k;
+}
+
+int prefix_text(int afi, uint64_t hi, uint64_t lo, unsigned plen, char *out)
+{
+    int k = afi == 1 ? ipv4_text((uint32_t)lo, out) : ipv6_text(hi, lo, out);
+    out[k++] = '/';
+    return k + decimal(plen, out + k);
+}

@@ -1,0 +1,13 @@
+/* Addresses and prefixes as text, as bgpdump prints them (text.c). */
+#ifndef BGPSIM_TEXT_H
+#define BGPSIM_TEXT_H
+
+#include <stdint.h>
+
+#define PREFIX_TEXT_MAX 48   /* "ffff:...:ffff/128" is 43 characters */
+
+int ipv4_text(uint32_t address, char *out);                      /* characters written */
+int ipv6_text(uint64_t hi, uint64_t lo, char *out);
+int prefix_text(int afi, uint64_t hi, uint64_t lo, unsigned plen, char *out);   /* afi 1 IPv4 (in lo), 2 IPv6 */
+
+#endif
