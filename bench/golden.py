@@ -52,10 +52,10 @@ def main() -> None:
         status.append(f"{name}: {p.returncode} {p.stderr.decode(errors='replace').strip()}")
 
     inputs.mkdir(parents=True, exist_ok=True)
-    vrps = inputs / "vrps.csv"
-    if not vrps.exists():
-        subprocess.run([sys.executable, str(root / "bench" / "bench_validate.py"), "--write-vrps", str(vrps)],
-                       env=env, cwd=root, check=True)
+    vrps = inputs / "vrps.csv"  # and the same VRPs as vrps.json (rpki-client) and vrps-rt.json (Routinator)
+    if not vrps.exists():  # written by this checkout's script, whichever checkout runs
+        subprocess.run([sys.executable, str(HERE / "bench" / "bench_validate.py"), "--write-vrps", str(inputs)],
+                       env={**os.environ, "PYTHONPATH": str(HERE)}, cwd=HERE, check=True)
     repo = inputs / "repo"
     if not repo.exists():
         spec = inputs / "spec.toml"
@@ -83,6 +83,9 @@ def main() -> None:
 
     bgpsim("validate-et", "validate", MRT / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz", "--vrps", vrps,
            "--relationships", CAIDA, "--out", out / "validate-et", "--quiet")
+    for name in ("vrps.json", "vrps-rt.json"):  # the same VRPs in each tool's JSON
+        bgpsim(f"validate-et-{name}", "validate", MRT / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz",
+               "--vrps", inputs / name, "--out", out / f"validate-et-{name}", "--quiet")
     mixed = [MRT / "pyasn_data" / "rib.20140523.0600_firstMB.bz2", MRT / "pyasn_data" / "rib6.20151101.0600_firstMB.bz2",
              *sorted((MRT / "libbgpstream_test").iterdir()), *sorted((DATA / "pcap").glob("*BGP*.pcap")),
              DATA / "pcap" / "eveng_bgp.pcapng"]
@@ -90,6 +93,17 @@ def main() -> None:
            "--out", out / "validate-mixed", "--quiet")
     text = MRT / "ripe_bgpdump_testdata" / "expected_bgpdump_output" / "updates.20160811.1600.gz.bgp.gz"
     bgpsim("validate-text", "validate", text, "--vrps", ROUTINATOR / "111.csv", "--out", out / "validate-text", "--quiet")
+
+    # every shared dump, capture and bgpdump text, as bgpdump prints it (warnings in status.txt), and
+    # the smaller ones as JSON too
+    (out / "dump").mkdir()
+    sources = [p for p in sorted(MRT.rglob("*")) if p.is_file() and p.suffix not in (".md", ".txt", ".py")]
+    sources += sorted(p for p in (DATA / "pcap").iterdir() if p.suffix in (".pcap", ".pcapng", ".cap"))
+    for f in sources:
+        name = str(f.relative_to(DATA)).replace("/", "_")
+        bgpsim(f"dump-{name}", "dump", f, stdout=out / "dump" / f"{name}.bgpdump")
+        if f.stat().st_size < 2**20:
+            bgpsim(f"dump-json-{name}", "dump", "--format", "json", f, stdout=out / "dump" / f"{name}.json")
 
     (out / "rpki").mkdir()
     tal = repo / "ta.tal"
