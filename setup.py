@@ -5,7 +5,8 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 CORE = Path("core")
-SOURCES = ["module.c", "json.c", "rows.c", "text.c", "vrps.c", "vrps_csv.c", "vrps_fields.c", "vrps_json.c"]
+SOURCES = ["module.c", "bgptext.c", "bgptext_fields.c", "bgptext_line.c", "intern.c", "json.c", "rows.c", "text.c",
+           "vrps.c", "vrps_csv.c", "vrps_fields.c", "vrps_json.c"]
 setup(ext_modules=[Extension(
     "bgpsim._core",
     sources=[str(CORE / name) for name in SOURCES],

@@ -1,6 +1,7 @@
 /* bgpsim._core: the compiled core of bgpsim's route data (docs/core.md). Each part of it is a file
  * of its own with its table of functions; this joins them into one module. */
 #include "core.h"
+#include "bgptext.h"
 
 static PyMethodDef methods[64];
 
@@ -23,6 +24,7 @@ PyMODINIT_FUNC PyInit__core(void)
     int n = 0;
     join(vrps_methods, &n);
     join(rows_methods, &n);
+    join(bgptext_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     return PyModule_Create(&module);
 }

@@ -23,6 +23,25 @@ AS_TRANS = 23456
 Path = tuple[tuple[int, tuple[int, ...]], ...]
 
 
+_WORDS: dict[bytes, Path] = {}
+
+
+def path_of_words(raw: bytes) -> Path:
+    """A path in the form the compiled core's readers give it (native uint32 words: a segment's type,
+    its count, then its ASes; segment after segment), remembered by its bytes."""
+    p = _WORDS.get(raw)
+    if p is None:
+        w = memoryview(raw).cast("I").tolist()
+        segs, i = [], 0
+        while i < len(w):
+            segs.append((w[i], tuple(w[i + 2:i + 2 + w[i + 1]])))
+            i += 2 + w[i + 1]
+        if len(_WORDS) >= 1 << 16:
+            _WORDS.clear()
+        p = _WORDS[raw] = tuple(segs)
+    return p
+
+
 def parse_as_path(buf: bytes, pos: int, end: int, asn_size: int) -> Path:
     """Segments of an AS_PATH / AS4_PATH value in buf[pos:end]; asn_size is 2 or 4."""
     segs = []
