@@ -20,7 +20,7 @@ MRT = SHARED / "mrt"
 UPDATES = MRT / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
 UPDATES2 = MRT / "bgpkit_fixtures" / "ripe_rrc15_2010.02_updates.20100227.1610.gz"
 RIB = MRT / "ripe_bgpdump_testdata" / "bview.20020722.2337.gz"
-DAMAGED = MRT / "mrtparse_samples" / "bird_bgp"
+DAMAGED = MRT / "bgpkit_fixtures" / "ripe_rrc00_2000.03_updates.20000325.0345.gz"  # a damaged record
 CUT = MRT / "pyasn_data" / "rib6.20151101.0600_firstMB.bz2"
 CAPTURE = SHARED / "pcap" / "eveng_bgp.pcapng"
 RELATIONSHIPS = SHARED / "caida" / "20250901.as-rel2.txt.bz2"
@@ -82,7 +82,7 @@ def test_two_processes_write_what_one_writes(case, vrps_in_child, vrps, tmp_path
     one = _run(args, tmp_path / "one", capsys)
     assert one == two and one[0] == 0
     if case == "mixed":
-        assert "truncated" in one[1] and "bird_bgp" in one[1]  # warnings, in the same order
+        assert "truncated" in one[1] and "ripe_rrc00_2000.03" in one[1]  # warnings, in the same order
     for name in OUTPUTS:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
     if case == "updates":

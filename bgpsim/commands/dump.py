@@ -48,10 +48,23 @@ def cmd_dump(args) -> int:
                 f = Stdin()
             yield from reader_for(f)(f)
 
+    def bgpdump_text():  # MRT written by the compiled core; other inputs route by route
+        from bgpsim.mrt.reader import MRTReader, read_routes
+
+        for f in args.files:
+            if f == "-":
+                f = Stdin()
+            reader = reader_for(f)
+            if reader is read_routes:
+                sys.stdout.buffer.writelines(MRTReader(f).bgpdump_text())
+            else:
+                bgpdump.write(reader(f), out)
+                out.flush()
+
     out = sys.stdout
     try:
         if args.format == "bgpdump":
-            bgpdump.write(routes(), out)
+            bgpdump_text()
         elif args.format == "json":
             formats.write_json(routes(), out)
         else:

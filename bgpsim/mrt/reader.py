@@ -1,37 +1,46 @@
-"""A streaming MRT reader (RFC 6396): one `Route` per prefix per peer, one buffer of records at a time.
+"""A streaming MRT reader (RFC 6396): one `Route` per prefix per peer, one buffer at a time.
+
+The compiled core (bgpsim._core.MRTCore, core/mrt*.c) frames the decompressed stream into records
+(section 2) and decodes every record type bgpsim reads, without the GIL: BGP (5, appendix B),
+TABLE_DUMP (12, section 4.2), TABLE_DUMP_V2 (13, section 4.3; RFC 8050), BGP4MP and BGP4MP_ET (16
+and 17, sections 4.4 and 3; their UPDATEs by RFC 4271 section 4.3, RFC 4760, RFC 6793 and RFC
+7911). Its columns become Route records or RouteBatches here (bgpsim.mrt.batch).
 
 Two ways to read: `read_routes` gives `Route` objects; `read_batches` gives numpy columns of many
-routes at once (`RouteBatch`: what a validator of millions of routes wants), with the Route records
-behind them. Both give the same routes in file order, with the same warnings.
-
-`MRTReader` puts the parts together, each in its own module:
-- bgpsim.mrt.framing: the stream cut into whole records (section 2), bounded, with the faults of
-  the framing (truncation, impossible lengths);
-- bgpsim.mrt.decoder: each record decoded by its type (bgpsim.mrt.tables: TABLE_DUMP and
-  TABLE_DUMP_V2, sections 4.2 and 4.3; bgpsim.mrt.bgp4mp: BGP4MP and BGP4MP_ET, sections 4.4 and 3;
-  bgpsim.mrt.legacy: the historic BGP type, appendix B), damage inside a record a warning;
-- bgpsim.mrt.batch: the columns, BGP4MP UPDATEs read by arrays (bgpsim.mrt.fast).
+routes at once (`RouteBatch`), with the Route records behind them. Both give the same routes in
+file order, with the same warnings.
 
 Errors. Every fault names the file and a byte offset in the decompressed MRT stream. A file whose
 first record is not MRT, or a RIB record without a PEER_INDEX_TABLE, is an `InputError`; everything
-else is a warning, and reading goes on as far as bgpdump goes.
+else is a warning, and reading goes on as far as bgpdump goes:
+- a record of length 0 stops the reading (bgpdump: "invalid entry length");
+- a record longer than MAX_RECORD is skipped unread (if the file ends inside it, reading stops);
+- the file ends inside a record, or a compressed stream ends without its end marker: every whole
+  record, then one warning;
+- damage inside a record: the record is skipped (an UPDATE found broken gives no routes; a RIB
+  record keeps the entries read before the damage, as bgpdump prints them), with a warning naming
+  the byte and what was wanted;
+- a record type bgpsim does not read: one warning per type.
+ADD-PATH (RFC 7911) is known from the subtype (RFC 8050), from the OPENs of the session dumped
+earlier (BIRD writes its ADD-PATH sessions in plain BGP4MP_MESSAGE_AS4 records), or, where no OPEN
+says, from the NLRI itself, as tshark and mrtparse tell it.
 """
 
 from __future__ import annotations
 
-import gc
 from typing import Callable, Iterator
 
-from bgpsim.base.errors import stderr_warning
-from .batch import Pieces, RouteBatch
-from .decoder import Decoder, expand
-from .framing import MAX_RECORD, Buffer, Framer
-from .record import STATE, Peers, Route
+from bgpsim import _core
+from bgpsim.base.errors import InputError, stderr_warning
+from bgpsim.wire.aspath import path_of_words
+from .batch import Decoded, Piece, RouteBatch, columns
+from .record import Route
 from .stream import Chunks
 
-__all__ = ["read_routes", "read_batches", "MRTReader", "RouteBatch", "MAX_RECORD", "BUFFER"]
+__all__ = ["read_routes", "read_batches", "MRTReader", "RouteBatch", "MAX_RECORD"]
 
-BUFFER = 1 << 20  # bytes of records framed, and read as arrays, at once (MRTReader.buffers)
+MAX_RECORD = 1 << 24  # 16 MiB (core/mrt.h): far above any real record (a full-table RIB entry is kilobytes)
+BUFFER = 1 << 20  # bytes of the stream handed to the core at once (a Piece: a unit of bgpsim.validate.split)
 
 
 def read_routes(path: str, warn: Callable[[str], None] | None = None) -> Iterator[Route]:
@@ -40,89 +49,101 @@ def read_routes(path: str, warn: Callable[[str], None] | None = None) -> Iterato
 
 
 def read_batches(path: str, size: int = 65536, warn: Callable[[str], None] | None = None) -> Iterator[RouteBatch]:
-    """The routes of the MRT file at `path` as `RouteBatch`es, in file order: each holds the routes of
-    whole buffers of records (MRTReader.buffers), at least `size` records' worth but at the end of
-    the file. State changes are left out: they have no prefix."""
+    """The routes of the MRT file at `path` as `RouteBatch`es of at least `size` routes (but the
+    last), in file order. State changes are left out: they have no prefix."""
     return MRTReader(path, warn).batches(size)
 
 
 class MRTReader:
-    """One MRT file (`path`: a str, or cli.Stdin, opened by its fspath and named <stdin>), read
-    once: as Routes (`routes`), as RouteBatches (`batches`), or buffer by buffer (`buffers`, then
-    `read` or `skip` for each, in order: how two processes share a file, bgpsim.validate.split)."""
+    """One MRT file (`path`: a str, or routedata.Stdin, opened by its fspath and named <stdin>),
+    read once: as Routes (`routes`) or as RouteBatches (`batches`)."""
 
     def __init__(self, path: str, warn: Callable[[str], None] | None = None):
         self.path = path
         self.warn = warn or stderr_warning
-        self.framer = Framer(path, self.warn)
-        self.decoder = Decoder(path, self.warn)
-        self.peers_seen = Peers()  # RouteBatch.peers: every peer of the file so far
+        self.core = _core.MRTCore()
+        self.decoded = Decoded(_core.MRTCore.RECORD_NAMES)
         self.state_changes = 0  # left out of batches: counted here
 
     @property
     def records(self) -> int:
         """Records framed so far."""
-        return self.framer.records
+        return self.core.records
 
     def routes(self) -> Iterator[Route]:
-        for buf, base, starts in self.framer.frames(Chunks(self.path)):
-            handle = self.decoder.handle
-            for pos in starts:
-                for g in handle(buf, base, pos):
-                    if g[3] is STATE:
-                        yield Route(g[0], g[1], g[2], STATE, g[4], g[5], None, None, None, None, g[13], g[14], g[12])
-                        continue
-                    yield from expand(g)
+        for piece in self.pieces():
+            yield from self.decoded.routes(piece)
+
+    def bgpdump_text(self) -> Iterator[bytes]:
+        """`bgpdump -m`'s lines of the file (bgpsim.mrt.bgpdump), written by the core, a buffer at a time."""
+        for piece in self.pieces():
+            yield self.core.bgpdump(piece.buf, *piece.raw)
 
     def batches(self, size: int = 65536) -> Iterator[RouteBatch]:
-        # the decoders make many short-lived containers and no cycles: the cyclic collector, left on,
-        # would walk the attribute caches again and again; it runs while the consumer has a batch
-        # (if it was on)
-        gc_was = gc.isenabled()
-        gc.disable()
-        try:
-            for batch in self._fill(size):
-                if gc_was:
-                    gc.enable()
-                yield batch
-                gc.disable()
-        finally:
-            if gc_was:
-                gc.enable()
-
-    def _fill(self, size):
-        # each buffer is read as soon as it is framed, so that warnings come in file order
-        pieces, n = Pieces(), 0
-        for buffer in self.buffers():
-            self.state_changes += pieces.read(buffer, self.decoder, self.peers_seen)
-            n += len(buffer[2])  # records: a batch holds about as many routes, or more
+        pieces, n = [], 0
+        for piece in self.pieces():
+            self.state_changes += int((piece.g["kind"] == 3).sum())
+            pieces.append(piece)
+            n += len(piece.r["plen"])
             if n >= size:
-                if pieces.routes:
-                    yield pieces.batch(self.peers_seen)
-                pieces, n = Pieces(), 0
-        if pieces.routes:
-            yield pieces.batch(self.peers_seen)
+                yield RouteBatch.of(pieces, self.decoded)
+                pieces, n = [], 0
+        if n:
+            yield RouteBatch.of(pieces, self.decoded)
 
-    def buffers(self) -> Iterator[Buffer]:
-        """The file's whole records, about BUFFER bytes at a time: (buffer, stream offset of its first
-        byte, where each record starts in it). Framing faults are warnings here."""
-        return self.framer.frames(Chunks(self.path), BUFFER)
-
-    def read(self, buffers: list[Buffer]) -> RouteBatch:
-        """The routes of `buffers` (from `buffers()`, in order) as one batch."""
-        pieces = Pieces()
-        for buffer in buffers:
-            self.state_changes += pieces.read(buffer, self.decoder, self.peers_seen)
-        return pieces.batch(self.peers_seen)
-
-    def skip(self, buffer: Buffer) -> None:
-        """A buffer that another process reads: what the records after it need is kept
-        (Decoder.skip)."""
-        self.decoder.skip(buffer)
+    def pieces(self) -> Iterator[Piece]:
+        """What the core read of each buffer of the stream (about a chunk of it at a time), the
+        warnings given as they come."""
+        chunks = Chunks(self.path)
+        source = _cut(chunks, BUFFER)
+        gspec, rspec = _core.MRTCore.GROUP_COLUMNS, _core.MRTCore.ROUTE_COLUMNS
+        buf, base = b"", 0
+        try:
+            while True:
+                more = next(source, b"")
+                final = not more
+                buf = buf + more if buf else more
+                try:
+                    consumed, stopped, g, r, peers, paths, warnings, records, truncated, error = \
+                        self.core.read(buf, base, final)
+                except ValueError as e:  # the first record is not MRT
+                    raise InputError(e.args[0], self.path, e.args[1]) from None
+                for w in warnings:
+                    self.warn(f"{self.path}: {w}")
+                self.decoded.add_peers(peers)
+                piece = Piece(buf, columns(g, gspec), columns(r, rspec), [path_of_words(p) for p in paths],
+                              (g, r, paths))
+                if len(piece.g["kind"]):
+                    yield piece
+                if final and truncated is not None:
+                    parts = ([truncated] if truncated else []) + ([chunks.truncated] if chunks.truncated else [])
+                    if parts:
+                        self.warn(f"{self.path}: truncated: " + "; ".join(parts) + f" (read {records} whole records)")
+                if error is not None:
+                    raise InputError(error[0], self.path, error[1])
+                if stopped or final:
+                    return
+                buf = buf[consumed:]
+                base += consumed
+        finally:
+            chunks.close()
 
     def update_routes(self, msg: bytes, record: str, ts: int, usec: int | None, peer: str, peer_as: int,
                       asn_size: int, addpath: bool = False,
                       local_as: int | None = None) -> tuple[list[Route], str | None]:
-        """Routes of one whole UPDATE message (Decoder.update_routes), for readers of other containers
-        (pcap)."""
-        return self.decoder.update_routes(msg, record, ts, usec, peer, peer_as, asn_size, addpath, local_as)
+        """Routes of one whole UPDATE message `msg` (19-byte header included) that `local_as` (or None)
+        received, for readers of other containers (pcap): (routes, None), or ([], "byte N: what was
+        wanted") for an UPDATE found broken."""
+        g, r, paths, damage = self.core.update(msg, asn_size, addpath)
+        piece = Piece(msg, columns(g, _core.MRTCore.GROUP_COLUMNS), columns(r, _core.MRTCore.ROUTE_COLUMNS),
+                      [path_of_words(p) for p in paths])
+        routes = list(self.decoded.routes(piece, record=record, ts=ts, usec=usec, peer=(peer, peer_as),
+                                          local_as=local_as))
+        return routes, damage
+
+
+def _cut(chunks: Chunks, size: int) -> Iterator[bytes]:
+    """The stream in pieces of at most `size` bytes."""
+    for data in chunks:
+        for at in range(0, len(data), size):
+            yield data[at:at + size]

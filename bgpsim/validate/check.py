@@ -2,8 +2,9 @@
 gets its RFC 6811 status through rpki.rov, its ASPA verdict through rpki.aspa_path when ASPA data
 (or relationships standing in for it) is given, and its findings (bgpsim.validate.findings).
 
-Routes come in batches: MRT files through `read_batches` (numpy columns; the routes of one UPDATE
-or RIB entry share one group: time, peer, attributes), other inputs route by route, grouped here.
+Routes come in batches: MRT files through `MRTReader.batches` (numpy columns of what the compiled
+core read; the routes of one UPDATE or RIB entry share one group: time, peer, attributes), other
+inputs route by route, grouped here.
 Each batch goes through two steps. `_prepare` does what needs no VRPs: what depends on the AS_PATH
 (its text, ASPA verdict, path findings) once per distinct path, the CSV fields a group's routes
 share once per group, the prefixes and origins handed to Findings as arrays, each route's prefix
@@ -111,9 +112,9 @@ class Checker:
 
     With `bgpsec` (a bgpsim.validate.bgpsec.RouteVerdicts) each row ends with the BGPSEC_COLUMNS: the
     routes that carry a BGPsec_PATH are verified as they are fed, every other is `unsigned`, a field
-    of its group's like the ASPA verdict. Only the records the array reader leaves to the record
-    parser can hold one (bgpsim.mrt.fast: a BGPsec_PATH is always the parser's), so a batch costs a
-    look at those records' attributes; without `bgpsec`, nothing."""
+    of its group's like the ASPA verdict. The reader marks the groups with a BGPsec_PATH
+    (RouteBatch.bgpsec_groups), so a batch costs a look at those records' attributes; without
+    `bgpsec`, nothing."""
 
     def __init__(self, vrps, write: Callable[[bytes, int], None], aspa: AspaTable | None = None, topo=None,
                  bgpsec=None):

@@ -1,17 +1,18 @@
 """`bgpsim validate` in two processes: the second CPU reads half the dumps.
 
-The input is cut into units of work: each buffer of an MRT file (MRTReader.buffers: about 1 MiB of
-whole records) and each other file (bgpdump text, a capture) whole. Both processes frame every MRT
-file (decompressing and walking the record headers costs little next to reading the records) and
-take units from a counter in shared memory, the next unit going to whichever asks first. Each checks
-its units with its own Checker, writing their CSV lines to its own part file, and passes over the
-others (MRTReader.skip keeps what later records need: a PEER_INDEX_TABLE). The second process is
+The input is cut into units of work: what the compiled core reads of each buffer of an MRT file
+(MRTReader.pieces: about 1 MiB of whole records) and each other file (bgpdump text, a capture)
+whole. Both processes read every MRT file (the core reads a dump in a fraction of the time its
+routes take to check, and what a record means may hang on earlier ones: a PEER_INDEX_TABLE, the
+OPENs of an ADD-PATH session) and take units from a counter in shared memory, the next unit going
+to whichever asks first. Each checks its units with its own Checker, writing their CSV lines to its
+own part file, and passes over the others. The second process is
 forked when the command starts: it reads a big VRP file and hands the index over as a mapped file,
 then works. At the end it sends what it found: counts, findings, where its units' lines are in its
 part, its warnings. The first merges them into what one process reading every unit in order would
 have made: routes.csv is the header and the units' lines in unit order, each process copying its
-own units from its part into place (the two know where from each other's index); findings keep the example of the earliest unit; warnings come in unit order (framing warnings,
-which both processes meet, once); a fault is the one met first (the VRPs', else the earliest
+own units from its part into place (the two know where from each other's index); findings keep the example of the earliest unit; warnings come in unit order (the reader's, which
+both processes meet, once); a fault is the one met first (the VRPs', else the earliest
 unit's). Last, the MOAS and sub-prefix conflicts are worked out for the lower halves of the address
 spaces here and for the upper halves there (Findings.half), at once.
 """
@@ -138,11 +139,12 @@ class Split:
         """Each unit as (check it: routes read, pass over it or None): an MRT file's buffers one by
         one, any other file whole."""
         from ..routedata import reader_for
-        from bgpsim.mrt.reader import MRTReader, read_routes
+        from bgpsim.mrt.reader import MRTReader, RouteBatch, read_routes
 
-        def check_buffer(mrt, buffer):
-            batch = mrt.read([buffer])
+        def check_piece(mrt, piece):
+            batch = RouteBatch.of([piece], mrt.decoded)
             checker.feed_batch(batch)
+            checker.tally.state_changes += int((piece.g["kind"] == 3).sum())
             return len(batch)
 
         def check_file(reader, path):
@@ -158,10 +160,9 @@ class Split:
             if reader is not read_routes:
                 yield (lambda reader=reader, path=path: check_file(reader, path)), None
                 continue
-            mrt = MRTReader(path, warn)
-            for buffer in mrt.buffers():
-                yield (lambda m=mrt, b=buffer: check_buffer(m, b)), (lambda m=mrt, b=buffer: m.skip(b))
-            checker.tally.state_changes += mrt.state_changes
+            mrt = MRTReader(path, warn)  # both processes read every record (their warnings, met while
+            for piece in mrt.pieces():  # framing, the first keeps): what a record means may hang on earlier ones
+                yield (lambda m=mrt, p=piece: check_piece(m, p)), None
 
     def _progress(self, n: int, progress) -> None:
         with self._lock:

@@ -1,0 +1,163 @@
+/* One BGP UPDATE message as groups of routes (bgpsim/mrt/update.py): what BGP4MP and BGP4MP_ET
+ * MESSAGE records (RFC 6396 section 4.4), the historic BGP_UPDATE record (appendix B) and a captured
+ * session (MRTCore.update) carry.
+ *
+ * RFC 4271 section 4.3: withdrawn routes, path attributes, NLRI; MP_UNREACH_NLRI and MP_REACH_NLRI
+ * (RFC 4760 sections 4 and 3) carry the other families; with ADD-PATH (RFC 7911 section 3) each
+ * prefix has a path id. Groups come in the order withdrawn, MP_UNREACH, NLRI, MP_REACH. A damaged
+ * prefix field keeps the whole prefixes before the fault and the other fields are still read, as
+ * bgpdump does; the first fault is the one reported. */
+#include "mrt.h"
+
+/* RFC 4271 section 4.3, RFC 4760 section 5, RFC 7911 section 3: the prefixes in body[pos:stop] as
+ * routes; a fault is put in `damage` unless one is there already (the routes before it are kept) */
+int mrt_prefixes(mrt_ctx *c, Py_ssize_t pos, Py_ssize_t stop, int afi, int addpath, mrt_err *damage)
+{
+    const uint8_t *b = c->body;
+    int maxbits = afi == 1 ? 32 : 128;
+    mrt_err e;
+    while (pos < stop) {
+        int64_t pid = -1;
+        if (addpath) {
+            if (pos + 5 > stop) {
+                mrt_fail(&e, pos, "ADD-PATH NLRI (RFC 7911 section 3): want a 4-byte path id and a length, got %zd "
+                         "bytes", stop - pos);
+                goto fault;
+            }
+            pid = get32(b + pos);
+            pos += 4;
+        }
+        int plen = b[pos];
+        if (plen > maxbits) {
+            mrt_fail(&e, pos, "NLRI (RFC 4271 section 4.3): want a prefix length <= %d, got %d", maxbits, plen);
+            goto fault;
+        }
+        Py_ssize_t q = pos + 1;
+        pos = q + ((plen + 7) >> 3);
+        if (pos > stop) {
+            mrt_fail(&e, q, "NLRI (RFC 4271 section 4.3): /%d wants %zd address bytes, got %zd", plen, pos - q,
+                     stop - q);
+            goto fault;
+        }
+        if (mrt_emit_route(c->out, b + q, (int)(pos - q), afi == 1 ? 4 : 16, plen, pid) < 0)
+            return -2;
+    }
+    return 0;
+fault:
+    if (!damage->msg[0])
+        *damage = e;
+    return 0;
+}
+
+/* one group of the prefixes parsed since route `first`, if any */
+static int group(mrt_ctx *c, const mrt_group *g, Py_ssize_t first)
+{
+    if (c->out->nroutes == first)
+        return 0;
+    return mrt_emit_group(c->out, g, first);
+}
+
+/* whether a prefix field carries path ids (RFC 7911 section 3); with ADDPATH_DETECT, decided per
+ * field, and the group's record name gets _AP when it does */
+static int field_addpath(const mrt_ctx *c, int addpath, unsigned afi, unsigned safi, Py_ssize_t pos, Py_ssize_t stop,
+                         mrt_group *g, const mrt_group *tmpl)
+{
+    if (addpath != ADDPATH_DETECT)
+        return addpath;
+    int ap = mrt_field_addpath(c, afi, safi, pos, stop);
+    g->record = (uint8_t)(ap ? tmpl->record | R_AP : tmpl->record);
+    return ap;
+}
+
+/* the groups of the UPDATE body body[p:end] (after the 19-byte header); `tmpl` holds what the
+ * record says (record name, time, peer, local AS). 0, -1 a fault in c->err, -2 no memory. */
+int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group *tmpl, int asn_size, int addpath)
+{
+    const uint8_t *b = c->body;
+    c->update = 1;
+    if (end - p < 4) /* RFC 4271 section 4.3 */
+        return mrt_fail(&c->err, p, "UPDATE (RFC 4271 section 4.3): want at least 4 bytes, got %zd", end - p);
+    Py_ssize_t wlen = get16(b + p), w0 = p + 2, w1 = w0 + wlen;
+    if (w1 + 2 > end)
+        return mrt_fail(&c->err, p, "UPDATE (RFC 4271 section 4.3): Withdrawn Routes Length %zd wants %zd more "
+                        "bytes, got %zd", wlen, wlen + 2, end - w0);
+    Py_ssize_t alen = get16(b + w1), a0 = w1 + 2, a1 = a0 + alen;
+    if (a1 > end)
+        return mrt_fail(&c->err, a0 - 2, "UPDATE (RFC 4271 section 4.3): Total Path Attribute Length %zd wants %zd "
+                        "bytes, got %zd", alen, alen, end - a0);
+    mrt_err damage;
+    damage.msg[0] = 0;
+    mrt_group g = *tmpl;
+    Py_ssize_t first;
+    int ap;
+    int legacy = tmpl->record == R_BGP; /* the historic BGP type's sessions had no multiprotocol extensions */
+    if (w1 > w0) {
+        first = c->out->nroutes;
+        ap = field_addpath(c, addpath, 1, 1, w0, w1, &g, tmpl);
+        if (mrt_prefixes(c, w0, w1, 1, ap, &damage) < 0)
+            return -2;
+        g.kind = K_WITHDRAW;
+        g.afi = 1;
+        if (group(c, &g, first) < 0)
+            return -2;
+    }
+    mrt_attrs a;
+    int have_attrs = a1 > a0;
+    if (have_attrs) {
+        int r = mrt_scan_attrs(c, b + a0, alen, asn_size, 0, &a);
+        if (r < 0) {
+            c->err.off += a0;
+            return r;
+        }
+        if (a.has_unreach && (a.u_afi == 1 || a.u_afi == 2) && a.u_safi >= 1 && a.u_safi <= 3 && !legacy) {
+            first = c->out->nroutes; /* RFC 4760 section 4 */
+            ap = field_addpath(c, addpath, a.u_afi, a.u_safi, a0 + a.u_start, a0 + a.u_end, &g, tmpl);
+            if (mrt_prefixes(c, a0 + a.u_start, a0 + a.u_end, (int)a.u_afi, ap, &damage) < 0)
+                return -2;
+            g.kind = K_WITHDRAW;
+            g.afi = (uint8_t)a.u_afi;
+            if (group(c, &g, first) < 0)
+                return -2;
+        }
+        g.attr_start = c->body_at + a0;
+        g.attr_end = c->body_at + a1;
+        g.asn_size = (uint8_t)asn_size;
+        g.path = a.path;
+        g.origin = a.origin;
+        g.bgpsec = (uint8_t)a.bgpsec;
+    }
+    if (end > a1) {
+        first = c->out->nroutes;
+        ap = field_addpath(c, addpath, 1, 1, a1, end, &g, tmpl);
+        if (mrt_prefixes(c, a1, end, 1, ap, &damage) < 0)
+            return -2;
+        g.kind = K_ANNOUNCE;
+        g.afi = 1;
+        g.nh_kind = have_attrs ? NH_ATTRS : NH_NONE;
+        if (group(c, &g, first) < 0)
+            return -2;
+    }
+    if (have_attrs && a.has_reach && !legacy && (a.r_afi == 1 || a.r_afi == 2) && a.r_safi >= 1 && a.r_safi <= 3) {
+        first = c->out->nroutes; /* RFC 4760 section 3 */
+        ap = field_addpath(c, addpath, a.r_afi, a.r_safi, a0 + a.r_nlri, a0 + a.r_end, &g, tmpl);
+        if (mrt_prefixes(c, a0 + a.r_nlri, a0 + a.r_end, (int)a.r_afi, ap, &damage) < 0)
+            return -2;
+        g.kind = K_ANNOUNCE;
+        g.afi = (uint8_t)a.r_afi;
+        /* next hops of 4, 16 or 32 bytes (IPv4, IPv6, IPv6 global and link-local) are read */
+        if (a.r_nhlen == 4 || a.r_nhlen == 16 || a.r_nhlen == 32) {
+            g.nh_kind = NH_ADDR;
+            g.nh_start = c->body_at + a0 + a.r_nh;
+            g.nh_len = (uint8_t)a.r_nh_len;
+        } else {
+            g.nh_kind = NH_EMPTY;
+        }
+        if (group(c, &g, first) < 0)
+            return -2;
+    }
+    if (damage.msg[0]) {
+        c->err = damage;
+        return -1;
+    }
+    return 0;
+}
