@@ -1,7 +1,7 @@
 """Benchmark: `bgpsim validate` on real MRT dumps beside `bgpdump -m` printing the same files.
 
 The dumps: ../shared/data/mrt/ripe_bgpdump_testdata/updates.et-header.2015.gz (577,744 routes, a full
-table from one RIS peer, BGP4MP_ET) and ../shared/data/pyasn_data/rib.20140523.0600_firstMB.bz2 (a
+table from one RIS peer, BGP4MP_ET) and ../shared/data/mrt/pyasn_data/rib.20140523.0600_firstMB.bz2 (a
 RouteViews TABLE_DUMP_V2 RIB, 270,005 routes). The VRPs: synthetic but realistic, made from the real
 pfx2as tables (rpki.synthetic.pfx2as_vrps: 902,604 VRPs), written three ways: Routinator/rpki-client
 CSV, rpki-client JSON (with `expires`) and Routinator JSON. Every command runs as a subprocess in the
@@ -78,7 +78,7 @@ def main() -> None:
         write_vrps(args.write_vrps)
         return
     dumps = args.dump or [DATA / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz",
-                          DATA / "pyasn_data" / "rib.20140523.0600_firstMB.bz2"]
+                          DATA / "mrt" / "pyasn_data" / "rib.20140523.0600_firstMB.bz2"]
     # bytecode compiled beforehand, as pip does when it installs the package (with
     # PYTHONDONTWRITEBYTECODE set, each run would otherwise compile every module again)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "bgpsim"), str(ROOT / "rpki")], check=True,

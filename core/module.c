@@ -2,6 +2,7 @@
  * of its own with its table of functions; this joins them into one module. */
 #include "core.h"
 #include "bgptext.h"
+#include "mrt.h"
 
 static PyMethodDef methods[64];
 
@@ -26,5 +27,8 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rows_methods, &n);
     join(bgptext_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && mrt_add_types(m) < 0)
+        Py_CLEAR(m);
+    return m;
 }

@@ -31,7 +31,7 @@ static int handle(mrt_ctx *c, const uint8_t *buf, Py_ssize_t pos, int64_t base)
     c->n = get32(buf + pos + 8);
     c->body = buf + pos + 12;
     c->body_at = pos + 12;
-    c->fatal = c->update = c->sent_by_local = 0;
+    c->fatal = c->sent_by_local = 0;
     c->session = NULL;
     unsigned t = c->type;
     if (t != 5 && t != 12 && t != 13 && t != 16 && t != 17) {
@@ -50,12 +50,11 @@ static int handle(mrt_ctx *c, const uint8_t *buf, Py_ssize_t pos, int64_t base)
         return 0;
     if (c->fatal)
         return -3;
-    /* decoder.py: the groups read before a fault inside an UPDATE are kept (Damage.partial) */
-    int keep = c->update && !c->f->strict_updates && o->ngroups > g0;
-    if (!keep)
-        mrt_out_rollback(o, g0, r0);
-    if (mrt_warn(o, "byte %lld: %s; record at byte %lld (type %u, subtype %u)%s", (long long)(c->at + 12 + c->err.off),
-                 c->err.msg, (long long)c->at, c->type, c->sub, keep ? " partly read" : " skipped") < 0)
+    /* a record found damaged gives no routes: an UPDATE whose fields do not parse is an error of the
+     * whole message (RFC 7606 section 5.3) */
+    mrt_out_rollback(o, g0, r0);
+    if (mrt_warn(o, "byte %lld: %s; record at byte %lld (type %u, subtype %u) skipped", (long long)(c->at + 12 + c->err.off),
+                 c->err.msg, (long long)c->at, c->type, c->sub) < 0)
         return -2;
     return 0;
 }
@@ -236,7 +235,7 @@ static PyObject *mrt_read(MRTCore *self, PyObject *args, PyObject *kw)
     self->busy = 0;
     ctx_free(&c);
     PyBuffer_Release(&view);
-    if (res.nomem || out.path_data.failed || out.path_off.failed) {
+    if (res.nomem || out.paths.data.failed || out.paths.off.failed) {
         mrt_out_free(&out);
         return PyErr_NoMemory();
     }
@@ -287,27 +286,16 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
     int r = mrt_update_groups(&c, 19, view.len, &g, asn_size, addpath);
     PyBuffer_Release(&view);
     ctx_free(&c);
-    if (r == -2 || out.path_data.failed || out.path_off.failed) {
+    if (r == -2 || out.paths.data.failed || out.paths.off.failed) {
         mrt_out_free(&out);
         return PyErr_NoMemory();
     }
-    if (r == -1 && self->f.strict_updates)
+    if (r == -1)
         mrt_out_rollback(&out, 0, 0);
     PyObject *damage = r == -1 ? PyUnicode_FromFormat("byte %zd: %s", c.err.off, c.err.msg) : Py_NewRef(Py_None);
     PyObject *res = Py_BuildValue("(NNNN)", mrt_out_columns(&out, 0), mrt_out_columns(&out, 1), mrt_out_paths(&out), damage);
     mrt_out_free(&out);
     return res;
-}
-
-static int mrt_init(MRTCore *self, PyObject *args, PyObject *kw)
-{
-    static char *names[] = {"strict", "detect_addpath", NULL};
-    int strict = 1, detect = 1; /* issue 17's behaviour; False, False: bgpsim's Python reader's */
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$pp:MRTCore", names, &strict, &detect))
-        return -1;
-    self->f.strict_updates = strict;
-    self->f.addpath_detect = detect;
-    return 0;
 }
 
 static void mrt_dealloc(MRTCore *self)
@@ -363,12 +351,9 @@ static PyTypeObject MRTCoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bgpsim._core.MRTCore",
     .tp_basicsize = sizeof(MRTCore),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "MRTCore(*, strict=True, detect_addpath=True): the state of one MRT file being read (RFC 6396).\n\n"
-              "strict: a damaged UPDATE gives no routes (False: the routes before the fault are kept, as bgpdump "
-              "does). detect_addpath: ADD-PATH (RFC 7911) in plain BGP4MP MESSAGE records, from the dumped OPENs "
-              "or the NLRI (False: only the _ADDPATH subtypes of RFC 8050).",
+    .tp_doc = "MRTCore(): the state of one MRT file being read (RFC 6396). A damaged record gives no routes; "
+              "ADD-PATH (RFC 7911) in plain BGP4MP MESSAGE records is known from the dumped OPENs or the NLRI.",
     .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)mrt_init,
     .tp_dealloc = (destructor)mrt_dealloc,
     .tp_methods = mrt_methods,
     .tp_getset = mrt_getset,

@@ -15,6 +15,7 @@
 #define BGPSIM_MRT_H
 
 #include "core.h"
+#include "intern.h"
 #include <stdarg.h>
 
 #define MRT_MAX_RECORD (1 << 24) /* bgpsim.mrt.framing.MAX_RECORD */
@@ -65,10 +66,7 @@ typedef struct {
 typedef struct {
     column g[G_NCOLS], t[T_NCOLS];
     column warnings;       /* texts, each ending in '\0' */
-    column path_data;      /* the distinct paths: uint32 words, see mrt_attrs.c */
-    column path_off;       /* int64 start (in words) of each path in path_data; one more at the end */
-    int32_t *path_hash;    /* open addressing: path index + 1, 0 free */
-    Py_ssize_t path_slots, npaths;
+    intern_table paths;    /* the distinct paths: uint32 words, see mrt_attrs.c */
     Py_ssize_t ngroups, nroutes;
 } mrt_out;
 
@@ -90,8 +88,6 @@ typedef struct {
     mrt_session *sessions;    /* ADD-PATH sessions (mrt_addpath.c) */
     int32_t *session_slots;   /* their hash table */
     Py_ssize_t nsessions;
-    int strict_updates;       /* a damaged UPDATE gives no groups (issue 17) */
-    int addpath_detect;       /* ADD-PATH from OPENs and the NLRI (issue 17) */
 } mrt_file;
 
 /* a fault: what was wanted, and where (an offset in the bytes being parsed) */
@@ -112,7 +108,6 @@ typedef struct {
     uint16_t type, sub;
     mrt_err err;
     int fatal;                /* an InputError: reading stops */
-    int update;               /* the fault is inside an UPDATE (groups read before it are kept) */
     column scratch[3];        /* AS_PATH, AS4_PATH, the effective path: uint32 words */
     const mrt_session *session; /* the UPDATE's session, for ADD-PATH detection (or NULL) */
     int sent_by_local;        /* the UPDATE was sent by the local speaker (a _LOCAL subtype) */

@@ -361,46 +361,5 @@ int mrt_scan_attrs(mrt_ctx *c, const uint8_t *b, Py_ssize_t end, int asn_size, i
 /* the index of the path `words` in this call's list, added if new; -1: no memory */
 int32_t mrt_intern_path(mrt_out *o, const column *words)
 {
-    uint64_t h = 1469598103934665603ULL;
-    const uint8_t *d = (const uint8_t *)words->data;
-    for (Py_ssize_t i = 0; i < words->len; i++)
-        h = (h ^ d[i]) * 1099511628211ULL;
-    if (o->npaths * 2 >= o->path_slots) { /* grow and rehash */
-        Py_ssize_t slots = o->path_slots ? o->path_slots * 2 : 1024;
-        int32_t *t = PyMem_RawCalloc((size_t)slots, sizeof *t);
-        if (t == NULL)
-            return -1;
-        const int64_t *off = (const int64_t *)o->path_off.data;
-        for (Py_ssize_t i = 0; i < o->npaths; i++) {
-            uint64_t g = 1469598103934665603ULL;
-            const uint8_t *q = (const uint8_t *)o->path_data.data;
-            for (Py_ssize_t k = 0; k < 4 * (off[i + 1] - off[i]); k++)
-                g = (g ^ q[4 * off[i] + k]) * 1099511628211ULL;
-            Py_ssize_t s = (Py_ssize_t)(g & (uint64_t)(slots - 1));
-            while (t[s])
-                s = (s + 1) & (slots - 1);
-            t[s] = (int32_t)i + 1;
-        }
-        PyMem_RawFree(o->path_hash);
-        o->path_hash = t;
-        o->path_slots = slots;
-    }
-    if (o->npaths == 0 && o->path_off.len == 0)
-        COLUMN_PUT(&o->path_off, int64_t, 0);
-    const int64_t *off = (const int64_t *)o->path_off.data;
-    Py_ssize_t s = (Py_ssize_t)(h & (uint64_t)(o->path_slots - 1));
-    while (o->path_hash[s]) {
-        int32_t i = o->path_hash[s] - 1;
-        if (4 * (off[i + 1] - off[i]) == words->len &&
-            (words->len == 0 || memcmp(o->path_data.data + 4 * off[i], words->data, (size_t)words->len) == 0))
-            return i;
-        s = (s + 1) & (o->path_slots - 1);
-    }
-    if (mrt_put(&o->path_data, words->data, words->len) < 0)
-        return -1;
-    COLUMN_PUT(&o->path_off, int64_t, o->path_data.len / 4);
-    if (o->path_off.failed)
-        return -1;
-    o->path_hash[s] = (int32_t)o->npaths + 1;
-    return (int32_t)o->npaths++;
+    return intern_key(&o->paths, words->data, words->len);
 }

@@ -158,9 +158,7 @@ void mrt_out_free(mrt_out *o)
     for (int i = 0; i < T_NCOLS; i++)
         column_free(&o->t[i]);
     column_free(&o->warnings);
-    column_free(&o->path_data);
-    column_free(&o->path_off);
-    PyMem_RawFree(o->path_hash);
+    intern_free(&o->paths);
     memset(o, 0, sizeof *o);
 }
 
@@ -191,11 +189,11 @@ PyObject *mrt_out_columns(mrt_out *o, int routes)
 
 PyObject *mrt_out_paths(mrt_out *o)
 {
-    PyObject *l = PyList_New(o->npaths);
-    const int64_t *off = (const int64_t *)o->path_off.data;
-    for (Py_ssize_t i = 0; l && i < o->npaths; i++) {
-        Py_ssize_t len = 4 * (off[i + 1] - off[i]);
-        PyObject *b = PyBytes_FromStringAndSize(len ? o->path_data.data + 4 * off[i] : "", len);
+    PyObject *l = PyList_New(o->paths.n);
+    for (Py_ssize_t i = 0; l && i < o->paths.n; i++) {
+        Py_ssize_t len;
+        const char *p = intern_at(&o->paths, i, &len);
+        PyObject *b = PyBytes_FromStringAndSize(len ? p : "", len);
         if (b == NULL)
             Py_CLEAR(l);
         else

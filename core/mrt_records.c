@@ -235,8 +235,7 @@ static int state_change(mrt_ctx *c, Py_ssize_t p, int record, int64_t usec, int 
         g.peer = mrt_peer_index(c->f, b + q, alen, peer_as);
         g.old_state = (uint16_t)get16(b + q + 2 * alen);
         g.new_state = (uint16_t)get16(b + q + 2 * alen + 2);
-        if (c->f->addpath_detect)
-            mrt_session_state(c->f, b + q, b + q + alen, alen, peer_as, (uint32_t)g.local_as, g.new_state);
+        mrt_session_state(c->f, b + q, b + q + alen, alen, peer_as, (uint32_t)g.local_as, g.new_state);
     }
     if (g.peer < 0 || mrt_emit_group(c->out, &g, c->out->nroutes) < 0)
         return -2;
@@ -369,7 +368,7 @@ static int bgp4mp(mrt_ctx *c)
         return FAIL(p + 16, "BGP message header (RFC 4271 section 4.1): length field says %zd, want 19 to %zd", length,
                     n - p);
     int mtype = b[p + 18];
-    if (c->f->addpath_detect && !addpath) { /* RFC 7911: from the session's OPENs, or the NLRI */
+    if (!addpath) { /* RFC 7911: from the session's OPENs, or the NLRI */
         const uint8_t *hp = b + p - 2 * alen, *hl = b + p - alen; /* the header's peer and local addresses */
         if (mtype == 1)
             return mrt_addpath_open(c, p + 19, p + length, hp, hl, alen, peer_as, local_as, local);

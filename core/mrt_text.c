@@ -11,10 +11,11 @@
  * drops next hop, LOCAL_PREF and MED; an AGGREGATOR of AS_TRANS from a 2-byte speaker is replaced by
  * AS4_AGGREGATOR (RFC 6793 section 4.2.3). */
 #include "mrt.h"
+#include "text.h"
 
 #define PUTS(o, s) mrt_put((o), (s), (Py_ssize_t)strlen(s))
 
-/* decimal and hexadecimal numbers, a character (printf is most of the time otherwise) */
+/* decimal numbers, a character (printf is most of the time otherwise) */
 static void put_u(column *o, uint64_t v)
 {
     char t[24];
@@ -25,66 +26,24 @@ static void put_u(column *o, uint64_t v)
     mrt_put(o, t + 24 - n, n);
 }
 
-static void put_x(column *o, unsigned v)
-{
-    char t[8];
-    int n = 0;
-    do
-        t[7 - n++] = "0123456789abcdef"[v & 15];
-    while (v >>= 4);
-    mrt_put(o, t + 8 - n, n);
-}
-
 static void put_c(column *o, char c) { mrt_put(o, &c, 1); }
 
 static void put_ipv4(column *o, const uint8_t *a)
 {
-    for (int i = 0; i < 4; i++) {
-        if (i)
-            put_c(o, '.');
-        put_u(o, a[i]);
-    }
+    char t[PREFIX_TEXT_MAX];
+    mrt_put(o, t, ipv4_text(get32(a), t));
 }
 
-/* nlri.py address_text: IPv4 dotted; IPv6 as bgpdump's fmt_ipv6 (RFC 4291 section 2.2, the first
- * longest run of zero groups as "::" even when it is one group; ::a.b.c.d and ::ffff:a.b.c.d dotted) */
+/* nlri.py address_text (text.c: as bgpdump prints addresses) */
 static void put_addr(column *o, const uint8_t *a, int alen)
 {
+    char t[PREFIX_TEXT_MAX];
     if (alen == 4) {
         put_ipv4(o, a);
         return;
     }
-    unsigned w[8];
-    for (int i = 0; i < 8; i++)
-        w[i] = get16(a + 2 * i);
-    if (!(w[0] | w[1] | w[2] | w[3] | w[4]) && (w[5] == 0xFFFF || (w[5] == 0 && (w[6] || w[7] > 1)))) {
-        PUTS(o, w[5] ? "::ffff:" : "::");
-        put_ipv4(o, a + 12);
-        return;
-    }
-    int best = -1, blen = 0;
-    for (int i = 0; i < 8;) {
-        if (w[i] == 0) {
-            int j = i;
-            while (j < 8 && w[j] == 0)
-                j++;
-            if (j - i > blen)
-                best = i, blen = j - i;
-            i = j;
-        } else {
-            i++;
-        }
-    }
-    for (int i = 0; i < 8; i++) {
-        if (i == best) {
-            PUTS(o, "::");
-            i += blen - 1;
-            continue;
-        }
-        if (i > 0 && i != best + blen)
-            PUTS(o, ":");
-        put_x(o, w[i]);
-    }
+    uint64_t hi = (uint64_t)get32(a) << 32 | get32(a + 4), lo = (uint64_t)get32(a + 8) << 32 | get32(a + 12);
+    mrt_put(o, t, ipv6_text(hi, lo, t));
 }
 
 /* aspath.path_text of the path words (type, count, ASNs per segment) */

@@ -74,7 +74,6 @@ static int field_addpath(const mrt_ctx *c, int addpath, unsigned afi, unsigned s
 int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group *tmpl, int asn_size, int addpath)
 {
     const uint8_t *b = c->body;
-    c->update = 1;
     if (end - p < 4) /* RFC 4271 section 4.3 */
         return mrt_fail(&c->err, p, "UPDATE (RFC 4271 section 4.3): want at least 4 bytes, got %zd", end - p);
     Py_ssize_t wlen = get16(b + p), w0 = p + 2, w1 = w0 + wlen;

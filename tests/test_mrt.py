@@ -402,11 +402,13 @@ def test_unusual_records(tmp_path):
         _bgp4mp(_update(b"", b"\x08\x10")),  # no attributes at all
         _bgp4mp(_update(plain, b"\x08\x11")),  # attributes without an AS_PATH
         _bgp4mp(_update(BASIC, b"".join(bytes((24, 10, k >> 8, k & 255)) for k in range(300)))),  # long NLRI
+        _bgp4mp(_update(plain + _attr(2, b""), b"\x08\x16")),  # an empty AS_PATH (iBGP)
     ]
     path = _write(tmp_path, b"".join(records))
     warnings = []
     want = [line(r) for r in read_routes(path, warnings.append)]
-    assert len(want) == 3 + 4 + 0 + 1 + 1 + 1 + 0 + 1 + 1 + 1 + 1 + 300
+    assert len(want) == 3 + 4 + 0 + 1 + 1 + 1 + 0 + 1 + 1 + 1 + 1 + 300 + 1
+    assert want[-1] == "BGP4MP|1000|A|192.0.2.1|64500|22.0.0.0/8||IGP|192.0.2.1|0|0||NAG||"
     assert len(warnings) == 2 and "got 33" in warnings[0] and "MULTI_EXIT_DISC" in warnings[1]
     assert all(w.endswith("skipped") for w in warnings)
     assert "|70000 3356|" in want[7] and "|1 2|" in want[8] and want[10].startswith("BGP4MP_LOCAL|")

@@ -32,13 +32,17 @@ def path_of_words(raw: bytes) -> Path:
     p = _WORDS.get(raw)
     if p is None:
         w = memoryview(raw).cast("I").tolist()
-        segs, i = [], 0
-        while i < len(w):
-            segs.append((w[i], tuple(w[i + 2:i + 2 + w[i + 1]])))
-            i += 2 + w[i + 1]
+        if len(w) > 2 and w[0] == AS_SEQUENCE and w[1] == len(w) - 2:  # one AS_SEQUENCE: most paths
+            p = ((AS_SEQUENCE, tuple(w[2:])),)
+        else:
+            segs, i = [], 0
+            while i < len(w):
+                segs.append((w[i], tuple(w[i + 2:i + 2 + w[i + 1]])))
+                i += 2 + w[i + 1]
+            p = tuple(segs)
         if len(_WORDS) >= 1 << 16:
             _WORDS.clear()
-        p = _WORDS[raw] = tuple(segs)
+        _WORDS[raw] = p
     return p
 
 
