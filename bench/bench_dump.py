@@ -1,5 +1,7 @@
-"""Reading an MRT update dump: bgpsim's reader (Route objects, numpy batches, the `bgpdump -m`
-formatter) beside `bgpdump -m FILE > /dev/null` (Debian package `bgpdump`), measured in the same run.
+"""Reading an MRT update dump: `bgpsim dump --format bgpdump FILE > /dev/null` (the whole command,
+Python's start-up included) and bgpsim's reader in-process (Route objects, numpy batches, the
+Python `bgpdump -m` formatter of Route objects) beside `bgpdump -m FILE > /dev/null` (Debian
+package `bgpdump`), measured in the same run.
 
     python3 bench/bench_dump.py [FILE]
 
@@ -50,6 +52,13 @@ def main() -> None:
         rows.append(("bgpdump -m > /dev/null", None, wall, cpu, after.ru_maxrss))
     else:
         print("bgpdump not installed (Debian package `bgpdump`): no reference figures")
+    with open(os.devnull, "wb") as null:
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "bgpsim", "dump", "--format", "bgpdump", path], stdout=null,
+                                env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        rows.append(("bgpsim dump (the command)", None if status else 0, time.perf_counter() - t,
+                     usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
     for name, code in CASES.items():
         out = subprocess.run([sys.executable, "-c", CHILD.format(code=code), path], capture_output=True, text=True,
                              env=env, check=True).stdout.split()
@@ -58,7 +67,7 @@ def main() -> None:
     print(f"{path}\n{'':28}{'count':>9}{'wall s':>9}{'cpu s':>8}{'peak RSS MiB':>14}{'x bgpdump':>11}")
     for name, n, wall, cpu, rss in rows:
         ratio = f"{wall / ref:.2f}" if ref else "-"
-        print(f"{name:28}{'' if n is None else n:>9}{wall:9.2f}{cpu:8.2f}{rss / 1024:14.1f}{ratio:>11}")
+        print(f"{name:28}{'' if not n else n:>9}{wall:9.2f}{cpu:8.2f}{rss / 1024:14.1f}{ratio:>11}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import numpy as np
-
+from bgpsim import _core
+from bgpsim.wire.aspath import path_of_words
 from bgpsim.wire.attributes import scan_attributes
 from bgpsim.wire.nlri import address_text
 from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Peers, Route, wire_route
@@ -26,18 +26,39 @@ CACHE = 1 << 16  # attribute blocks remembered per file
 
 
 class Piece:
-    """One read of the core: `buf` (the group columns' spans point into it), `g` and `r` (group and
-    route columns: numpy arrays by name, MRTCore.GROUP_COLUMNS and ROUTE_COLUMNS), `paths` (the
-    AS_PATHs the groups' `path` indexes, as bgpsim.wire.aspath segments), and `raw`, the core's own
-    answer (what MRTCore.bgpdump takes)."""
+    """One read of the core: `buf` (the group columns' spans point into it), `raw` (the core's own
+    answer: group and route columns as bytes, the AS_PATHs; what MRTCore.bgpdump takes), `g` and `r`
+    (the columns as numpy arrays by name, MRTCore.GROUP_COLUMNS and ROUTE_COLUMNS) and `paths` (the
+    AS_PATHs the groups' `path` indexes, as bgpsim.wire.aspath segments, made when first asked for:
+    the bgpdump text needs none)."""
 
-    __slots__ = ("buf", "g", "r", "paths", "raw")
+    __slots__ = ("buf", "raw", "_g", "_r", "_paths")
 
-    def __init__(self, buf, g: dict, r: dict, paths: list, raw: tuple = ()):
-        self.buf, self.g, self.r, self.paths, self.raw = buf, g, r, paths, raw
+    def __init__(self, buf, raw: tuple):
+        self.buf, self.raw, self._g, self._r, self._paths = buf, raw, None, None, None
+
+    @property
+    def g(self) -> dict:
+        if self._g is None:
+            self._g = columns(self.raw[0], _core.MRTCore.GROUP_COLUMNS)
+        return self._g
+
+    @property
+    def r(self) -> dict:
+        if self._r is None:
+            self._r = columns(self.raw[1], _core.MRTCore.ROUTE_COLUMNS)
+        return self._r
+
+    @property
+    def paths(self) -> list:
+        if self._paths is None:
+            self._paths = [path_of_words(p) for p in self.raw[2]]
+        return self._paths
 
 
 def columns(raw: dict, spec) -> dict:
+    import numpy as np  # here, not above: the bgpdump text of a dump needs no numpy (a tenth of a second)
+
     return {name: np.frombuffer(raw[name], dtype=dtype) for name, dtype in spec}
 
 
@@ -130,6 +151,8 @@ class RouteBatch:
 
     @classmethod
     def of(cls, pieces: list[Piece], decoded: Decoded) -> RouteBatch:
+        import numpy as np
+
         b = cls()
         gsel, gpath = [], []
         b.paths = []
@@ -172,7 +195,7 @@ class RouteBatch:
 
     def bgpsec_groups(self) -> list[int]:
         """The groups whose routes carry a BGPsec_PATH."""
-        return np.flatnonzero(self._bgpsec).tolist()
+        return self._bgpsec.nonzero()[0].tolist()
 
     def route(self, i: int) -> Route:
         k = int(self.group[i])

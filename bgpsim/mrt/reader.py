@@ -32,8 +32,7 @@ from typing import Callable, Iterator
 
 from bgpsim import _core
 from bgpsim.base.errors import InputError, stderr_warning
-from bgpsim.wire.aspath import path_of_words
-from .batch import Decoded, Piece, RouteBatch, columns
+from .batch import Decoded, Piece, RouteBatch
 from .record import Route
 from .stream import Chunks
 
@@ -96,7 +95,6 @@ class MRTReader:
         warnings given as they come."""
         chunks = Chunks(self.path)
         source = _cut(chunks, BUFFER)
-        gspec, rspec = _core.MRTCore.GROUP_COLUMNS, _core.MRTCore.ROUTE_COLUMNS
         buf, base = b"", 0
         try:
             while True:
@@ -111,9 +109,8 @@ class MRTReader:
                 for w in warnings:
                     self.warn(f"{self.path}: {w}")
                 self.decoded.add_peers(peers)
-                piece = Piece(buf, columns(g, gspec), columns(r, rspec), [path_of_words(p) for p in paths],
-                              (g, r, paths))
-                if len(piece.g["kind"]):
+                piece = Piece(buf, (g, r, paths))
+                if g["kind"]:
                     yield piece
                 if final and truncated is not None:
                     parts = ([truncated] if truncated else []) + ([chunks.truncated] if chunks.truncated else [])
@@ -135,8 +132,7 @@ class MRTReader:
         received, for readers of other containers (pcap): (routes, None), or ([], "byte N: what was
         wanted") for an UPDATE found broken."""
         g, r, paths, damage = self.core.update(msg, asn_size, addpath)
-        piece = Piece(msg, columns(g, _core.MRTCore.GROUP_COLUMNS), columns(r, _core.MRTCore.ROUTE_COLUMNS),
-                      [path_of_words(p) for p in paths])
+        piece = Piece(msg, (g, r, paths))
         routes = list(self.decoded.routes(piece, record=record, ts=ts, usec=usec, peer=(peer, peer_as),
                                           local_as=local_as))
         return routes, damage

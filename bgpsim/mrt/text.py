@@ -31,8 +31,6 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
-import numpy as np
-
 from bgpsim import _core
 from bgpsim.base.errors import InputError, stderr_warning
 from bgpsim.wire.aspath import path_of_words
@@ -120,6 +118,8 @@ class TextReader:
         return res
 
     def _routes(self, res: dict, buf: bytes) -> Iterator[Route]:
+        import numpy as np  # here, not above: reader_for looks at LINE_START for every file
+
         g = {k: np.frombuffer(v, _GROUPS[k]).tolist() for k, v in res["groups"].items()}
         r = {k: np.frombuffer(v, _ROUTES[k]).tolist() for k, v in res["routes"].items()}
         names, peers, paths, texts = res["names"], res["peers"], res["paths"], res["prefix_texts"]
