@@ -1,0 +1,77 @@
+"""What each of `bgpsim validate`'s speed measures buys, measured: the command as shipped beside the
+same command with one measure taken away (monkeypatched in the child process, nothing else changed):
+
+- two processes (bgpsim.validate.split) -> one process, the VRPs still read by a forked one;
+- the VRPs read by a forked process (bgpsim.validate.load.VRPLoader) -> read in the one process;
+- the process ended at once (bgpsim.base.console.end_now) -> the interpreter's own ending;
+- the cyclic garbage collector off during the run (commands.validate) -> on.
+
+The dump and VRPs are bench_validate.py's (the 2015 update dump, 902,604 synthetic VRPs as CSV);
+each variant runs --repeat times, interleaved, and the median wall and CPU time are printed.
+
+Usage: python bench/bench_validate_parts.py [--repeat K] [--dump FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+
+VARIANTS = {
+    "as shipped": "",
+    "one process (VRPs forked)": "from bgpsim.validate import split; split.possible = lambda: False",
+    "one process, VRPs read in it": "from bgpsim.validate import split, load; split.possible = lambda: False; "
+                                    "load.big = lambda path: False",
+    "interpreter's own ending": "from bgpsim.base import console; console.end_now = sys.exit",
+    "garbage collector on": "import gc; gc.disable = lambda: None",
+}
+CHILD = "import sys; {patch}; from bgpsim import cli; sys.argv = ['bgpsim'] + sys.argv[1:]; cli.run()"
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status:
+        raise SystemExit(f"{cmd} failed")
+    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--dump", type=Path, default=DATA / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bgpsim-bench-parts-"))
+    try:
+        subprocess.run([sys.executable, str(ROOT / "bench" / "bench_validate.py"), "--write-vrps", str(work)], check=True)
+        times: dict[str, list[tuple[float, float]]] = {k: [] for k in VARIANTS}
+        for _ in range(args.repeat):
+            for name, patch in VARIANTS.items():
+                shutil.rmtree(work / "out", ignore_errors=True)
+                times[name].append(timed([sys.executable, "-c", CHILD.format(patch=patch or "pass"), "validate",
+                                          str(args.dump), "--vrps", str(work / "vrps.csv"), "--out", str(work / "out"),
+                                          "--quiet"]))
+        if shutil.which("bgpdump"):
+            ref = statistics.median(timed(["bgpdump", "-m", str(args.dump)])[0] for _ in range(args.repeat))
+            print(f"bgpdump -m: {ref:.2f} s wall (median of {args.repeat})")
+        for name, runs in times.items():
+            print(f"{name:32s} {statistics.median(w for w, _ in runs):5.2f} s wall, "
+                  f"{statistics.median(c for _, c in runs):5.2f} s CPU (median of {len(runs)})")
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
