@@ -1,10 +1,10 @@
 """What each of `bgpsim validate`'s speed measures buys, measured: the command as shipped beside the
 same command with one measure taken away (monkeypatched in the child process, nothing else changed):
 
-- two processes (bgpsim.validate.split) -> one process, the VRPs still read by a forked one;
-- the VRPs read by a forked process (bgpsim.validate.load.VRPLoader) -> read in the one process;
-- the process ended at once (bgpsim.base.console.end_now) -> the interpreter's own ending;
-- the cyclic garbage collector off during the run (commands.validate) -> on.
+- two processes (bgpsim.validate.split) -> one process;
+- the process ended at once (bgpsim.base.console.end_now) -> the interpreter's own ending.
+
+Run it under `taskset -c 0` too: with one CPU the command runs in one process (split.possible).
 
 The dump and VRPs are bench_validate.py's (the 2015 update dump, 902,604 synthetic VRPs as CSV);
 each variant runs --repeat times, interleaved, and the median wall and CPU time are printed.
@@ -29,11 +29,8 @@ DATA = ROOT.parent / "shared" / "data"
 
 VARIANTS = {
     "as shipped": "",
-    "one process (VRPs forked)": "from bgpsim.validate import split; split.possible = lambda: False",
-    "one process, VRPs read in it": "from bgpsim.validate import split, load; split.possible = lambda: False; "
-                                    "load.big = lambda path: False",
+    "one process": "from bgpsim.validate import split; split.possible = lambda: False",
     "interpreter's own ending": "from bgpsim.base import console; console.end_now = sys.exit",
-    "garbage collector on": "import gc; gc.disable = lambda: None",
 }
 CHILD = "import sys; {patch}; from bgpsim import cli; sys.argv = ['bgpsim'] + sys.argv[1:]; cli.run()"
 

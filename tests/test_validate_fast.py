@@ -1,6 +1,6 @@
 """The fast paths of `bgpsim validate` against the plain ones they replace: MOAS and sub-prefix findings by sorting against sets per
 prefix, rpki.rov.nest by arrays against its scan, and the VRPs loaded in a second
-process against the same VRPs loaded in the first (byte-identical outputs, the same errors)."""
+process (bgpsim.validate.split) against the same VRPs loaded in the first (the same errors)."""
 
 from __future__ import annotations
 
@@ -166,19 +166,6 @@ def vrp_file(tmp_path):
     path = tmp_path / "vrps.csv"
     path.write_text("".join(lines))
     return path
-
-
-def test_vrps_in_a_second_process(tmp_path, vrp_file, monkeypatch):
-    if not DUMP.exists():
-        pytest.skip(f"shared data not found: {DUMP}")
-    monkeypatch.setattr(load, "MIN_BYTES", 2**62)
-    assert main(["validate", str(DUMP), "--vrps", str(vrp_file), "--out", str(tmp_path / "one"), "--quiet"]) == 0
-    monkeypatch.setattr(load, "MIN_BYTES", 0)
-    loader = load.start(str(vrp_file))
-    assert isinstance(loader, load.VRPLoader) and len(loader.wait()) == 5
-    assert main(["validate", str(DUMP), "--vrps", str(vrp_file), "--out", str(tmp_path / "two"), "--quiet"]) == 0
-    for name in ("summary.json", "routes.csv", "findings.json", "report.html"):
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
 
 
 def test_a_fault_in_vrps_read_by_a_second_process(tmp_path, vrp_file, monkeypatch, capsys):

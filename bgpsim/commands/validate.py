@@ -76,20 +76,6 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_validate(args) -> int:
-    # Hundreds of thousands of small containers, none in a cycle: the cyclic collector would only
-    # scan them over and over (a tenth of the run), so it waits until the command is done.
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _validate(args)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _validate(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.base.errors import InputError
     from bgpsim.validate import load, split
@@ -104,17 +90,9 @@ def _validate(args) -> int:
         vrps = load.with_slurm(args.vrps, args.slurm)
     elif two:  # a big file is read by the second process, while this one reads the dumps
         vrps = args.vrps if load.big(args.vrps) else load.load_vrps(args.vrps)
-    else:  # no object per VRP, and (a big file) in a second process while the dumps are read
-        vrps = load.start(args.vrps)
-    try:
-        return _check(args, vrps, two)
-    except InputError:
-        if isinstance(vrps, load.VRPLoader):
-            vrps.wait()  # a fault in the VRPs first, as when they were read first
-        raise
-    finally:
-        if isinstance(vrps, load.VRPLoader):
-            vrps.close()
+    else:
+        vrps = load.load_vrps(args.vrps)
+    return _check(args, vrps, two)
 
 
 def _bgpsec(args):

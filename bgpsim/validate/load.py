@@ -1,26 +1,17 @@
-"""The VRPs of `bgpsim validate`, loaded in a second process while the first reads the dumps.
+"""What `bgpsim validate` checks routes against: the VRPs (with SLURM files applied), the ASPAs or
+the relationships standing in for them.
 
-Reading a million VRPs (text, parsing, the index rpki.rov builds) is work of the same order as
-reading a full-table dump (docs/validate.md), and neither needs the other until the first routes
-are checked: `VRPLoader` forks a process that reads `--vrps` and builds the VRPTable's index, then
-sends the table back through a pipe (pickled numpy arrays, cheap next to reading the file).
-Meanwhile bgpsim.validate.check reads the dumps and puts the batches aside until the table comes
-(`Checker` takes the loader for the table: `poll()` gives the table or None, `wait()` the table).
-An error in the file comes back as the same InputError, raised where the table is wanted.
-
-Used only where fork is (Linux, macOS: the child needs none of the parent's threads) and the file is
-big enough to gain (MIN_BYTES); otherwise `load_vrps` reads it in the same process.
+A big VRP file (MIN_BYTES or more) is read by the second process of bgpsim.validate.split while the
+first reads the dumps. With one CPU it is read first, in the one process: forking a reader there
+(as a VRPLoader once did) only cost time (docs/validate.md).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 
 from bgpsim.rpki.rov import VRPTable
 from bgpsim.rpki.vrps import read_bytes, read_vrp_columns
-
-from bgpsim.base.errors import InputError
 
 MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load too fast to gain from a fork
 
@@ -67,59 +58,3 @@ def big(path: str) -> bool:
         return path != "-" and os.path.getsize(path) >= MIN_BYTES
     except OSError:
         return False
-
-
-def start(path: str):
-    """A VRPLoader for `path`, or the table itself when a second process would not pay."""
-    if not big(path) or "fork" not in multiprocessing.get_all_start_methods():
-        return load_vrps(path)
-    return VRPLoader(path)
-
-
-def _child(path: str, conn) -> None:
-    try:
-        answer = ("table", load_vrps(path))
-    except InputError as e:
-        answer = ("input", (e.message, e.source, e.where))
-    except BaseException as e:  # noqa: BLE001 - whatever it was, the parent says so
-        answer = ("error", f"{type(e).__name__}: {e}")
-    conn.send(answer)
-
-
-class VRPLoader:
-    """The VRPs of `path`, read by a forked process."""
-
-    def __init__(self, path: str):
-        ctx = multiprocessing.get_context("fork")
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_child, args=(path, child), daemon=True, name="bgpsim-vrps")
-        self._proc.start()
-        child.close()
-        self._answer: tuple | None = None
-
-    def poll(self) -> VRPTable | None:
-        if self._answer is None and not self._conn.poll():
-            return None
-        return self.wait()
-
-    def wait(self) -> VRPTable:
-        if self._answer is None:
-            try:
-                self._answer = self._conn.recv()
-            except (EOFError, OSError):
-                self._answer = ("error", f"the process reading it ended (exit status {self._proc.exitcode})")
-            if self._answer[0] != "table":
-                self.close()
-        kind, value = self._answer
-        if kind == "table":
-            return value
-        if kind == "input":
-            raise InputError(*value)
-        raise InputError(f"--vrps: cannot load: {value}")
-
-    def close(self) -> None:
-        """Ends the process (if it is still at work) and frees the pipe."""
-        self._conn.close()
-        if self._proc.is_alive():
-            self._proc.terminate()
-        self._proc.join()
