@@ -130,10 +130,12 @@ def test_mrt_routes_take_the_secure_path(mrt_file):
     assert [r.next_hop for r in routes[:2]] == ["198.51.100.100", "2001:10::c633:6464"]
     plain = routes[2]
     assert plain.attrs.bgpsec is None and plain.local_as == RECEIVER and plain.origin_as == 3356
-    # the column reader: the BGPsec records through the record parser, the plain one by arrays; same routes
+    # the columns: the same routes, the BGPsec groups marked (RouteBatch.bgpsec_groups)
     (batch,) = list(read_batches(mrt_file, warn=warnings.append))
     assert not warnings
     assert batch.origin.tolist() == [ORIGIN, ORIGIN, 3356]
+    signed = set(batch.bgpsec_groups())
+    assert [int(g) in signed for g in batch.group] == [True, True, False]
     assert [(r.prefix, r.as_path_text, r.local_as, line(r)) for r in batch.routes()] == \
         [(r.prefix, r.as_path_text, r.local_as, line(r)) for r in routes]
 

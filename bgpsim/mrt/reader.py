@@ -17,9 +17,9 @@ else is a warning, and reading goes on as far as bgpdump goes:
 - a record longer than MAX_RECORD is skipped unread (if the file ends inside it, reading stops);
 - the file ends inside a record, or a compressed stream ends without its end marker: every whole
   record, then one warning;
-- damage inside a record: the record is skipped (an UPDATE found broken gives no routes; a RIB
-  record keeps the entries read before the damage, as bgpdump prints them), with a warning naming
-  the byte and what was wanted;
+- damage inside a record: the record gives no routes (an UPDATE whose fields do not parse is an
+  error of the whole message, RFC 7606 section 5.3), with a warning naming the byte and what was
+  wanted;
 - a record type bgpsim does not read: one warning per type.
 ADD-PATH (RFC 7911) is known from the subtype (RFC 8050), from the OPENs of the session dumped
 earlier (BIRD writes its ADD-PATH sessions in plain BGP4MP_MESSAGE_AS4 records), or, where no OPEN
