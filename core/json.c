@@ -136,19 +136,45 @@ int number(json *j, int *integer)
     return 0;
 }
 
+/* into an object or list (after its opening bracket): 1 when it closes at once, 0 when an item
+ * follows, -1 too deep */
+static int open_items(json *j, char close)
+{
+    if (++j->depth > MAX_DEPTH)
+        return syntax(j, "bad JSON: nested too deeply");
+    ws(j);
+    if (j->p < j->end && *j->p == close) {
+        j->p++, j->depth--;
+        return 1;
+    }
+    return 0;
+}
+
+/* after an item: 1 when another follows (its comma passed), 0 when the bracket closes, -1 neither */
+static int next_item(json *j, char close, const char *want)
+{
+    ws(j);
+    if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        ws(j);
+        return 1;
+    }
+    if (j->p < j->end && *j->p == close) {
+        j->p++, j->depth--;
+        return 0;
+    }
+    return syntax(j, want);
+}
+
 /* the members of an object, from after its '{'; each key decoded into `key` for `member` */
 int object(json *j, int (*member)(json *, const unsigned char *, Py_ssize_t, void *), void *arg)
 {
     unsigned char key[MAX_FIELD];
     Py_ssize_t n;
-    if (++j->depth > MAX_DEPTH)
-        return syntax(j, "bad JSON: nested too deeply");
-    ws(j);
-    if (j->p < j->end && *j->p == '}') {
-        j->p++, j->depth--;
-        return 0;
-    }
-    for (;;) {
+    int more = open_items(j, '}');
+    if (more != 0)
+        return more < 0 ? -1 : 0;
+    do {
         if (j->p == j->end || *j->p != '"')
             return syntax(j, "bad JSON: want a key in double quotes");
         if (string(j, key, &n) < 0)
@@ -160,46 +186,22 @@ int object(json *j, int (*member)(json *, const unsigned char *, Py_ssize_t, voi
         ws(j);
         if ((member ? member(j, key, n, arg) : value(j)) < 0)
             return -1;
-        ws(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            ws(j);
-            continue;
-        }
-        if (j->p < j->end && *j->p == '}')
-            break;
-        return syntax(j, "bad JSON: want ',' or '}' after a member of an object");
-    }
-    j->p++, j->depth--;
-    return 0;
+    } while ((more = next_item(j, '}', "bad JSON: want ',' or '}' after a member of an object")) > 0);
+    return more;
 }
 
 /* the elements of a list, from after its '['; `element` gets each (its index) */
 int list(json *j, int (*element)(json *, Py_ssize_t, void *), void *arg)
 {
     Py_ssize_t i = 0;
-    if (++j->depth > MAX_DEPTH)
-        return syntax(j, "bad JSON: nested too deeply");
-    ws(j);
-    if (j->p < j->end && *j->p == ']') {
-        j->p++, j->depth--;
-        return 0;
-    }
-    for (;; i++) {
-        if ((element ? element(j, i, arg) : value(j)) < 0)
+    int more = open_items(j, ']');
+    if (more != 0)
+        return more < 0 ? -1 : 0;
+    do {
+        if ((element ? element(j, i++, arg) : value(j)) < 0)
             return -1;
-        ws(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            ws(j);
-            continue;
-        }
-        if (j->p < j->end && *j->p == ']')
-            break;
-        return syntax(j, "bad JSON: want ',' or ']' after an element of a list");
-    }
-    j->p++, j->depth--;
-    return 0;
+    } while ((more = next_item(j, ']', "bad JSON: want ',' or ']' after an element of a list")) > 0);
+    return more;
 }
 
 static int literal(json *j, const char *word)

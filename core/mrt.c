@@ -227,7 +227,7 @@ static PyObject *mrt_read(MRTCore *self, PyObject *args, PyObject *kw)
     c.f = f;
     c.out = &out;
     c.buf = buf;
-    Py_ssize_t peers_before = f->npeers;
+    Py_ssize_t peers_before = f->peers.n;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     frame(&c, buf, n, (int64_t)base, final, &res);
@@ -242,9 +242,9 @@ static PyObject *mrt_read(MRTCore *self, PyObject *args, PyObject *kw)
     PyObject *groups = mrt_out_columns(&out, 0), *routes = mrt_out_columns(&out, 1), *paths = mrt_out_paths(&out);
     PyObject *warnings = mrt_out_warnings(&out), *peers = PyList_New(0);
     mrt_out_free(&out);
-    for (Py_ssize_t i = peers_before; peers && i < f->npeers; i++) {
-        PyObject *t = Py_BuildValue("(y#k)", (const char *)f->peers[i].addr, (Py_ssize_t)f->peers[i].alen,
-                                    (unsigned long)f->peers[i].asn);
+    for (Py_ssize_t i = peers_before; peers && i < f->peers.n; i++) {
+        mrt_peer p = mrt_peer_at(f, i);
+        PyObject *t = Py_BuildValue("(y#k)", (const char *)p.addr, (Py_ssize_t)p.alen, (unsigned long)p.asn);
         if (t == NULL || PyList_Append(peers, t) < 0)
             Py_CLEAR(peers);
         Py_XDECREF(t);
@@ -301,8 +301,7 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
 static void mrt_dealloc(MRTCore *self)
 {
     mrt_file *f = &self->f;
-    PyMem_RawFree(f->peers);
-    PyMem_RawFree(f->peer_hash);
+    intern_free(&f->peers);
     PyMem_RawFree(f->pit);
     PyMem_RawFree(f->pit_peers);
     mrt_sessions_free(f);

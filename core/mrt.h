@@ -72,9 +72,7 @@ typedef struct {
 
 /* what one read keeps of a file (the Python object's C part) */
 typedef struct {
-    mrt_peer *peers;          /* the file's peer table */
-    int32_t *peer_hash;       /* open addressing: index + 1 */
-    Py_ssize_t npeers, peer_cap, peer_slots;
+    intern_table peers;       /* the file's peer table: mrt_peer keys (mrt_peer_at) */
     int32_t *pit;             /* PEER_INDEX_TABLE entry -> index in `peers`, or -1 until used */
     mrt_peer *pit_peers;
     Py_ssize_t npit;
@@ -146,6 +144,7 @@ PyObject *mrt_out_warnings(mrt_out *o);
 int mrt_fail(mrt_err *e, Py_ssize_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int mrt_warn(mrt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int32_t mrt_peer_index(mrt_file *f, const uint8_t *addr, int alen, uint32_t asn);
+mrt_peer mrt_peer_at(const mrt_file *f, Py_ssize_t i);
 int mrt_emit_group(mrt_out *o, const mrt_group *g, Py_ssize_t first_route);
 int mrt_emit_route(mrt_out *o, const uint8_t *addr, int nbytes, int width, int plen, int64_t path_id);
 void mrt_group_init(mrt_group *g, const mrt_ctx *c, int record, int kind);

@@ -36,52 +36,23 @@ int mrt_warn(mrt_out *o, const char *fmt, ...)
     return column_put(&o->warnings, text, n + 1);
 }
 
-static uint64_t peer_hash(const uint8_t *addr, int alen, uint32_t asn)
-{
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)alen;
-    for (int i = 0; i < alen; i++)
-        h = (h ^ addr[i]) * 1099511628211ULL;
-    return (h ^ asn) * 1099511628211ULL;
-}
-
 /* the index of the peer (addr, asn) in the file's table, added if new; -1: no memory */
 int32_t mrt_peer_index(mrt_file *f, const uint8_t *addr, int alen, uint32_t asn)
 {
-    if (f->npeers * 2 >= f->peer_slots) {
-        Py_ssize_t slots = f->peer_slots ? f->peer_slots * 2 : 256;
-        int32_t *t = PyMem_RawCalloc((size_t)slots, sizeof *t);
-        mrt_peer *p = PyMem_RawRealloc(f->peers, sizeof *p * (size_t)(slots / 2));
-        if (t == NULL || p == NULL) {
-            PyMem_RawFree(t);
-            if (p)
-                f->peers = p;
-            return -1;
-        }
-        f->peers = p;
-        for (Py_ssize_t i = 0; i < f->npeers; i++) {
-            Py_ssize_t s = (Py_ssize_t)(peer_hash(p[i].addr, p[i].alen, p[i].asn) & (uint64_t)(slots - 1));
-            while (t[s])
-                s = (s + 1) & (slots - 1);
-            t[s] = (int32_t)i + 1;
-        }
-        PyMem_RawFree(f->peer_hash);
-        f->peer_hash = t;
-        f->peer_slots = slots;
-    }
-    Py_ssize_t s = (Py_ssize_t)(peer_hash(addr, alen, asn) & (uint64_t)(f->peer_slots - 1));
-    while (f->peer_hash[s]) {
-        const mrt_peer *p = &f->peers[f->peer_hash[s] - 1];
-        if (p->alen == alen && p->asn == asn && memcmp(p->addr, addr, (size_t)alen) == 0)
-            return f->peer_hash[s] - 1;
-        s = (s + 1) & (f->peer_slots - 1);
-    }
-    mrt_peer *p = &f->peers[f->npeers];
-    memset(p, 0, sizeof *p);
-    memcpy(p->addr, addr, (size_t)alen);
-    p->alen = (uint8_t)alen;
-    p->asn = asn;
-    f->peer_hash[s] = (int32_t)f->npeers + 1;
-    return (int32_t)f->npeers++;
+    mrt_peer p;
+    memset(&p, 0, sizeof p); /* the key is the whole struct, padding included */
+    memcpy(p.addr, addr, (size_t)alen);
+    p.alen = (uint8_t)alen;
+    p.asn = asn;
+    return intern_key(&f->peers, &p, sizeof p);
+}
+
+mrt_peer mrt_peer_at(const mrt_file *f, Py_ssize_t i)
+{
+    mrt_peer p;
+    Py_ssize_t len;
+    memcpy(&p, intern_at(&f->peers, i, &len), sizeof p);
+    return p;
 }
 
 void mrt_group_init(mrt_group *g, const mrt_ctx *c, int record, int kind)

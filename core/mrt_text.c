@@ -202,13 +202,14 @@ PyObject *mrt_bgpdump(mrt_file *f, PyObject *args)
         int64_t as = GET(int64_t, g_as, i), ae = GET(int64_t, g_ae, i), ns = GET(int64_t, g_ns, i);
         int nk = GET(uint8_t, g_nk, i), nl = GET(uint8_t, g_nl, i), afi = GET(uint8_t, g_afi, i);
         int64_t usec = GET(int64_t, g_usec, i);
-        if (rec >= R_COUNT || kind > K_STATE || peer < 0 || peer >= f->npeers || first < 0 || first + count > nr ||
+        if (rec >= R_COUNT || kind > K_STATE || peer < 0 || peer >= f->peers.n || first < 0 || first + count > nr ||
             (as >= 0 && (ae < as || ae > blen)) || pi >= npaths || (nk == NH_ADDR && (ns < 0 || (nl != 4 && nl != 16) ||
             ns + nl > blen)) || (kind != K_STATE && afi != 1 && afi != 2)) {
             bad = "bgpdump: a group's fields do not fit the buffer, peers, paths or routes";
             break;
         }
-        const mrt_peer *pe = &f->peers[peer];
+        mrt_peer peer_ = mrt_peer_at(f, peer);
+        const mrt_peer *pe = &peer_;
         /* the line's head, up to the prefix: record|time|kind|peer|peer_as| */
         hd.len = 0;
         PUTS(&hd, mrt_record_names[rec]);

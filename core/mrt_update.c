@@ -69,6 +69,20 @@ static int field_addpath(const mrt_ctx *c, int addpath, unsigned afi, unsigned s
     return ap;
 }
 
+/* the prefix field body[pos:stop] of family afi/safi as one group of `kind` (g: the group so far),
+ * if it holds any; damage in it goes to `damage` (the first is kept). 0, or -2 no memory. */
+static int prefix_field(mrt_ctx *c, mrt_group *g, const mrt_group *tmpl, int addpath, unsigned afi, unsigned safi,
+                        Py_ssize_t pos, Py_ssize_t stop, int kind, mrt_err *damage)
+{
+    Py_ssize_t first = c->out->nroutes;
+    int ap = field_addpath(c, addpath, afi, safi, pos, stop, g, tmpl);
+    if (mrt_prefixes(c, pos, stop, (int)afi, ap, damage) < 0)
+        return -2;
+    g->kind = (uint8_t)kind;
+    g->afi = (uint8_t)afi;
+    return group(c, g, first);
+}
+
 /* the groups of the UPDATE body body[p:end] (after the 19-byte header); `tmpl` holds what the
  * record says (record name, time, peer, local AS). 0, -1 a fault in c->err, -2 no memory. */
 int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group *tmpl, int asn_size, int addpath)
@@ -87,19 +101,9 @@ int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group 
     mrt_err damage;
     damage.msg[0] = 0;
     mrt_group g = *tmpl;
-    Py_ssize_t first;
-    int ap;
     int legacy = tmpl->record == R_BGP; /* the historic BGP type's sessions had no multiprotocol extensions */
-    if (w1 > w0) {
-        first = c->out->nroutes;
-        ap = field_addpath(c, addpath, 1, 1, w0, w1, &g, tmpl);
-        if (mrt_prefixes(c, w0, w1, 1, ap, &damage) < 0)
-            return -2;
-        g.kind = K_WITHDRAW;
-        g.afi = 1;
-        if (group(c, &g, first) < 0)
-            return -2;
-    }
+    if (w1 > w0 && prefix_field(c, &g, tmpl, addpath, 1, 1, w0, w1, K_WITHDRAW, &damage) < 0)
+        return -2;
     mrt_attrs a;
     int have_attrs = a1 > a0;
     if (have_attrs) {
@@ -108,16 +112,10 @@ int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group 
             c->err.off += a0;
             return r;
         }
-        if (a.has_unreach && (a.u_afi == 1 || a.u_afi == 2) && a.u_safi >= 1 && a.u_safi <= 3 && !legacy) {
-            first = c->out->nroutes; /* RFC 4760 section 4 */
-            ap = field_addpath(c, addpath, a.u_afi, a.u_safi, a0 + a.u_start, a0 + a.u_end, &g, tmpl);
-            if (mrt_prefixes(c, a0 + a.u_start, a0 + a.u_end, (int)a.u_afi, ap, &damage) < 0)
-                return -2;
-            g.kind = K_WITHDRAW;
-            g.afi = (uint8_t)a.u_afi;
-            if (group(c, &g, first) < 0)
-                return -2;
-        }
+        if (a.has_unreach && (a.u_afi == 1 || a.u_afi == 2) && a.u_safi >= 1 && a.u_safi <= 3 && !legacy
+            && prefix_field(c, &g, tmpl, addpath, a.u_afi, a.u_safi, a0 + a.u_start, a0 + a.u_end, K_WITHDRAW,
+                            &damage) < 0) /* RFC 4760 section 4 */
+            return -2;
         g.attr_start = c->body_at + a0;
         g.attr_end = c->body_at + a1;
         g.asn_size = (uint8_t)asn_size;
@@ -126,24 +124,12 @@ int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group 
         g.bgpsec = (uint8_t)a.bgpsec;
     }
     if (end > a1) {
-        first = c->out->nroutes;
-        ap = field_addpath(c, addpath, 1, 1, a1, end, &g, tmpl);
-        if (mrt_prefixes(c, a1, end, 1, ap, &damage) < 0)
-            return -2;
-        g.kind = K_ANNOUNCE;
-        g.afi = 1;
         g.nh_kind = have_attrs ? NH_ATTRS : NH_NONE;
-        if (group(c, &g, first) < 0)
+        if (prefix_field(c, &g, tmpl, addpath, 1, 1, a1, end, K_ANNOUNCE, &damage) < 0)
             return -2;
     }
     if (have_attrs && a.has_reach && !legacy && (a.r_afi == 1 || a.r_afi == 2) && a.r_safi >= 1 && a.r_safi <= 3) {
-        first = c->out->nroutes; /* RFC 4760 section 3 */
-        ap = field_addpath(c, addpath, a.r_afi, a.r_safi, a0 + a.r_nlri, a0 + a.r_end, &g, tmpl);
-        if (mrt_prefixes(c, a0 + a.r_nlri, a0 + a.r_end, (int)a.r_afi, ap, &damage) < 0)
-            return -2;
-        g.kind = K_ANNOUNCE;
-        g.afi = (uint8_t)a.r_afi;
-        /* next hops of 4, 16 or 32 bytes (IPv4, IPv6, IPv6 global and link-local) are read */
+        /* RFC 4760 section 3: next hops of 4, 16 or 32 bytes (IPv4, IPv6, IPv6 global and link-local) are read */
         if (a.r_nhlen == 4 || a.r_nhlen == 16 || a.r_nhlen == 32) {
             g.nh_kind = NH_ADDR;
             g.nh_start = c->body_at + a0 + a.r_nh;
@@ -151,7 +137,8 @@ int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group 
         } else {
             g.nh_kind = NH_EMPTY;
         }
-        if (group(c, &g, first) < 0)
+        if (prefix_field(c, &g, tmpl, addpath, a.r_afi, a.r_safi, a0 + a.r_nlri, a0 + a.r_end, K_ANNOUNCE,
+                         &damage) < 0)
             return -2;
     }
     if (damage.msg[0]) {

@@ -66,6 +66,7 @@ static void release(vrp_columns *o)
     o->ntas = 0;
 }
 
+/* the columns as a dict (their memory goes to the bytes objects; the caller frees the rest of o) */
 static PyObject *result(vrp_columns *o, const char *format, const json_doc *d)
 {
     column *cols[] = {&o->asn, &o->version, &o->hi, &o->lo, &o->plen, &o->maxlen, &o->ta, &o->expires};
@@ -104,12 +105,10 @@ static PyObject *result(vrp_columns *o, const char *format, const json_doc *d)
             goto fail;
         Py_DECREF(v);
     }
-    release(o);
     return out;
 fail:
     Py_XDECREF(v);
     Py_DECREF(out);
-    release(o);
     return NULL;
 }
 

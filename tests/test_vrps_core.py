@@ -35,7 +35,7 @@ _TA_BAD = re.compile(r'[,"\\]')
 
 
 class Bad(Exception):
-    pass
+    """A fault the oracle finds, in the words the reader uses."""
 
 
 def o_prefix(value):
