@@ -57,6 +57,17 @@ static inline int column_put(column *c, const void *p, Py_ssize_t n)
 
 #define COLUMN_PUT(c, type, value) do { type v_ = (value); column_put((c), &v_, sizeof v_); } while (0)
 
+/* a number in decimal (printf would be most of the time of a writer) */
+static inline void column_put_u(column *c, uint64_t v)
+{
+    char t[24];
+    int n = 0;
+    do
+        t[23 - n++] = (char)('0' + v % 10);
+    while (v /= 10);
+    column_put(c, t + 24 - n, n);
+}
+
 static inline void column_free(column *c)
 {
     PyMem_RawFree(c->data);

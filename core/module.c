@@ -1,6 +1,7 @@
 /* bgpsim._core: the compiled core of bgpsim's route data (docs/core.md). Each part of it is a file
  * of its own with its table of functions; this joins them into one module. */
 #include "core.h"
+#include "aspath.h"
 #include "bgptext.h"
 #include "mrt.h"
 
@@ -26,6 +27,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(vrps_methods, &n);
     join(rows_methods, &n);
     join(bgptext_methods, &n);
+    join(aspath_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && mrt_add_types(m) < 0)

@@ -6,12 +6,12 @@
  *
  * A path is kept as uint32 words, per segment: type, count, then the ASNs; the distinct paths of
  * one call are interned (mrt_intern_path) and handed to Python in that form. */
+#include "aspath.h"
 #include "mrt.h"
 
 enum { ORIGIN = 1, AS_PATH = 2, NEXT_HOP = 3, MED = 4, LOCAL_PREF = 5, ATOMIC_AGGREGATE = 6, AGGREGATOR = 7,
        COMMUNITIES = 8, MP_REACH = 14, MP_UNREACH = 15, AS4_PATH = 17, AS4_AGGREGATOR = 18, LARGE_COMMUNITY = 32,
        BGPSEC_PATH = 33 };
-enum { AS_SET = 1, AS_SEQUENCE = 2, AS_CONFED_SEQUENCE = 3 };
 
 static int put32(column *c, uint32_t v) { return column_put(c, &v, 4); }
 
@@ -81,21 +81,6 @@ static int merge_as4(const column *path, const column *as4, column *out)
     }
     mrt_put(out, as4->data, as4->len);
     return out->failed ? -2 : 0;
-}
-
-/* attributes.origin_of: the last AS of a path ending in an AS_SEQUENCE, -1 (ORIGIN_NONE) for other
- * endings (RFC 6811 section 2), -2 (NO_PATH) for an empty path */
-static int64_t origin_of(const column *p)
-{
-    const uint32_t *w = (const uint32_t *)p->data;
-    Py_ssize_t n = p->len / 4, last = -1;
-    for (Py_ssize_t i = 0; i < n; i += 2 + w[i + 1])
-        last = i;
-    if (last < 0)
-        return -2;
-    if (w[last] == AS_SEQUENCE && w[last + 1])
-        return w[last + 1 + w[last + 1]];
-    return -1;
 }
 
 #define BFAIL(off, sec, ...) mrt_fail_more(e, v + (off), sec, __VA_ARGS__)
@@ -353,7 +338,7 @@ int mrt_scan_attrs(mrt_ctx *c, const uint8_t *b, Py_ssize_t end, int asn_size, i
         return 0;
     }
     a->has_path = 1;
-    a->origin = origin_of(p);
+    a->origin = path_origin((const uint32_t *)p->data, p->len / 4);
     a->path = mrt_intern_path(c->out, p);
     return a->path < 0 ? -2 : 0;
 }

@@ -10,21 +10,14 @@
  * an absent ORIGIN INCOMPLETE, an absent next hop 255.255.255.255; an MP next hop of an odd length
  * drops next hop, LOCAL_PREF and MED; an AGGREGATOR of AS_TRANS from a 2-byte speaker is replaced by
  * AS4_AGGREGATOR (RFC 6793 section 4.2.3). */
+#include "aspath.h"
 #include "mrt.h"
 #include "text.h"
 
 #define PUTS(o, s) mrt_put((o), (s), (Py_ssize_t)strlen(s))
 
-/* decimal numbers, a character (printf is most of the time otherwise) */
-static void put_u(column *o, uint64_t v)
-{
-    char t[24];
-    int n = 0;
-    do
-        t[23 - n++] = (char)('0' + v % 10);
-    while (v /= 10);
-    mrt_put(o, t + 24 - n, n);
-}
+/* decimal numbers (core.h), a character */
+#define put_u column_put_u
 
 static void put_c(column *o, char c) { mrt_put(o, &c, 1); }
 
@@ -44,25 +37,6 @@ static void put_addr(column *o, const uint8_t *a, int alen)
     }
     uint64_t hi = (uint64_t)get32(a) << 32 | get32(a + 4), lo = (uint64_t)get32(a + 8) << 32 | get32(a + 12);
     mrt_put(o, t, ipv6_text(hi, lo, t));
-}
-
-/* aspath.path_text of the path words (type, count, ASNs per segment) */
-static void put_path(column *o, const uint32_t *w, Py_ssize_t n)
-{
-    static const char *open[5] = {"", "{", "", "(", "["}, *close[5] = {"", "}", "", ")", "]"};
-    for (Py_ssize_t i = 0; i + 2 <= n && w[i + 1] <= n - i - 2; i += 2 + w[i + 1]) {
-        uint32_t t = w[i] >= 1 && w[i] <= 4 ? w[i] : 2, count = w[i + 1];
-        char sep = t == 1 || t == 4 ? ',' : ' ';
-        if (i)
-            PUTS(o, " ");
-        PUTS(o, open[t]);
-        for (uint32_t k = 0; k < count; k++) {
-            if (k)
-                put_c(o, sep);
-            put_u(o, w[i + 2 + k]);
-        }
-        PUTS(o, close[t]);
-    }
 }
 
 /* bgpdump.py _tail: from the AS path to the end of the line */
@@ -101,7 +75,7 @@ static void put_tail(column *o, const uint8_t *buf, int64_t s, int64_t e, int as
         pos = v + n;
     }
     if (path)
-        put_path(o, path, path_len);
+        path_text(o, path, path_len);
     PUTS(o, origin == 0 ? "|IGP|" : origin == 1 ? "|EGP|" : "|INCOMPLETE|");
     if (nh_kind != NH_EMPTY) {
         if (nh_kind == NH_ADDR)

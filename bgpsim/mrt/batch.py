@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from bgpsim import _core
-from bgpsim.wire.aspath import path_of_words
 from bgpsim.wire.attributes import scan_attributes
 from bgpsim.wire.nlri import address_text
 from .record import ANNOUNCE, FROM_ATTRS, RIB, STATE, WITHDRAW, Peers, Route, wire_route
@@ -27,15 +26,15 @@ CACHE = 1 << 16  # attribute blocks remembered per file
 
 class Piece:
     """One read of the core: `buf` (the group columns' spans point into it), `raw` (the core's own
-    answer: group and route columns as bytes, the AS_PATHs; what MRTCore.bgpdump takes), `g` and `r`
-    (the columns as numpy arrays by name, MRTCore.GROUP_COLUMNS and ROUTE_COLUMNS) and `paths` (the
-    AS_PATHs the groups' `path` indexes, as bgpsim.wire.aspath segments, made when first asked for:
-    the bgpdump text needs none)."""
+    answer: group and route columns as bytes, the AS_PATHs the groups' `path` indexes as the core's
+    words (bgpsim.wire.aspath.path_of_words); what MRTCore.bgpdump takes), `g` and `r` (the columns
+    as numpy arrays by name, MRTCore.GROUP_COLUMNS and ROUTE_COLUMNS, made when first asked for: the
+    bgpdump text needs none)."""
 
-    __slots__ = ("buf", "raw", "_g", "_r", "_paths")
+    __slots__ = ("buf", "raw", "_g", "_r")
 
     def __init__(self, buf, raw: tuple):
-        self.buf, self.raw, self._g, self._r, self._paths = buf, raw, None, None, None
+        self.buf, self.raw, self._g, self._r = buf, raw, None, None
 
     @property
     def g(self) -> dict:
@@ -48,12 +47,6 @@ class Piece:
         if self._r is None:
             self._r = columns(self.raw[1], _core.MRTCore.ROUTE_COLUMNS)
         return self._r
-
-    @property
-    def paths(self) -> list:
-        if self._paths is None:
-            self._paths = [path_of_words(p) for p in self.raw[2]]
-        return self._paths
 
 
 def columns(raw: dict, spec) -> dict:
@@ -143,7 +136,7 @@ class RouteBatch:
     group    int32   the route's group: the routes of one group share record, peer and attributes
 
     and one entry per group: `first` (its first route), `gpath` (its AS_PATH: an index into `paths`,
-    the distinct AS_PATHs of the batch as segments; -1 without one), `gusec` (microseconds of a
+    the distinct AS_PATHs of the batch in the core's words; -1 without one), `gusec` (microseconds of a
     BGP4MP_ET record, else -1). `route(i)` and `routes()` give the Route records themselves."""
 
     __slots__ = ("kind", "afi", "hi", "lo", "plen", "origin", "peer", "time", "path_id", "group", "first", "gpath",
@@ -161,7 +154,7 @@ class RouteBatch:
             gsel.append(sel)
             path = p.g["path"][sel].astype(np.int64)
             gpath.append(np.where(path >= 0, path + len(b.paths), -1))
-            b.paths += p.paths
+            b.paths += p.raw[2]
         g = {k: np.concatenate([p.g[k][s] for p, s in zip(pieces, gsel)])
              for k in ("kind", "afi", "peer", "time", "usec", "origin", "count", "first", "bgpsec")}
         # the routes: each piece's, in group order; a piece's `first` counts from its own start

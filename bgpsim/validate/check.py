@@ -34,9 +34,10 @@ import numpy as np
 from bgpsim.rpki.aspa_path import AspaTable
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
-from bgpsim.bogons import prefix_mask
+from bgpsim import _core
+from bgpsim.bogons import ASN_RANGES, prefix_mask
 from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
-from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET, path_text
+from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET, path_of_words, path_words
 from .findings import Findings, Found
 from .rows import Prefixes, row_heads, rows
 
@@ -50,6 +51,9 @@ _BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
 _VERSION = {1: 4, 2: 6}
 _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
 _STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the status and reason fields
+# the special-purpose AS numbers (bgpsim.bogons) and the flags bgpsim._core.path_fields gives a path
+_SPECIAL = tuple(np.array([r[k] for r in ASN_RANGES], dtype=np.uint32) for k in (0, 1))
+_HAS_SET, _SUSPECT, _NOTHING = 1, 2, 4
 
 
 @dataclass
@@ -130,7 +134,8 @@ class Checker:
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         self._reasons: dict[tuple, bytes] = {}
-        self._paths: dict[tuple, tuple] = {}  # AS_PATH segments -> _path_info
+        self._paths: dict[bytes, tuple] = {}  # AS_PATH (the core's words) -> _path_info
+        self._tails: dict[tuple[str, str], bytes] = {}  # (ASPA verdict, finding kinds) -> the line's end
         self._peers = Peers()
         self._fields: list[bytes] = []  # _peer_fields
         self.bgpsec = bgpsec
@@ -178,7 +183,7 @@ class Checker:
         peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
         heads = row_heads(b.time[first], b.gusec[used], peers, self._peer_fields())
         slots, gslot = np.unique(b.gpath[used], return_inverse=True)
-        paths = [b.paths[j] if j >= 0 else () for j in slots.tolist()]
+        paths = [b.paths[j] if j >= 0 else b"" for j in slots.tolist()]
         batch = self._prepare(heads, peers, gslot.reshape(-1), paths, gidx.reshape(-1), b.afi[sel], b.hi[sel],
                               b.lo[sel], b.plen[sel], b.origin[sel])
         if self.bgpsec is not None:
@@ -219,19 +224,18 @@ class Checker:
             slot = slot_of.get(id(attrs))
             if slot is None:
                 slot = slot_of[id(attrs)] = len(paths)
-                paths.append(attrs.as_path if attrs is not None else ())
+                paths.append(path_words(attrs.as_path) if attrs is not None else b"")
             gslot.append(slot)
         peers = np.array([self._peers.number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
         heads = row_heads(np.array([r.time for r in routes], dtype=np.int64),
                            np.array([-1 if r.usec is None else r.usec for r in routes], dtype=np.int64), peers,
                            self._peer_fields())
         nets = [r.network for r in routes]
-        origin = np.array([_origin(flat_path(p)) for p in paths], dtype=np.int64)[gslot]
         batch = self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
                               np.array([r.afi for r in routes], dtype=np.uint8),
                               np.array([n >> 64 for n in nets], dtype=np.uint64),
                               np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
-                              np.array([r.plen for r in routes], dtype=np.int64), origin)
+                              np.array([r.plen for r in routes], dtype=np.int64))
         if self.bgpsec is not None:
             batch.signed = self._signed(routes, range(len(routes)))
         self._check(batch)
@@ -256,30 +260,41 @@ class Checker:
         fields += [f",{ip},{asn},".encode() for ip, asn in self._peers[len(fields):]]
         return fields
 
-    def _path_info(self, segments: tuple) -> tuple[tuple, str, str, bool]:
-        """(ASNs with an AS_SET as a tuple inside, the CSV field, the ASPA verdict, whether it holds
-        no AS_SET) of an AS_PATH not seen yet, remembered in self._paths."""
-        if len(segments) == 1 and segments[0][0] == AS_SEQUENCE:  # most paths: faster than the general way
-            path, plain = tuple(segments[0][1]), True
-            text = " ".join(map(str, path))
-        else:
-            path, plain = flat_path(segments), all(kind != AS_SET for kind, _ in segments)
-            text = path_text(segments)
-        verdict = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else ""
+    def _path_info(self, words: bytes, post: bytes, flags: int, origin: int) -> tuple[bytes, str, tuple | None, int]:
+        """(",as_path,origin_as," of the CSV line, the ASPA verdict, the path as ASNs with an AS_SET as a
+        tuple inside if it is to be judged (else None), the RFC 6811 origin) of an AS_PATH not seen
+        yet, remembered in self._paths. `post`, `flags` and `origin` are what _core.path_fields made of
+        it: without relationships only a path it flags is judged, and only such a path or one to
+        verify with ASPA is made Python objects."""
+        judge = not flags & _NOTHING and (flags & (_HAS_SET | _SUSPECT) or self.findings.topo is not None)
+        flat = flat_path(path_of_words(words)) if judge or (self.aspa is not None and not flags & _NOTHING) else None
+        verdict = self.aspa.verify(flat, from_provider=True) if self.aspa is not None and flat else ""
         if len(self._paths) >= 1_000_000:
             self._paths.clear()
-        info = self._paths[segments] = (path, f'"{text}"' if "," in text else text, verdict, plain)
+        info = self._paths[words] = (post, verdict, flat if judge else None, origin)
         return info
 
     # ---- the checks ---------------------------------------------------------------------------------------
-    def _prepare(self, heads: list[bytes], peers: np.ndarray, gslot: np.ndarray, paths: list[tuple], gidx: np.ndarray,
-                 afi: np.ndarray, hi: np.ndarray, lo: np.ndarray, plen: np.ndarray, origin: np.ndarray) -> _Batch:
+    def _prepare(self, heads: list[bytes], peers: np.ndarray, gslot: np.ndarray, paths: list[bytes], gidx: np.ndarray,
+                 afi: np.ndarray, hi: np.ndarray, lo: np.ndarray, plen: np.ndarray,
+                 origin: np.ndarray | None = None) -> _Batch:
         """What a batch's checks need that does not depend on the VRPs (done while they may still be
         loading). Route i is in group gidx[i]; a group's CSV fields before the prefix are heads[k],
-        its peer peers[k] and its AS_PATH paths[gslot[k]] (segments); the route's network is
-        (hi << 64) | lo (IPv4 in lo). The findings of the batch are recorded here: each distinct
-        path is judged once, with its first route as the example."""
+        its peer peers[k] and its AS_PATH paths[gslot[k]] (the core's words); the route's network is
+        (hi << 64) | lo (IPv4 in lo), its origin AS origin[i] (the reader's; None: the path's). The
+        findings of the batch are recorded here: each distinct path is judged once, with its first
+        route as the example."""
         n = len(gidx)
+        known = self._paths.get
+        info = [known(p) for p in paths]
+        new = [i for i, x in enumerate(info) if x is None]
+        if new:
+            posts, flags, origins = _core.path_fields([paths[i] for i in new], *_SPECIAL)
+            for i, post, f, o in zip(new, posts, flags, np.frombuffer(origins, dtype=np.int64).tolist()):
+                info[i] = self._path_info(paths[i], post, f, o)
+        rslot = gslot[gidx]
+        if origin is None:
+            origin = np.array([x[3] for x in info], dtype=np.int64)[rslot]
         origin = origin.astype(np.int64)
         rpeer = peers[gidx]
         empty = np.flatnonzero(origin == NO_PATH)  # no path: the peer originated it
@@ -290,34 +305,35 @@ class Checker:
         findings = self.findings
         findings.prefixes(version, hi, lo, plen, origin)
         texts = Prefixes(version, hi, lo, plen)
-        known = self._paths.get
-        info = [known(p) or self._path_info(p) for p in paths]
         # each distinct path: its routes, and its first route as the example
-        rslot = gslot[gidx]
         routes = np.bincount(rslot, minlength=len(paths))
-        first = np.full(len(paths), n, dtype=np.int64)
-        np.minimum.at(first, rslot, np.arange(n))
-        judged = [i for i in range(len(paths)) if info[i][0]]
-        kinds = findings.paths([info[i][0] for i in judged],
-                               lambda j: (texts[int(first[judged[j]])], self._peers[int(rpeer[first[judged[j]]])][0]),
-                               routes[judged].tolist(), [info[i][3] for i in judged])
+        judged = [i for i in range(len(paths)) if info[i][2] is not None]
         slot_kinds = [""] * len(paths)
-        for i, k in zip(judged, kinds):
-            slot_kinds[i] = " ".join(k)
-        # the routes of a path share its origin: the fields around the status are made per path, but
-        # for routes without a path, whose origin is their peer's
+        if judged:
+            first = np.full(len(paths), n, dtype=np.int64)
+            np.minimum.at(first, rslot, np.arange(n))
+            kinds = findings.paths([info[i][2] for i in judged],
+                                   lambda j: (texts[int(first[judged[j]])], self._peers[int(rpeer[first[judged[j]]])][0]),
+                                   routes[judged].tolist())
+            for i, k in zip(judged, kinds):
+                slot_kinds[i] = " ".join(k)
+        # the routes of a path share its fields around the status, but for routes without a path,
+        # whose origin is their peer's
         gl = gslot.tolist()
-        posts = [f",{csv},{'' if o == NONE else o},".encode()
-                 for (_, csv, _, _), o in zip(info, origin[np.minimum(first, n - 1)].tolist())]
-        post = [posts[k] for k in gl]
+        post = [info[k][0] for k in gl]
         no_path = np.flatnonzero(np.array([not p for p in paths], dtype=bool)[gslot])  # their groups
         if len(no_path):
             gorigin = np.zeros(len(heads), dtype=np.int64)
             gorigin[gidx] = origin
             for g, o in zip(no_path.tolist(), gorigin[no_path].tolist()):
                 post[g] = f",,{o},".encode()
-        end = self._end
-        tails = [f",{verdict},{k}".encode() + end for (_, _, verdict, _), k in zip(info, slot_kinds)]
+        end, made = self._end, self._tails
+        tails = []
+        for (_, verdict, _, _), k in zip(info, slot_kinds):
+            t = made.get((verdict, k))
+            if t is None:
+                t = made[(verdict, k)] = f",{verdict},{k}".encode() + end
+            tails.append(t)
         tail = [tails[k] for k in gl]
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
@@ -329,10 +345,10 @@ class Checker:
             v, net = int(version[i]), (int(hi[i]) << 64) | int(lo[i])
             findings.bogon_route((v, net, int(plen[i])), texts[i], int(origin[i]))
             k = int(rslot[i])
-            bogons[i] = f",{info[k][2]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix".encode() + end
+            bogons[i] = f",{info[k][1]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix".encode() + end
         aspa = Counter()
         if self.aspa is not None:
-            for (_, _, verdict, _), c in zip(info, routes.tolist()):
+            for (_, verdict, _, _), c in zip(info, routes.tolist()):
                 if verdict and c:
                     aspa[verdict] += c
         return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, heads, post, tail, bogons, aspa, self.unit)
@@ -451,13 +467,6 @@ def flat_path(segments) -> tuple:
         elif kind == AS_SET:
             out.append(tuple(asns))
     return tuple(out)
-
-
-def _origin(path: tuple) -> int:
-    """RFC 6811 section 2: the last AS, NONE after an AS_SET, NO_PATH for an empty path."""
-    if not path:
-        return NO_PATH
-    return path[-1] if isinstance(path[-1], int) else NONE
 
 
 def _network(w: tuple[int, int, int]):

@@ -30,7 +30,7 @@ import numpy as np
 
 from bgpsim.bogons import prefix_kind
 from .conflicts import Rows, Subprefixes, find_conflicts
-from .paths import PathJudge, path_text, screen
+from .paths import PathJudge, path_text
 
 KINDS = ("moas", "subprefix", "bogon-prefix", "bogon-asn", "private-asn", "loop", "leak", "as-set")
 MERGE_MIN = 1 << 16  # routes added before the rows are made distinct (and more once there are more)
@@ -78,32 +78,18 @@ class Findings:
         self._merged, self._pending = len(self._rows), 0
         return self._rows
 
-    def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]], routes: list[int],
-              plain: list[bool]) -> list[tuple[str, ...]]:
+    def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]], routes: list[int]) -> list[tuple[str, ...]]:
         """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
         inside) taken by routes[i] routes; example(i) is the (prefix, peer IP) of path i's first route,
-        a finding's example; plain[i] says whether path i holds no AS_SET. A path is judged
-        once: those not seen before are screened by arrays (a special-purpose AS, an AS twice apart),
-        and only the ones that show something, hold an AS_SET or need the leak check are judged one
-        by one."""
+        a finding's example. Each path is judged once. The caller hands over only the paths that may
+        hold a finding: the compiled core clears most at once (bgpsim._core.path_fields)."""
         judged = self._paths
-        out = [judged.get(p) for p in paths]
-        new = [i for i, k in enumerate(out) if k is None]
-        if new:
-            suspects = new
-            if self.topo is None:
-                simple = [i for i in new if plain[i]]
-                clean = [simple[j] for j in screen([paths[i] for i in simple])]
-                judged.update(dict.fromkeys([paths[i] for i in clean], ()))
-                for i in clean:
-                    out[i] = ()
-                suspects = [i for i in new if out[i] is None]
-            for i in suspects:
-                p = paths[i]
-                k = judged.get(p)  # a path twice in `paths`
-                if k is None:
-                    k = judged[p] = self._judge(p, *example(i))
-                out[i] = k
+        out = []
+        for i, p in enumerate(paths):
+            k = judged.get(p)
+            if k is None:
+                k = judged[p] = self._judge(p, *example(i))
+            out.append(k)
         per_path = self.per_path
         for i in [i for i, kinds in enumerate(out) if kinds]:
             for k in out[i]:

@@ -11,38 +11,18 @@
 - `as-set`: the path holds an AS_SET, which RFC 9774 forbids originating and asks a receiver to treat
   as a withdrawal (RFC 7606); its origin is NONE for RFC 6811, so the route is never valid.
 
-A path is given as its ASNs, an AS_SET as a tuple inside. `screen` clears many plain paths at once
-by arrays; `PathJudge.judge` looks at one path and says what it found.
+A path is given as its ASNs, an AS_SET as a tuple inside. `PathJudge.judge` looks at one path and
+says what it found; bgpsim._core.path_fields (core/aspath.c) clears the many paths that can hold no
+finding at once, without relationships.
 """
 
 from __future__ import annotations
 
-from itertools import chain
-
-import numpy as np
-
 from bgpsim.sim.policy import CUSTOMER, PEER, PROVIDER
 
-from bgpsim.bogons import asn_kind, asn_kinds
+from bgpsim.bogons import asn_kind
 
 PRIVATE = "private"
-
-
-def screen(paths: list[tuple]) -> list[int]:
-    """Of plain AS_SEQUENCEs, those (positions in `paths`) with no special-purpose AS and no AS
-    twice apart: nothing to find (without relationships, which only `judge` checks)."""
-    lens = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
-    flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64, count=int(lens.sum()))
-    pid = np.repeat(np.arange(len(lens)), lens)
-    odd = np.zeros(len(lens), dtype=bool)
-    odd[pid[asn_kinds(flat) != 0]] = True
-    keep = np.ones(len(flat), dtype=bool)  # prepending collapsed: an AS repeated next to itself
-    keep[1:] = (flat[1:] != flat[:-1]) | (pid[1:] != pid[:-1])
-    f, p = flat[keep], pid[keep]
-    order = np.lexsort((f, p))
-    f, p = f[order], p[order]
-    odd[p[1:][(f[1:] == f[:-1]) & (p[1:] == p[:-1])]] = True
-    return np.flatnonzero(~odd).tolist()
 
 
 class PathJudge:

@@ -13,6 +13,7 @@ sets as "{a,b}", confederation sequences as "(a b)", confederation sets as "[a,b
 
 from __future__ import annotations
 
+from array import array
 from struct import unpack_from
 
 from . import WireError
@@ -44,6 +45,11 @@ def path_of_words(raw: bytes) -> Path:
             _WORDS.clear()
         _WORDS[raw] = p
     return p
+
+
+def path_words(path: Path) -> bytes:
+    """The core's form of a path (path_of_words' inverse)."""
+    return array("I", [x for stype, asns in path for x in (stype, len(asns), *asns)]).tobytes()
 
 
 def parse_as_path(buf: bytes, pos: int, end: int, asn_size: int) -> Path:
