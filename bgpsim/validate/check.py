@@ -54,6 +54,7 @@ _STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the st
 # the special-purpose AS numbers (bgpsim.bogons) and the flags bgpsim._core.path_fields gives a path
 _SPECIAL = tuple(np.array([r[k] for r in ASN_RANGES], dtype=np.uint32) for k in (0, 1))
 _HAS_SET, _SUSPECT, _NOTHING = 1, 2, 4
+_JUDGED = _HAS_SET | _SUSPECT  # a path that may hold a finding
 
 
 @dataclass
@@ -263,16 +264,13 @@ class Checker:
     def _path_info(self, words: bytes, post: bytes, flags: int, origin: int) -> tuple[bytes, str, tuple | None, int]:
         """(",as_path,origin_as," of the CSV line, the ASPA verdict, the path as ASNs with an AS_SET as a
         tuple inside if it is to be judged (else None), the RFC 6811 origin) of an AS_PATH not seen
-        yet, remembered in self._paths. `post`, `flags` and `origin` are what _core.path_fields made of
-        it: without relationships only a path it flags is judged, and only such a path or one to
+        yet (self._paths remembers it). `post`, `flags` and `origin` are what _core.path_fields made
+        of it: without relationships only a path it flags is judged, and only such a path or one to
         verify with ASPA is made Python objects."""
-        judge = not flags & _NOTHING and (flags & (_HAS_SET | _SUSPECT) or self.findings.topo is not None)
+        judge = not flags & _NOTHING and (flags & _JUDGED or self.findings.topo is not None)
         flat = flat_path(path_of_words(words)) if judge or (self.aspa is not None and not flags & _NOTHING) else None
         verdict = self.aspa.verify(flat, from_provider=True) if self.aspa is not None and flat else ""
-        if len(self._paths) >= 1_000_000:
-            self._paths.clear()
-        info = self._paths[words] = (post, verdict, flat if judge else None, origin)
-        return info
+        return post, verdict, flat if judge else None, origin
 
     # ---- the checks ---------------------------------------------------------------------------------------
     def _prepare(self, heads: list[bytes], peers: np.ndarray, gslot: np.ndarray, paths: list[bytes], gidx: np.ndarray,
@@ -290,8 +288,13 @@ class Checker:
         new = [i for i, x in enumerate(info) if x is None]
         if new:
             posts, flags, origins = _core.path_fields([paths[i] for i in new], *_SPECIAL)
+            store, alone = self._paths, self.findings.topo is None and self.aspa is None
+            if len(store) + len(new) > 1_000_000:
+                store.clear()
             for i, post, f, o in zip(new, posts, flags, np.frombuffer(origins, dtype=np.int64).tolist()):
-                info[i] = self._path_info(paths[i], post, f, o)
+                # most paths: nothing to judge, nothing to verify
+                x = (post, "", None, o) if alone and not f & _JUDGED else self._path_info(paths[i], post, f, o)
+                store[paths[i]] = info[i] = x
         rslot = gslot[gidx]
         if origin is None:
             origin = np.array([x[3] for x in info], dtype=np.int64)[rslot]
