@@ -8,6 +8,9 @@ CSV, rpki-client JSON (with `expires`) and Routinator JSON. Every command runs a
 same run; printed: wall time, CPU time and peak RSS of each, and the ratio of each `bgpsim validate`
 to `bgpdump -m` on the same dump; then the peak RSS of validating the update dump once and twice
 over (twice the routes, the same prefixes: memory should not grow with the length of the dump).
+Beside them, the floor of any run of the command as it is built: a Python process that imports
+what `bgpsim validate` imports and decompresses the dump, nothing else (both of its processes
+decompress every dump: bgpsim.validate.split).
 Every run writes its output directory anew (the previous one is removed beforehand, untimed:
 replacing an old output would add deleting its 90 MB to the run). Figures only; nothing is asserted.
 
@@ -43,6 +46,11 @@ def timed(cmd: list[str]) -> tuple[float, float, float]:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+# the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)
+FLOOR = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.split; "
+         "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1])]")
 
 
 def write_vrps(work: Path) -> dict[str, Path]:
@@ -100,6 +108,9 @@ def main() -> None:
                     print(f"  bgpdump -m:                        {w:6.2f} s wall, {c:6.2f} s CPU, {m:6.0f} MB peak RSS")
                 else:
                     print("  bgpdump: not installed (Debian package bgpdump)")
+                fw, fc, _ = timed([sys.executable, "-c", FLOOR, str(dump)])
+                ratio = f", {fw / w:.2f}x bgpdump's wall time" if w else ""
+                print(f"  floor (start, imports, decompress):{fw:6.2f} s wall, {fc:6.2f} s CPU{ratio}")
                 for kind, vrps in files.items():
                     shutil.rmtree(work / "out", ignore_errors=True)  # each run writes a new directory
                     ow, oc, om = timed([sys.executable, "-m", "bgpsim.cli", "validate", str(dump), "--vrps", str(vrps),

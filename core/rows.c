@@ -1,7 +1,11 @@
-/* The lines of routes.csv (bgpsim.validate.check): route i's line is head[k], its prefix as text,
- * then own[i] when it has a line end of its own (an invalid route's reason, a bogon's finding),
- * else mid[k] + state[status[i]] + tail[k], for its group k = group[i]. The fields a group's routes
- * share are made once per group in Python; the prefixes and the joining are done here. */
+/* The lines of routes.csv (bgpsim.validate.check). Route i of group k = group[i] is written
+ *
+ *   time[k][.usec[k]] peers[peer[k]] prefix posts[post[k]] states[status[i]] tails[tail[k]]
+ *
+ * or, when it has a line end of its own (own[j] for i = own_index[j]: an invalid route's reason, a
+ * bogon's finding), time, peer and prefix then own[j]. The time is bgpdump's, with the microseconds of
+ * a BGP4MP_ET record (none where usec[k] is negative). What a group's fields hold is made in Python
+ * once per peer, per AS path and per ASPA verdict and findings; nothing here is per group in Python. */
 #include "core.h"
 #include "text.h"
 
@@ -47,36 +51,80 @@ static int array(PyObject *o, Py_buffer *view, Py_ssize_t size, Py_ssize_t n, co
     return 0;
 }
 
+/* "time" or "time.usec" (usec zero-padded to six digits at least), as Python's f"{t}.{u:06d}", into
+ * b (48 bytes); its length */
+static int time_text(char *b, int64_t t, int64_t usec)
+{
+    if (t < 0)  /* no dump has such times; written all the same */
+        return usec >= 0 ? snprintf(b, 48, "%lld.%06lld", (long long)t, (long long)usec)
+                         : snprintf(b, 48, "%lld", (long long)t);
+    char d[24];
+    int n = 0, m = 0;
+    uint64_t x = (uint64_t)t;
+    do
+        d[n++] = (char)('0' + x % 10);
+    while (x /= 10);
+    while (n)
+        b[m++] = d[--n];
+    if (usec >= 0) {
+        b[m++] = '.';
+        x = (uint64_t)usec;
+        do
+            d[n++] = (char)('0' + x % 10);
+        while (x /= 10);
+        while (n < 6)
+            d[n++] = '0';
+        while (n)
+            b[m++] = d[--n];
+    }
+    return m;
+}
+
+enum { R_GROUP, R_STATUS, R_AFI, R_HI, R_LO, R_PLEN, G_TIME, G_USEC, G_PEER, G_POST, G_TAIL, OWN_INDEX, NCOLS };
+enum { L_PEERS, L_POSTS, L_STATES, L_TAILS, L_OWN, NLISTS };
+
 static PyObject *csv_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *cols[8], *lists[5];
-    Py_buffer v[8];
-    static const Py_ssize_t SIZE[8] = {8, 1, 1, 8, 8, 1, 8, 0};
-    static const char *const NAME[8] = {"group", "status", "afi", "hi", "lo", "plen", "own_index"};
-    piece *p[5] = {0};
-    Py_ssize_t np_[5], n, nown;
+    PyObject *cols[NCOLS], *lists[NLISTS];
+    Py_buffer v[NCOLS];
+    static const Py_ssize_t SIZE[NCOLS] = {8, 1, 1, 8, 8, 1, 8, 8, 8, 8, 8, 8};
+    static const char *const NAME[NCOLS] = {"group", "status", "afi", "hi", "lo", "plen", "time", "usec", "peer",
+                                            "post", "tail", "own_index"};
+    piece *p[NLISTS] = {0};
+    Py_ssize_t len[NLISTS], size[NCOLS];
     PyObject *out = NULL;
     int got = 0;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOO", &cols[0], &cols[1], &cols[2], &cols[3], &cols[4], &cols[5],
-                          &lists[0], &lists[1], &lists[2], &lists[3], &cols[6], &lists[4]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOO", &cols[R_GROUP], &cols[R_STATUS], &cols[R_AFI], &cols[R_HI],
+                          &cols[R_LO], &cols[R_PLEN], &cols[G_TIME], &cols[G_USEC], &cols[G_PEER], &cols[G_POST],
+                          &cols[G_TAIL], &lists[L_PEERS], &lists[L_POSTS], &lists[L_STATES], &lists[L_TAILS],
+                          &cols[OWN_INDEX], &lists[L_OWN]))
         return NULL;
-    n = PyObject_Length(cols[0]);
-    nown = PyObject_Length(lists[4]);
-    if (n < 0 || nown < 0)
+    Py_ssize_t n = PyObject_Length(cols[R_GROUP]), ng = PyObject_Length(cols[G_TIME]),
+               nown = PyObject_Length(lists[L_OWN]);
+    if (n < 0 || ng < 0 || nown < 0)
         return NULL;
-    for (; got < 7; got++)
-        if (array(cols[got], &v[got], SIZE[got], got < 6 ? n : nown, NAME[got]) < 0)
+    for (int k = 0; k < NCOLS; k++)
+        size[k] = k < G_TIME ? n : k < OWN_INDEX ? ng : nown;
+    for (; got < NCOLS; got++)
+        if (array(cols[got], &v[got], SIZE[got], size[got], NAME[got]) < 0)
             goto done;
-    for (int k = 0; k < 5; k++)
-        if ((p[k] = pieces(lists[k], &np_[k])) == NULL)
+    for (int k = 0; k < NLISTS; k++)
+        if ((p[k] = pieces(lists[k], &len[k])) == NULL)
             goto done;
-    const int64_t *group = v[0].buf, *own = v[6].buf;
-    const uint8_t *status = v[1].buf, *afi = v[2].buf, *plen = v[5].buf;
-    const uint64_t *hi = v[3].buf, *lo = v[4].buf;
-    for (Py_ssize_t i = 0; i < n; i++)  /* every index in range before the GIL goes */
-        if (group[i] < 0 || group[i] >= np_[0] || group[i] >= np_[1] || group[i] >= np_[3] || status[i] >= np_[2]
-            || (afi[i] != 1 && afi[i] != 2) || plen[i] > (afi[i] == 1 ? 32 : 128)) {
+    const int64_t *group = v[R_GROUP].buf, *own = v[OWN_INDEX].buf, *time = v[G_TIME].buf, *usec = v[G_USEC].buf,
+                  *peer = v[G_PEER].buf, *post = v[G_POST].buf, *tail = v[G_TAIL].buf;
+    const uint8_t *status = v[R_STATUS].buf, *afi = v[R_AFI].buf, *plen = v[R_PLEN].buf;
+    const uint64_t *hi = v[R_HI].buf, *lo = v[R_LO].buf;
+    for (Py_ssize_t k = 0; k < ng; k++)  /* every index in range before the GIL goes */
+        if (peer[k] < 0 || peer[k] >= len[L_PEERS] || post[k] < 0 || post[k] >= len[L_POSTS] || tail[k] < 0
+            || tail[k] >= len[L_TAILS]) {
+            PyErr_Format(PyExc_ValueError, "group %zd: peer, post or tail out of range", k);
+            goto done;
+        }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (group[i] < 0 || group[i] >= ng || status[i] >= len[L_STATES] || (afi[i] != 1 && afi[i] != 2)
+            || plen[i] > (afi[i] == 1 ? 32 : 128)) {
             PyErr_Format(PyExc_ValueError, "route %zd: group, status, afi or length out of range", i);
             goto done;
         }
@@ -88,19 +136,25 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
     column c = {0};
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t j = 0;
-    char text[PREFIX_TEXT_MAX];
+    char text[PREFIX_TEXT_MAX], when[48];
+    int64_t last = -1;  /* the group whose time is in `when`: a group's routes come one after another */
+    int wn = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t k = group[i];
-        int t = prefix_text(afi[i], hi[i], lo[i], plen[i], text);
-        column_put(&c, p[0][k].p, p[0][k].n);
-        column_put(&c, text, t);
+        const piece *pe = &p[L_PEERS][peer[k]];
+        if (k != last)
+            wn = time_text(when, time[k], usec[k]), last = k;
+        column_put(&c, when, wn);
+        column_put(&c, pe->p, pe->n);
+        column_put(&c, text, prefix_text(afi[i], hi[i], lo[i], plen[i], text));
         if (j < nown && own[j] == i) {
-            column_put(&c, p[4][j].p, p[4][j].n);
+            column_put(&c, p[L_OWN][j].p, p[L_OWN][j].n);
             j++;
         } else {
-            column_put(&c, p[1][k].p, p[1][k].n);
-            column_put(&c, p[2][status[i]].p, p[2][status[i]].n);
-            column_put(&c, p[3][k].p, p[3][k].n);
+            const piece *a = &p[L_POSTS][post[k]], *b = &p[L_STATES][status[i]], *t = &p[L_TAILS][tail[k]];
+            column_put(&c, a->p, a->n);
+            column_put(&c, b->p, b->n);
+            column_put(&c, t->p, t->n);
         }
     }
     Py_END_ALLOW_THREADS
@@ -108,7 +162,7 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
 done:
     for (int k = 0; k < got; k++)
         PyBuffer_Release(&v[k]);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < NLISTS; k++)
         PyMem_Free(p[k]);
     return out;
 }
@@ -156,8 +210,9 @@ done:
 
 PyMethodDef rows_methods[] = {
     {"csv_rows", csv_rows, METH_VARARGS,
-     "csv_rows(group, status, afi, hi, lo, plen, head, mid, state, tail, own_index, own) -> bytes: routes.csv "
-     "lines (columns int64, uint8, uint8, uint64, uint64, uint8; lists of bytes; own_index int64 increasing)"},
+     "csv_rows(group, status, afi, hi, lo, plen, time, usec, peer, post, tail, peers, posts, states, tails, "
+     "own_index, own) -> bytes: routes.csv lines (route columns int64, uint8, uint8, uint64, uint64, uint8; "
+     "group columns int64; lists of bytes; own_index int64 increasing)"},
     {"prefix_texts", prefix_texts, METH_VARARGS,
      "prefix_texts(afi, hi, lo, plen) -> list[str]: each prefix as bgpdump writes it"},
     {NULL, NULL, 0, NULL},

@@ -14,7 +14,7 @@ from helpers import SHARED
 from bgpsim.cli import main
 from bgpsim.validate import load
 from bgpsim.validate.findings import Findings
-from bgpsim.validate.rows import Prefixes, prefix_texts, row_heads, rows
+from bgpsim.validate.rows import Prefixes, prefix_texts
 from bgpsim.wire.nlri import network_text
 from bgpsim.rpki.rov import _nest_by_arrays, _nest_by_scan, nest
 
@@ -130,33 +130,6 @@ def test_prefix_texts_random():
     assert prefix_texts(version, hi, lo, length) == want
     p = Prefixes(version, hi, lo, length)
     assert [p[i] for i in range(0, n, 97)] == want[::97]
-
-
-def test_row_heads():
-    """The time fields by numpy (ten-digit times) and one at a time (others) equal bgpdump's."""
-    peers = [b",192.0.2.1,64500,", b",2001:db8::1,4200000000,"]
-    for times in ([10**9, 1439308800, 10**10 - 1, 1234567890], [999999999, 10**10, 0, 1439308800]):
-        usec = [0, -1, 999999, 42]
-        peer = [0, 1, 1, 0]
-        want = [(f"{t}.{u:06d}" if u >= 0 else f"{t}").encode() + peers[p] for t, u, p in zip(times, usec, peer)]
-        assert row_heads(np.array(times), np.array(usec), np.array(peer), peers) == want
-    assert row_heads(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), peers) == []
-
-
-def test_rows_by_runs():
-    """rows() writes each route's line: runs of one group and status at once, routes with their own
-    ending alone, in order."""
-    version = np.full(7, 4)
-    lo = np.arange(7, dtype=np.uint64) << np.uint64(8)
-    length = np.full(7, 24)
-    p = Prefixes(version, np.zeros(7, dtype=np.uint64), lo, length)
-    group = np.array([0, 0, 0, 1, 1, 2, 2])
-    status = np.array([0, 0, 1, 1, 1, 0, 0], dtype=np.uint8)
-    own = {1: b",own\n", 6: b",last\n"}
-    got = rows(p, group, status, [b"g0,", b"g1,", b"g2,"], [b",m0", b",m1", b",m2"], [b",s0", b",s1"],
-               [b",t0\n", b",t1\n", b",t2\n"], own).decode().splitlines()
-    assert got == ["g0,0.0.0.0/24,m0,s0,t0", "g0,0.0.1.0/24,own", "g0,0.0.2.0/24,m0,s1,t0", "g1,0.0.3.0/24,m1,s1,t1",
-                   "g1,0.0.4.0/24,m1,s1,t1", "g2,0.0.5.0/24,m2,s0,t2", "g2,0.0.6.0/24,last"]
 
 
 @pytest.fixture

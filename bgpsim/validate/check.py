@@ -39,7 +39,7 @@ from bgpsim.bogons import ASN_RANGES, prefix_mask
 from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET, path_of_words, path_words
 from .findings import Findings, Found
-from .rows import Prefixes, row_heads, rows
+from .rows import Groups, Prefixes, rows
 
 BATCH = 65_536
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
@@ -89,9 +89,10 @@ class Tally:
 @dataclass(slots=True)
 class _Batch:
     """A batch of announced routes, ready to be checked: Checker._prepare's answer. Route i is in
-    group gidx[i], from peer peer[i] (Checker._peers); its CSV line is pre[k] prefix post[k] (status,
-    reason) tail[k] for its group k (or bogons[i] as the tail); `aspa` counts the ASPA verdicts. The
-    routes with a BGPsec_PATH have their BGPsec fields and the line's end in `signed` (Checker.bgpsec)."""
+    group gidx[i], from peer peer[i] (Checker._peers); its CSV line is made of its group's fields
+    (`groups`, bgpsim.validate.rows.Groups) and its prefix and status, but for bogons[i], the tail of
+    a route in a special-purpose prefix; `aspa` counts the ASPA verdicts. The routes with a
+    BGPsec_PATH have their BGPsec fields and the line's end in `signed` (Checker.bgpsec)."""
 
     gidx: np.ndarray
     peer: np.ndarray
@@ -101,9 +102,7 @@ class _Batch:
     plen: np.ndarray
     origin: np.ndarray
     prefixes: Prefixes  # each route's prefix as text
-    pre: list[bytes]  # each group's CSV fields before the prefix
-    post: list[bytes]  # ... between the prefix and the RPKI status
-    tail: list[bytes]  # ... after the RPKI reason
+    groups: Groups
     bogons: dict[int, bytes]  # the tail of a route in a special-purpose prefix
     aspa: Counter
     unit: int  # the unit of work it belongs to (bgpsim.validate.split)
@@ -182,11 +181,10 @@ class Checker:
         used, gidx = group[cut], np.cumsum(cut) - 1
         first = b.first[used]
         peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
-        heads = row_heads(b.time[first], b.gusec[used], peers, self._peer_fields())
         slots, gslot = np.unique(b.gpath[used], return_inverse=True)
         paths = [b.paths[j] if j >= 0 else b"" for j in slots.tolist()]
-        batch = self._prepare(heads, peers, gslot.reshape(-1), paths, gidx.reshape(-1), b.afi[sel], b.hi[sel],
-                              b.lo[sel], b.plen[sel], b.origin[sel])
+        batch = self._prepare(b.time[first], b.gusec[used], peers, gslot.reshape(-1), paths, gidx.reshape(-1),
+                              b.afi[sel], b.hi[sel], b.lo[sel], b.plen[sel], b.origin[sel])
         if self.bgpsec is not None:
             batch.signed = self._signed_batch(b, sel)
         if self._ready(block=False):
@@ -228,11 +226,10 @@ class Checker:
                 paths.append(path_words(attrs.as_path) if attrs is not None else b"")
             gslot.append(slot)
         peers = np.array([self._peers.number(r.peer_ip, r.peer_as) for r in routes], dtype=np.int64)
-        heads = row_heads(np.array([r.time for r in routes], dtype=np.int64),
-                           np.array([-1 if r.usec is None else r.usec for r in routes], dtype=np.int64), peers,
-                           self._peer_fields())
         nets = [r.network for r in routes]
-        batch = self._prepare(heads, peers, np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
+        batch = self._prepare(np.array([r.time for r in routes], dtype=np.int64),
+                              np.array([-1 if r.usec is None else r.usec for r in routes], dtype=np.int64), peers,
+                              np.array(gslot, dtype=np.int64), paths, np.arange(len(routes)),
                               np.array([r.afi for r in routes], dtype=np.uint8),
                               np.array([n >> 64 for n in nets], dtype=np.uint64),
                               np.array([n & 0xFFFF_FFFF_FFFF_FFFF for n in nets], dtype=np.uint64),
@@ -273,12 +270,12 @@ class Checker:
         return post, verdict, flat if judge else None, origin
 
     # ---- the checks ---------------------------------------------------------------------------------------
-    def _prepare(self, heads: list[bytes], peers: np.ndarray, gslot: np.ndarray, paths: list[bytes], gidx: np.ndarray,
-                 afi: np.ndarray, hi: np.ndarray, lo: np.ndarray, plen: np.ndarray,
+    def _prepare(self, time: np.ndarray, usec: np.ndarray, peers: np.ndarray, gslot: np.ndarray, paths: list[bytes],
+                 gidx: np.ndarray, afi: np.ndarray, hi: np.ndarray, lo: np.ndarray, plen: np.ndarray,
                  origin: np.ndarray | None = None) -> _Batch:
         """What a batch's checks need that does not depend on the VRPs (done while they may still be
-        loading). Route i is in group gidx[i]; a group's CSV fields before the prefix are heads[k],
-        its peer peers[k] and its AS_PATH paths[gslot[k]] (the core's words); the route's network is
+        loading). Route i is in group gidx[i]; group k's record time is time[k] (usec[k] its
+        microseconds, or -1), its peer peers[k] and its AS_PATH paths[gslot[k]] (the core's words); the route's network is
         (hi << 64) | lo (IPv4 in lo), its origin AS origin[i] (the reader's; None: the path's). The
         findings of the batch are recorded here: each distinct path is judged once, with its first
         route as the example."""
@@ -322,14 +319,19 @@ class Checker:
                 slot_kinds[i] = " ".join(k)
         # the routes of a path share its fields around the status, but for routes without a path,
         # whose origin is their peer's
-        gl = gslot.tolist()
-        post = [info[k][0] for k in gl]
+        posts = [x[0] for x in info]
+        gpost = gslot
         no_path = np.flatnonzero(np.array([not p for p in paths], dtype=bool)[gslot])  # their groups
         if len(no_path):
-            gorigin = np.zeros(len(heads), dtype=np.int64)
+            gorigin = np.zeros(len(gslot), dtype=np.int64)
             gorigin[gidx] = origin
+            gpost = gslot.copy()
+            at: dict[int, int] = {}
             for g, o in zip(no_path.tolist(), gorigin[no_path].tolist()):
-                post[g] = f",,{o},".encode()
+                if o not in at:
+                    at[o] = len(posts)
+                    posts.append(f",,{o},".encode())
+                gpost[g] = at[o]
         end, made = self._end, self._tails
         tails = []
         for (_, verdict, _, _), k in zip(info, slot_kinds):
@@ -337,7 +339,7 @@ class Checker:
             if t is None:
                 t = made[(verdict, k)] = f",{verdict},{k}".encode() + end
             tails.append(t)
-        tail = [tails[k] for k in gl]
+        groups = Groups(time, usec, peers, gpost, gslot, self._peer_fields(), posts, tails)
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
             sel = np.flatnonzero(afi == a)
@@ -354,7 +356,7 @@ class Checker:
             for (_, verdict, _, _), c in zip(info, routes.tolist()):
                 if verdict and c:
                     aspa[verdict] += c
-        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, heads, post, tail, bogons, aspa, self.unit)
+        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, self.unit)
 
     def _check(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
@@ -373,13 +375,13 @@ class Checker:
         whys = self._reasons_of(b, np.flatnonzero(invalid), status)
         own = {}  # an invalid route's reason, a bogon's finding, a BGPsec verdict
         special = sorted(whys.keys() | b.bogons.keys() | b.signed.keys())
-        signed, cut = b.signed, -len(self._end)
+        signed, cut, g = b.signed, -len(self._end), b.groups
         for i, k, c in zip(special, b.gidx[special].tolist(), status[special].tolist()):
-            tail = b.bogons.get(i, b.tail[k])
+            tail = b.bogons.get(i, g.tails[g.tail[k]])
             if signed and i in signed:
                 tail = tail[:cut] + signed[i]
-            own[i] = b.post[k] + whys.get(i, _STATE_TEXT[c]) + tail
-        self.write(rows(b.prefixes, b.gidx, status, b.pre, b.post, _STATE_TEXT, b.tail, own), b.unit)
+            own[i] = g.posts[g.post[k]] + whys.get(i, _STATE_TEXT[c]) + tail
+        self.write(rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, own), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes

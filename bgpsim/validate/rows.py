@@ -1,9 +1,9 @@
-"""The text of routes.csv: the prefixes and the joining of a batch's lines by the compiled core
-(bgpsim._core.csv_rows, core/rows.c), the fields a group's routes share made here, once per group.
+"""The text of routes.csv: the lines of a batch written by the compiled core (bgpsim._core.csv_rows,
+core/rows.c) from columns, and the texts many routes share made here once: per peer, per AS path,
+per ASPA verdict and findings (`Groups`).
 
 The routes of one UPDATE with one RPKI status share every field but the prefix: a line is the
-group's head, the route's prefix, then the group's fields around the status (`rows`). A full table
-costs a few Python operations per UPDATE, not per route.
+group's time and peer, the route's prefix, then the group's fields around the status (`rows`).
 """
 
 from __future__ import annotations
@@ -39,32 +39,30 @@ def prefix_texts(version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np
     return _core.prefix_texts(p.afi, p.hi, p.lo, p.length)
 
 
-def row_heads(time: np.ndarray, usec: np.ndarray, peer: np.ndarray, peers: list[bytes]) -> list[bytes]:
-    """The first fields of routes.csv for each group: "time.usec,peer_ip,peer_as," (bgpdump's time
-    with the microseconds of BGP4MP_ET, none where `usec` is negative), the peer's part from
-    `peers` (peer[i] indexes it). Times of ten digits (September 2001 to 2286) are written by numpy;
-    others one at a time."""
-    t = np.asarray(time, dtype=np.int64)
-    u = np.asarray(usec, dtype=np.int64)
-    if not len(t) or t.min() < 10**9 or t.max() >= 10**10:
-        texts = [(f"{a}.{b:06d}" if b >= 0 else f"{a}").encode() for a, b in zip(t.tolist(), u.tolist())]
-    else:
-        digits = np.zeros((len(t), 17), dtype=np.uint8)  # ten digits, a dot, six digits; zeros dropped
-        for k in range(10):
-            digits[:, 9 - k] = t // 10**k % 10 + 48
-        has = u >= 0
-        digits[has, 10] = ord(".")
-        for k in range(6):
-            digits[has, 16 - k] = u[has] // 10**k % 10 + 48
-        texts = digits.view("S17").ravel().tolist()  # numpy drops the trailing zero bytes
-    return [x + peers[p] for x, p in zip(texts, np.asarray(peer).tolist())]
-
-
-def rows(prefixes: Prefixes, group: np.ndarray, status: np.ndarray, head: list[bytes], mid: list[bytes],
-         state: list[bytes], tail: list[bytes], own: dict[int, bytes]) -> bytes:
-    """The CSV lines of a batch: route i's is head[k] + its prefix + mid[k] + state[status[i]] +
-    tail[k] for its group k = group[i], or head[k] + prefix + own[i] for the routes in `own`."""
+def rows(prefixes: Prefixes, group: np.ndarray, status: np.ndarray, groups: "Groups", states: list[bytes],
+         own: dict[int, bytes]) -> bytes:
+    """The CSV lines of a batch: route i of group k = group[i] is the group's time and peer fields, its
+    prefix, then the group's fields around the status with states[status[i]] between, or own[i] for
+    the routes in `own` (core/rows.c says how)."""
     alone = sorted(own)
-    return _core.csv_rows(np.ascontiguousarray(group, dtype=np.int64), np.ascontiguousarray(status, dtype=np.uint8),
-                          prefixes.afi, prefixes.hi, prefixes.lo, prefixes.length, head, mid, state, tail,
-                          np.array(alone, dtype=np.int64), [own[i] for i in alone])
+    g = groups
+    return _core.csv_rows(_i8(group), np.ascontiguousarray(status, dtype=np.uint8), prefixes.afi, prefixes.hi,
+                          prefixes.lo, prefixes.length, _i8(g.time), _i8(g.usec), _i8(g.peer), _i8(g.post),
+                          _i8(g.tail), g.peers, g.posts, states, g.tails, np.array(alone, dtype=np.int64),
+                          [own[i] for i in alone])
+
+
+def _i8(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+class Groups:
+    """What the routes of each group of a batch share in their lines: the record's time and
+    microseconds (-1: none), and indexes into the texts shared by many groups: `peers` (",peer_ip,peer_as,"
+    of each peer), `posts` (",as_path,origin_as," of each AS path) and `tails` (",aspa,findings\n")."""
+
+    __slots__ = ("time", "usec", "peer", "post", "tail", "peers", "posts", "tails")
+
+    def __init__(self, time, usec, peer, post, tail, peers: list[bytes], posts: list[bytes], tails: list[bytes]):
+        self.time, self.usec, self.peer, self.post, self.tail = time, usec, peer, post, tail
+        self.peers, self.posts, self.tails = peers, posts, tails

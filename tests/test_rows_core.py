@@ -1,0 +1,89 @@
+"""The lines of routes.csv as the compiled core writes them (core/rows.c, bgpsim.validate.rows.rows):
+each route's fields from its group's and its own columns, against the same lines made in Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgpsim import _core
+from bgpsim.validate.rows import Groups, Prefixes, rows
+
+PEERS = [b",192.0.2.1,64500,", b",2001:db8::1,4200000000,"]
+
+
+def python_head(t: int, u: int, peer: int) -> bytes:
+    return (f"{t}.{u:06d}" if u >= 0 else f"{t}").encode() + PEERS[peer]
+
+
+def test_rows_by_groups():
+    """Each route's line: its group's time, peer, path and tail, its prefix and status; routes with
+    their own ending alone, in order; a group's time written once for its routes and again for the next."""
+    n = 7
+    p = Prefixes(np.full(n, 4), np.zeros(n, dtype=np.uint64), np.arange(n, dtype=np.uint64) << np.uint64(8),
+                 np.full(n, 24))
+    group = np.array([0, 0, 0, 1, 1, 2, 2])
+    status = np.array([0, 0, 1, 1, 1, 0, 0], dtype=np.uint8)
+    times = [1439308800, 10**10, 999999999]  # ten digits, eleven, nine
+    usecs = [42, -1, 999999]
+    g = Groups(np.array(times), np.array(usecs), np.array([0, 1, 0]), np.array([0, 1, 1]), np.array([1, 0, 1]),
+               PEERS, [b",m0,", b",m1,"], [b",t0\n", b",t1\n"])
+    own = {1: b",own\n", 6: b",last\n"}
+    got = rows(p, group, status, g, [b"s0", b"s1"], own).splitlines()
+    heads = [python_head(t, u, k) for t, u, k in zip(times, usecs, [0, 1, 0])]
+    assert got == [heads[0] + b"0.0.0.0/24,m0,s0,t1", heads[0] + b"0.0.1.0/24,own", heads[0] + b"0.0.2.0/24,m0,s1,t1",
+                   heads[1] + b"0.0.3.0/24,m1,s1,t0", heads[1] + b"0.0.4.0/24,m1,s1,t0",
+                   heads[2] + b"0.0.5.0/24,m1,s0,t1", heads[2] + b"0.0.6.0/24,last"]
+
+
+def test_times_as_python_writes_them():
+    """Every width of time and microseconds, none, more than six digits of them, before 1970."""
+    rng = np.random.default_rng(5)
+    times = [0, 1, 9, 10, 999999999, 10**9, 1439308800, 2**32 - 1, 2**63 - 1, -1, -(2**63)]
+    times += rng.integers(0, 2**40, 200).tolist()
+    usecs = [-1, 0, 7, 999999, 10**6, 2**32 - 1] + rng.integers(-1, 10**7, 200).tolist()
+    pairs = [(t, u) for t in times for u in usecs[:8]] + list(zip(times, usecs))
+    n = len(pairs)
+    g = Groups(np.array([t for t, _ in pairs], dtype=np.int64), np.array([u for _, u in pairs], dtype=np.int64),
+               np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), PEERS, [b","],
+               [b"\n"])
+    p = Prefixes(np.full(n, 4), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64), np.zeros(n))
+    got = rows(p, np.arange(n), np.zeros(n, dtype=np.uint8), g, [b"s"], {}).splitlines()
+    assert got == [python_head(t, u, 0) + b"0.0.0.0/0,s" for t, u in pairs]
+
+
+def _call(**change):
+    """csv_rows with one route of one group, `change` replacing some of its arguments."""
+    i8 = lambda *x: np.array(x, dtype=np.int64)  # noqa: E731
+    args = dict(group=i8(0), status=np.zeros(1, dtype=np.uint8), afi=np.ones(1, dtype=np.uint8),
+                hi=np.zeros(1, dtype=np.uint64), lo=np.zeros(1, dtype=np.uint64), plen=np.zeros(1, dtype=np.uint8),
+                time=i8(1), usec=i8(-1), peer=i8(0), post=i8(0), tail=i8(0), peers=[b","], posts=[b","],
+                states=[b"s"], tails=[b"\n"], own_index=i8(), own=[])
+    args.update(change)
+    return _core.csv_rows(*args.values())
+
+
+def test_a_good_call():
+    assert _call() == b"1,0.0.0.0/0,s\n"
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(group=np.array([1], dtype=np.int64)), "route 0"),
+    (dict(status=np.array([1], dtype=np.uint8)), "route 0"),
+    (dict(afi=np.array([3], dtype=np.uint8)), "route 0"),
+    (dict(plen=np.array([33], dtype=np.uint8)), "route 0"),
+    (dict(peer=np.array([1], dtype=np.int64)), "group 0"),
+    (dict(post=np.array([-1], dtype=np.int64)), "group 0"),
+    (dict(tail=np.array([5], dtype=np.int64)), "group 0"),
+    (dict(usec=np.array([1, 2], dtype=np.int64)), "usec"),
+    (dict(own_index=np.array([0, 0], dtype=np.int64), own=[b"a", b"b"]), "increasing"),
+    (dict(own_index=np.array([1], dtype=np.int64), own=[b"a"]), "increasing"),
+])
+def test_bad_columns_are_refused(change, words):
+    with pytest.raises(ValueError, match=words):
+        _call(**change)
+
+
+def test_lists_must_hold_bytes():
+    with pytest.raises(TypeError, match="list of bytes"):
+        _call(posts=[","])
