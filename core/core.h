@@ -1,8 +1,9 @@
 /* bgpsim._core: what every part of the compiled core shares.
  *
- * The core reads route data (MRT records, VRP files, bgpdump text) into columns and writes columns
- * back as text. Each part is one file, one protocol object or format, and registers its functions
- * through its *_methods table, which module.c joins into the module's.
+ * The core reads route data (MRT records, VRP files, bgpdump text) into columns, writes columns
+ * back as text, and walks the VRP index of route origin validation (rov.c). Each part is one file,
+ * one protocol object or format, and registers its functions through its *_methods table, which
+ * module.c joins into the module's.
  *
  * Columns go to Python as bytes objects (numpy views them with np.frombuffer). They are built in a
  * `column` that grows by doubling; a fault found while parsing comes back to the caller as a code
@@ -83,6 +84,20 @@ static inline PyObject *column_take(column *c)
     return b;
 }
 
+/* An array handed in by Python (a numpy column, bytes): C-contiguous, one dimension, `n` items of
+ * `size` bytes; else ValueError naming it and saying what was wanted. Release the view after. */
+static inline int array_view(PyObject *o, Py_buffer *view, Py_ssize_t size, Py_ssize_t n, const char *name)
+{
+    if (PyObject_GetBuffer(o, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->ndim > 1 || view->itemsize != size || view->len != size * n) {
+        PyErr_Format(PyExc_ValueError, "%s: want a one-dimensional array of %zd items of %zd bytes", name, n, size);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
 /* Big-endian reads; the caller has checked that the bytes are there. */
 static inline uint32_t get16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
 static inline uint32_t get32(const unsigned char *p)
@@ -92,5 +107,6 @@ static inline uint32_t get32(const unsigned char *p)
 
 extern PyMethodDef vrps_methods[];
 extern PyMethodDef rows_methods[];
+extern PyMethodDef rov_methods[];
 
 #endif

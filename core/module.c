@@ -26,6 +26,7 @@ PyMODINIT_FUNC PyInit__core(void)
     int n = 0;
     join(vrps_methods, &n);
     join(rows_methods, &n);
+    join(rov_methods, &n);
     join(bgptext_methods, &n);
     join(aspath_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};

@@ -38,19 +38,6 @@ static piece *pieces(PyObject *list, Py_ssize_t *count)
     return out;
 }
 
-/* a column: a buffer of `n` items of `size` bytes */
-static int array(PyObject *o, Py_buffer *view, Py_ssize_t size, Py_ssize_t n, const char *name)
-{
-    if (PyObject_GetBuffer(o, view, PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    if (view->len != size * n) {
-        PyErr_Format(PyExc_ValueError, "%s: want %zd items of %zd bytes", name, n, size);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 /* "time" or "time.usec" (usec zero-padded to six digits at least), as Python's f"{t}.{u:06d}", into
  * b (48 bytes); its length */
 static int time_text(char *b, int64_t t, int64_t usec)
@@ -107,7 +94,7 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
     for (int k = 0; k < NCOLS; k++)
         size[k] = k < G_TIME ? n : k < OWN_INDEX ? ng : nown;
     for (; got < NCOLS; got++)
-        if (array(cols[got], &v[got], SIZE[got], size[got], NAME[got]) < 0)
+        if (array_view(cols[got], &v[got], SIZE[got], size[got], NAME[got]) < 0)
             goto done;
     for (int k = 0; k < NLISTS; k++)
         if ((p[k] = pieces(lists[k], &len[k])) == NULL)
@@ -182,7 +169,7 @@ static PyObject *prefix_texts(PyObject *self, PyObject *args)
     if (n < 0)
         return NULL;
     for (; got < 4; got++)
-        if (array(cols[got], &v[got], SIZE[got], n, NAME[got]) < 0)
+        if (array_view(cols[got], &v[got], SIZE[got], n, NAME[got]) < 0)
             goto done;
     const uint8_t *afi = v[0].buf, *plen = v[3].buf;
     const uint64_t *hi = v[1].buf, *lo = v[2].buf;

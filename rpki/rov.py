@@ -8,17 +8,19 @@ length; otherwise it is *invalid*, and we say why: `invalid-asn` when no coverin
 
 `VRPTable.validate_many` answers for millions of routes at once. VRP prefixes nest (any two are
 disjoint or one holds the other), so the prefixes that cover a route are a chain: the most specific
-one, found by one binary search among the prefixes sorted by start, and its ancestors. Each link of
-the chain is then asked, by one more binary search, for the best maxLength it grants the route's
-origin. IPv6 prefixes are compared on their first 64 bits; the rare VRP or route longer than /64 is
-answered one at a time.
+one, found by one binary search among the prefixes sorted by start and a climb to the first that
+holds the route, and its ancestors. Each link of the chain is then asked, by one more binary search,
+for the best maxLength it grants the route's origin. The walks, one route at a time, are the
+compiled core's (core/rov.c); numpy builds the index. IPv6 prefixes are compared on their first 64
+bits; the rare VRP or route longer than /64 is answered one at a time.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network
+
+from bgpsim import _core
 
 
 class _Numpy:
@@ -42,13 +44,6 @@ NOT_FOUND = "not-found"
 STATES = (VALID, INVALID_ASN, INVALID_LENGTH, NOT_FOUND)  # validate_many's codes index this
 _VALID, _INVALID_ASN, _INVALID_LENGTH, _NOT_FOUND = range(4)
 _BITS = {4: 32, 6: 64}  # bits of an address the index compares
-
-
-def _host_mask(length: np.ndarray, bits: int) -> np.ndarray:
-    """2**(bits - length) - 1: what a prefix's last address adds to its first."""
-    k = (bits - np.minimum(length, bits)).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        return np.where(k == 0, np.uint64(0), np.uint64(2**64 - 1) >> (np.uint64(64) - np.maximum(k, np.uint64(1))))
 
 
 class Networks:
@@ -123,13 +118,16 @@ class _Family:
     with its nearest enclosing prefix, and (prefix, ASN) pairs with the best maxLength. Built from
     columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits) by sorting. Kept in
     the narrowest types that hold the values (lengths in a byte, ASNs and positions in four): a
-    million VRPs take about 50 MB, which another process maps rather than copies
-    (bgpsim.validate.split)."""
+    million VRPs take about 40 MB, which another process maps rather than copies
+    (bgpsim.validate.split). The walks over it are the compiled core's (core/rov.c)."""
 
     def __init__(self, version: int, start: np.ndarray, length: np.ndarray, max_length: np.ndarray,
                  asn: np.ndarray, network: Networks):
         bits = _BITS[version]
         self.version = version
+        n = len(start)
+        if n >= 2**31:
+            raise ValueError(f"{n} VRPs of IPv{version}: the index holds at most 2**31 - 1")
         if bits == 32:  # one stable sort of (start, length) in a word; none at all (timsort sees one
             order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")  # run)
         else:  # when the VRPs come sorted, as relying parties write them
@@ -137,16 +135,14 @@ class _Family:
         network = network.low if bits == 32 else network  # an IPv4 address is all in `low`
         if not (order[1:] > order[:-1]).all():
             start, length, max_length, asn, network = start[order], length[order], max_length[order], asn[order], network[order]
-        self._rows = (network, length, max_length, asn)  # each VRP, for holding()
-        n = len(start)
+        self._rows = (network, length, max_length, asn)  # each VRP, for holding_many()
         new = np.ones(n, dtype=bool)
         new[1:] = (start[1:] != start[:-1]) | (length[1:] != length[:-1])
         # prefix k's VRPs are rows first[k] to first[k + 1]
-        self.first = np.append(np.flatnonzero(new), n).astype(np.int32 if n < 2**31 else np.int64)
+        self.first = np.append(np.flatnonzero(new), n).astype(np.int32)
         self.start = start[new]
         self.length = length[new]
-        self.end = self.start + _host_mask(self.length, bits)  # inclusive
-        self.parent = nest(self.start, self.end).astype(self.first.dtype)
+        self.parent = nest(self.start, self.length, bits).astype(np.int32)
         key = np.cumsum(new) - 1
         nz = asn != 0  # AS0 covers but never validates: no pair
         pair = (key[nz].astype(np.uint64) << np.uint64(32)) | asn[nz].astype(np.uint64)
@@ -159,117 +155,48 @@ class _Family:
             pair, best = pair[o], best[o]
         last = np.ones(len(pair), dtype=bool)
         last[:-1] = pair[1:] != pair[:-1]
-        self.pair = pair[last]
+        self.pair = pair[last]  # prefix << 32 | ASN, sorted
         self.pair_max = best[last].astype(np.uint8)
         # each prefix's pairs: pair_first[k] to pair_first[k + 1] (mostly one; none for AS0 alone)
-        self.pair_first = np.zeros(len(self.start) + 1, dtype=self.first.dtype)
+        self.pair_first = np.zeros(len(self.start) + 1, dtype=np.int32)
         np.cumsum(np.bincount((self.pair >> np.uint64(32)).astype(np.intp), minlength=len(self.start)),
                   out=self.pair_first[1:])
-        self.pair_asn = (self.pair & np.uint64(2**32 - 1)).astype(np.uint32)
-        self._lists: tuple | None = None  # the index as lists, for holding()
-
-    def holding(self, start: int, length: int) -> list[tuple[int, int, int, int]]:
-        """(network, length, maxLength, ASN) of the VRPs whose prefix holds a route (`start`: its
-        address, or for IPv6 its first 64 bits; `length` at most 64), most specific first: a walk up
-        the tree from the last prefix starting at or before the route, on lists (one route at a
-        time: no numpy scalars)."""
-        if self._lists is None:
-            network, plen, max_length, asn = self._rows
-            self._lists = (self.start.tolist(), self.end.tolist(), self.length.tolist(), self.parent.tolist(),
-                           self.first.tolist(), list(zip(network.tolist(), plen.tolist(), max_length.tolist(), asn.tolist())))
-        starts, ends, lengths, parents, first, rows = self._lists
-        r_end = start + (1 << (_BITS[self.version] - length)) - 1
-        out = []
-        i = bisect_right(starts, start) - 1
-        while i >= 0:
-            if ends[i] >= r_end and lengths[i] <= length:
-                out += rows[first[i]:first[i + 1]]
-            i = parents[i]
-        return out
 
     def holding_many(self, start: np.ndarray, length: np.ndarray) -> list[list[tuple[int, int, int, int]]]:
-        """holding() for many routes at once (uint64 starts, lengths): the walks up the tree taken
-        in step, one level per numpy pass."""
-        n = len(start)
-        out: list[list] = [[] for _ in range(n)]
-        if not len(self.start) or not n:
-            return out
-        bits = _BITS[self.version]
-        length = np.minimum(np.asarray(length, dtype=np.int64), bits)
-        r_end = start + _host_mask(length, bits)
-        route = np.arange(n)
-        i = np.searchsorted(self.start, start, side="right") - 1
-        hit_r, hit_i = [], []
-        while True:
-            ok = i >= 0
-            route, i = route[ok], i[ok]
-            if not len(route):
-                break
-            m = (self.end[i] >= r_end[route]) & (self.length[i] <= length[route])
-            hit_r.append(route[m])
-            hit_i.append(i[m])
-            i = self.parent[i]
-        r = np.concatenate(hit_r)
-        p = np.concatenate(hit_i)
-        order = np.argsort(r, kind="stable")  # each route's prefixes, most specific first
-        r, p = r[order], p[order]
-        count = (self.first[p + 1] - self.first[p]).astype(np.int64)
-        rows = np.repeat(self.first[p] - np.concatenate(([0], np.cumsum(count)[:-1])), count) + np.arange(count.sum())
-        owner = np.repeat(r, count).tolist()
+        """(network, length, maxLength, ASN) of the VRPs whose prefix holds each route (`start`: its
+        address, or for IPv6 its first 64 bits; `length` at most 32 or 64), most specific first:
+        each a walk up the tree from the last prefix starting at or before the route
+        (_core.rov_holding)."""
+        offsets, rows = _core.rov_holding(_BITS[self.version], self.start, self.length, self.parent, self.first,
+                                          np.ascontiguousarray(start, dtype=np.uint64),
+                                          np.ascontiguousarray(length, dtype=np.int64))
+        offsets, rows = np.frombuffer(offsets, dtype=np.int64), np.frombuffer(rows, dtype=np.int64)
         network, plen, max_length, asn = self._rows
-        for k, row in zip(owner, zip(network[rows].tolist(), plen[rows].tolist(), max_length[rows].tolist(),
-                                     asn[rows].tolist())):
-            out[k].append(row)
-        return out
+        held = list(zip(network[rows].tolist(), plen[rows].tolist(), max_length[rows].tolist(), asn[rows].tolist()))
+        return [held[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
-    def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray, bits: int) -> np.ndarray:
-        out = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
-        if not len(self.start) or not len(start):
-            return out
+    def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray) -> np.ndarray:
+        """The RFC 6811 state code (an index into STATES) of each route (_core.rov_validate): the
+        most specific prefix holding it found by a binary search and a climb, then the best
+        maxLength it and each ancestor grant the origin, by a binary search among its pairs. The
+        routes go in address order, so that the walks read the index in order, from the cache: on
+        2 million routes (bench/bench_rov.py) the walks take an eighth of the time they take on the
+        routes in random order, and the sort less than that saves."""
+        start = np.asarray(start, dtype=np.uint64)
         n = len(start)
-        shift = max(n.bit_length(), 1)
-        if bits == 32 and n < 2**31 and start.max() < 2**32:  # sort (start, position) packed in a word:
-            packed = np.sort((start << np.uint64(shift)) | np.arange(n, dtype=np.uint64))  # faster than argsort
+        if _BITS[self.version] == 32 and 0 < n < 2**31 and start.max() < 2**32:  # (start, position) packed
+            shift = n.bit_length()  # in a word: sorted faster than by argsort
+            packed = np.sort((start << np.uint64(shift)) | np.arange(n, dtype=np.uint64))
             order = (packed & np.uint64((1 << shift) - 1)).astype(np.int64)
             start = packed >> np.uint64(shift)
         else:
             order = np.argsort(start, kind="stable")
             start = start[order]
-        length, origin = length[order], origin[order]  # sorted queries: binary searches that hit the cache
-        r_end = start + _host_mask(length, bits)
-        i = np.searchsorted(self.start, start, side="right") - 1
-        todo = np.flatnonzero(i >= 0)
-        while todo.size:  # climb to the most specific prefix that holds the route
-            k = i[todo]
-            bad = (self.end[k] < r_end[todo]) | (self.length[k] > length[todo])
-            todo = todo[bad]
-            i[todo] = self.parent[i[todo]]
-            todo = todo[i[todo] >= 0]
-        covered = np.flatnonzero(i >= 0)
-        state = np.full(len(start), _NOT_FOUND, dtype=np.uint8)
-        state[covered] = _INVALID_ASN
-        best = np.full(len(start), -1, dtype=np.int64)
-        live, j, step = covered, i[covered], 0
-        while live.size and len(self.pair):  # every covering prefix: the best maxLength for the origin
-            first = self.pair_first[j]
-            count = self.pair_first[j + 1] - first
-            o = origin[live]
-            k = np.minimum(first, len(self.pair) - 1)
-            hit = (count == 1) & (self.pair_asn[k] == o)  # the usual prefix: one ASN, no search
-            many = np.flatnonzero(count > 1)
-            if len(many):  # a binary search among the pairs for the others
-                key = (j[many].astype(np.uint64) << np.uint64(32)) | o[many].astype(np.uint64)
-                k[many] = np.minimum(np.searchsorted(self.pair, key), len(self.pair) - 1)
-                hit[many] = self.pair[k[many]] == key
-            at = live[hit]
-            best[at] = np.maximum(best[at], self.pair_max[k[hit]]) if step else self.pair_max[k[hit]]
-            step += 1
-            j = self.parent[j]
-            keep = j >= 0
-            live, j = live[keep], j[keep]
-        state[covered[best[covered] >= 0]] = _INVALID_LENGTH
-        state[covered[best[covered] >= length[covered]]] = _VALID
-        out[order] = state
+        state = _core.rov_validate(_BITS[self.version], self.start, self.length, self.parent, self.pair_first, self.pair,
+                                   self.pair_max, start, np.asarray(length, dtype=np.int64)[order],
+                                   np.asarray(origin, dtype=np.int64)[order])
+        out = np.empty(n, dtype=np.uint8)
+        out[order] = np.frombuffer(state, dtype=np.uint8)
         return out
 
 
@@ -369,12 +296,12 @@ class VRPTable:
             long = sorted(((int(v.prefix.network_address), v.prefix.prefixlen, v.max_length, v.asn)
                            for v in self._long if route.subnet_of(v.prefix)), key=lambda t: -t[1])
         shift = 128 - bits if version == 6 else 0
-        return long + self._families()[version].holding(network >> shift, min(length, bits))
+        return long + self.covering_rows_many(version, [network >> shift], [length])[0]
 
     def covering_rows_many(self, version: int, start: np.ndarray, length: np.ndarray) -> list[list[tuple]]:
         """covering_rows() of many routes of one IP version at once, given by arrays: `start` the
         address (IPv4) or its first 64 bits (IPv6), `length` at most 32 or 64."""
-        return self._families()[version].holding_many(np.asarray(start, dtype=np.uint64), length)
+        return self._families()[version].holding_many(start, np.minimum(length, _BITS[version]))
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
         """RFC 6811 state of one route."""
@@ -395,7 +322,7 @@ class VRPTable:
             sel = np.asarray(idx, dtype=np.int64)
             start = np.asarray([int(prefixes[k].network_address) >> shift for k in idx], dtype=np.uint64)
             length = np.asarray([min(prefixes[k].prefixlen, bits) for k in idx], dtype=np.int64)
-            out[sel] = fam.validate(start, length, origins[sel], bits)
+            out[sel] = fam.validate(start, length, origins[sel])
         for k, p in enumerate(prefixes):  # exact answers where /64 is not enough (only longer routes
             if p.version == 6 and p.prefixlen > 64:  # can be covered by longer VRPs)
                 out[k] = STATES.index(_validate_slow(self.covering(p), p, int(origins[k])))
@@ -405,52 +332,17 @@ class VRPTable:
         """validate_many for routes given as arrays: `start` the network address (IPv4: the address;
         IPv6: its first 64 bits), `length` the prefix length (IPv6: at most 64). For readers that
         decode route dumps straight into arrays."""
-        bits = _BITS[version]
-        return self._families()[version].validate(np.asarray(start, dtype=np.uint64), np.asarray(length, dtype=np.int64),
-                                                  np.asarray(origin, dtype=np.int64), bits)
+        return self._families()[version].validate(start, length, origin)
 
 
-def nest(start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """For prefixes sorted by (start, length) with inclusive `end`s, each one's nearest enclosing
-    prefix (-1 for none). Prefixes nest or are disjoint, so the ones before i still open at i's start
-    all hold i. Addresses as uint64 go by arrays; Python ints (full IPv6) by a scan."""
-    if np.asarray(start).dtype == object:
-        return _nest_by_scan(start, end)
-    return _nest_by_arrays(start, end)
-
-
-def _nest_by_arrays(start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """i's depth is i less the prefixes closed before its start, and its parent the last prefix
-    before it one level up: found level by level (the prefixes grouped by depth, in order, by one
-    stable sort of small integers), by a binary search in the level above."""
-    n = len(start)
-    parent = np.full(n, -1, dtype=np.int64)
-    if not n:
-        return parent
-    if end.dtype == np.uint64 and end.max() < 2**32:  # IPv4: the same search on half the bytes
-        start, end = start.astype(np.uint32), end.astype(np.uint32)
-    depth = np.arange(n, dtype=np.int64) - np.searchsorted(np.sort(end, kind="stable"), start, side="left")
-    order = np.argsort(depth.astype(np.int16) if depth.max() < 2**15 else depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(depth.max() + 2))
-    for d in range(1, len(bounds) - 1):
-        above, here = order[bounds[d - 1]:bounds[d]], order[bounds[d]:bounds[d + 1]]
-        at = np.searchsorted(above, here) - 1
-        parent[here] = np.where(at >= 0, above[np.maximum(at, 0)], -1)
-    return parent
-
-
-def _nest_by_scan(start, end) -> np.ndarray:
-    """One scan with a stack of the prefixes still open: they form a chain."""
-    parent = np.full(len(start), -1, dtype=np.int64)
-    stack: list[int] = []
-    ends = end.tolist()
-    for i, s in enumerate(start.tolist()):
-        while stack and ends[stack[-1]] < s:
-            stack.pop()
-        if stack:
-            parent[i] = stack[-1]
-        stack.append(i)
-    return parent
+def nest(lo: np.ndarray, length: np.ndarray, bits: int, hi: np.ndarray | None = None) -> np.ndarray:
+    """For prefixes sorted by (address, length), each one's nearest enclosing prefix (-1 for none),
+    by one scan (_core.nest): prefixes nest or are disjoint, so the ones before i still open at i's
+    start all hold i. Addresses `bits` wide (32, 64 or 128) as hi << 64 | lo, hi None for zeros."""
+    if hi is not None:
+        hi = np.ascontiguousarray(hi, dtype=np.uint64)
+    return np.frombuffer(_core.nest(bits, hi, np.ascontiguousarray(lo, dtype=np.uint64),
+                                    np.ascontiguousarray(length, dtype=np.uint8)), dtype=np.int64)
 
 
 def _validate_slow(covering: list[VRP], prefix, origin: int) -> str:

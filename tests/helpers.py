@@ -71,3 +71,10 @@ def expect_verdict(path, judge, error_type, known: dict[str, str], root) -> None
     with pytest.raises(error_type) as err:
         judge(path)
     assert path.name in str(err.value) and "want" in str(err.value)
+
+
+def parents_by_definition(start: list[int], end: list[int]) -> list[int]:
+    """Each prefix's nearest enclosing prefix (-1 for none), for prefixes sorted by (start, length)
+    with inclusive ends, by the definition: the last one before it whose range holds its range."""
+    return [max((j for j in range(i) if start[j] <= start[i] and end[i] <= end[j]), default=-1)
+            for i in range(len(start))]

@@ -1,4 +1,5 @@
-"""Route origin validation (RFC 6811): hand-worked cases, and the batch index against the definition."""
+"""Route origin validation (RFC 6811): hand-worked cases, the batch index against the definition, and
+the compiled walks (core/rov.c): nest against its definition, bad index arrays refused."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import ipaddress
 import random
 
 import numpy as np
+import pytest
+from helpers import parents_by_definition
 
-from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRP, VRPTable, _validate_slow
+from bgpsim import _core
+from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRP, VRPTable, _validate_slow, nest
 
 net = ipaddress.ip_network
 
@@ -62,3 +66,92 @@ def test_arrays_entry_point():
     start = np.asarray([int(net("192.0.2.0/24").network_address)] * 3, dtype=np.uint64)
     codes = t.validate_arrays(4, start, np.asarray([24, 24, 25]), np.asarray([64496, 1, 64496]))
     assert [STATES[c] for c in codes] == [VALID, INVALID_ASN, INVALID_LENGTH]
+
+
+# ---------------------------------------------------------------------------------------------
+# The walks of the compiled core (core/rov.c)
+
+
+def test_nest_is_the_definition():
+    """rov.nest against the definition at 32, 64 and 128 bits; at 128 bits half the sets share one
+    upper half, so that their prefixes differ in the lower 64 bits only."""
+    rnd = random.Random(8)
+    for trial in range(150):
+        bits = (32, 64, 128)[trial % 3]
+        base = rnd.getrandbits(bits)
+        low = bits == 128 and trial % 2  # flips in the lower 64 bits only
+        pairs = set()
+        for _ in range(rnd.randint(0, 150)):
+            length = rnd.randint(0, bits)
+            addr = base ^ (rnd.getrandbits(6) << rnd.randint(0, (64 if low else bits) - 6))
+            pairs.add((addr >> (bits - length) << (bits - length), length))
+        pairs = sorted(pairs)
+        start, length = [s for s, _ in pairs], [k for _, k in pairs]
+        hi = np.array([s >> 64 for s in start], dtype=np.uint64)
+        lo = np.array([s & (2**64 - 1) for s in start], dtype=np.uint64)
+        got = nest(lo, np.array(length), bits, hi if bits == 128 else None).tolist()
+        assert got == parents_by_definition(start, [s + (1 << (bits - k)) - 1 for s, k in pairs])
+
+
+def test_nest_at_128_bits_by_hand():
+    a = 0x20010DB8 << 96
+    start = [a, a | 1 << 32, a | 1 << 32 | 1 << 16, a | 2 << 32, a | 2**64 - 1]
+    length = [64, 96, 112, 96, 128]
+    hi = np.array([s >> 64 for s in start], dtype=np.uint64)
+    lo = np.array([s & (2**64 - 1) for s in start], dtype=np.uint64)
+    assert nest(lo, np.array(length), 128, hi).tolist() == [-1, 0, 1, 0, 0]
+    assert nest(lo[:0], np.array([], dtype=np.uint8), 128, hi[:0]).tolist() == []
+
+
+def test_core_refuses_bad_index_arrays():
+    """An index array of the wrong type or length, or an index in one pointing out of range, is a
+    ValueError (never a read outside the arrays, never an endless climb)."""
+    t = VRPTable([VRP(net("10.0.0.0/8"), 24, 1), VRP(net("10.1.0.0/16"), 16, 2), VRP(net("10.1.2.0/24"), 24, 3)])
+    f = t._families()[4]
+    route = (np.array([int(net("10.1.2.0").network_address)], dtype=np.uint64), np.array([24]), np.array([1]))
+    assert [STATES[c] for c in f.validate(*route)] == [VALID]
+
+    def validate(**swap):
+        cols = dict(start=f.start, length=f.length, parent=f.parent, pair_first=f.pair_first, pair=f.pair,
+                    pair_max=f.pair_max, q_start=route[0], q_length=route[1], q_origin=route[2])
+        cols.update(swap)
+        return _core.rov_validate(32, *cols.values())
+
+    def holding(**swap):
+        cols = dict(start=f.start, length=f.length, parent=f.parent, first=f.first, q_start=route[0], q_length=route[1])
+        cols.update(swap)
+        return _core.rov_holding(32, *cols.values())
+
+    with pytest.raises(ValueError, match="parent: want a one-dimensional array of 3 items of 4 bytes"):
+        validate(parent=f.parent.astype(np.int64))
+    with pytest.raises(ValueError, match="pair_first: want .* of 4 items"):
+        validate(pair_first=f.pair_first[:-1])
+    with pytest.raises(ValueError, match="route origin: want"):
+        validate(q_origin=route[2][:0])
+    with pytest.raises(TypeError):
+        validate(pair=[1, 2, 3])
+    for parent in ([-1, 0, 2], [-1, 0, 5], [-1, -2, 1]):  # itself (a loop), after it, below -1
+        with pytest.raises(ValueError, match=r"parent\[[12]\]: want -1 or an earlier prefix"):
+            validate(parent=np.array(parent, dtype=np.int32))
+        with pytest.raises(ValueError, match=r"parent\[[12]\]"):
+            holding(parent=np.array(parent, dtype=np.int32))
+    for first in ([0, 1, 2, 9], [0, 2, 1, 3], [-1, 1, 2, 3]):
+        with pytest.raises(ValueError, match=r"first\[\d\]"):
+            validate(pair_first=np.array(first, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"first\[\d\]"):
+        holding(first=np.array([0, 2, 1, 3], dtype=np.int32))
+    with pytest.raises(ValueError, match=r"length\[2\]: want at most 32"):
+        validate(length=np.array([8, 16, 33], dtype=np.uint8))
+    for length in (33, -1):
+        with pytest.raises(ValueError, match="route 0: want a length of 0 to 32"):
+            validate(q_length=np.array([length]))
+        with pytest.raises(ValueError, match="route 0: want a length of 0 to 32"):
+            holding(q_length=np.array([length]))
+    with pytest.raises(ValueError, match="route 0: want a length of 0 to 32"):
+        t.validate_arrays(4, route[0], [33], [1])
+    with pytest.raises(ValueError, match="bits: want 32 or 64"):
+        _core.rov_validate(128, *[np.zeros(0)] * 9)
+    with pytest.raises(ValueError, match=r"length\[0\]: want at most 32"):
+        nest(np.zeros(1, dtype=np.uint64), np.array([33]), 32)
+    with pytest.raises(ValueError, match="hi: want the upper 64 bits"):
+        nest(np.zeros(1, dtype=np.uint64), np.array([8]), 128)

@@ -1,6 +1,6 @@
 """The fast paths of `bgpsim validate` against the plain ones they replace: MOAS and sub-prefix findings by sorting against sets per
-prefix, rpki.rov.nest by arrays against its scan, and the VRPs loaded in a second
-process (bgpsim.validate.split) against the same VRPs loaded in the first (the same errors)."""
+prefix, and the VRPs loaded in a second process (bgpsim.validate.split) against the same VRPs loaded in the first (the same
+errors)."""
 
 from __future__ import annotations
 
@@ -9,38 +9,22 @@ from ipaddress import IPv4Network
 
 import numpy as np
 import pytest
-from helpers import SHARED
+from helpers import SHARED, parents_by_definition
 
 from bgpsim.cli import main
 from bgpsim.validate import load
 from bgpsim.validate.findings import Findings
 from bgpsim.validate.rows import Prefixes, prefix_texts
 from bgpsim.wire.nlri import network_text
-from bgpsim.rpki.rov import _nest_by_arrays, _nest_by_scan, nest
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
 DUMP = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
 
 
-def test_nest_is_rov_nest():
-    rng = np.random.default_rng(3)
-    for _ in range(300):
-        n = int(rng.integers(1, 200))
-        length = rng.integers(0, 33, n)
-        start = rng.integers(0, 2**32, n, dtype=np.uint64) & np.uint64(0xFF00FF00 if rng.random() < 0.5 else 0xFFFFFFFF)
-        host = (np.uint64(1) << (32 - length).astype(np.uint64)) - np.uint64(1)
-        start &= ~host
-        pairs = sorted(set(zip(start.tolist(), length.tolist())))
-        s = np.array([p[0] for p in pairs], dtype=np.uint64)
-        k = np.array([p[1] for p in pairs], dtype=np.uint64)
-        e = s + ((np.uint64(1) << (np.uint64(32) - k)) - np.uint64(1))
-        assert _nest_by_arrays(s, e).tolist() == _nest_by_scan(s, e).tolist()
-
-
 def reference_conflicts(routes):
     """MOAS and sub-prefix findings as the first bgpsim validate found them: a set of origins per
-    prefix, rov.nest over the prefixes in (start, length) order (the default route left out: it is
-    nobody's covering prefix); MOAS first, each kind in address order (IPv4 first)."""
+    prefix, each prefix's nearest enclosing one by the definition (the default route left out: it
+    is nobody's covering prefix); MOAS first, each kind in address order (IPv4 first)."""
     origins, text = {}, {}
     for where, origin in routes:
         seen = origins.setdefault(where, set())
@@ -52,9 +36,9 @@ def reference_conflicts(routes):
         items = sorted((w[1], w[2], w) for w in origins if w[0] == version and w[2] > 0)
         if not items:
             continue
-        start = np.array([s for s, _, _ in items], dtype=object)
-        end = np.array([s + (1 << (width - n)) - 1 for s, n, _ in items], dtype=object)
-        for i, j in enumerate(nest(start, end).tolist()):
+        start = [s for s, _, _ in items]
+        end = [s + (1 << (width - n)) - 1 for s, n, _ in items]
+        for i, j in enumerate(parents_by_definition(start, end)):
             if j < 0:
                 continue
             where, cover = items[i][2], items[j][2]

@@ -20,7 +20,7 @@ import pytest
 
 from bgpsim.base.errors import InputError
 from bgpsim.rpki import vrps
-from bgpsim.rpki.rov import VRP, Networks, VRPTable, _nest_by_arrays, _nest_by_scan
+from bgpsim.rpki.rov import VRP, Networks, VRPTable
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
 HEADER_EXPIRES = "ASN,IP Prefix,Max Length,Trust Anchor,Expires\n"
@@ -548,7 +548,7 @@ def test_index_from_csv_columns_is_the_index_from_objects():
         assert list(fast) == table
         for v in (4, 6):
             a, b = fast._families()[v], slow._families()[v]
-            for name in ("start", "length", "end", "parent", "first", "pair", "pair_max"):
+            for name in ("start", "length", "parent", "first", "pair_first", "pair", "pair_max"):
                 assert np.array_equal(getattr(a, name), getattr(b, name)), name
         assert sorted(fast._long) == sorted(slow._long)
         routes = random_vrps(rng, 300)
@@ -561,26 +561,8 @@ def test_index_from_csv_columns_is_the_index_from_objects():
         assert len(again) == len(table) and Counter(again) == Counter(table)
 
 
-def test_nest_by_levels_is_the_scan():
-    rng = np.random.default_rng(8)
-    for trial in range(200):
-        bits = 64 if trial % 2 else 32
-        n = int(rng.integers(1, 300))
-        length = rng.integers(0, bits + 1, n)
-        start = rng.integers(0, 2**63, n, dtype=np.uint64) << np.uint64(1) if bits == 64 else rng.integers(0, 2**32, n, dtype=np.uint64)
-        start &= np.uint64((0xFF00000000000000 if bits == 64 else 0xFF000000) if rng.random() < 0.7 else 2**bits - 1)
-        k = (bits - length).astype(np.uint64)
-        host = np.where(k == 64, np.uint64(2**64 - 1), (np.uint64(1) << np.minimum(k, 63)) - np.uint64(1))
-        start &= ~host
-        pairs = sorted(set(zip(start.tolist(), length.tolist())))
-        s = np.array([p[0] for p in pairs], dtype=np.uint64)
-        e = np.array([p[0] + ((1 << (bits - p[1])) - 1) for p in pairs], dtype=np.uint64)
-        assert _nest_by_arrays(s, e).tolist() == _nest_by_scan(s, e).tolist()
-    assert _nest_by_arrays(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64)).tolist() == []
-
-
 def test_validate_arrays_against_a_scan():
-    """validate_arrays (one ASN per prefix found without a search, others by one) against the
+    """validate_arrays (core/rov.c's walks, prefixes with one ASN and with several) against the
     RFC 6811 states found by scanning every VRP."""
     from bgpsim.rpki.rov import STATES, _validate_slow
 

@@ -141,15 +141,8 @@ def find_conflicts(version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndar
     parent = np.full(len(first), -1, dtype=np.int64)
     # sorted by address then length; a default route covers everything and is nobody's: not a parent
     sel = np.flatnonzero(plen > 0)
-    if len(sel) and version == 4:
-        start = plo[sel]
-        end = start + ((np.uint64(1) << (np.uint64(32) - plen[sel])) - np.uint64(1))
-    elif len(sel):
-        start = np.array([(h << 64) | x for h, x in zip(phi[sel].tolist(), plo[sel].tolist())], dtype=object)
-        end = np.array([s + (1 << (128 - k)) - 1 for s, k in zip(start.tolist(), plen[sel].tolist())], dtype=object)
-    if len(sel):
-        up = nest(start, end)
-        parent[sel] = np.where(up >= 0, sel[np.maximum(up, 0)], -1)
+    up = nest(plo[sel], plen[sel], 32 if version == 4 else 128, phi[sel])
+    parent[sel] = np.where(up >= 0, sel[np.maximum(up, 0)], -1)
     # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
     key = (pid[has].astype(np.int64) << 32) | origin[has]  # sorted: rows are
     rp = parent[pid[has]]
