@@ -108,5 +108,6 @@ static inline uint32_t get32(const unsigned char *p)
 extern PyMethodDef vrps_methods[];
 extern PyMethodDef rows_methods[];
 extern PyMethodDef rov_methods[];
+extern PyMethodDef conflicts_methods[];
 
 #endif

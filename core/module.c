@@ -29,6 +29,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rov_methods, &n);
     join(bgptext_methods, &n);
     join(aspath_methods, &n);
+    join(conflicts_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && mrt_add_types(m) < 0)

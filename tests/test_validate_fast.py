@@ -208,3 +208,21 @@ def _reason_by_scan(table, net, origin, state):
     names = sorted({f"AS{v.asn}" for v in cover})
     shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     return f"covered by VRPs of {shown} ({cover[0].prefix} the most specific); none for {who}"
+
+
+@pytest.mark.parametrize("version, rows", [
+    (4, [(0, 1 << 24, 8, 1), (0, 0, 8, 1)]),  # not sorted
+    (4, [(0, 0, 8, 1), (0, 0, 8, 1)]),  # a row twice
+    (4, [(0, 1 << 32, 8, 1)]),  # an IPv4 address of more than 32 bits
+    (4, [(0, 0, 33, 1)]),  # longer than /32
+    (6, [(0, 0, 129, 1)]),
+    (4, [(0, 0, 8, 2**32 + 2)]),  # an origin + 1 beyond 2**32
+    (5, []),
+])
+def test_conflicts_refuses_rows_it_cannot_trust(version, rows):
+    """The core's pass (core/conflicts.c) relies on distinct sorted rows: others are refused."""
+    from bgpsim import _core
+
+    cols = [np.array([r[k] for r in rows], dtype=np.uint64) for k in range(4)]
+    with pytest.raises(ValueError, match="want"):
+        _core.conflicts(version, *cols)

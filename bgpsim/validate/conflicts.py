@@ -5,12 +5,12 @@ rows of the routes.
   and made distinct (sorted, each row once) now and then and at the end. Memory follows the
   distinct prefixes and origins, not the routes.
 - `find_conflicts` takes the sorted rows of one IP version: prefixes with several origins are MOAS
-  (RFC 1930 section 7 allows it, but a hijack looks like it); each prefix's nearest less specific
-  one comes from rpki.rov.nest, and a prefix whose origin is not among that one's origins is a
-  sub-prefix conflict. The default route (0.0.0.0/0, ::/0) is never the covering prefix: it covers
-  every prefix and is nobody's.
+  (RFC 1930 section 7 allows it, but a hijack looks like it); a prefix whose origin is not among the
+  origins of its nearest less specific prefix is a sub-prefix conflict. The default route
+  (0.0.0.0/0, ::/0) is never the covering prefix: it covers every prefix and is nobody's. One pass of
+  the compiled core over the rows (core/conflicts.c).
 - `Subprefixes` keeps the sub-prefix findings, tens of thousands for a full table, as the
-  findings.json lines they become, dicts only when asked for.
+  findings.json lines the core wrote, dicts only when asked for.
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from bgpsim.rpki.rov import nest
-
-from .rows import prefix_texts
+from bgpsim import _core
 
 
 _NO_WORDS = np.zeros(0, dtype=np.uint64)
@@ -113,69 +111,20 @@ class Rows:
 def find_conflicts(version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
                    origin: np.ndarray) -> tuple[list[dict], Subprefixes]:
     """MOAS and sub-prefix findings from the distinct (prefix, origin + 1) rows of one IP
-    version as columns, sorted: each kind in address order."""
-    n = len(lo)
-    new = np.ones(n, dtype=bool)
-    new[1:] = (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1]) | (length[1:] != length[:-1])
-    pid = np.cumsum(new) - 1  # each row's prefix
-    first = np.flatnonzero(new)
-    phi, plo, plen = hi[first], lo[first], length[first]
-    pver = np.full(len(first), version, dtype=np.uint8)
-    origin = origin.astype(np.int64) - 1
-    has = origin >= 0
-    count = np.bincount(pid[has], minlength=len(first))  # origins of each prefix
-    lead = first + (origin[first] < 0)  # each prefix's first row with an origin
-
-    def origins(p: np.ndarray) -> list[list[int]]:  # of each prefix p: its rows from lead[p]
-        c = count[p]
-        at = np.repeat(lead[p] - np.concatenate(([0], np.cumsum(c)[:-1])), c) + np.arange(c.sum())
-        flat, out, k = origin[at].tolist(), [], 0
-        for m in c.tolist():
-            out.append(flat[k:k + m])
-            k += m
-        return out
-
-    moas = np.flatnonzero(count > 1)
-    out = [{"kind": "moas", "prefix": t, "origins": o}
-           for t, o in zip(prefix_texts(pver[moas], phi[moas], plo[moas], plen[moas]), origins(moas))]
-    parent = np.full(len(first), -1, dtype=np.int64)
-    # sorted by address then length; a default route covers everything and is nobody's: not a parent
-    sel = np.flatnonzero(plen > 0)
-    up = nest(plo[sel], plen[sel], 32 if version == 4 else 128, phi[sel])
-    parent[sel] = np.where(up >= 0, sel[np.maximum(up, 0)], -1)
-    # a row (prefix, origin) conflicts when the prefix's parent has origins, none of them this one
-    key = (pid[has].astype(np.int64) << 32) | origin[has]  # sorted: rows are
-    rp = parent[pid[has]]
-    cand = np.flatnonzero((rp >= 0) & (count[np.maximum(rp, 0)] > 0))
-    q = (rp[cand] << 32) | origin[has][cand]
-    at = np.minimum(np.searchsorted(key, q), len(key) - 1)
-    cand = cand[key[at] != q]
-    p, covers = pid[has][cand], rp[cand]
-    named, which = np.unique(covers, return_inverse=True)
-    theirs = origins(named)
-    sub = Subprefixes.of(prefix_texts(pver[p], phi[p], plo[p], plen[p]), origin[has][cand].tolist(),
-                         prefix_texts(pver[named], phi[named], plo[named], plen[named]), theirs,
-                         which.reshape(-1).tolist())
-    return out, sub
+    version as columns, sorted: each kind in address order (bgpsim._core.conflicts, core/conflicts.c)."""
+    moas, lines = _core.conflicts(version, *(np.ascontiguousarray(c, dtype=np.uint64) for c in (hi, lo, length, origin)))
+    return [{"kind": "moas", "prefix": t, "origins": o} for t, o in moas], Subprefixes(lines)
 
 
 class Subprefixes:
     """Sub-prefix findings in address order, each kept as its line of findings.json (a full table
-    gives tens of thousands: made by one f-string each, in the process that found them, and sent
+    gives tens of thousands: written by the compiled core, in the process that found them, and sent
     on as text). A finding becomes a dict only when asked for (indexing, iteration), the same dict
     each time: a key added to it, such as the scenario made of it, goes into its line."""
 
     def __init__(self, lines: list[str]):
         self._lines = lines
         self._made: dict[int, dict] = {}
-
-    @classmethod
-    def of(cls, prefix: list[str], origin: list[int], covers: list[str], cover_origins: list[list[int]],
-           cover: list[int]) -> Subprefixes:
-        """From columns: each finding's prefix, origin and covering prefix (an index into `covers`,
-        whose origins are in `cover_origins`); prefix texts and numbers have nothing to escape."""
-        tails = [f'"covering":"{c}","covering_origins":[{",".join(map(str, o))}]}}' for c, o in zip(covers, cover_origins)]
-        return cls([f'{{"kind":"subprefix","prefix":"{p}","origin":{o},{tails[c]}' for p, o, c in zip(prefix, origin, cover)])
 
     @classmethod
     def join(cls, parts: list[Subprefixes]) -> Subprefixes:
