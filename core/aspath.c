@@ -4,14 +4,15 @@
 
 #include <stdlib.h>
 
-/* RFC 6811 section 2 as attributes.origin_of reads it: the last AS of a final AS_SEQUENCE, NONE for any
- * other final segment, NO_PATH for none */
+/* RFC 6811 section 2 (attributes.origin_of): the rightmost AS of a final AS_SEQUENCE; the speaker's own
+ * AS (NO_PATH: the peer's, in a dump) after a final confederation segment or for an empty path; NONE
+ * after any other final segment */
 int64_t path_origin(const uint32_t *w, Py_ssize_t n)
 {
     Py_ssize_t last = -1;
     for (Py_ssize_t i = 0; i + 2 <= n && w[i + 1] <= n - i - 2; i += 2 + w[i + 1])
         last = i;
-    if (last < 0)
+    if (last < 0 || w[last] == AS_CONFED_SEQUENCE || w[last] == AS_CONFED_SET)
         return NO_PATH;
     if (w[last] == AS_SEQUENCE && w[last + 1])
         return w[last + 1 + w[last + 1]];

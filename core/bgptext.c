@@ -238,7 +238,7 @@ PyMethodDef bgptext_methods[] = {
      "  groups: dict of little-endian columns, one row per group of consecutive lines sharing record, time, "
      "usec, kind, peer and attribute text (a STATE line is a group of its own, of no routes): record u1, "
      "time i8, usec i4 (-1 none), kind u1 (0 announce, 1 withdraw, 2 RIB, 3 state), peer i4 (index in "
-     "peers), first i8, count i4 (its routes), path i4 (index in paths; -1 no AS path), origin i8 (RFC 6811 origin AS; -1 NONE; -2 no path), "
+     "peers), first i8, count i4 (its routes), path i4 (index in paths; -1 no AS path), origin i8 (RFC 6811 origin AS; -1 NONE; -2 the speaker's own), "
      "old_state u2, new_state u2, attr_start i8 and attr_end i8 (the text from the AS path field to the end "
      "of the line in buf; -1 none), line i8 (of the first route);\n"
      "  routes: hi u8, lo u8 (IPv4 in lo; host bits cleared), plen u1, path_id i8 (-1 none), afi u1;\n"

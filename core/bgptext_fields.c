@@ -178,7 +178,8 @@ static int put_asn(bt_ctx *c, uint32_t asn, int type, int fresh)
 }
 
 /* text._as_path: the segments into c->segs (int64 type, count) and c->asns, the origin AS as
- * attributes.origin_of gives it (RFC 6811 section 2): the last AS of a final AS_SEQUENCE, else -1 */
+ * attributes.origin_of gives it (RFC 6811 section 2): the last AS of a final AS_SEQUENCE, -2 (the
+ * speaker's own) after a final confederation segment, else -1 (NONE) */
 int bt_as_path(bt_ctx *c, bt_span f, int64_t *origin)
 {
     const uint8_t *t = f.p;
@@ -235,7 +236,8 @@ int bt_as_path(bt_ctx *c, bt_span f, int64_t *origin)
         }
     }
     const int64_t *segs = (const int64_t *)c->segs.data;
-    *origin = segs[c->segs.len / 8 - 2] == 2 ? (int64_t)((const uint32_t *)c->asns.data)[c->asns.len / 4 - 1] : -1;
+    int64_t last = segs[c->segs.len / 8 - 2];
+    *origin = last == 2 ? (int64_t)((const uint32_t *)c->asns.data)[c->asns.len / 4 - 1] : last >= 3 ? -2 : -1;
     return 0;
 nomatch:
     bt_msg(c, "AS path: want ASNs, {set}, (confed sequence) or [confed set] at character ");

@@ -248,3 +248,20 @@ def test_as_set_findings_are_bgpdumps_as_set_paths(tmp_path, name):
     assert len(marked) == len(theirs) and {r["rpki"] for r in marked} == {"invalid-asn"}
     # the origin is NONE when the path ends in the AS_SET (RFC 6811 section 2), else the last AS
     assert all((r["origin_as"] == "") == r["as_path"].endswith("}") for r in marked)
+
+
+def test_the_origin_after_a_confederation_segment_is_the_speakers(tmp_path):
+    """RFC 6811 section 2: a path ending in AS_CONFED_SEQUENCE or AS_CONFED_SET (like an empty one)
+    has the speaker's own AS as its origin: in a dump, the peer's. One ending in an AS_SET has NONE."""
+    text = tmp_path / "confed.txt"
+    head = "BGP4MP|1445565695|A|192.0.2.1|64500|"
+    text.write_text("".join(f"{head}{prefix}|{path}|IGP|192.0.2.1|0|0||NAG||\n" for prefix, path in [
+        ("10.1.0.0/16", "(65001 65002)"), ("10.2.0.0/16", "64501 [65001,65002]"), ("10.3.0.0/16", "(65001) 64501"),
+        ("10.4.0.0/16", "64501 {64502,64503}")]))
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64500,10.0.0.0/8,16,hand\n")
+    out = tmp_path / "out"
+    assert main(["validate", str(text), "--vrps", str(tmp_path / "vrps.csv"), "--out", str(out), "--quiet"]) == 0
+    with open(out / "routes.csv", newline="") as f:
+        got = [(r["prefix"], r["origin_as"], r["rpki"]) for r in csv.DictReader(f)]
+    assert got == [("10.1.0.0/16", "64500", "valid"), ("10.2.0.0/16", "64500", "valid"),
+                   ("10.3.0.0/16", "64501", "invalid-asn"), ("10.4.0.0/16", "", "invalid-asn")]

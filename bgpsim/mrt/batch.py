@@ -129,7 +129,8 @@ class RouteBatch:
     hi, lo   uint64  the network address: IPv4 in `lo` (hi 0); IPv6 as its upper and lower 64 bits
     plen     uint8   prefix length
     origin   int64   origin AS (RFC 6811 section 2): -1 when the path ends in an AS_SET (origin NONE),
-                     -2 without a path (a withdrawal, or no or an empty AS_PATH)
+                     -2 the speaker's own (a withdrawal; no AS_PATH, an empty one, or one ending in a
+                     confederation segment)
     peer     int32   index into `peers`, the (peer address, peer AS) pairs of the file so far
     time     int64   record time (seconds)
     path_id  int64   ADD-PATH id (RFC 7911), -1 without

@@ -6,18 +6,21 @@ Routes come in batches: MRT files through `MRTReader.batches` (numpy columns of 
 core read; the routes of one UPDATE or RIB entry share one group: time, peer, attributes), other
 inputs route by route, grouped here.
 Each batch goes through two steps. `_prepare` does what needs no VRPs: what depends on the AS_PATH
-(its text, ASPA verdict, path findings) once per distinct path, the CSV fields a group's routes
-share once per group, the prefixes and origins handed to Findings as arrays, each route's prefix
-text. `_check` then sends the prefixes and origins to `VRPTable.validate_arrays` at once, finds the
-VRPs behind every invalid route in one walk of the index (`covering_rows_many`), counts, and writes
-the batch's rows, which are forgotten, so memory stays flat as the dump grows (what grows is one
-entry per distinct prefix and per distinct AS_PATH). The VRPs may still be loading in another
+once per distinct path (its CSV fields, origin and whether it can hold a finding by the compiled
+core, `_core.path_fields`; its ASPA verdict and findings in Python, for the few that need them),
+what a group's routes share as indexes into those texts (bgpsim.validate.rows.Groups), the
+prefixes and origins handed to Findings as arrays. `_check` then sends the prefixes and origins to
+`VRPTable.validate_arrays` at once, finds the VRPs behind every invalid route in one walk of the
+index (`covering_rows_many`), counts, and has the core write the batch's rows, which are forgotten,
+so memory stays flat as the dump grows (what grows is one entry per distinct prefix and per
+distinct AS_PATH). The VRPs may still be loading in another
 process (bgpsim.validate.split, bgpsim.validate.load): prepared batches wait for them, in order,
 so the two overlap.
 
 - Origin AS (RFC 6811 section 2): the last AS of the AS_PATH when its last segment is an
   AS_SEQUENCE; NONE when it is an AS_SET (such a route is never valid: invalid when covered); the
-  peer's own AS when the path is empty.
+  speaker's own AS, here the peer's, when the path is empty or ends in a confederation segment. The
+  same rule for every input (core/aspath.c path_origin, bgpsim.wire.attributes.origin_of).
 - ASPA: collectors take full tables from their peers as a customer takes them from a provider, so
   paths are verified downstream (draft-ietf-sidrops-aspa-verification section 6.2).
 """
@@ -43,7 +46,7 @@ from .rows import Groups, Prefixes, rows
 
 BATCH = 65_536
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
-NO_PATH = -2  # the reader's mark for a route without an AS_PATH
+NO_PATH = -2  # the readers' mark for a route whose origin is the speaker's own (bgpsim.wire.attributes)
 COLUMNS = ("time", "peer_ip", "peer_as", "prefix", "as_path", "origin_as", "rpki", "rpki_reason", "aspa",
            "findings")
 BGPSEC_COLUMNS = ("bgpsec", "bgpsec_reason")  # after COLUMNS, with a Checker's `bgpsec` (--router-keys)
@@ -297,7 +300,7 @@ class Checker:
             origin = np.array([x[3] for x in info], dtype=np.int64)[rslot]
         origin = origin.astype(np.int64)
         rpeer = peers[gidx]
-        empty = np.flatnonzero(origin == NO_PATH)  # no path: the peer originated it
+        empty = np.flatnonzero(origin == NO_PATH)  # no path, or a confederation's: the peer originated it
         if len(empty):
             origin[empty] = np.array([asn for _, asn in self._peers], dtype=np.int64)[rpeer[empty]]
         plen = plen.astype(np.int64)
@@ -317,21 +320,21 @@ class Checker:
                                    routes[judged].tolist())
             for i, k in zip(judged, kinds):
                 slot_kinds[i] = " ".join(k)
-        # the routes of a path share its fields around the status, but for routes without a path,
-        # whose origin is their peer's
+        # the routes of a path share its fields around the status, but for routes whose origin is
+        # their peer's (an empty path, or one ending in a confederation segment)
         posts = [x[0] for x in info]
         gpost = gslot
-        no_path = np.flatnonzero(np.array([not p for p in paths], dtype=bool)[gslot])  # their groups
-        if len(no_path):
+        own = np.flatnonzero(np.array([x[3] == NO_PATH for x in info], dtype=bool)[gslot])  # their groups
+        if len(own):
             gorigin = np.zeros(len(gslot), dtype=np.int64)
             gorigin[gidx] = origin
             gpost = gslot.copy()
-            at: dict[int, int] = {}
-            for g, o in zip(no_path.tolist(), gorigin[no_path].tolist()):
-                if o not in at:
-                    at[o] = len(posts)
-                    posts.append(f",,{o},".encode())
-                gpost[g] = at[o]
+            at: dict[tuple[int, int], int] = {}
+            for g, k, o in zip(own.tolist(), gslot[own].tolist(), gorigin[own].tolist()):
+                if (k, o) not in at:
+                    at[(k, o)] = len(posts)
+                    posts.append(posts[k][:-1] + f"{o},".encode())  # ",as_path,," gets the origin
+                gpost[g] = at[(k, o)]
         end, made = self._end, self._tails
         tails = []
         for (_, verdict, _, _), k in zip(info, slot_kinds):

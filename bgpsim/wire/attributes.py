@@ -29,7 +29,7 @@ from __future__ import annotations
 from struct import Struct, unpack_from
 
 from . import WireError
-from .aspath import AS_SEQUENCE, AS_TRANS, merge_as4_path, parse_as_path, path_text
+from .aspath import AS_CONFED_SEQUENCE, AS_CONFED_SET, AS_SEQUENCE, AS_TRANS, merge_as4_path, parse_as_path, path_text
 from .bgpsec import BGPSEC_PATH, parse_bgpsec_path, path_of
 from .communities import parse_communities, parse_large_communities
 from .mp import parse_mp_reach, parse_mp_reach_rib, parse_mp_unreach
@@ -39,8 +39,9 @@ ORIGIN, AS_PATH, NEXT_HOP, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR, COMMUN
 MP_REACH_NLRI, MP_UNREACH_NLRI, AS4_PATH, AS4_AGGREGATOR, LARGE_COMMUNITY = 14, 15, 17, 18, 32
 ORIGINS = ("IGP", "EGP", "INCOMPLETE")
 
-# origin_as when no origin AS can be named: the path ends in an AS_SET or a confederation segment
-# (RFC 6811 section 2: origin NONE), or there is no AS_PATH or it is empty
+# origin_as when no origin AS can be named (RFC 6811 section 2): NONE when the path ends in an AS_SET;
+# NO_PATH, the speaker's own AS (for a dump, the peer's), when there is no AS_PATH, it is empty, or it
+# ends in a confederation segment
 ORIGIN_NONE, NO_PATH = -1, -2
 
 _LAZY = object()  # a backing slot whose attribute is present but not decoded yet
@@ -55,14 +56,15 @@ _paths: tuple[dict, dict] = ({}, {})  # AS_PATH bytes -> (path, origin AS); one 
 
 
 def origin_of(path) -> int:
-    """The origin AS of a decoded path: its last AS when it ends in an AS_SEQUENCE, ORIGIN_NONE when it
-    ends in another segment type (RFC 6811 section 2), NO_PATH when it is empty."""
+    """The origin AS of a decoded path (RFC 6811 section 2): its rightmost AS when it ends in an
+    AS_SEQUENCE; NO_PATH (the speaker's own AS) when it is empty or ends in a confederation segment;
+    ORIGIN_NONE when it ends in an AS_SET."""
     if not path:
         return NO_PATH
     stype, asns = path[-1]
     if stype == AS_SEQUENCE and asns:
         return asns[-1]
-    return ORIGIN_NONE
+    return NO_PATH if stype in (AS_CONFED_SEQUENCE, AS_CONFED_SET) else ORIGIN_NONE
 
 
 _SEQ2 = [Struct(">%dH" % n).unpack_from for n in range(256)]
