@@ -13,7 +13,7 @@ import pytest
 from helpers import SHARED
 
 from bgpsim.cli import main
-from bgpsim.mrt import read_routes, reader
+from bgpsim.mrt import read_routes, reader, stream
 from bgpsim.validate import load, split
 
 MRT = SHARED / "mrt"
@@ -106,3 +106,42 @@ def test_a_fault_found_by_the_second_process(tmp_path, vrps, monkeypatch, capsys
         assert code == 2 and not (tmp_path / "out").exists()
         errors.append(err)
     assert errors[0] == errors[1] and errors[0].count("\n") == 1 and "PEER_INDEX_TABLE" in errors[0]
+
+
+def test_a_stream_damaged_midway(tmp_path, vrps, monkeypatch, capsys):
+    """gzip data damaged in the middle of a file (decompressed once, by the first process, for both:
+    bgpsim.validate.tee): the same one-line error as one process gives, at the same place."""
+    raw = bytearray(UPDATES.read_bytes())
+    for k in range(len(raw) // 2, len(raw) // 2 + 64):  # a run of the compressed stream made nonsense
+        raw[k] ^= 0x5A
+    bad = tmp_path / "damaged.gz"
+    bad.write_bytes(bytes(raw))
+    monkeypatch.setattr(reader, "BUFFER", 16_384)
+    errors = []
+    for possible in (True, False):
+        monkeypatch.setattr(split, "possible", lambda possible=possible: possible)
+        code, err = _run([UPDATES2, bad, "--vrps", vrps], tmp_path / "out", capsys)
+        assert code == 2 and not (tmp_path / "out").exists()
+        errors.append(err)
+    assert errors[0] == errors[1] and errors[0].count("\n") == 1 and "gzip data damaged" in errors[0]
+
+
+def test_a_file_whose_reading_stops_early(tmp_path, vrps, monkeypatch, capsys):
+    """A record of length 0 midway stops the reading of its file (as bgpdump stops); the next file is
+    read whole. The second process reads what is left of the stopped file's chunks, so the next one
+    starts in step: the outputs are what one process writes."""
+    data = gzip.decompress(UPDATES2.read_bytes())
+    at = 0
+    while at < len(data) // 2:  # a record boundary past the middle
+        at += 12 + int.from_bytes(data[at + 8:at + 12], "big")
+    stop = tmp_path / "stops.mrt"
+    stop.write_bytes(data[:at] + data[at:at + 8] + bytes(4) + data[at:])
+    args = [stop, UPDATES, "--vrps", vrps]
+    monkeypatch.setattr(reader, "BUFFER", 16_384)
+    monkeypatch.setattr(stream, "CHUNK", 16_384)  # chunks past the stop, for the second to read and pass over
+    two = _run(args, tmp_path / "two", capsys)
+    monkeypatch.setattr(split, "possible", lambda: False)
+    one = _run(args, tmp_path / "one", capsys)
+    assert one == two and one[0] == 0 and "length 0" in one[1] and "reading stops here" in one[1]
+    for name in OUTPUTS:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name

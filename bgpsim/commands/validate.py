@@ -43,8 +43,9 @@ scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to 
 `bgpsim run DIR/scenarios/subprefix-1.toml`. It appears whole or not at all.
 input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
 speed: two processes share the work (where fork is and there is more than one CPU): the dumps are cut
-into units (1 MiB of MRT records, or a whole text or capture file) that each takes in turn, and a large
---vrps file (4 MiB or more, without --slurm) is read by the second while the first starts on the dumps.
+into units (1 MiB of MRT records, or a whole text or capture file) that each takes in turn, an MRT file
+is decompressed once, for both, and a large --vrps file (4 MiB or more, without --slurm) is read by the
+second while the first starts on the dumps.
 The outputs are byte for byte what one process makes; nothing is cached between runs.
 exit status: 0 done, 2 bad input (one line naming the file and the line, key or byte offset).
 """

@@ -57,8 +57,11 @@ class MRTReader:
     """One MRT file (`path`: a str, or routedata.Stdin, opened by its fspath and named <stdin>),
     read once: as Routes (`routes`) or as RouteBatches (`batches`)."""
 
-    def __init__(self, path: str, warn: Callable[[str], None] | None = None):
+    def __init__(self, path: str, warn: Callable[[str], None] | None = None, chunks=None):
+        """`chunks`: the decompressed stream when it comes from elsewhere (bgpsim.validate.tee:
+        iterable once, `truncated` after the end, `close()`), else bgpsim.mrt.stream.Chunks(path)."""
         self.path = path
+        self._chunks = chunks
         self.warn = warn or stderr_warning
         self.core = _core.MRTCore()
         self.decoded = Decoded(_core.MRTCore.RECORD_NAMES)
@@ -93,7 +96,7 @@ class MRTReader:
     def pieces(self) -> Iterator[Piece]:
         """What the core read of each buffer of the stream (about a chunk of it at a time), the
         warnings given as they come."""
-        chunks = Chunks(self.path)
+        chunks = self._chunks if self._chunks is not None else Chunks(self.path)
         source = _cut(chunks, BUFFER)
         buf, base = b"", 0
         try:

@@ -4,7 +4,8 @@ The input is cut into units of work: what the compiled core reads of each buffer
 (MRTReader.pieces: about 1 MiB of whole records) and each other file (bgpdump text, a capture)
 whole. Both processes read every MRT file (the core reads a dump in a fraction of the time its
 routes take to check, and what a record means may hang on earlier ones: a PEER_INDEX_TABLE, the
-OPENs of an ADD-PATH session) and take units from a counter in shared memory, the next unit going
+OPENs of an ADD-PATH session), decompressed once, by the first, which sends the second the chunks
+(bgpsim.validate.tee), and take units from a counter in shared memory, the next unit going
 to whichever asks first. Each checks its units with its own Checker, writing their CSV lines to its
 own part file, and passes over the others. The second process is
 forked when the command starts: it reads a big VRP file and hands the index over as a mapped file,
@@ -29,6 +30,7 @@ from typing import Callable
 import numpy as np
 
 from bgpsim.base.errors import InputError
+from .tee import Piped, Sender, Tee
 
 FRAMING, READING = 0, 1  # a warning met while framing a unit, or while reading it
 _NEVER = 2**62
@@ -55,9 +57,15 @@ class Split:
         self._stop = ctx.RawValue("q", _NEVER)  # after a fault in this unit, units past it are left
         self._conn, child = ctx.Pipe()
         self._table = vrps if not isinstance(vrps, str) else None
-        self._proc = ctx.Process(target=self._child, args=(child, vrps, load), daemon=True, name="bgpsim-validate")
+        # the MRT files' chunks, decompressed here and sent there (bgpsim.validate.tee)
+        self._stream, write = os.pipe()
+        self._sender: Sender | None = None
+        self._proc = ctx.Process(target=self._child, args=(child, vrps, load, write), daemon=True,
+                                 name="bgpsim-validate")
         self._proc.start()
         child.close()
+        os.close(self._stream)
+        self._sender = Sender(write)  # a thread: started after the fork
 
     def take(self) -> int:
         with self._lock:
@@ -66,7 +74,8 @@ class Split:
         return n
 
     # ---- the second process ------------------------------------------------------------------------------
-    def _child(self, conn, vrps, load) -> None:
+    def _child(self, conn, vrps, load, write: int) -> None:
+        os.close(write)  # the first process's end
         try:
             if isinstance(vrps, str):
                 vrps = load(vrps)
@@ -147,6 +156,9 @@ class Split:
             checker.tally.state_changes += int((piece.g["kind"] == 3).sum())
             return len(batch)
 
+        def chunks(path):  # the first process decompresses each MRT file, the second reads its chunks
+            return Tee(path, self._sender) if self._sender is not None else Piped(self._stream)
+
         def check_file(reader, path):
             n = 0
             for r in reader(path, warn):
@@ -160,7 +172,7 @@ class Split:
             if reader is not read_routes:
                 yield (lambda reader=reader, path=path: check_file(reader, path)), None
                 continue
-            mrt = MRTReader(path, warn)  # both processes read every record (their warnings, met while
+            mrt = MRTReader(path, warn, chunks(path))  # both read every record (their warnings, met while
             for piece in mrt.pieces():  # framing, the first keeps): what a record means may hang on earlier ones
                 yield (lambda m=mrt, p=piece: check_piece(m, p)), None
 
@@ -221,6 +233,7 @@ class Split:
         except InputError as e:
             # the fault one process would meet first: in the VRPs, or in the earlier unit
             self._stop.value = getattr(e, "unit", -1)
+            self._sender.close()  # the file being read ends there for the other process too
             kind, value = self._recv()
             if kind == "table":
                 kind, value = self._recv()
@@ -231,6 +244,7 @@ class Split:
             self.close()
 
     def close(self) -> None:
+        self._sender.close()
         self._conn.close()
         if self._proc.is_alive():
             self._proc.terminate()

@@ -1,0 +1,180 @@
+"""An MRT file's stream decompressed once for the two processes of bgpsim.validate.split.
+
+Both processes read every MRT file (what a record means may hang on earlier ones), but only the
+first decompresses it: `Tee` hands it the chunks (bgpsim.mrt.stream.Chunks) and sends each down a
+pipe, and `Piped` reads them in the second. A RouteViews RIB spends more time in bzip2 than in
+everything else the core does with it (docs/validate.md), so decompressing it once is most of what
+a second process can save.
+
+Neither process waits for the other to be done with a unit: in the first, one thread decompresses
+ahead of both readers and another writes the pipe, each by at most AHEAD chunks (so a few tens of
+megabytes at most wait in memory, while the second process loads the VRPs or either checks a unit).
+On the pipe each file is its chunks, then one end frame (with the text of a truncated stream) or
+one error frame (the InputError the first met, which the second then meets at the same place).
+The second reads to the end frame of a file even when it stops reading it early, so the next file
+starts in step; a closed pipe ends every file (the first process has gone, or given up after a
+fault, which it reports itself).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import queue
+import struct
+import threading
+
+from bgpsim.base.errors import InputError
+from bgpsim.mrt.stream import Chunks
+
+_HEAD = struct.Struct("<BQ")  # kind, length of what follows
+_DATA, _END, _ERROR = range(3)
+AHEAD = 32  # chunks (of at most bgpsim.mrt.stream.CHUNK bytes) decompressed ahead of a reader
+
+
+class Sender:
+    """The first process's end of the pipe: frames queued here (at most AHEAD), written by a thread."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._queue: queue.Queue = queue.Queue(AHEAD)
+        self._thread = threading.Thread(target=self._write, name="bgpsim-validate-pipe", daemon=True)
+        self._thread.start()
+
+    def send(self, kind: int, payload: bytes) -> None:
+        self._queue.put((kind, payload))
+
+    def _write(self) -> None:
+        try:
+            while True:
+                item = self._queue.get()
+                if item is None:
+                    return
+                kind, payload = item
+                _write_all(self.fd, _HEAD.pack(kind, len(payload)))
+                _write_all(self.fd, payload)
+        except OSError:  # the second process has gone (a fault of its own, which it reports)
+            while self._queue.get() is not None:  # whoever still sends must not wait
+                pass
+        finally:
+            os.close(self.fd)
+
+    def close(self) -> None:
+        """No more frames: the pipe closes once the queued ones are written."""
+        self._queue.put(None)
+
+
+class Tee:
+    """The chunks of the file at `path` for this process (a Chunks in the MRTReader's hands: iterable
+    once, `truncated`, `close()`), decompressed by a thread that also sends each to the other process.
+    The thread runs ahead of both readers, by at most AHEAD chunks: the other process must never wait
+    for this one to be done with a unit."""
+
+    def __init__(self, path: str, sender: Sender):
+        self.sender, self.truncated = sender, None
+        try:
+            self.chunks = Chunks(path)
+        except InputError as e:
+            sender.send(_ERROR, _error(e))
+            raise
+        self._mine: queue.Queue = queue.Queue(AHEAD)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="bgpsim-validate-read", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        send, mine = self.sender.send, self._mine.put
+        try:
+            for data in self.chunks:
+                if self._stop.is_set():
+                    break
+                send(_DATA, data)
+                mine((_DATA, data))
+            else:
+                self.truncated = self.chunks.truncated
+            send(_END, (self.truncated or "").encode())
+            mine((_END, None))
+        except InputError as e:
+            send(_ERROR, _error(e))
+            mine((_ERROR, e))
+
+    def __iter__(self):
+        while True:
+            kind, value = self._mine.get()
+            if kind == _END:
+                return
+            if kind == _ERROR:
+                raise value
+            yield value
+
+    def close(self) -> None:
+        """Ends the file for the other process too, where this one stopped reading it."""
+        self._stop.set()
+        while self._thread.is_alive():  # it may wait for room to put a chunk
+            try:
+                self._mine.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        self.chunks.close()
+
+
+def _error(e: InputError) -> bytes:
+    return pickle.dumps((e.message, e.source, e.where))
+
+
+class Piped:
+    """The chunks of one file as the other process's Tee sent them, read from the pipe `fd`."""
+
+    def __init__(self, fd: int):
+        self.fd, self.truncated, self._ended = fd, None, False
+
+    def __iter__(self):
+        while not self._ended:
+            kind, payload = self._frame()
+            if kind == _DATA:
+                yield payload
+
+    def _frame(self) -> tuple[int, bytes]:
+        head = _read_all(self.fd, _HEAD.size)
+        if head is None:  # the first process has gone, or given up after a fault it reports
+            self._ended = True
+            return _END, b""
+        kind, n = _HEAD.unpack(head)
+        payload = _read_all(self.fd, n) if n else b""
+        if payload is None or kind not in (_DATA, _END, _ERROR):
+            self._ended = True
+            return _END, b""
+        if kind == _END:
+            self._ended = True
+            self.truncated = payload.decode() or None
+        elif kind == _ERROR:
+            self._ended = True
+            raise InputError(*pickle.loads(payload))
+        return kind, payload
+
+    def close(self) -> None:
+        """Reads what is left of this file, so that the next one starts in step (a fault past where
+        this process stopped reading is not its to meet)."""
+        try:
+            while not self._ended:
+                self._frame()
+        except InputError:
+            pass
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_all(fd: int, n: int) -> bytes | None:
+    """n bytes from fd; None if the pipe ends first."""
+    parts, need = [], n
+    while need:
+        part = os.read(fd, min(need, 1 << 20))
+        if not part:
+            return None
+        parts.append(part)
+        need -= len(part)
+    return b"".join(parts)
