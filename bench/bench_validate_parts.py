@@ -2,6 +2,7 @@
 same command with one measure taken away (monkeypatched in the child process, nothing else changed):
 
 - two processes (bgpsim.validate.split) -> one process;
+- an MRT file decompressed once, by the first process, for both (bgpsim.validate.tee) -> by each;
 - the process ended at once (bgpsim.base.console.end_now) -> the interpreter's own ending.
 
 Run it under `taskset -c 0` too: with one CPU the command runs in one process (split.possible).
@@ -30,6 +31,8 @@ DATA = ROOT.parent / "shared" / "data"
 VARIANTS = {
     "as shipped": "",
     "one process": "from bgpsim.validate import split; split.possible = lambda: False",
+    "each process decompresses": "from bgpsim.validate import split; from bgpsim.mrt.stream import Chunks; "
+                                 "split.Split._chunks = lambda self, path: Chunks(path)",
     "interpreter's own ending": "from bgpsim.base import console; console.end_now = sys.exit",
 }
 CHILD = "import sys; {patch}; from bgpsim import cli; sys.argv = ['bgpsim'] + sys.argv[1:]; cli.run()"

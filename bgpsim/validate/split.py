@@ -156,9 +156,6 @@ class Split:
             checker.tally.state_changes += int((piece.g["kind"] == 3).sum())
             return len(batch)
 
-        def chunks(path):  # the first process decompresses each MRT file, the second reads its chunks
-            return Tee(path, self._sender) if self._sender is not None else Piped(self._stream)
-
         def check_file(reader, path):
             n = 0
             for r in reader(path, warn):
@@ -172,9 +169,14 @@ class Split:
             if reader is not read_routes:
                 yield (lambda reader=reader, path=path: check_file(reader, path)), None
                 continue
-            mrt = MRTReader(path, warn, chunks(path))  # both read every record (their warnings, met while
+            mrt = MRTReader(path, warn, self._chunks(path))  # both read every record (their warnings, met while
             for piece in mrt.pieces():  # framing, the first keeps): what a record means may hang on earlier ones
                 yield (lambda m=mrt, p=piece: check_piece(m, p)), None
+
+    def _chunks(self, path: str):
+        """The decompressed stream of an MRT file: the first process decompresses it, the second
+        reads the chunks it sends."""
+        return Tee(path, self._sender) if self._sender is not None else Piped(self._stream)
 
     def _progress(self, n: int, progress) -> None:
         with self._lock:
