@@ -21,7 +21,9 @@ the fields mutated are the lengths, pCounts, flags, ASes, suite IDs and signatur
 that decodes must encode back to the same bytes, and its validation must give a verdict.
 
 Every route is consumed in full (prefix, AS path, origin, communities, next hop, ... and the
-`bgpdump -m` line). A case ends in: nothing raised, `InputError` (the project's error) or anything
+`bgpdump -m` line). MRT cases are also checked as `bgpsim validate` checks them (bgpsim.validate.check,
+in one process, against a few VRPs that give every RFC 6811 status): the core's AS path fields, rows
+and conflicts. A case ends in: nothing raised, `InputError` (the project's error) or anything
 else (a bug: printed with its case number, reproduce with `--case N`; `--save` writes the input).
 A case running past 20 s counts as a bug too. Each case is generated from (seed, reader, case) alone,
 so `--case N` gives the same input as the full run.
@@ -628,6 +630,33 @@ def run_mrt(path: str, warn) -> None:
     want = [x for x in lines if "|STATE|" not in x]
     if batch_lines != want:
         raise AssertionError(f"read_batches gave {len(batch_lines)} routes, read_routes {len(want)}")
+    validate_batches(path)
+
+
+_VRPS = []  # made on first use: a VRPTable of a few VRPs, halves of each address space and some within
+
+
+def validate_batches(path: str) -> None:
+    """The routes of an MRT case through validate's checks, every line and finding made."""
+    from ipaddress import ip_network
+
+    from bgpsim.mrt.reader import MRTReader
+    from bgpsim.rpki.rov import VRP, VRPTable
+    from bgpsim.validate.check import Checker
+
+    if not _VRPS:
+        vrps = [VRP(ip_network(p), m, a) for p, m, a in [("0.0.0.0/1", 24, 3356), ("128.0.0.0/1", 8, 174),
+                                                          ("10.0.0.0/8", 32, 0), ("::/1", 48, 6939),
+                                                          ("2001:db8::/32", 128, 64496)]]
+        _VRPS.append(VRPTable(vrps))
+    lines = []
+    checker = Checker(_VRPS[0], lambda text, unit: lines.append(text))
+    mrt = MRTReader(path, lambda m: None)
+    for b in mrt.batches(64):
+        checker.feed_batch(b)
+    found = checker.finish()
+    assert sum(text.count(b"\n") for text in lines) == checker.tally.routes
+    list(found)
 
 
 STRICT_ERRORS = [0]  # text inputs whose strict read ended in InputError (the lenient read follows)

@@ -12,7 +12,7 @@ import pytest
 
 from bgpsim import _core
 from bgpsim.bogons import ASN_RANGES
-from bgpsim.validate.check import flat_path
+from bgpsim.validate.paths import flat_path
 from bgpsim.validate.paths import PathJudge
 from bgpsim.wire.aspath import AS_SET, path_text, path_words
 from bgpsim.wire.attributes import origin_of

@@ -22,7 +22,7 @@ from bgpsim.mrt import read_batches, read_routes
 from bgpsim.mrt.bgpdump import line
 from bgpsim.wire import WireError
 from bgpsim.wire.aspath import AS_CONFED_SEQUENCE, AS_SEQUENCE
-from bgpsim.wire.attributes import parse_attributes
+from bgpsim.wire.attributes import NO_PATH, parse_attributes
 from bgpsim.wire.open import parse_open
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "bgpsec"
@@ -241,9 +241,9 @@ def test_path_reconstruction_pcount_and_confed():
                          (AS_SEQUENCE, (TRANSIT, TRANSIT, ORIGIN, ORIGIN, ORIGIN)))
     assert a.as_path_text == f"(65010 65011 65011) {TRANSIT} {TRANSIT} {ORIGIN} {ORIGIN} {ORIGIN}"
     assert a.origin_as == ORIGIN and a.has_as_path and a.bgpsec.segments == segs
-    # a path of confederation ASes only has no origin AS (RFC 6811 section 2)
+    # a path of confederation ASes only: the origin is the speaker's own AS (RFC 6811 section 2)
     a = parse_attributes(BgpsecPath(segs[:1], (SignatureBlock(1, sigs.signatures[:1]),)).attribute())
-    assert a.origin_as == -1
+    assert a.origin_as == NO_PATH
     with pytest.raises(WireError, match=r"BGPsec_PATH \(RFC 8205 section 3\): Secure_Path Length"):
         parse_attributes(b"\x90\x21\x00\x02\x00\x09")
 

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bgpsim.base.tomlfile import TomlFile
-from bgpsim.validate.check import flat_path
+from bgpsim.validate.paths import flat_path
 
 MAX_WATCHED = 100_000
 MAX_ALERTS = 100_000

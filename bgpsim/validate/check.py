@@ -40,8 +40,9 @@ from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALI
 from bgpsim import _core
 from bgpsim.bogons import ASN_RANGES, prefix_mask
 from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
-from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET, path_of_words, path_words
+from bgpsim.wire.aspath import path_of_words, path_words
 from .findings import Findings, Found
+from .paths import flat_path
 from .rows import Groups, Prefixes, rows
 
 BATCH = 65_536
@@ -463,18 +464,6 @@ def _prefix_text(version: int, network: int, length: int) -> str:
     if version == 4:
         return f"{network >> 24}.{(network >> 16) & 255}.{(network >> 8) & 255}.{network & 255}/{length}"
     return str(IPv6Network((network, length)))
-
-
-def flat_path(segments) -> tuple:
-    """The AS_PATH as a flat tuple of ASNs, an AS_SET as a tuple inside it. Confederation segments
-    are left out: they never leave the confederation (RFC 5065 section 5)."""
-    out: list = []
-    for kind, asns in segments:
-        if kind == AS_SEQUENCE:
-            out.extend(asns)
-        elif kind == AS_SET:
-            out.append(tuple(asns))
-    return tuple(out)
 
 
 def _network(w: tuple[int, int, int]):

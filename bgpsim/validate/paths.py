@@ -11,7 +11,7 @@
 - `as-set`: the path holds an AS_SET, which RFC 9774 forbids originating and asks a receiver to treat
   as a withdrawal (RFC 7606); its origin is NONE for RFC 6811, so the route is never valid.
 
-A path is given as its ASNs, an AS_SET as a tuple inside. `PathJudge.judge` looks at one path and
+A path is given as its ASNs, an AS_SET as a tuple inside (`flat_path` makes it). `PathJudge.judge` looks at one path and
 says what it found; bgpsim._core.path_fields (core/aspath.c) clears the many paths that can hold no
 finding at once, without relationships.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 from bgpsim.sim.policy import CUSTOMER, PEER, PROVIDER
 
 from bgpsim.bogons import asn_kind
+from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET
 
 PRIVATE = "private"
 
@@ -86,6 +87,19 @@ class PathJudge:
             if rel in (PEER, CUSTOMER):
                 descending = True
         return None
+
+
+def flat_path(segments) -> tuple:
+    """The AS_PATH as a flat tuple of ASNs, an AS_SET as a tuple inside it. Confederation segments
+    are left out: they never leave the confederation (RFC 5065 section 5)."""
+    out: list = []
+    for kind, asns in segments:
+        if kind == AS_SEQUENCE:
+            out.extend(asns)
+        elif kind == AS_SET:
+            out.append(tuple(asns))
+    return tuple(out)
+
 
 
 def path_text(path: tuple) -> str:
