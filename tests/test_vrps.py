@@ -511,3 +511,37 @@ def test_cli_help_teaches(capsys):
     for needle in ("examples:", "--slurm", "RFC 8416", "rpki-client", "Routinator", "csvcompat", "openbgpd",
                    "exit status"):
         assert needle in out, needle
+
+
+def test_mapped_bytes_read_what_read_bytes_reads(tmp_path, monkeypatch):
+    """A regular file is mapped, not copied; the same columns come of it. An empty file, standard
+    input and a file over the limit go as read_bytes takes them (the same errors)."""
+    import io
+    import mmap
+
+    from bgpsim.rpki.vrps import mapped_bytes, read_bytes, read_vrp_columns
+
+    path = tmp_path / "vrps.csv"
+    path.write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64496,192.0.2.0/24,24,hand\nAS0,2001:db8::/32,48,hand\n")
+    with mapped_bytes(path) as data:
+        assert isinstance(data, mmap.mmap)
+        mapped = read_vrp_columns(data, str(path))
+    copied = read_vrp_columns(read_bytes(path), str(path))
+    assert [list(c) for c in mapped] == [list(c) for c in copied]
+    (tmp_path / "empty.csv").write_bytes(b"")
+    with mapped_bytes(tmp_path / "empty.csv") as data:
+        assert data == b""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    with mapped_bytes("-") as data:
+        assert data == path.read_bytes()
+    with pytest.raises(InputError, match="larger than"):
+        with mapped_bytes(path, limit=10):
+            pass
+    with pytest.raises(InputError, match="cannot read"):
+        with mapped_bytes(tmp_path / "none.csv"):
+            pass
+    bad = tmp_path / "bad.csv"  # not VRPs: the message as from bytes
+    bad.write_text("route 192.0.2.0/24 max 24 as 64496;\n")
+    with pytest.raises(InputError, match="unknown format"):
+        with mapped_bytes(bad) as data:
+            read_vrp_columns(data, str(bad))

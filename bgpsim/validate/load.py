@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 
 from bgpsim.rpki.rov import VRPTable
-from bgpsim.rpki.vrps import read_bytes, read_vrp_columns
+from bgpsim.rpki.vrps import mapped_bytes, read_vrp_columns
 
 MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load too fast to gain from a fork
 
 
 def load_vrps(path: str) -> VRPTable:
     """The VRPs of an rpki-client or Routinator JSON or CSV file (or '-'), indexed."""
-    table = VRPTable.from_columns(*read_vrp_columns(read_bytes(path, what="--vrps"), path))
+    with mapped_bytes(path, what="--vrps") as data:
+        table = VRPTable.from_columns(*read_vrp_columns(data, path))
     table._families()
     return table
 

@@ -20,7 +20,7 @@ Design notes and measurements: docs/vrps.md.
 
 from __future__ import annotations
 
-from .files import MAX_INPUT_BYTES, decode_text, read_bytes, read_text
+from .files import MAX_INPUT_BYTES, decode_text, mapped_bytes, read_bytes, read_text
 from .input_csv import read_csv
 from .input_json import Warn, read_json
 from .output_bird import write_bird2
@@ -33,6 +33,6 @@ from .read import detect_format, read_file, read_payloads, read_vrp_columns
 WRITERS = {"json": write_json, "csv": write_csv, "bird2": write_bird2, "openbgpd": write_openbgpd}
 
 __all__ = ["ASPA", "MAX_ASN", "MAX_INPUT_BYTES", "NO_TA", "WRITERS", "Origin", "Payloads", "Prefix", "RouterKey",
-           "Warn", "decode_text", "detect_format", "format_address", "format_prefix", "read_bytes", "read_csv",
+           "Warn", "decode_text", "detect_format", "format_address", "format_prefix", "mapped_bytes", "read_bytes", "read_csv",
            "read_file", "read_json", "read_payloads", "read_text", "read_vrp_columns", "write_bird2", "write_csv",
            "write_json", "write_openbgpd"]

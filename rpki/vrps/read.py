@@ -53,7 +53,7 @@ def read_file(path: str | Path, warn: Warn | None = None) -> Payloads:
 
 
 def read_vrp_columns(data: bytes, source: str | None = None, warn: Warn | None = None) -> tuple:
-    """The VRPs of rpki-client or Routinator output (a file's bytes, as read_bytes gives them) as
+    """The VRPs of rpki-client or Routinator output (a file's bytes, as read_bytes or mapped_bytes give them) as
     columns for rov.VRPTable.from_columns: IP versions, network addresses (an rov.Networks),
     lengths, maxLengths, ASNs. The same reading, with the same checks and messages, as
     read_payloads', but for JSON's other top-level values (router keys, ASPAs), which are passed
@@ -61,7 +61,7 @@ def read_vrp_columns(data: bytes, source: str | None = None, warn: Warn | None =
     `warn` (default: standard error)."""
     kind = detect_format(data[:4096].decode("utf-8", "replace"))  # a good header line is far shorter
     if kind is None:
-        raise _unknown_format(decode_text(data, source), source)
+        raise _unknown_format(decode_text(bytes(data), source), source)
     cols = read_columns(data, source)
     if kind == "json":
         check_document(data, cols, source, warn)
