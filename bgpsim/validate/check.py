@@ -279,10 +279,10 @@ class Checker:
                  origin: np.ndarray | None = None) -> _Batch:
         """What a batch's checks need that does not depend on the VRPs (done while they may still be
         loading). Route i is in group gidx[i]; group k's record time is time[k] (usec[k] its
-        microseconds, or -1), its peer peers[k] and its AS_PATH paths[gslot[k]] (the core's words); the route's network is
-        (hi << 64) | lo (IPv4 in lo), its origin AS origin[i] (the reader's; None: the path's). The
-        findings of the batch are recorded here: each distinct path is judged once, with its first
-        route as the example."""
+        microseconds, or -1), its peer peers[k] and its AS_PATH paths[gslot[k]] (the core's words);
+        the route's network is (hi << 64) | lo (IPv4 in lo), its origin AS origin[i] (the reader's;
+        None: the path's). The findings of the batch are recorded here: each distinct path is judged
+        once, with its first route as the example."""
         n = len(gidx)
         known = self._paths.get
         info = [known(p) for p in paths]

@@ -112,7 +112,8 @@ def find_conflicts(version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndar
                    origin: np.ndarray) -> tuple[list[dict], Subprefixes]:
     """MOAS and sub-prefix findings from the distinct (prefix, origin + 1) rows of one IP
     version as columns, sorted: each kind in address order (bgpsim._core.conflicts, core/conflicts.c)."""
-    moas, lines = _core.conflicts(version, *(np.ascontiguousarray(c, dtype=np.uint64) for c in (hi, lo, length, origin)))
+    columns = (np.ascontiguousarray(c, dtype=np.uint64) for c in (hi, lo, length, origin))
+    moas, lines = _core.conflicts(version, *columns)
     return [{"kind": "moas", "prefix": t, "origins": o} for t, o in moas], Subprefixes(lines)
 
 

@@ -78,7 +78,8 @@ class Findings:
         self._merged, self._pending = len(self._rows), 0
         return self._rows
 
-    def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]], routes: list[int]) -> list[tuple[str, ...]]:
+    def paths(self, paths: list[tuple], example: Callable[[int], tuple[str, str]],
+              routes: list[int]) -> list[tuple[str, ...]]:
         """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
         inside) taken by routes[i] routes; example(i) is the (prefix, peer IP) of path i's first route,
         a finding's example. Each path is judged once. The caller hands over only the paths that may

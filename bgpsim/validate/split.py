@@ -12,10 +12,11 @@ forked when the command starts: it reads a big VRP file and hands the index over
 then works. At the end it sends what it found: counts, findings, where its units' lines are in its
 part, its warnings. The first merges them into what one process reading every unit in order would
 have made: routes.csv is the header and the units' lines in unit order, each process copying its
-own units from its part into place (the two know where from each other's index); findings keep the example of the earliest unit; warnings come in unit order (the reader's, which
-both processes meet, once); a fault is the one met first (the VRPs', else the earliest
-unit's). Last, the MOAS and sub-prefix conflicts are worked out for the lower halves of the address
-spaces here and for the upper halves there (Findings.half), at once.
+own units from its part into place (the two know where from each other's index); findings keep
+the example of the earliest unit; warnings come in unit order (the reader's, which both processes
+meet, once); a fault is the one met first (the VRPs', else the earliest unit's). Last, the MOAS
+and sub-prefix conflicts are worked out for the lower halves of the address spaces here and for
+the upper halves there (Findings.half), at once.
 """
 from __future__ import annotations
 
