@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import bz2
+import functools
 import gzip
 import logging
 import os
@@ -633,26 +634,26 @@ def run_mrt(path: str, warn) -> None:
     validate_batches(path)
 
 
-_VRPS = []  # made on first use: a VRPTable of a few VRPs, halves of each address space and some within
+@functools.cache
+def _vrps():
+    """A few VRPs that give every RFC 6811 status: halves of each address space, some within."""
+    from ipaddress import ip_network
+
+    from bgpsim.rpki.rov import VRP, VRPTable
+
+    return VRPTable([VRP(ip_network(p), m, a) for p, m, a in [
+        ("0.0.0.0/1", 24, 3356), ("128.0.0.0/1", 8, 174), ("10.0.0.0/8", 32, 0), ("::/1", 48, 6939),
+        ("2001:db8::/32", 128, 64496)]])
 
 
 def validate_batches(path: str) -> None:
     """The routes of an MRT case through validate's checks, every line and finding made."""
-    from ipaddress import ip_network
-
     from bgpsim.mrt.reader import MRTReader
-    from bgpsim.rpki.rov import VRP, VRPTable
     from bgpsim.validate.check import Checker
 
-    if not _VRPS:
-        vrps = [VRP(ip_network(p), m, a) for p, m, a in [("0.0.0.0/1", 24, 3356), ("128.0.0.0/1", 8, 174),
-                                                          ("10.0.0.0/8", 32, 0), ("::/1", 48, 6939),
-                                                          ("2001:db8::/32", 128, 64496)]]
-        _VRPS.append(VRPTable(vrps))
     lines = []
-    checker = Checker(_VRPS[0], lambda text, unit: lines.append(text))
-    mrt = MRTReader(path, lambda m: None)
-    for b in mrt.batches(64):
+    checker = Checker(_vrps(), lambda text, unit: lines.append(text))
+    for b in MRTReader(path, lambda m: None).batches(64):
         checker.feed_batch(b)
     found = checker.finish()
     assert sum(text.count(b"\n") for text in lines) == checker.tally.routes

@@ -32,6 +32,16 @@ static int scan(mrt_ctx *c, Py_ssize_t at, Py_ssize_t len, int asn_size, int rib
     return r;
 }
 
+/* the attributes (2-byte ASNs) after their 2-byte length at `at`, scanned into a; *len that length
+ * (`what`: the record and its section, for a fault) */
+static int attr_block(mrt_ctx *c, Py_ssize_t at, const char *what, Py_ssize_t *len, mrt_attrs *a)
+{
+    *len = get16(c->body + at);
+    if (at + 2 + *len > c->n)
+        return FAIL(at, "%s: attribute length %zd wants %zd bytes, got %zd", what, *len, *len, c->n - at - 2);
+    return scan(c, at + 2, *len, 2, 0, a);
+}
+
 /* the next hop of an MP_REACH_NLRI (mp.py _next_hop: None for the lengths it does not read) */
 static void mp_next_hop(mrt_ctx *c, mrt_group *g, const mrt_attrs *a, Py_ssize_t attr_at)
 {
@@ -59,12 +69,9 @@ static int table_dump(mrt_ctx *c)
     int plen = b[4 + alen];
     if (plen > alen * 8)
         return FAIL(4 + alen, "TABLE_DUMP (RFC 6396 section 4.2): want a prefix length <= %d, got %d", alen * 8, plen);
-    Py_ssize_t attr_len = get16(b + fixed - 2);
-    if (fixed + attr_len > n)
-        return FAIL(fixed - 2, "TABLE_DUMP (RFC 6396 section 4.2): attribute length %zd wants %zd bytes, got %zd",
-                    attr_len, attr_len, n - fixed);
+    Py_ssize_t attr_len;
     mrt_attrs a;
-    int r = scan(c, fixed, attr_len, 2, 0, &a);
+    int r = attr_block(c, fixed - 2, "TABLE_DUMP (RFC 6396 section 4.2)", &attr_len, &a);
     if (r < 0)
         return r;
     mrt_group g;
@@ -287,15 +294,12 @@ static int entry(mrt_ctx *c, Py_ssize_t p, int64_t usec)
                     plen_max, plen);
     const uint8_t *pfx = b + q + 1;
     q += 1 + size;
-    Py_ssize_t attr_len = get16(b + q);
-    q += 2;
-    if (q + attr_len > n)
-        return FAIL(q - 2, "BGP4MP_ENTRY (draft-ietf-grow-mrt): attribute length %zd wants %zd bytes, got %zd",
-                    attr_len, attr_len, n - q);
+    Py_ssize_t attr_len;
     mrt_attrs a;
-    int r = scan(c, q, attr_len, 2, 0, &a);
+    int r = attr_block(c, q, "BGP4MP_ENTRY (draft-ietf-grow-mrt)", &attr_len, &a);
     if (r < 0)
         return r;
+    q += 2;
     if ((g.peer = mrt_peer_index(c->f, peer, (int)alen, get16(b + p))) < 0)
         return -2;
     return rib_group(c, &g, &a, q, attr_len, pfx, (int)size, plen, -1);

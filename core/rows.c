@@ -154,53 +154,10 @@ done:
     return out;
 }
 
-static PyObject *prefix_texts(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *cols[4];
-    Py_buffer v[4];
-    static const Py_ssize_t SIZE[4] = {1, 8, 8, 1};
-    static const char *const NAME[4] = {"afi", "hi", "lo", "plen"};
-    int got = 0;
-    PyObject *out = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO", &cols[0], &cols[1], &cols[2], &cols[3]))
-        return NULL;
-    Py_ssize_t n = PyObject_Length(cols[0]);
-    if (n < 0)
-        return NULL;
-    for (; got < 4; got++)
-        if (array_view(cols[got], &v[got], SIZE[got], n, NAME[got]) < 0)
-            goto done;
-    const uint8_t *afi = v[0].buf, *plen = v[3].buf;
-    const uint64_t *hi = v[1].buf, *lo = v[2].buf;
-    if ((out = PyList_New(n)) == NULL)
-        goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        char text[PREFIX_TEXT_MAX];
-        if ((afi[i] != 1 && afi[i] != 2) || plen[i] > (afi[i] == 1 ? 32 : 128)) {
-            Py_CLEAR(out);
-            PyErr_Format(PyExc_ValueError, "route %zd: afi or length out of range", i);
-            goto done;
-        }
-        PyObject *s = PyUnicode_FromStringAndSize(text, prefix_text(afi[i], hi[i], lo[i], plen[i], text));
-        if (s == NULL) {
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SET_ITEM(out, i, s);
-    }
-done:
-    for (int k = 0; k < got; k++)
-        PyBuffer_Release(&v[k]);
-    return out;
-}
-
 PyMethodDef rows_methods[] = {
     {"csv_rows", csv_rows, METH_VARARGS,
      "csv_rows(group, status, afi, hi, lo, plen, time, usec, peer, post, tail, peers, posts, states, tails, "
      "own_index, own) -> bytes: routes.csv lines (route columns int64, uint8, uint8, uint64, uint64, uint8; "
      "group columns int64; lists of bytes; own_index int64 increasing)"},
-    {"prefix_texts", prefix_texts, METH_VARARGS,
-     "prefix_texts(afi, hi, lo, plen) -> list[str]: each prefix as bgpdump writes it"},
     {NULL, NULL, 0, NULL},
 };

@@ -14,7 +14,7 @@ from helpers import SHARED, parents_by_definition
 from bgpsim.cli import main
 from bgpsim.validate import load
 from bgpsim.validate.findings import Findings
-from bgpsim.validate.rows import Prefixes, prefix_texts
+from bgpsim.validate.rows import Groups, Prefixes, rows
 from bgpsim.wire.nlri import network_text
 
 HEADER = "ASN,IP Prefix,Max Length,Trust Anchor\n"
@@ -81,6 +81,15 @@ def test_conflicts_by_sorting():
         assert found == reference_conflicts(routes)
         kinds.update(x["kind"] for x in found)
     assert kinds == {"moas", "subprefix"}
+
+
+def prefix_texts(version, hi, lo, length) -> list[str]:
+    """The prefixes as the core writes them into routes.csv lines (core/rows.c, core/text.c)."""
+    p = Prefixes(version, hi, lo, length)
+    n, z = len(p.afi), np.zeros(1, dtype=np.int64)
+    lines = rows(p, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8), Groups(z, z - 1, z, z, z, [b","], [b","],
+                 [b"\n"]), [b""], {})
+    return [line[2:-1].decode() for line in lines.splitlines()]  # "0," prefix ","
 
 
 def test_prefix_texts():

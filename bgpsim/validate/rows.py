@@ -33,12 +33,6 @@ class Prefixes:
         return network_text(int(self.afi[i]), int(self.hi[i]) << 64 | int(self.lo[i]), int(self.length[i]))
 
 
-def prefix_texts(version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray) -> list[str]:
-    """bgpsim.wire.nlri.network_text of each prefix given as arrays (as Prefixes)."""
-    p = Prefixes(version, hi, lo, length)
-    return _core.prefix_texts(p.afi, p.hi, p.lo, p.length)
-
-
 def rows(prefixes: Prefixes, group: np.ndarray, status: np.ndarray, groups: "Groups", states: list[bytes],
          own: dict[int, bytes]) -> bytes:
     """The CSV lines of a batch: route i of group k = group[i] is the group's time and peer fields, its

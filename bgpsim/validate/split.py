@@ -65,7 +65,8 @@ class Split:
                                  name="bgpsim-validate")
         self._proc.start()
         child.close()
-        os.close(self._stream)
+        os.close(self._stream)  # the second process's end
+        self._stream = None
         self._sender = Sender(write)  # a thread: started after the fork
 
     def take(self) -> int:

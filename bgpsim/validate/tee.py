@@ -78,7 +78,7 @@ class Tee:
             sender.send(_ERROR, _error(e))
             raise
         self._mine: queue.Queue = queue.Queue(AHEAD)
-        self._stop = threading.Event()
+        self._stop, self._ended = threading.Event(), False
         self._thread = threading.Thread(target=self._read, name="bgpsim-validate-read", daemon=True)
         self._thread.start()
 
@@ -101,20 +101,19 @@ class Tee:
     def __iter__(self):
         while True:
             kind, value = self._mine.get()
-            if kind == _END:
+            if kind != _DATA:
+                self._ended = True
+                if kind == _ERROR:
+                    raise value
                 return
-            if kind == _ERROR:
-                raise value
             yield value
 
     def close(self) -> None:
         """Ends the file for the other process too, where this one stopped reading it."""
         self._stop.set()
-        while self._thread.is_alive():  # it may wait for room to put a chunk
-            try:
-                self._mine.get(timeout=0.05)
-            except queue.Empty:
-                pass
+        while not self._ended:  # the thread may wait for room to put a chunk; it ends with END or ERROR
+            self._ended = self._mine.get()[0] != _DATA
+        self._thread.join()
         self.chunks.close()
 
 
