@@ -12,5 +12,6 @@ setup(ext_modules=[Extension(
     "bgpsim._core",
     sources=[str(CORE / name) for name in SOURCES],
     depends=sorted(str(p) for p in CORE.glob("*.h")),
-    extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra"],
+    extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-flto=auto", "-Wall", "-Wextra"],
+    extra_link_args=["-flto=auto", "-O2"],
 )])
