@@ -109,5 +109,6 @@ extern PyMethodDef vrps_methods[];
 extern PyMethodDef rows_methods[];
 extern PyMethodDef rov_methods[];
 extern PyMethodDef conflicts_methods[];
+extern PyMethodDef bzip2_methods[];
 
 #endif

@@ -2,7 +2,8 @@
 
 gzip (RFC 1952, magic 1f 8b; several members allowed) and bzip2 (magic "BZh"; several streams
 allowed) are recognised by their first bytes, whatever the file is called. Output arrives in chunks
-of at most CHUNK bytes however well the input compresses, so memory stays bounded.
+of at most CHUNK bytes however well the input compresses, so memory stays bounded. With more than
+one CPU, bzip2 is decompressed by several threads (bgpsim.mrt.bzip2), to the same bytes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import bz2
 import zlib
 
 from bgpsim.base.errors import InputError
+from .bzip2 import THREADS, parallel_chunks
 
 CHUNK = 1 << 20
 RAW = 1 << 16
@@ -18,10 +20,13 @@ RAW = 1 << 16
 
 class Chunks:
     """Iterate over the decompressed bytes of `path`. After the end, `truncated` holds a message when
-    the compressed stream stopped before its end marker."""
+    the compressed stream stopped before its end marker. `threads`: whether bzip2 may be
+    decompressed by several threads (where the other CPUs have work of their own, they only
+    contend: bgpsim.validate.tee)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, threads: bool = True):
         self.path = path
+        self.threads = threads and THREADS > 1
         try:
             self.f = open(path, "rb")
         except OSError as e:
@@ -42,10 +47,24 @@ class Chunks:
                     if not data:
                         return
                     yield data
+            elif self.kind == "bzip2" and self.threads:
+                yield from parallel_chunks(self.f, CHUNK, self._skipping, self._ends)
             else:
                 yield from self._inflate()
         except OSError as e:
             raise InputError(f"cannot read: {e.strerror or e}", str(self.path)) from None
+
+    def _skipping(self, skip: int):
+        """The sequential decoding, but for its first `skip` bytes."""
+        for out in self._inflate():
+            if skip >= len(out):
+                skip -= len(out)
+                continue
+            yield out[skip:]
+            skip = 0
+
+    def _ends(self, consumed: int) -> None:
+        self.truncated = f"the {self.kind} stream ends without its end marker after {consumed} compressed bytes"
 
     def _new(self):
         return zlib.decompressobj(31) if self.kind == "gzip" else bz2.BZ2Decompressor()
@@ -85,4 +104,4 @@ class Chunks:
                 pending = rest
                 d = self._new()
         if not d.eof:
-            self.truncated = f"the {self.kind} stream ends without its end marker after {consumed} compressed bytes"
+            self._ends(consumed)

@@ -73,7 +73,7 @@ class Tee:
     def __init__(self, path: str, sender: Sender):
         self.sender, self.truncated = sender, None
         try:
-            self.chunks = Chunks(path)
+            self.chunks = Chunks(path, threads=False)  # the second CPU has the other process
         except InputError as e:
             sender.send(_ERROR, _error(e))
             raise
