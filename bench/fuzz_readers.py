@@ -4,7 +4,7 @@
 (`bgpsim.rpki.bgpsec.path.decode`, then validation with `Verifier.verify_value`) and VRP files of
 every CSV flavour and both tools' JSON (`bgpsim.rpki.vrps.read_vrp_columns` and `read_payloads`).
 
-    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|all] [--count 100000] [--seed 1]
+    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|bzip2|all] [--count 100000] [--seed 1]
                                   [--case N] [--save DIR] [--no-damage-check]
 
 Seeds are real files from ../shared/data (mrt/, pcap/, the bgpdump reference text) cut to a few dozen
@@ -19,6 +19,9 @@ BGPsec_PATH seeds: the two RFC 8208 example attributes and paths of 1 to 6 hops 
 prepending, some with a second Signature_Block of another suite) signed here with the example keys;
 the fields mutated are the lengths, pCounts, flags, ASes, suite IDs and signature lengths. A value
 that decodes must encode back to the same bytes, and its validation must give a verdict.
+
+bzip2: streams of several blocks (real dumps compressed again) damaged, cut and spliced, often at a
+block magic; the threads' decompression (bgpsim.mrt.bzip2) must give what the sequential decoder gives.
 
 Every route is consumed in full (prefix, AS path, origin, communities, next hop, ... and the
 `bgpdump -m` line). MRT cases are also checked as `bgpsim validate` checks them (bgpsim.validate.check,
@@ -581,6 +584,10 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
     name, seed = rng.choice(seeds)
     data = bytearray(seed)
     donors = [s for _n, s in seeds]
+    if reader == "bzip2":
+        for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
+            bzip2_op(rng, data, donors)
+        return name, bytes(data)
     if reader == "bgpsec":
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4, 5))):
             if rng.random() < 0.6 and corrupt_field(rng, data, bgpsec_fields(bytes(data))):
@@ -812,8 +819,78 @@ def run_vrps(path: str, warn) -> None:
         vrps.read_payloads(vrps.decode_text(data, path), path, warn)
 
 
+# --- bzip2 streams, decompressed by threads ----------------------------------------------------------------
+
+def bzip2_seeds() -> list[tuple[str, bytes]]:
+    """Streams of several blocks: the first 400 kB of real dumps (decompressed) compressed again at
+    level 1 (100 kB blocks), alone and two streams end to end."""
+    out = []
+    for rel in ("pyasn_data/rib.20140523.0600_firstMB.bz2", "ripe_bgpdump_testdata/updates.20160811.1600.gz"):
+        p = MRT / rel
+        if p.exists():
+            out.append((p.name, bz2.compress(_open_any(p)[:400_000], 1)))
+    if len(out) == 2:
+        out.append(("two streams", bz2.compress(out[0][1][:150_000], 1) + out[1][1]))
+    return out
+
+
+def bzip2_op(rng: random.Random, data: bytearray, donors: list[bytes]) -> None:
+    """A byte changed, a cut, bytes inserted or deleted, or a piece of another stream spliced in; often
+    at a block magic (found by the core), where the threads' bookkeeping is."""
+    from bgpsim import _core
+
+    marks = [bit // 8 for bit, _ in _core.bz2_marks(bytes(data), 0)] or [0]
+    at = min(len(data), max(0, rng.choice(marks) + rng.randint(-12, 16))) if rng.random() < 0.5 else rng.randint(0, len(data))
+    op = rng.choice(("flip", "set", "cut", "insert", "delete", "splice", "append"))
+    if op == "flip" and at < len(data):
+        data[at] ^= 1 << rng.randrange(8)
+    elif op == "set" and at < len(data):
+        data[at] = rng.choice((0, 0xFF, 0x31, 0x17, 0x42, rng.randrange(256)))
+    elif op == "cut":
+        del data[at:]
+    elif op == "insert":
+        data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+    elif op == "delete":
+        del data[at:at + rng.randint(1, 64)]
+    elif op == "splice":
+        donor = rng.choice(donors)
+        s = rng.randrange(len(donor))
+        data[at:at + rng.randint(0, 4096)] = donor[s:s + rng.randint(1, 4096)]
+    else:
+        data += rng.choice((b"\0" * rng.randint(1, 40), b"BZh9", b"BZh91AY&SY", rng.choice(donors)[:rng.randint(4, 2000)]))
+
+
+def run_bzip2(path: str, warn) -> None:
+    """The threads' decompression against the sequential decoder's (one thread): the same bytes, the
+    same note of a stream cut short, the same fault; before a fault the threads may give whole blocks
+    more (bgpsim.mrt.bzip2)."""
+    from bgpsim.mrt import stream
+
+    def read(threads: bool):
+        c = stream.Chunks(path, threads=threads)
+        out, fault = [], None
+        try:
+            for piece in c:
+                assert 0 < len(piece) <= stream.CHUNK
+                out.append(piece)
+        except InputError as e:
+            fault = str(e)
+        finally:
+            c.close()
+        return b"".join(out), c.truncated, fault
+
+    threaded, sequential = read(True), read(False)
+    if threaded[1:] != sequential[1:]:
+        raise AssertionError(f"threads: {threaded[1:]}; one thread: {sequential[1:]}")
+    if threaded[0] != sequential[0] and (threaded[2] is None or not threaded[0].startswith(sequential[0])):
+        raise AssertionError(f"threads gave {len(threaded[0])} bytes, one thread {len(sequential[0])}")
+    if threaded[2] is not None:
+        raise InputError(threaded[2])
+
+
 RUNNERS = {"mrt": (run_mrt, mrt_seeds), "pcap": (run_pcap, pcap_seeds), "text": (run_text, text_seeds),
-           "bgpsec": (run_bgpsec, bgpsec_seeds), "vrps": (run_vrps, vrp_seeds)}
+           "bgpsec": (run_bgpsec, bgpsec_seeds), "vrps": (run_vrps, vrp_seeds),
+           "bzip2": (run_bzip2, bzip2_seeds)}
 
 
 def fuzz(reader: str, count: int, seed: int, only: int | None, save: str | None, tmp: str) -> dict:
@@ -958,7 +1035,7 @@ def damage_check(tmp: str, rng: random.Random) -> tuple[int, int, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "all"), default="all")
+    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "bzip2", "all"), default="all")
     ap.add_argument("--count", type=int, default=100_000, help="mutated inputs per reader")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", type=int, help="run this one case only (shows its traceback and warnings)")
@@ -966,7 +1043,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-damage-check", action="store_true")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
-    readers = ("mrt", "text", "pcap", "bgpsec", "vrps") if a.reader == "all" else (a.reader,)
+    readers = ("mrt", "text", "pcap", "bgpsec", "vrps", "bzip2") if a.reader == "all" else (a.reader,)
     bad = False
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="bgpsim-fuzz-", dir=shm) as tmp:

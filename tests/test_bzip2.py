@@ -114,6 +114,8 @@ def test_damage_anywhere_the_same(blocks_file, tmp_path, monkeypatch):
         data, _, fault = _same(bad, monkeypatch)
         faults += fault is not None
         assert fault is None or whole.startswith(data)  # whole blocks before the damage, nothing made up
+        bad.write_bytes(bytes(damaged[:len(raw) * 3 // 4]))  # damaged, and cut short after: one fault, no note
+        _same(bad, monkeypatch)
     assert faults > 20
 
 

@@ -43,11 +43,14 @@ def parallel_chunks(f, chunk: int, sequential: Callable[[int], Iterator[bytes]],
     `chunk` bytes. `sequential(skip)` decodes the file from its start, passing over its first `skip`
     output bytes; `ends(size)` is called when the file (`size` compressed bytes) ends inside a stream."""
     done = 0
+    cut: list[int] = []  # the file's size, when it ends inside a stream
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix="bgpsim-bzip2")
     try:
-        for piece in _decoded(_blocks(f, ends), pool, chunk):
+        for piece in _decoded(_blocks(f, cut), pool, chunk):
             done += len(piece)
             yield piece
+        if cut:  # said once every block before the cut has decoded
+            ends(cut[0])
     except Fallback:
         pool.shutdown(wait=False, cancel_futures=True)
         f.seek(0)
@@ -106,8 +109,9 @@ def _stream(block: bytes, chunk: int) -> Iterator[bytes]:
         raise Fallback
 
 
-def _blocks(f, ends: Callable[[int], None]) -> Iterator[bytes]:
-    """Each block of every stream of `f`, cut out as a stream of its own, in order."""
+def _blocks(f, cut: list[int]) -> Iterator[bytes]:
+    """Each block of every stream of `f`, cut out as a stream of its own, in order; when the file ends
+    inside a stream, its size goes into `cut`."""
     buf = f.read(READ)
     size = len(buf)  # compressed bytes read
     at = 0  # the bit where the next stream, block or end marker starts in buf
@@ -158,7 +162,7 @@ def _blocks(f, ends: Callable[[int], None]) -> Iterator[bytes]:
         while not marks[0][1]:  # a block, up to the next mark
             if nxt is None:
                 _tail(buf, at, level)  # the file ends inside this block
-                ends(size)
+                cut.append(size)
                 return
             if nxt[0] - at < _END_TAIL:
                 raise Fallback
