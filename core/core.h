@@ -108,6 +108,7 @@ static inline uint32_t get32(const unsigned char *p)
 extern PyMethodDef vrps_methods[];
 extern PyMethodDef rows_methods[];
 extern PyMethodDef rov_methods[];
+extern PyMethodDef rov_reasons_methods[];
 extern PyMethodDef conflicts_methods[];
 extern PyMethodDef bzip2_methods[];
 

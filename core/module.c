@@ -27,6 +27,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(vrps_methods, &n);
     join(rows_methods, &n);
     join(rov_methods, &n);
+    join(rov_reasons_methods, &n);
     join(bgptext_methods, &n);
     join(aspath_methods, &n);
     join(conflicts_methods, &n);

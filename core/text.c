@@ -1,7 +1,8 @@
 /* Addresses and prefixes as text, as bgpdump prints them (bgpsim.wire.nlri.address_text): IPv4 as
  * inet_ntoa; IPv6 as bgpdump's fmt_ipv6 (RFC 4291 section 2.2): lower-case hex, the first longest
  * run of zero groups as "::" even when it is one group, and IPv4-compatible and IPv4-mapped
- * addresses (section 2.5.5) with the last 32 bits dotted. */
+ * addresses (section 2.5.5) with the last 32 bits dotted. And IPv6 as RFC 5952 section 4 has it
+ * (as Python's ipaddress writes it): no "::" for one zero group, no dotted quad. */
 #include <string.h>
 
 #include "text.h"
@@ -41,18 +42,16 @@ static int hex(unsigned v, char *out)
     return k;
 }
 
-int ipv6_text(uint64_t hi, uint64_t lo, char *out)
+static void groups(uint64_t hi, uint64_t lo, unsigned w[8])
 {
-    unsigned w[8];
-    int k = 0;
     for (int i = 0; i < 4; i++)
         w[i] = (unsigned)(hi >> (48 - 16 * i) & 0xFFFF), w[4 + i] = (unsigned)(lo >> (48 - 16 * i) & 0xFFFF);
-    if (!(w[0] | w[1] | w[2] | w[3] | w[4]) && (w[5] == 0xFFFF || (w[5] == 0 && (w[6] || w[7] > 1)))) {
-        memcpy(out, w[5] ? "::ffff:" : "::", w[5] ? 7 : 2);
-        k = w[5] ? 7 : 2;
-        return k + ipv4_text((uint32_t)lo, out + k);
-    }
-    int best = -1, len = 0;
+}
+
+/* the groups in hex, the first longest run of zero groups (of at least `shortest`) as "::" */
+static int hex_groups(const unsigned w[8], int shortest, char *out)
+{
+    int best = -1, len = shortest - 1, k = 0;
     for (int i = 0; i < 8;) {
         if (w[i] == 0) {
             int j = i;
@@ -76,6 +75,25 @@ int ipv6_text(uint64_t hi, uint64_t lo, char *out)
         k += hex(w[i], out + k);
     }
     return k;
+}
+
+int ipv6_text(uint64_t hi, uint64_t lo, char *out)
+{
+    unsigned w[8];
+    groups(hi, lo, w);
+    if (!(w[0] | w[1] | w[2] | w[3] | w[4]) && (w[5] == 0xFFFF || (w[5] == 0 && (w[6] || w[7] > 1)))) {
+        int k = w[5] ? 7 : 2;
+        memcpy(out, w[5] ? "::ffff:" : "::", (size_t)k);
+        return k + ipv4_text((uint32_t)lo, out + k);
+    }
+    return hex_groups(w, 1, out);
+}
+
+int ipv6_text_rfc5952(uint64_t hi, uint64_t lo, char *out)
+{
+    unsigned w[8];
+    groups(hi, lo, w);
+    return hex_groups(w, 2, out);
 }
 
 int prefix_text(int afi, uint64_t hi, uint64_t lo, unsigned plen, char *out)

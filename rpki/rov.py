@@ -175,6 +175,17 @@ class _Family:
         held = list(zip(network[rows].tolist(), plen[rows].tolist(), max_length[rows].tolist(), asn[rows].tolist()))
         return [held[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
+    def reasons(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray, state: np.ndarray) -> list[bytes]:
+        """The status and reason fields of invalid routes (`state`: their codes, invalid-asn or
+        invalid-length), naming the VRPs that hold each (_core.rov_reasons; `start` and `length` as
+        for holding_many)."""
+        network, plen, max_length, asn = self._rows
+        high, low = (network.high, network.low) if self.version == 6 else (network, network)
+        return _core.rov_reasons(_BITS[self.version], self.start, self.length, self.parent, self.first, high, low, plen,
+                                 max_length, asn, np.ascontiguousarray(start, dtype=np.uint64),
+                                 np.ascontiguousarray(length, dtype=np.int64),
+                                 np.ascontiguousarray(origin, dtype=np.int64), np.ascontiguousarray(state, dtype=np.uint8))
+
     def validate(self, start: np.ndarray, length: np.ndarray, origin: np.ndarray) -> np.ndarray:
         """The RFC 6811 state code (an index into STATES) of each route (_core.rov_validate): the
         most specific prefix holding it found by a binary search and a climb, then the best
@@ -302,6 +313,19 @@ class VRPTable:
         """covering_rows() of many routes of one IP version at once, given by arrays: `start` the
         address (IPv4) or its first 64 bits (IPv6), `length` at most 32 or 64."""
         return self._families()[version].holding_many(start, np.minimum(length, _BITS[version]))
+
+    def reasons(self, version: int, start: np.ndarray, length: np.ndarray, origin: np.ndarray,
+                state: np.ndarray) -> list[bytes]:
+        """Why each of many invalid routes of one IP version is invalid: its status and reason fields
+        as `bgpsim validate` writes them (core/rov_reasons.c), given as for covering_rows_many and
+        by their origins and state codes (invalid-asn or invalid-length)."""
+        return self._families()[version].reasons(start, np.minimum(length, _BITS[version]), origin, state)
+
+    def reason(self, prefix: IPv4Network | IPv6Network, origin: int, state: int) -> bytes:
+        """reasons() of one route, any length (an IPv6 route longer than /64 may be held by VRPs
+        longer than /64)."""
+        rows = self.covering_rows(prefix.version, int(prefix.network_address), prefix.prefixlen)
+        return _core.reason_text(prefix.version, state, prefix.prefixlen, origin, rows)
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
         """RFC 6811 state of one route."""

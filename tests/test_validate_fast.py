@@ -165,13 +165,12 @@ def test_findings_json_one_per_line():
 
 
 def test_reasons_from_the_index():
-    """The reasons of invalid routes, from the VRPs that hold them found for all routes at once by
-    the index (VRPTable.covering_rows_many), say what the VRPs found by a scan say."""
+    """The reasons of invalid routes, written by the core from the VRPs its walk of the index finds
+    for all routes at once (VRPTable.reasons), say what the VRPs found by a scan say; an IPv6 route
+    longer than /64 (VRPTable.reason) too, VRPs longer than /64 among its."""
     from ipaddress import IPv6Network
 
-    from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, VRP, VRPTable
-
-    from bgpsim.validate.check import _reason
+    from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, STATES, VRP, VRPTable
 
     rng = random.Random(5)
     table = []
@@ -179,9 +178,9 @@ def test_reasons_from_the_index():
         n = rng.randint(8, 24)
         a = ((10 << 24 | rng.getrandbits(16) << 8) >> (32 - n)) << (32 - n)
         table.append(VRP(IPv4Network((a, n)), rng.randint(n, 24), rng.choice([0, 1, 2, 3, 64500, 65000, 7, 8, 9])))
-        n = rng.randint(32, 56)
-        a = ((0x20010DB8 << 96 | rng.getrandbits(24) << 72) >> (128 - n)) << (128 - n)
-        table.append(VRP(IPv6Network((a, n)), rng.randint(n, 64), rng.choice([0, 1, 2, 3, 64500])))
+        n = rng.randint(32, 80)
+        a = ((0x20010DB8 << 96 | rng.choice([0, 1, 0x10000, rng.getrandbits(24)]) << 72) >> (128 - n)) << (128 - n)
+        table.append(VRP(IPv6Network((a, n)), rng.randint(n, 96), rng.choice([0, 1, 2, 3, 64500])))
     vrp_table = VRPTable(table)
     for version, width in ((4, 32), (6, 64)):
         routes = []
@@ -190,18 +189,60 @@ def test_reasons_from_the_index():
                 n = rng.randint(8, 32)
                 net = IPv4Network((((10 << 24 | rng.getrandbits(24)) >> (32 - n)) << (32 - n), n))
             else:
-                n = rng.randint(32, 64)
-                net = IPv6Network((((0x20010DB8 << 96 | rng.getrandbits(32) << 64) >> (128 - n)) << (128 - n), n))
+                n = rng.randint(32, 96)
+                low = rng.choice([0, 1, 0x10000, rng.getrandbits(32)]) << 64 | rng.getrandbits(64)
+                net = IPv6Network((((0x20010DB8 << 96 | low) >> (128 - n)) << (128 - n), n))
             origin = rng.choice([-1, 1, 2, 3, 64500, 4])
             state = vrp_table.validate(net, origin)
             if state in (INVALID_ASN, INVALID_LENGTH):
                 routes.append((net, origin, state))
         assert len(routes) > 100
-        start = np.array([int(net.network_address) >> (128 - width if version == 6 else 0) for net, _, _ in routes],
+        short = [r for r in routes if r[0].prefixlen <= width]
+        start = np.array([int(net.network_address) >> (128 - width if version == 6 else 0) for net, _, _ in short],
                          dtype=np.uint64)
-        rows = vrp_table.covering_rows_many(version, start, np.array([net.prefixlen for net, _, _ in routes]))
-        for (net, origin, state), found in zip(routes, rows):
-            assert _reason(version, net.prefixlen, origin, state, found) == _reason_by_scan(table, net, origin, state)
+        fields = vrp_table.reasons(version, start, np.array([net.prefixlen for net, _, _ in short]),
+                                   np.array([o for _, o, _ in short]), np.array([STATES.index(s) for _, _, s in short]))
+        for (net, origin, state), field in zip(short, fields):
+            assert field.decode() == f'{state},"{_reason_by_scan(table, net, origin, state)}"'
+        for net, origin, state in routes:
+            assert vrp_table.reason(net, origin, STATES.index(state)).decode() == \
+                f'{state},"{_reason_by_scan(table, net, origin, state)}"'
+        assert version == 4 or len(short) < len(routes)
+
+
+@pytest.mark.parametrize("prefix, text", [
+    ("2001:db8:0:1::/64", "2001:db8:0:1::/64"),  # one zero group is written out (RFC 5952 section 4.2.2)
+    ("2001:0:0:1::/64", "2001:0:0:1::/64"),  # the longer run is the one left out (4.2.3)
+    ("2001:db8:0:0:1::/112", "2001:db8:0:0:1::/112"),  # runs of two and three: the longer
+    ("2001:db8:0:0:1:0:0:1/128", "2001:db8::1:0:0:1/128"),  # two runs of two: the first
+    ("::ffff:0:0/96", "::ffff:0:0/96"),  # no dotted quad: section 4 (Python 3.11's ipaddress)
+    ("::/0", "::/0"),
+    ("2001:db8:aaaa:bbbb:cccc:dddd:eeee:ff00/120", "2001:db8:aaaa:bbbb:cccc:dddd:eeee:ff00/120"),
+])
+def test_reasons_write_vrp_prefixes_as_rfc_5952(prefix, text):
+    from ipaddress import IPv6Network
+
+    from bgpsim.rpki.rov import INVALID_ASN, STATES, VRP, VRPTable
+
+    net = IPv6Network(prefix)
+    table = VRPTable([VRP(net, net.prefixlen, 64500)])
+    route = IPv6Network((int(net.network_address), min(net.prefixlen + 8, 128)))
+    assert table.validate(route, 64501) == INVALID_ASN
+    field = table.reason(route, 64501, STATES.index(INVALID_ASN)).decode()
+    assert field == f'invalid-asn,"covered by VRPs of AS64500 ({text} the most specific); none for AS64501"'
+
+
+def test_reasons_refuse_a_state_the_vrps_do_not_bear_out():
+    from bgpsim.rpki.rov import INVALID_LENGTH, NOT_FOUND, STATES, VRP, VRPTable
+
+    table = VRPTable([VRP(IPv4Network("192.0.2.0/24"), 24, 64500)])
+    route = IPv4Network("192.0.2.0/25")
+    for origin, state in ((64501, INVALID_LENGTH), (64500, NOT_FOUND)):  # no VRP of the origin; not invalid
+        with pytest.raises(ValueError, match="want the state of an invalid route"):
+            table.reason(route, origin, STATES.index(state))
+    with pytest.raises(ValueError, match="route 1: want the state of an invalid route"):
+        table.reasons(4, np.array([0xC0000200] * 2, dtype=np.uint64), np.array([25, 25]), np.array([1, 1]),
+                      np.array([STATES.index(INVALID_LENGTH) - 1, STATES.index(NOT_FOUND)]))
 
 
 def _reason_by_scan(table, net, origin, state):

@@ -137,7 +137,6 @@ class Checker:
         self.findings = Findings(topo)
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
-        self._reasons: dict[tuple, bytes] = {}
         self._paths: dict[bytes, tuple] = {}  # AS_PATH (the core's words) -> _path_info
         self._tails: dict[tuple[str, str], bytes] = {}  # (ASPA verdict, finding kinds) -> the line's end
         self._peers = Peers()
@@ -411,59 +410,20 @@ class Checker:
         t.aspa.update(b.aspa)
 
     def _reasons_of(self, b: _Batch, idx: np.ndarray, status: np.ndarray) -> dict[int, bytes]:
-        """The status and reason fields of each invalid route `idx` of a batch (cached: many peers
-        send one route); the VRPs that hold the routes not seen before are found for all at once."""
-        out, todo = {}, []
-        known = self._reasons.get
-        for i, key in zip(idx.tolist(), zip(*(a[idx].tolist() for a in (b.afi, b.hi, b.lo, b.plen, b.origin, status)))):
-            field = known(key)
-            if field is None:
-                todo.append((i, key))
-            else:
-                out[i] = field
+        """The status and reason fields of each invalid route `idx` of a batch (rpki.rov
+        VRPTable.reasons); an IPv6 route longer than /64, one at a time."""
+        out = {}
         for afi, bits in _BITS.items():
-            mine = [(i, key) for i, key in todo if key[0] == afi and key[3] <= bits]
-            if not mine:
-                continue
-            sel = np.array([i for i, _ in mine], dtype=np.int64)
-            start = (b.lo if afi == 1 else b.hi)[sel].astype(np.uint64)
-            for (i, key), held in zip(mine, self.vrps.covering_rows_many(_VERSION[afi], start, b.plen[sel])):
-                out[i] = self._remember(key, held)
-        for i, key in todo:
-            if i not in out:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
-                out[i] = self._remember(key, self.vrps.covering_rows(6, (key[1] << 64) | key[2], key[3]))
+            sel = idx[(b.afi[idx] == afi) & (b.plen[idx] <= bits)]
+            if len(sel):
+                start = (b.lo if afi == 1 else b.hi)[sel].astype(np.uint64)
+                out.update(zip(sel.tolist(), self.vrps.reasons(_VERSION[afi], start, b.plen[sel], b.origin[sel],
+                                                               status[sel])))
+        for i in idx.tolist():
+            if i not in out:
+                net = (int(b.hi[i]) << 64) | int(b.lo[i])
+                out[i] = self.vrps.reason(_network((6, net, int(b.plen[i]))), int(b.origin[i]), int(status[i]))
         return out
-
-    def _remember(self, key: tuple, rows: list[tuple[int, int, int, int]]) -> bytes:
-        if len(self._reasons) > 1_000_000:
-            self._reasons.clear()
-        state = STATES[key[5]]
-        field = self._reasons[key] = f'{state},"{_reason(_VERSION[key[0]], key[3], key[4], state, rows)}"'.encode()
-        return field
-
-
-def _reason(version: int, length: int, origin: int, state: str, rows: list[tuple[int, int, int, int]]) -> str:
-    """Why a route is invalid, naming the VRPs that hold it (`rows`: network, length, maxLength,
-    ASN of each, most specific first)."""
-    if state == INVALID_LENGTH:
-        best = None
-        for row in rows:  # the first with the longest maxLength
-            if row[3] == origin and (best is None or row[2] > best[2]):
-                best = row
-        return (f"/{length} is longer than maxLength {best[2]} of the VRP "
-                f"{_prefix_text(version, best[0], best[1])} AS{best[3]}")
-    who = "origin NONE (an AS_SET)" if origin == NONE else f"AS{origin}"
-    names = sorted({f"AS{row[3]}" for row in rows})
-    shown = " ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return (f"covered by VRPs of {shown} ({_prefix_text(version, rows[0][0], rows[0][1])} the most "
-            f"specific); none for {who}")
-
-
-def _prefix_text(version: int, network: int, length: int) -> str:
-    """A VRP's prefix as ipaddress writes it."""
-    if version == 4:
-        return f"{network >> 24}.{(network >> 16) & 255}.{(network >> 8) & 255}.{network & 255}/{length}"
-    return str(IPv6Network((network, length)))
 
 
 def _network(w: tuple[int, int, int]):
