@@ -1,5 +1,5 @@
-/* AS paths (aspath.h): the RFC 6811 origin, bgpdump's text, and what `bgpsim validate` needs of each
- * distinct path (path_fields): its routes.csv fields and whether it can hold a finding. */
+/* AS paths (aspath.h): the RFC 6811 origin, bgpdump's text, and whether a path can hold a finding of
+ * `bgpsim validate` (its flags, which the PathTable keeps: pathtable.c). */
 #include "aspath.h"
 
 #include <stdlib.h>
@@ -45,8 +45,6 @@ void path_text(column *o, const uint32_t *w, Py_ssize_t n)
     }
 }
 
-enum { HAS_SET = 1, SUSPECT = 2, NOTHING = 4 }; /* path_fields' flags */
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -71,7 +69,7 @@ static int special(uint32_t as, const uint32_t *lo, const uint32_t *hi, Py_ssize
  * special-purpose AS among the ASes of its sequences and sets, or an AS twice apart in its sequences
  * once prepending is collapsed (confederation segments never leave the confederation, RFC 5065
  * section 5: not looked at); no AS at all. `seq` has room for the path's ASes. */
-static int path_flags(const uint32_t *w, Py_ssize_t n, const uint32_t *lo, const uint32_t *hi, Py_ssize_t nr,
+int path_flags(const uint32_t *w, Py_ssize_t n, const uint32_t *lo, const uint32_t *hi, Py_ssize_t nr,
                       uint32_t *seq)
 {
     int flags = 0, any = 0;
@@ -108,7 +106,7 @@ static int path_flags(const uint32_t *w, Py_ssize_t n, const uint32_t *lo, const
 }
 
 /* whether `n` words hold whole segments of types 1 to 4 */
-static int whole(const uint32_t *w, Py_ssize_t n)
+int whole(const uint32_t *w, Py_ssize_t n)
 {
     Py_ssize_t i = 0;
     while (i < n) {
@@ -119,7 +117,7 @@ static int whole(const uint32_t *w, Py_ssize_t n)
     return 1;
 }
 
-static int u32_array(PyObject *o, Py_buffer *v, const char *name)
+int u32_array(PyObject *o, Py_buffer *v, const char *name)
 {
     if (PyObject_GetBuffer(o, v, PyBUF_C_CONTIGUOUS) < 0)
         return -1;
@@ -130,101 +128,3 @@ static int u32_array(PyObject *o, Py_buffer *v, const char *name)
     }
     return 0;
 }
-
-static PyObject *path_fields(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *paths, *olo, *ohi, *posts = NULL, *flags = NULL, *origins = NULL, *out = NULL;
-    Py_buffer vlo, vhi;
-    uint32_t *seq = NULL;
-    column text = {0};
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &paths, &olo, &ohi))
-        return NULL;
-    if (u32_array(olo, &vlo, "special_lo") < 0)
-        return NULL;
-    if (u32_array(ohi, &vhi, "special_hi") < 0) {
-        PyBuffer_Release(&vlo);
-        return NULL;
-    }
-    const uint32_t *lo = vlo.buf, *hi = vhi.buf;
-    Py_ssize_t nr = vlo.len / 4, n = PyList_GET_SIZE(paths), room = 0;
-    if (vhi.len != vlo.len) {
-        PyErr_SetString(PyExc_ValueError, "special_lo, special_hi: want as many of each");
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < nr; k++)
-        if (lo[k] > hi[k] || (k && lo[k] <= hi[k - 1])) {
-            PyErr_SetString(PyExc_ValueError, "special_lo, special_hi: want sorted ranges apart");
-            goto done;
-        }
-    if ((posts = PyList_New(n)) == NULL || (flags = PyBytes_FromStringAndSize(NULL, n)) == NULL
-        || (origins = PyBytes_FromStringAndSize(NULL, n * 8)) == NULL)
-        goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *p = PyList_GET_ITEM(paths, i);
-        if (!PyBytes_Check(p) || PyBytes_GET_SIZE(p) % 4) {
-            PyErr_Format(PyExc_ValueError, "path %zd: want bytes of uint32 words", i);
-            goto done;
-        }
-        const uint32_t *w = (const uint32_t *)PyBytes_AS_STRING(p);
-        Py_ssize_t nw = PyBytes_GET_SIZE(p) / 4;
-        if (!whole(w, nw)) {
-            PyErr_Format(PyExc_ValueError, "path %zd: want whole segments of types 1 to 4", i);
-            goto done;
-        }
-        if (nw > room) {
-            PyMem_Free(seq);
-            room = nw > 256 ? nw : 256;
-            if ((seq = PyMem_Malloc(sizeof *seq * (size_t)room)) == NULL) {
-                PyErr_NoMemory();
-                goto done;
-            }
-        }
-        int64_t origin = path_origin(w, nw);
-        PyBytes_AS_STRING(flags)[i] = (char)path_flags(w, nw, lo, hi, nr, seq);
-        memcpy(PyBytes_AS_STRING(origins) + 8 * i, &origin, 8);
-        /* ",as_path,origin_as," with the path quoted when it holds a comma (an AS_SET), as csv does */
-        text.len = 0;
-        column_put(&text, ",", 1);
-        Py_ssize_t at = text.len;
-        path_text(&text, w, nw);
-        int quote = memchr(text.data + at, ',', (size_t)(text.len - at)) != NULL;
-        if (quote) {
-            column_put(&text, "\"", 1);
-            memmove(text.data + at + 1, text.data + at, (size_t)(text.len - at - 1));
-            text.data[at] = '"';
-            column_put(&text, "\"", 1);
-        }
-        column_put(&text, ",", 1);
-        if (origin >= 0)
-            column_put_u(&text, (uint64_t)origin);
-        column_put(&text, ",", 1);
-        if (text.failed) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        PyObject *b = PyBytes_FromStringAndSize(text.data, text.len);
-        if (b == NULL)
-            goto done;
-        PyList_SET_ITEM(posts, i, b);
-    }
-    out = PyTuple_Pack(3, posts, flags, origins);
-done:
-    Py_XDECREF(posts);
-    Py_XDECREF(flags);
-    Py_XDECREF(origins);
-    PyMem_Free(seq);
-    column_free(&text);
-    PyBuffer_Release(&vlo);
-    PyBuffer_Release(&vhi);
-    return out;
-}
-
-PyMethodDef aspath_methods[] = {
-    {"path_fields", path_fields, METH_VARARGS,
-     "path_fields(paths, special_lo, special_hi) -> (posts, flags, origins): for each path (bytes of uint32 "
-     "words), its routes.csv fields b',as_path,origin_as,' (no origin for NONE or an empty path), its flags "
-     "(1 an AS_SET, 2 a special-purpose AS (in a sorted range special_lo[k]..special_hi[k], uint32) or an AS "
-     "twice apart, 4 no AS) as bytes, and its RFC 6811 origin (int64: -1 NONE, -2 empty)"},
-    {NULL, NULL, 0, NULL},
-};

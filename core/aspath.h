@@ -14,6 +14,12 @@ enum { AS_SET = 1, AS_SEQUENCE = 2, AS_CONFED_SEQUENCE = 3, AS_CONFED_SET = 4 };
 int64_t path_origin(const uint32_t *w, Py_ssize_t n);     /* of n words that hold whole segments */
 void path_text(column *o, const uint32_t *w, Py_ssize_t n); /* bgpdump's text: "a b {c,d} (e f) [g,h]" */
 
-extern PyMethodDef aspath_methods[];
+/* A path's flags for `bgpsim validate`: an AS_SET in it; a special-purpose AS (in one of the sorted
+ * ranges lo[k]..hi[k]) or an AS twice apart, either of which the judge of paths may find something
+ * in; no AS at all (bgpsim.validate.paths). `seq` has room for the path's ASes. */
+enum { HAS_SET = 1, SUSPECT = 2, NOTHING = 4 };
+int path_flags(const uint32_t *w, Py_ssize_t n, const uint32_t *lo, const uint32_t *hi, Py_ssize_t nr, uint32_t *seq);
+int whole(const uint32_t *w, Py_ssize_t n);                  /* whether n words hold whole segments of types 1 to 4 */
+int u32_array(PyObject *o, Py_buffer *v, const char *name); /* a buffer of uint32 items, else ValueError */
 
 #endif

@@ -4,6 +4,7 @@
 #include "aspath.h"
 #include "bgptext.h"
 #include "mrt.h"
+#include "pathtable.h"
 
 static PyMethodDef methods[64];
 
@@ -29,12 +30,11 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rov_methods, &n);
     join(rov_reasons_methods, &n);
     join(bgptext_methods, &n);
-    join(aspath_methods, &n);
     join(conflicts_methods, &n);
     join(bzip2_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && mrt_add_types(m) < 0)
+    if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -1,12 +1,14 @@
 /* The lines of routes.csv (bgpsim.validate.check). Route i of group k = group[i] is written
  *
- *   time[k][.usec[k]] peers[peer[k]] prefix posts[post[k]] states[status[i]] tails[tail[k]]
+ *   time[k][.usec[k]] peers[peer[k]] prefix paths.post(post[k]) states[status[i]] tails[tail[k]]
  *
  * or, when it has a line end of its own (own[j] for i = own_index[j]: an invalid route's reason, a
  * bogon's finding), time, peer and prefix then own[j]. The time is bgpdump's, with the microseconds of
- * a BGP4MP_ET record (none where usec[k] is negative). What a group's fields hold is made in Python
- * once per peer, per AS path and per ASPA verdict and findings; nothing here is per group in Python. */
+ * a BGP4MP_ET record (none where usec[k] is negative). What a group's fields hold is made once per peer
+ * and per ASPA verdict and findings in Python, and per AS path in the PathTable (pathtable.c); nothing
+ * here is per group in Python. */
 #include "core.h"
+#include "pathtable.h"
 #include "text.h"
 
 typedef struct {
@@ -68,12 +70,12 @@ static int time_text(char *b, int64_t t, int64_t usec)
 }
 
 enum { R_GROUP, R_STATUS, R_AFI, R_HI, R_LO, R_PLEN, G_TIME, G_USEC, G_PEER, G_POST, G_TAIL, OWN_INDEX, NCOLS };
-enum { L_PEERS, L_POSTS, L_STATES, L_TAILS, L_OWN, NLISTS };
+enum { L_PEERS, L_STATES, L_TAILS, L_OWN, NLISTS };
 
 static PyObject *csv_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *cols[NCOLS], *lists[NLISTS];
+    PyObject *cols[NCOLS], *lists[NLISTS], *paths;
     Py_buffer v[NCOLS];
     static const Py_ssize_t SIZE[NCOLS] = {8, 1, 1, 8, 8, 1, 8, 8, 8, 8, 8, 8};
     static const char *const NAME[NCOLS] = {"group", "status", "afi", "hi", "lo", "plen", "time", "usec", "peer",
@@ -84,9 +86,13 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
     int got = 0;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOO", &cols[R_GROUP], &cols[R_STATUS], &cols[R_AFI], &cols[R_HI],
                           &cols[R_LO], &cols[R_PLEN], &cols[G_TIME], &cols[G_USEC], &cols[G_PEER], &cols[G_POST],
-                          &cols[G_TAIL], &lists[L_PEERS], &lists[L_POSTS], &lists[L_STATES], &lists[L_TAILS],
+                          &cols[G_TAIL], &lists[L_PEERS], &paths, &lists[L_STATES], &lists[L_TAILS],
                           &cols[OWN_INDEX], &lists[L_OWN]))
         return NULL;
+    if (!PyObject_TypeCheck(paths, &PathTableType)) {
+        PyErr_SetString(PyExc_TypeError, "paths: want a PathTable");
+        return NULL;
+    }
     Py_ssize_t n = PyObject_Length(cols[R_GROUP]), ng = PyObject_Length(cols[G_TIME]),
                nown = PyObject_Length(lists[L_OWN]);
     if (n < 0 || ng < 0 || nown < 0)
@@ -103,8 +109,10 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
                   *peer = v[G_PEER].buf, *post = v[G_POST].buf, *tail = v[G_TAIL].buf;
     const uint8_t *status = v[R_STATUS].buf, *afi = v[R_AFI].buf, *plen = v[R_PLEN].buf;
     const uint64_t *hi = v[R_HI].buf, *lo = v[R_LO].buf;
+    const char *pp;
+    Py_ssize_t pn;
     for (Py_ssize_t k = 0; k < ng; k++)  /* every index in range before the GIL goes */
-        if (peer[k] < 0 || peer[k] >= len[L_PEERS] || post[k] < 0 || post[k] >= len[L_POSTS] || tail[k] < 0
+        if (peer[k] < 0 || peer[k] >= len[L_PEERS] || path_table_post(paths, post[k], &pp, &pn) < 0 || tail[k] < 0
             || tail[k] >= len[L_TAILS]) {
             PyErr_Format(PyExc_ValueError, "group %zd: peer, post or tail out of range", k);
             goto done;
@@ -138,8 +146,9 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
             column_put(&c, p[L_OWN][j].p, p[L_OWN][j].n);
             j++;
         } else {
-            const piece *a = &p[L_POSTS][post[k]], *b = &p[L_STATES][status[i]], *t = &p[L_TAILS][tail[k]];
-            column_put(&c, a->p, a->n);
+            const piece *b = &p[L_STATES][status[i]], *t = &p[L_TAILS][tail[k]];
+            path_table_post(paths, post[k], &pp, &pn);
+            column_put(&c, pp, pn);
             column_put(&c, b->p, b->n);
             column_put(&c, t->p, t->n);
         }
@@ -156,8 +165,8 @@ done:
 
 PyMethodDef rows_methods[] = {
     {"csv_rows", csv_rows, METH_VARARGS,
-     "csv_rows(group, status, afi, hi, lo, plen, time, usec, peer, post, tail, peers, posts, states, tails, "
+     "csv_rows(group, status, afi, hi, lo, plen, time, usec, peer, post, tail, peers, paths, states, tails, "
      "own_index, own) -> bytes: routes.csv lines (route columns int64, uint8, uint8, uint64, uint64, uint8; "
-     "group columns int64; lists of bytes; own_index int64 increasing)"},
+     "group columns int64; paths a PathTable; lists of bytes; own_index int64 increasing)"},
     {NULL, NULL, 0, NULL},
 };

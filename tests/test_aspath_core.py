@@ -1,4 +1,4 @@
-"""The compiled core's AS paths (core/aspath.c, bgpsim._core.path_fields) against the definitions in
+"""The compiled core's AS paths (core/aspath.c, core/pathtable.c: bgpsim._core.PathTable) against the definitions in
 Python they stand for: bgpdump's path text (bgpsim.wire.aspath.path_text), the RFC 6811 origin
 (bgpsim.wire.attributes.origin_of) and the path findings of `bgpsim validate`
 (bgpsim.validate.paths.PathJudge): a path the core leaves unflagged is one the judge finds nothing in."""
@@ -52,11 +52,23 @@ def expected(path: tuple) -> tuple[bytes, int, int]:
     return post, flags, origin
 
 
-def test_path_fields_against_the_definitions():
+def fields(paths: list[bytes], table=None):
+    """(slots, posts, flags, origins, new) of paths added to a PathTable (a new one by default)."""
+    table = table if table is not None else _core.PathTable(*SPECIAL)
+    slots, flags, origins, new = table.add(paths)
+    slots = np.frombuffer(slots, dtype=np.int64).tolist()
+    return slots, [table.post(k) for k in slots], flags, np.frombuffer(origins, dtype=np.int64).tolist(), new
+
+
+def test_path_table_against_the_definitions():
     rng = random.Random(17)
     paths = [random_path(rng) for _ in range(20_000)]
-    posts, flags, origins = _core.path_fields([path_words(p) for p in paths], *SPECIAL)
-    origins = np.frombuffer(origins, dtype=np.int64).tolist()
+    slots, posts, flags, origins, new = fields([path_words(p) for p in paths])
+    distinct = {}
+    for i, p in enumerate(paths):
+        distinct.setdefault(path_words(p), i)
+    assert new == sorted(distinct.values()) and sorted(set(slots)) == list(range(len(distinct)))
+    assert all(slots[i] == slots[distinct[path_words(p)]] for i, p in enumerate(paths))  # one slot per path
     for p, post, f, o in zip(paths, posts, flags, origins):
         want_post, want_flags, want_origin = expected(p)
         assert (post, o) == (want_post, want_origin), p
@@ -66,8 +78,32 @@ def test_path_fields_against_the_definitions():
             assert f == want_flags, p
 
 
+def test_path_table_remembers_and_forgets():
+    t = _core.PathTable(*SPECIAL)
+    words = [path_words(((2, (k, k + 1)),)) for k in range(5000)]
+    assert fields(words[:3000], t)[4] == list(range(3000))
+    slots, posts, _, _, new = fields(words[::-1], t)  # the first 3000 known, the rest new, in the order given
+    assert new == list(range(2000)) and slots[-3000:] == list(range(3000))[::-1] and len(t) == 5000
+    assert posts[-1] == b",0 1,1,"
+    t.clear()
+    assert len(t) == 0 and fields(words[4999:], t)[0] == [0]
+
+
+def test_own_fields_give_the_peers_origin():
+    """A path whose origin is the speaker's own (empty, or ending in a confederation segment): its
+    fields with each origin given, one slot per (path, origin)."""
+    t = _core.PathTable(*SPECIAL)
+    slots, posts, _, origins, _ = fields([b"", path_words(((2, (1, 2)), (3, (65000,))))], t)
+    assert posts == [b",,,", b",1 2 (65000),,"] and origins == [-2, -2]
+    own = np.frombuffer(t.own(np.array(slots * 2, dtype=np.int64), np.array([7, 7, 8, 7], dtype=np.int64)), dtype=np.int64)
+    assert [t.post(k) for k in own] == [b",,7,", b",1 2 (65000),7,", b",,8,", b",1 2 (65000),7,"]
+    assert own[1] == own[3] and len(t) == 5
+    with pytest.raises(ValueError, match="want a slot"):
+        t.own(np.array([9], dtype=np.int64), np.array([1], dtype=np.int64))
+
+
 def test_an_empty_as_set_is_judged():
-    posts, flags, _ = _core.path_fields([path_words(((2, (1, 2)), (1, ())))], *SPECIAL)
+    _, posts, flags, _, _ = fields([path_words(((2, (1, 2)), (1, ())))])
     assert posts == [b',1 2 {},,']  # no comma to quote, but a set all the same
     assert flags == bytes([HAS_SET])
 
@@ -79,13 +115,17 @@ def test_an_empty_as_set_is_judged():
     (b"\x02\x00\x00", "uint32 words"),
 ])
 def test_bad_words_are_refused(words, what):
+    t = _core.PathTable(*SPECIAL)
     with pytest.raises(ValueError, match=what):
-        _core.path_fields([words], *SPECIAL)
+        t.add([path_words(((2, (1,)),)), words])
+    assert len(t) == 1  # the paths before it stay
 
 
 def test_bad_ranges_are_refused():
     lo, hi = SPECIAL
     with pytest.raises(ValueError, match="sorted ranges"):
-        _core.path_fields([], hi, lo)
+        _core.PathTable(hi, lo)
     with pytest.raises(ValueError, match="as many"):
-        _core.path_fields([], lo, hi[:-1])
+        _core.PathTable(lo, hi[:-1])
+    with pytest.raises(RuntimeError, match="not made"):
+        _core.PathTable.__new__(_core.PathTable).add([])

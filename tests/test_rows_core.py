@@ -7,9 +7,18 @@ import numpy as np
 import pytest
 
 from bgpsim import _core
+from bgpsim.validate.check import _SPECIAL
 from bgpsim.validate.rows import Groups, Prefixes, rows
+from bgpsim.wire.aspath import path_words
 
 PEERS = [b",192.0.2.1,64500,", b",2001:db8::1,4200000000,"]
+
+
+def table(*paths) -> _core.PathTable:
+    """A PathTable holding `paths` (slots 0, 1, ...): a path ((2, (k,)),) has the fields b",k,k,"."""
+    t = _core.PathTable(*_SPECIAL)
+    t.add([path_words(p) for p in paths])
+    return t
 
 
 def python_head(t: int, u: int, peer: int) -> bytes:
@@ -27,13 +36,14 @@ def test_rows_by_groups():
     times = [1439308800, 10**10, 999999999]  # ten digits, eleven, nine
     usecs = [42, -1, 999999]
     g = Groups(np.array(times), np.array(usecs), np.array([0, 1, 0]), np.array([0, 1, 1]), np.array([1, 0, 1]),
-               PEERS, [b",m0,", b",m1,"], [b",t0\n", b",t1\n"])
+               PEERS, table(((2, (10,)),), ((2, (11,)),)), [b",t0\n", b",t1\n"])
     own = {1: b",own\n", 6: b",last\n"}
     got = rows(p, group, status, g, [b"s0", b"s1"], own).splitlines()
     heads = [python_head(t, u, k) for t, u, k in zip(times, usecs, [0, 1, 0])]
-    assert got == [heads[0] + b"0.0.0.0/24,m0,s0,t1", heads[0] + b"0.0.1.0/24,own", heads[0] + b"0.0.2.0/24,m0,s1,t1",
-                   heads[1] + b"0.0.3.0/24,m1,s1,t0", heads[1] + b"0.0.4.0/24,m1,s1,t0",
-                   heads[2] + b"0.0.5.0/24,m1,s0,t1", heads[2] + b"0.0.6.0/24,last"]
+    assert got == [heads[0] + b"0.0.0.0/24,10,10,s0,t1", heads[0] + b"0.0.1.0/24,own",
+                   heads[0] + b"0.0.2.0/24,10,10,s1,t1", heads[1] + b"0.0.3.0/24,11,11,s1,t0",
+                   heads[1] + b"0.0.4.0/24,11,11,s1,t0", heads[2] + b"0.0.5.0/24,11,11,s0,t1",
+                   heads[2] + b"0.0.6.0/24,last"]
 
 
 def test_times_as_python_writes_them():
@@ -45,11 +55,11 @@ def test_times_as_python_writes_them():
     pairs = [(t, u) for t in times for u in usecs[:8]] + list(zip(times, usecs))
     n = len(pairs)
     g = Groups(np.array([t for t, _ in pairs], dtype=np.int64), np.array([u for _, u in pairs], dtype=np.int64),
-               np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), PEERS, [b","],
+               np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), PEERS, table(()),
                [b"\n"])
     p = Prefixes(np.full(n, 4), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64), np.zeros(n))
     got = rows(p, np.arange(n), np.zeros(n, dtype=np.uint8), g, [b"s"], {}).splitlines()
-    assert got == [python_head(t, u, 0) + b"0.0.0.0/0,s" for t, u in pairs]
+    assert got == [python_head(t, u, 0) + b"0.0.0.0/0,,,s" for t, u in pairs]
 
 
 def _call(**change):
@@ -57,14 +67,14 @@ def _call(**change):
     i8 = lambda *x: np.array(x, dtype=np.int64)  # noqa: E731
     args = dict(group=i8(0), status=np.zeros(1, dtype=np.uint8), afi=np.ones(1, dtype=np.uint8),
                 hi=np.zeros(1, dtype=np.uint64), lo=np.zeros(1, dtype=np.uint64), plen=np.zeros(1, dtype=np.uint8),
-                time=i8(1), usec=i8(-1), peer=i8(0), post=i8(0), tail=i8(0), peers=[b","], posts=[b","],
+                time=i8(1), usec=i8(-1), peer=i8(0), post=i8(0), tail=i8(0), peers=[b","], paths=table(((2, (7,)),)),
                 states=[b"s"], tails=[b"\n"], own_index=i8(), own=[])
     args.update(change)
     return _core.csv_rows(*args.values())
 
 
 def test_a_good_call():
-    assert _call() == b"1,0.0.0.0/0,s\n"
+    assert _call() == b"1,0.0.0.0/0,7,7,s\n"
 
 
 @pytest.mark.parametrize("change, words", [
@@ -74,6 +84,7 @@ def test_a_good_call():
     (dict(plen=np.array([33], dtype=np.uint8)), "route 0"),
     (dict(peer=np.array([1], dtype=np.int64)), "group 0"),
     (dict(post=np.array([-1], dtype=np.int64)), "group 0"),
+    (dict(post=np.array([1], dtype=np.int64)), "group 0"),  # no such slot
     (dict(tail=np.array([5], dtype=np.int64)), "group 0"),
     (dict(usec=np.array([1, 2], dtype=np.int64)), "usec"),
     (dict(own_index=np.array([0, 0], dtype=np.int64), own=[b"a", b"b"]), "increasing"),
@@ -86,4 +97,6 @@ def test_bad_columns_are_refused(change, words):
 
 def test_lists_must_hold_bytes():
     with pytest.raises(TypeError, match="list of bytes"):
-        _call(posts=[","])
+        _call(peers=[","])
+    with pytest.raises(TypeError, match="PathTable"):
+        _call(paths=[b","])

@@ -172,8 +172,10 @@ def test_findings_replay_as_scenarios(tmp_path, capsys):
     need_data()
     caida = SHARED / "caida" / "20250901.as-rel2.txt.bz2"
     (tmp_path / "vrps.csv").write_text(VRPS)
+    bogon = tmp_path / "bogon.txt"  # a special-purpose prefix (synthetic line, bgpdump -m)
+    bogon.write_text("BGP4MP|1470931200|A|37.49.236.123|198290|10.0.0.0/8|198290 6661 2914|IGP|37.49.236.123|0|0||NAG||\n")
     out = tmp_path / "o"
-    assert main(["validate", str(DUMP), "--vrps", str(tmp_path / "vrps.csv"), "--relationships", str(caida),
+    assert main(["validate", str(DUMP), str(bogon), "--vrps", str(tmp_path / "vrps.csv"), "--relationships", str(caida),
                  "--out", str(out), "--quiet"]) == 0
     findings = json.loads((out / "findings.json").read_text())
     replayed = [f for f in findings if "scenario" in f]
@@ -181,6 +183,9 @@ def test_findings_replay_as_scenarios(tmp_path, capsys):
     assert sorted(p.name for p in (out / "scenarios").iterdir()) == sorted(f["scenario"][10:] for f in replayed)
     doc = json.loads((out / "summary.json").read_text())
     assert doc["aspa"] is not None and doc["findings"]["leak"] > 0  # relationships stand in for ASPA
+    with open(out / "routes.csv", newline="") as fh:  # every path judged: a bogon's finding after the path's, if any
+        kinds = [row["findings"] for row in csv.DictReader(fh) if "bogon-prefix" in row["findings"]]
+    assert kinds == ["bogon-prefix"]
     f = next(f for f in replayed if f["kind"] == "subprefix")
     from bgpsim.sim.scenario import load_scenario
 

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 from helpers import SHARED, parents_by_definition
 
+from bgpsim import _core
 from bgpsim.cli import main
 from bgpsim.validate import load
+from bgpsim.validate.check import _SPECIAL
 from bgpsim.validate.findings import Findings
 from bgpsim.validate.rows import Groups, Prefixes, rows
 from bgpsim.wire.nlri import network_text
@@ -87,9 +89,11 @@ def prefix_texts(version, hi, lo, length) -> list[str]:
     """The prefixes as the core writes them into routes.csv lines (core/rows.c, core/text.c)."""
     p = Prefixes(version, hi, lo, length)
     n, z = len(p.afi), np.zeros(1, dtype=np.int64)
-    lines = rows(p, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8), Groups(z, z - 1, z, z, z, [b","], [b","],
+    paths = _core.PathTable(*_SPECIAL)
+    paths.add([b""])  # slot 0: ",,,"
+    lines = rows(p, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8), Groups(z, z - 1, z, z, z, [b","], paths,
                  [b"\n"]), [b""], {})
-    return [line[2:-1].decode() for line in lines.splitlines()]  # "0," prefix ","
+    return [line[2:-3].decode() for line in lines.splitlines()]  # "0," prefix ",,,"
 
 
 def test_prefix_texts():

@@ -6,13 +6,13 @@ Routes come in batches: MRT files through `MRTReader.batches` (numpy columns of 
 core read; the routes of one UPDATE or RIB entry share one group: time, peer, attributes), other
 inputs route by route, grouped here.
 Each batch goes through two steps. `_prepare` does what needs no VRPs: what depends on the AS_PATH
-once per distinct path (its CSV fields, origin and whether it can hold a finding by the compiled
-core, `_core.path_fields`; its ASPA verdict and findings in Python, for the few that need them),
+once per distinct path (its CSV fields, origin and whether it can hold a finding, kept by the
+compiled core's `PathTable`; its ASPA verdict and findings in Python, for the few that need them),
 what a group's routes share as indexes into those texts (bgpsim.validate.rows.Groups), the
 prefixes and origins handed to Findings as arrays. `_check` then sends the prefixes and origins to
-`VRPTable.validate_arrays` at once, finds the VRPs behind every invalid route in one walk of the
-index (`covering_rows_many`), counts, and has the core write the batch's rows, which are forgotten,
-so memory stays flat as the dump grows (what grows is one entry per distinct prefix and per
+`VRPTable.validate_arrays` at once, has the core write why each invalid route is invalid
+(`VRPTable.reasons`), counts, and has the core write the batch's rows, which are forgotten, so
+memory stays flat as the dump grows (what grows is one entry per distinct prefix and per
 distinct AS_PATH). The VRPs may still be loading in another
 process (bgpsim.validate.split, bgpsim.validate.load): prepared batches wait for them, in order,
 so the two overlap.
@@ -55,7 +55,7 @@ _BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
 _VERSION = {1: 4, 2: 6}
 _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
 _STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the status and reason fields
-# the special-purpose AS numbers (bgpsim.bogons) and the flags bgpsim._core.path_fields gives a path
+# the special-purpose AS numbers (bgpsim.bogons) and the flags bgpsim._core.PathTable gives a path
 _SPECIAL = tuple(np.array([r[k] for r in ASN_RANGES], dtype=np.uint32) for k in (0, 1))
 _HAS_SET, _SUSPECT, _NOTHING = 1, 2, 4
 _JUDGED = _HAS_SET | _SUSPECT  # a path that may hold a finding
@@ -137,7 +137,9 @@ class Checker:
         self.findings = Findings(topo)
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
-        self._paths: dict[bytes, tuple] = {}  # AS_PATH (the core's words) -> _path_info
+        self._paths = _core.PathTable(*_SPECIAL)  # every AS_PATH met: its slot, routes.csv fields, origin, flags
+        self._decided: dict[int, tuple[str, list | None]] = {}  # slot -> (ASPA verdict, path to judge): _decide
+        self._marked = np.zeros(0, dtype=bool)  # by slot: in _decided
         self._tails: dict[tuple[str, str], bytes] = {}  # (ASPA verdict, finding kinds) -> the line's end
         self._peers = Peers()
         self._fields: list[bytes] = []  # _peer_fields
@@ -261,16 +263,19 @@ class Checker:
         fields += [f",{ip},{asn},".encode() for ip, asn in self._peers[len(fields):]]
         return fields
 
-    def _path_info(self, words: bytes, post: bytes, flags: int, origin: int) -> tuple[bytes, str, tuple | None, int]:
-        """(",as_path,origin_as," of the CSV line, the ASPA verdict, the path as ASNs with an AS_SET as a
-        tuple inside if it is to be judged (else None), the RFC 6811 origin) of an AS_PATH not seen
-        yet (self._paths remembers it). `post`, `flags` and `origin` are what _core.path_fields made
-        of it: without relationships only a path it flags is judged, and only such a path or one to
-        verify with ASPA is made Python objects."""
+    def _decide(self, slot: int, words: bytes, flags: int) -> None:
+        """What Python makes of a path the table has just added (`flags`: the core's): its ASPA verdict,
+        and the path as ASNs (an AS_SET as a tuple inside) if it is to be judged. Kept by slot for
+        the few paths that have either: without ASPA data or relationships, only a path the core
+        flags is judged, and no other is made Python objects."""
         judge = not flags & _NOTHING and (flags & _JUDGED or self.findings.topo is not None)
-        flat = flat_path(path_of_words(words)) if judge or (self.aspa is not None and not flags & _NOTHING) else None
+        if not judge and (self.aspa is None or flags & _NOTHING):
+            return
+        flat = flat_path(path_of_words(words))
         verdict = self.aspa.verify(flat, from_provider=True) if self.aspa is not None and flat else ""
-        return post, verdict, flat if judge else None, origin
+        if verdict or judge:
+            self._decided[slot] = (verdict, flat if judge else None)
+            self._marked[slot] = True
 
     # ---- the checks ---------------------------------------------------------------------------------------
     def _prepare(self, time: np.ndarray, usec: np.ndarray, peers: np.ndarray, gslot: np.ndarray, paths: list[bytes],
@@ -280,25 +285,25 @@ class Checker:
         loading). Route i is in group gidx[i]; group k's record time is time[k] (usec[k] its
         microseconds, or -1), its peer peers[k] and its AS_PATH paths[gslot[k]] (the core's words);
         the route's network is (hi << 64) | lo (IPv4 in lo), its origin AS origin[i] (the reader's;
-        None: the path's). The findings of the batch are recorded here: each distinct path is judged
-        once, with its first route as the example."""
+        None: the path's). The findings of the batch are recorded here: each path decided on is
+        judged with its first route as the example."""
         n = len(gidx)
-        known = self._paths.get
-        info = [known(p) for p in paths]
-        new = [i for i, x in enumerate(info) if x is None]
-        if new:
-            posts, flags, origins = _core.path_fields([paths[i] for i in new], *_SPECIAL)
-            store, alone = self._paths, self.findings.topo is None and self.aspa is None
-            if len(store) + len(new) > 1_000_000:
-                store.clear()
-            for i, post, f, o in zip(new, posts, flags, np.frombuffer(origins, dtype=np.int64).tolist()):
-                # most paths: nothing to judge, nothing to verify
-                x = (post, "", None, o) if alone and not f & _JUDGED else self._path_info(paths[i], post, f, o)
-                store[paths[i]] = info[i] = x
+        table = self._paths
+        if len(table) > 1_000_000:  # memory stays bounded however many paths the dumps hold
+            table.clear()
+            self._decided.clear()
+            self._marked[:] = False
+        slots, flags, porigin, new = table.add(paths)
+        slots, flags = np.frombuffer(slots, dtype=np.int64), np.frombuffer(flags, dtype=np.uint8)
+        porigin = np.frombuffer(porigin, dtype=np.int64)
+        if len(self._marked) < len(table):
+            self._marked = np.concatenate([self._marked, np.zeros(len(table) + len(self._marked), dtype=bool)])
+        if self.findings.topo is None and self.aspa is None:  # most paths: nothing to judge, nothing to verify
+            new = [new[j] for j in np.flatnonzero(flags[new] & _JUDGED).tolist()]
+        for i in new:
+            self._decide(int(slots[i]), paths[i], int(flags[i]))
         rslot = gslot[gidx]
-        if origin is None:
-            origin = np.array([x[3] for x in info], dtype=np.int64)[rslot]
-        origin = origin.astype(np.int64)
+        origin = (porigin[rslot] if origin is None else origin).astype(np.int64)
         rpeer = peers[gidx]
         empty = np.flatnonzero(origin == NO_PATH)  # no path, or a confederation's: the peer originated it
         if len(empty):
@@ -308,41 +313,38 @@ class Checker:
         findings = self.findings
         findings.prefixes(version, hi, lo, plen, origin)
         texts = Prefixes(version, hi, lo, plen)
-        # each distinct path: its routes, and its first route as the example
-        routes = np.bincount(rslot, minlength=len(paths))
-        judged = [i for i in range(len(paths)) if info[i][2] is not None]
-        slot_kinds = [""] * len(paths)
+        routes = np.bincount(rslot, minlength=len(paths))  # each path's routes
+        # the paths decided on: their verdicts, findings (the first route the example) and line ends
+        decided = np.flatnonzero(self._marked[slots]).tolist()
+        verdicts = {i: self._decided[int(slots[i])][0] for i in decided}
+        judged = [i for i in decided if self._decided[int(slots[i])][1] is not None]
+        kinds = {}
         if judged:
             first = np.full(len(paths), n, dtype=np.int64)
             np.minimum.at(first, rslot, np.arange(n))
-            kinds = findings.paths([info[i][2] for i in judged],
+            found = findings.paths([self._decided[int(slots[i])][1] for i in judged],
                                    lambda j: (texts[int(first[judged[j]])], self._peers[int(rpeer[first[judged[j]]])][0]),
                                    routes[judged].tolist())
-            for i, k in zip(judged, kinds):
-                slot_kinds[i] = " ".join(k)
+            kinds = {i: " ".join(k) for i, k in zip(judged, found)}
+        end, made = self._end, self._tails
+        tails, at = [made.setdefault(("", ""), b",," + end)], {("", ""): 0}
+        tail = np.zeros(len(paths), dtype=np.int64)
+        for i in decided:
+            key = (verdicts[i], kinds.get(i, ""))
+            if key not in at:
+                at[key] = len(tails)
+                tails.append(made.setdefault(key, f",{key[0]},{key[1]}".encode() + end))
+            tail[i] = at[key]
         # the routes of a path share its fields around the status, but for routes whose origin is
         # their peer's (an empty path, or one ending in a confederation segment)
-        posts = [x[0] for x in info]
-        gpost = gslot
-        own = np.flatnonzero(np.array([x[3] == NO_PATH for x in info], dtype=bool)[gslot])  # their groups
+        gpost = slots[gslot]
+        own = np.flatnonzero(porigin[gslot] == NO_PATH)  # their groups
         if len(own):
             gorigin = np.zeros(len(gslot), dtype=np.int64)
             gorigin[gidx] = origin
-            gpost = gslot.copy()
-            at: dict[tuple[int, int], int] = {}
-            for g, k, o in zip(own.tolist(), gslot[own].tolist(), gorigin[own].tolist()):
-                if (k, o) not in at:
-                    at[(k, o)] = len(posts)
-                    posts.append(posts[k][:-1] + f"{o},".encode())  # ",as_path,," gets the origin
-                gpost[g] = at[(k, o)]
-        end, made = self._end, self._tails
-        tails = []
-        for (_, verdict, _, _), k in zip(info, slot_kinds):
-            t = made.get((verdict, k))
-            if t is None:
-                t = made[(verdict, k)] = f",{verdict},{k}".encode() + end
-            tails.append(t)
-        groups = Groups(time, usec, peers, gpost, gslot, self._peer_fields(), posts, tails)
+            gpost = gpost.copy()
+            gpost[own] = np.frombuffer(table.own(gpost[own], gorigin[own]), dtype=np.int64)
+        groups = Groups(time, usec, peers, gpost, tail[gslot], self._peer_fields(), table, tails)
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
             sel = np.flatnonzero(afi == a)
@@ -353,12 +355,11 @@ class Checker:
             v, net = int(version[i]), (int(hi[i]) << 64) | int(lo[i])
             findings.bogon_route((v, net, int(plen[i])), texts[i], int(origin[i]))
             k = int(rslot[i])
-            bogons[i] = f",{info[k][1]},{slot_kinds[k] + ' ' if slot_kinds[k] else ''}bogon-prefix".encode() + end
+            bogons[i] = f",{verdicts.get(k, '')},{kinds[k] + ' ' if kinds.get(k) else ''}bogon-prefix".encode() + end
         aspa = Counter()
-        if self.aspa is not None:
-            for (_, verdict, _, _), c in zip(info, routes.tolist()):
-                if verdict and c:
-                    aspa[verdict] += c
+        for i, verdict in verdicts.items():
+            if verdict and routes[i]:
+                aspa[verdict] += int(routes[i])
         return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, self.unit)
 
     def _check(self, b: _Batch) -> None:
@@ -383,7 +384,7 @@ class Checker:
             tail = b.bogons.get(i, g.tails[g.tail[k]])
             if signed and i in signed:
                 tail = tail[:cut] + signed[i]
-            own[i] = g.posts[g.post[k]] + whys.get(i, _STATE_TEXT[c]) + tail
+            own[i] = g.paths.post(g.post[k]) + whys.get(i, _STATE_TEXT[c]) + tail
         self.write(rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, own), b.unit)
 
     def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:

@@ -83,7 +83,7 @@ class Findings:
         """The finding kinds of each of the distinct AS_PATHs `paths` (ASNs, an AS_SET as a tuple
         inside) taken by routes[i] routes; example(i) is the (prefix, peer IP) of path i's first route,
         a finding's example. Each path is judged once. The caller hands over only the paths that may
-        hold a finding: the compiled core clears most at once (bgpsim._core.path_fields)."""
+        hold a finding: the compiled core clears most at once (bgpsim._core.PathTable)."""
         judged = self._paths
         out = []
         for i, p in enumerate(paths):

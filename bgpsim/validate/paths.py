@@ -12,7 +12,7 @@
   as a withdrawal (RFC 7606); its origin is NONE for RFC 6811, so the route is never valid.
 
 A path is given as its ASNs, an AS_SET as a tuple inside (`flat_path` makes it). `PathJudge.judge` looks at one path and
-says what it found; bgpsim._core.path_fields (core/aspath.c) clears the many paths that can hold no
+says what it found; bgpsim._core.PathTable (core/aspath.c) clears the many paths that can hold no
 finding at once, without relationships.
 """
 

@@ -42,7 +42,7 @@ def rows(prefixes: Prefixes, group: np.ndarray, status: np.ndarray, groups: "Gro
     g = groups
     return _core.csv_rows(_i8(group), np.ascontiguousarray(status, dtype=np.uint8), prefixes.afi, prefixes.hi,
                           prefixes.lo, prefixes.length, _i8(g.time), _i8(g.usec), _i8(g.peer), _i8(g.post),
-                          _i8(g.tail), g.peers, g.posts, states, g.tails, np.array(alone, dtype=np.int64),
+                          _i8(g.tail), g.peers, g.paths, states, g.tails, np.array(alone, dtype=np.int64),
                           [own[i] for i in alone])
 
 
@@ -53,10 +53,11 @@ def _i8(a) -> np.ndarray:
 class Groups:
     """What the routes of each group of a batch share in their lines: the record's time and
     microseconds (-1: none), and indexes into the texts shared by many groups: `peers` (",peer_ip,peer_as,"
-    of each peer), `posts` (",as_path,origin_as," of each AS path) and `tails` (",aspa,findings\n")."""
+    of each peer), `paths` (a bgpsim._core.PathTable: ",as_path,origin_as," of each AS path, by slot)
+    and `tails` (",aspa,findings\n")."""
 
-    __slots__ = ("time", "usec", "peer", "post", "tail", "peers", "posts", "tails")
+    __slots__ = ("time", "usec", "peer", "post", "tail", "peers", "paths", "tails")
 
-    def __init__(self, time, usec, peer, post, tail, peers: list[bytes], posts: list[bytes], tails: list[bytes]):
+    def __init__(self, time, usec, peer, post, tail, peers: list[bytes], paths, tails: list[bytes]):
         self.time, self.usec, self.peer, self.post, self.tail = time, usec, peer, post, tail
-        self.peers, self.posts, self.tails = peers, posts, tails
+        self.peers, self.paths, self.tails = peers, paths, tails
