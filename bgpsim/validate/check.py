@@ -96,7 +96,8 @@ class _Batch:
     group gidx[i], from peer peer[i] (Checker._peers); its CSV line is made of its group's fields
     (`groups`, bgpsim.validate.rows.Groups) and its prefix and status, but for bogons[i], the tail of
     a route in a special-purpose prefix; `aspa` counts the ASPA verdicts. The routes with a
-    BGPsec_PATH have their BGPsec fields and the line's end in `signed` (Checker.bgpsec)."""
+    BGPsec_PATH have their BGPsec fields and the line's end in `signed` (Checker.bgpsec); `origins`
+    counts the routes of each origin AS."""
 
     gidx: np.ndarray
     peer: np.ndarray
@@ -109,6 +110,7 @@ class _Batch:
     groups: Groups
     bogons: dict[int, bytes]  # the tail of a route in a special-purpose prefix
     aspa: Counter
+    origins: Counter  # routes per origin AS
     unit: int  # the unit of work it belongs to (bgpsim.validate.split)
     signed: dict[int, bytes] = field(default_factory=dict)  # route -> ",bgpsec,bgpsec_reason\n"
 
@@ -360,7 +362,13 @@ class Checker:
         for i, verdict in verdicts.items():
             if verdict and routes[i]:
                 aspa[verdict] += int(routes[i])
-        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, self.unit)
+        # routes per origin: by path (a path's routes share its origin), but for the peers' own
+        by_path = porigin != NO_PATH
+        keys, at = np.unique(porigin[by_path], return_inverse=True)
+        origins = Counter(dict(zip(keys.tolist(), np.bincount(at.reshape(-1), weights=routes[by_path],
+                                                              minlength=len(keys)).astype(np.int64).tolist())))
+        origins.update(dict(zip(*(a.tolist() for a in np.unique(origin[empty], return_counts=True)))))
+        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, origins, self.unit)
 
     def _check(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
@@ -404,9 +412,8 @@ class Checker:
             for code, n in enumerate(row):
                 c[STATES[code]] += n
             c["routes"] += sum(row)
-        origin = b.origin
-        t.routes_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(origin, return_counts=True)))))
-        bad = origin[invalid]
+        t.routes_by_origin.update(b.origins)
+        bad = b.origin[invalid]
         t.invalid_by_origin.update(dict(zip(*(a.tolist() for a in np.unique(bad, return_counts=True)))))
         t.aspa.update(b.aspa)
 
