@@ -103,21 +103,29 @@ class Split:
             pass
 
     # ---- both --------------------------------------------------------------------------------------------
-    def _work(self, vrps, part: Path, keep_framing: bool, progress: Callable[[int], None] | None = None):
+    def _work(self, vrps, part: Path, keep_framing: bool, progress: Callable[[int], None] | None = None,
+              out: Path | None = None, head: bytes = b""):
         """Checks the units this process takes; returns ((counts, [(unit, offset, length)] in `part`,
         warnings as (unit, FRAMING or READING, n, text)), the checker). A fault is raised with its
-        unit."""
+        unit. With `out` (the first process), the header `head` and the units it takes before the
+        other takes any go straight into routes.csv, where they belong (their offset: -1): they
+        need no placing."""
         index: list[tuple[int, int, int]] = []
         warnings: list[tuple[int, int, int, str]] = []
-        state = {"unit": 0, "phase": FRAMING}
+        state = {"unit": 0, "phase": FRAMING, "gap": -1 if out is None else _NEVER}
 
         def warn(message: str) -> None:
             if state["phase"] == READING or keep_framing:
                 warnings.append((state["unit"], state["phase"], len(warnings), message))
 
-        with open(part, "wb") as fh:
+        with open(part, "wb") as fh, open(out if out is not None else os.devnull, "wb") as fo:
+            fo.write(head)
 
             def write(lines: bytes, unit: int) -> None:
+                if unit < state["gap"]:  # no unit of the other before it
+                    index.append((unit, -1, len(lines)))
+                    fo.write(lines)
+                    return
                 index.append((unit, fh.tell(), len(lines)))
                 fh.write(lines)
 
@@ -132,8 +140,11 @@ class Split:
 
     def _units(self, checker, state: dict, warn, progress) -> None:
         """Every unit in order: the ones this process takes are checked, the others framed and
-        passed over; none past a unit where the other process met a fault (`_stop`)."""
+        passed over; none past a unit where the other process met a fault (`_stop`). state["gap"]
+        becomes the first unit this process did not take, once it knows it."""
         mine = self.take()
+        if mine != 0:
+            state["gap"] = min(state["gap"], 0)
         for unit, (check, pass_over) in enumerate(self._plan(checker, warn)):
             if unit >= self._stop.value:
                 return
@@ -142,6 +153,8 @@ class Split:
                 checker.unit = unit
                 self._progress(check(), progress)
                 mine = self.take()
+                if mine != unit + 1:
+                    state["gap"] = min(state["gap"], unit + 1)
             elif pass_over is not None:
                 pass_over()
             state.update(unit=unit + 1, phase=FRAMING)
@@ -215,9 +228,9 @@ class Split:
         argument of the findings' `finish`)."""
         source = _Lazy(self)
         try:
-            (_, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress)
-            _save(checker.findings.half(upper=True), self.dir / ".rows-1")  # the upper halves' conflicts: there
             head = header.encode()
+            (_, index, warnings), checker = self._work(source, self.dir / ".part-1", True, progress, out, head)
+            _save(checker.findings.half(upper=True), self.dir / ".rows-1")  # the upper halves' conflicts: there
             self._conn.send(("rows", out, head, index))
             kind, value = self._recv()
             if kind != "done":
@@ -321,17 +334,15 @@ class _Lazy:
 
 def _place(out: Path, head: bytes, index1: list, index2: list, which: int, part: Path) -> None:
     """Copies the units of process `which` (1 or 2; its lines in `part`) into routes.csv where they
-    go: the header `head` (written by process 1), then every unit's lines in unit order. Each
-    process places its own, at once."""
+    go: after the header `head` (written by process 1), every unit's lines in unit order. Each
+    process places its own, at once; units at offset -1 are in place already."""
     parts = sorted([(u, 1, at, n) for u, at, n in index1] + [(u, 2, at, n) for u, at, n in index2])
     dst = os.open(out, os.O_WRONLY | os.O_CREAT, 0o666)  # not truncated: the other may be writing
     try:
-        if which == 1:
-            os.pwrite(dst, head, 0)
         with open(part, "rb") as src:
             to = len(head)
             for _, w, at, n in parts:
-                if w == which:
+                if w == which and at >= 0:
                     _copy(src.fileno(), dst, at, n, to)
                 to += n
     finally:
