@@ -9,8 +9,8 @@ same run; printed: wall time, CPU time and peak RSS of each, and the ratio of ea
 to `bgpdump -m` on the same dump; then the peak RSS of validating the update dump once and twice
 over (twice the routes, the same prefixes: memory should not grow with the length of the dump).
 Beside them, the floor of any run of the command as it is built: a Python process that imports
-what `bgpsim validate` imports and decompresses the dump, nothing else (both of its processes
-decompress every dump: bgpsim.validate.split).
+what `bgpsim validate` imports and decompresses the dump as it does (one thread, in its first
+process: bgpsim.validate.tee), nothing else.
 Every run writes its output directory anew (the previous one is removed beforehand, untimed:
 replacing an old output would add deleting its 90 MB to the run). Figures only; nothing is asserted.
 
@@ -50,7 +50,7 @@ def timed(cmd: list[str]) -> tuple[float, float, float]:
 
 # the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)
 FLOOR = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.split; "
-         "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1])]")
+         "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1], threads=False)]")
 
 
 def write_vrps(work: Path) -> dict[str, Path]:

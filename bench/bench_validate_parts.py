@@ -3,6 +3,7 @@ same command with one measure taken away (monkeypatched in the child process, no
 
 - two processes (bgpsim.validate.split) -> one process;
 - an MRT file decompressed once, by the first process, for both (bgpsim.validate.tee) -> by each;
+- that decompression in one thread -> bzip2 by several (bgpsim.mrt.bzip2, as `bgpsim dump` has it);
 - the process ended at once (bgpsim.base.console.end_now) -> the interpreter's own ending.
 
 Run it under `taskset -c 0` too: with one CPU the command runs in one process (split.possible).
@@ -32,7 +33,9 @@ VARIANTS = {
     "as shipped": "",
     "one process": "from bgpsim.validate import split; split.possible = lambda: False",
     "each process decompresses": "from bgpsim.validate import split; from bgpsim.mrt.stream import Chunks; "
-                                 "split.Split._chunks = lambda self, path: Chunks(path)",
+                                 "split.Split._chunks = lambda self, path: Chunks(path, threads=False)",
+    "bzip2 by threads": "from bgpsim.mrt import stream; init = stream.Chunks.__init__; "
+                        "stream.Chunks.__init__ = lambda self, path, threads=True: init(self, path)",
     "interpreter's own ending": "from bgpsim.base import console; console.end_now = sys.exit",
 }
 CHILD = "import sys; {patch}; from bgpsim import cli; sys.argv = ['bgpsim'] + sys.argv[1:]; cli.run()"
