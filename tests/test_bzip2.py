@@ -107,7 +107,7 @@ def test_damage_anywhere_the_same(blocks_file, tmp_path, monkeypatch):
     rng = random.Random(7)
     faults = 0
     whole = bz2.decompress(raw)
-    for at in [4, 5, 9, 10, 14] + rng.sample(range(len(raw)), 30) + [len(raw) - k for k in range(1, 11)]:
+    for at in [4, 5, 9, 10, 14] + rng.sample(range(len(raw)), 15) + [len(raw) - k for k in range(1, 11)]:
         damaged = bytearray(raw)
         damaged[at] ^= 1 << rng.randrange(8)
         bad.write_bytes(bytes(damaged))
@@ -116,7 +116,7 @@ def test_damage_anywhere_the_same(blocks_file, tmp_path, monkeypatch):
         assert fault is None or whole.startswith(data)  # whole blocks before the damage, nothing made up
         bad.write_bytes(bytes(damaged[:len(raw) * 3 // 4]))  # damaged, and cut short after: one fault, no note
         _same(bad, monkeypatch)
-    assert faults > 20
+    assert faults > 12
 
 
 @pytest.mark.parametrize("after", [b"\0" * 100, b"garbage", b"BZh", b"BZh9", b"BZh0" + b"x" * 20])
