@@ -31,9 +31,9 @@ static inline Py_ssize_t find_asn(const uint64_t *pair, Py_ssize_t a, Py_ssize_t
  * not found. An origin of NONE (section 2: the path ends in an AS_SET; negative here) matches no
  * VRP, nor does AS0 (RFC 7607), which has no pairs. */
 static int route_state(const tree *t, const uint64_t *pair, const uint8_t *pair_max, uint64_t s, uint64_t end,
-                       int64_t length, int64_t origin, walk_fault *f)
+                       int64_t length, int64_t origin, Py_ssize_t *last, walk_fault *f)
 {
-    Py_ssize_t i = last_at_or_before(t, s);
+    Py_ssize_t i = *last = last_from(t, s, *last);  /* the previous route's, for the next */
     while (i >= 0 && !holds(t, i, end, length, f))
         i = up(t, i, f);
     if (i < 0)
@@ -136,8 +136,9 @@ static PyObject *rov_validate(PyObject *self, PyObject *args)
         walk_fault f = {FAULT_NONE, 0};
         Py_BEGIN_ALLOW_THREADS
         uint64_t end;
+        Py_ssize_t last = -1;
         for (Py_ssize_t r = 0; r < w.q && f.code == FAULT_NONE && route_end(&w.t, s[r], length[r], r, &end, &f); r++)
-            state[r] = (uint8_t)route_state(&w.t, pair, pair_max, s[r], end, length[r], origin[r], &f);
+            state[r] = (uint8_t)route_state(&w.t, pair, pair_max, s[r], end, length[r], origin[r], &last, &f);
         Py_END_ALLOW_THREADS
         if (raise_fault(&f, w.t.bits) < 0)
             Py_CLEAR(out);

@@ -48,6 +48,27 @@ static inline Py_ssize_t last_at_or_before(const tree *t, uint64_t s)
     return lo - 1;
 }
 
+/* the same, from `from`, the answer for an address at or below s (else a search from scratch):
+ * a gallop forward, then a binary search within its last step. Routes in address order take a few
+ * steps each, in memory just read, where a search from scratch takes twenty. */
+static inline Py_ssize_t last_from(const tree *t, uint64_t s, Py_ssize_t from)
+{
+    if (from < 0 || from >= t->n || t->start[from] > s)
+        return last_at_or_before(t, s);
+    Py_ssize_t lo = from, step = 1; /* start[lo] <= s */
+    while (step <= t->n - 1 - lo && t->start[lo + step] <= s)
+        lo += step, step *= 2;
+    Py_ssize_t a = lo + 1, b = step <= t->n - 1 - lo ? lo + step : t->n; /* start[b] > s, or b = n */
+    while (a < b) {
+        Py_ssize_t mid = a + (b - a) / 2;
+        if (t->start[mid] <= s)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a - 1;
+}
+
 /* prefix i's parent; -1 and a fault when it is neither -1 nor an earlier prefix (the walk ends) */
 static inline Py_ssize_t up(const tree *t, Py_ssize_t i, walk_fault *f)
 {
