@@ -34,18 +34,24 @@ static inline void set_fault(walk_fault *f, int code, Py_ssize_t at)
         f->code = code, f->at = at;
 }
 
+/* the last of prefixes a..b-1 starting at or before s, knowing that prefix a - 1 does (or a is 0):
+ * a - 1 when none of them does */
+static inline Py_ssize_t search(const tree *t, uint64_t s, Py_ssize_t a, Py_ssize_t b)
+{
+    while (a < b) {
+        Py_ssize_t mid = a + (b - a) / 2;
+        if (t->start[mid] <= s)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a - 1;
+}
+
 /* the last prefix starting at or before s (-1: none) */
 static inline Py_ssize_t last_at_or_before(const tree *t, uint64_t s)
 {
-    Py_ssize_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (t->start[mid] <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo - 1;
+    return search(t, s, 0, t->n);
 }
 
 /* the same, from `from`, the answer for an address at or below s (else a search from scratch):
@@ -58,15 +64,7 @@ static inline Py_ssize_t last_from(const tree *t, uint64_t s, Py_ssize_t from)
     Py_ssize_t lo = from, step = 1; /* start[lo] <= s */
     while (step <= t->n - 1 - lo && t->start[lo + step] <= s)
         lo += step, step *= 2;
-    Py_ssize_t a = lo + 1, b = step <= t->n - 1 - lo ? lo + step : t->n; /* start[b] > s, or b = n */
-    while (a < b) {
-        Py_ssize_t mid = a + (b - a) / 2;
-        if (t->start[mid] <= s)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a - 1;
+    return search(t, s, lo + 1, step <= t->n - 1 - lo ? lo + step : t->n); /* start[lo + step] > s */
 }
 
 /* prefix i's parent; -1 and a fault when it is neither -1 nor an earlier prefix (the walk ends) */
