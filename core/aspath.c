@@ -19,12 +19,6 @@ int64_t path_origin(const uint32_t *w, Py_ssize_t n)
     return ORIGIN_NONE;
 }
 
-static void put(column *o, const char *s, Py_ssize_t n)
-{
-    if (n > 0)
-        column_put(o, s, n);
-}
-
 void path_text(column *o, const uint32_t *w, Py_ssize_t n)
 {
     static const char open[5] = {0, '{', 0, '(', '['}, close[5] = {0, '}', 0, ')', ']'};
@@ -32,16 +26,16 @@ void path_text(column *o, const uint32_t *w, Py_ssize_t n)
         uint32_t t = w[i] >= 1 && w[i] <= 4 ? w[i] : AS_SEQUENCE, count = w[i + 1];
         char sep = t == AS_SET || t == AS_CONFED_SET ? ',' : ' ';
         if (i)
-            put(o, " ", 1);
+            column_put(o, " ", 1);
         if (open[t])
-            put(o, &open[t], 1);
+            column_put(o, &open[t], 1);
         for (uint32_t k = 0; k < count; k++) {
             if (k)
-                put(o, &sep, 1);
+                column_put(o, &sep, 1);
             column_put_u(o, w[i + 2 + k]);
         }
         if (close[t])
-            put(o, &close[t], 1);
+            column_put(o, &close[t], 1);
     }
 }
 

@@ -44,8 +44,6 @@ static PyObject *origins_list(const uint64_t *origin1, Py_ssize_t from, Py_ssize
     return l;
 }
 
-#define PUTS(c, s) column_put((c), (s), (Py_ssize_t)strlen(s))
-
 static PyObject *conflicts(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -134,15 +132,15 @@ static PyObject *conflicts(PyObject *self, PyObject *args)
                 if (cn < 0)
                     cn = prefix_text(afi, hi[c0], lo[c0], (unsigned)len[c0], cover);
                 line.len = 0;
-                PUTS(&line, "{\"kind\":\"subprefix\",\"prefix\":\"");
+                column_puts(&line, "{\"kind\":\"subprefix\",\"prefix\":\"");
                 column_put(&line, text, tn);
-                PUTS(&line, "\",\"origin\":");
+                column_puts(&line, "\",\"origin\":");
                 column_put_u(&line, origin1[r] - 1);
-                PUTS(&line, ",\"covering\":\"");
+                column_puts(&line, ",\"covering\":\"");
                 column_put(&line, cover, cn);
-                PUTS(&line, "\",\"covering_origins\":[");
+                column_puts(&line, "\",\"covering_origins\":[");
                 put_origins(&line, origin1, clead, c1);
-                PUTS(&line, "]}");
+                column_puts(&line, "]}");
                 if (line.failed) {
                     PyErr_NoMemory();
                     goto done;

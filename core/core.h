@@ -58,6 +58,14 @@ static inline int column_put(column *c, const void *p, Py_ssize_t n)
 
 #define COLUMN_PUT(c, type, value) do { type v_ = (value); column_put((c), &v_, sizeof v_); } while (0)
 
+/* a C string (none of its bytes when it is empty) */
+static inline void column_puts(column *c, const char *s)
+{
+    size_t n = strlen(s);
+    if (n)
+        column_put(c, s, (Py_ssize_t)n);
+}
+
 /* a number in decimal (printf would be most of the time of a writer) */
 static inline void column_put_u(column *c, uint64_t v)
 {

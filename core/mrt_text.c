@@ -14,11 +14,7 @@
 #include "mrt.h"
 #include "text.h"
 
-#define PUTS(o, s) mrt_put((o), (s), (Py_ssize_t)strlen(s))
-
-/* decimal numbers (core.h), a character */
-#define put_u column_put_u
-
+/* a character */
 static void put_c(column *o, char c) { mrt_put(o, &c, 1); }
 
 static void put_ipv4(column *o, const uint8_t *a)
@@ -76,47 +72,47 @@ static void put_tail(column *o, const uint8_t *buf, int64_t s, int64_t e, int as
     }
     if (path)
         path_text(o, path, path_len);
-    PUTS(o, origin == 0 ? "|IGP|" : origin == 1 ? "|EGP|" : "|INCOMPLETE|");
+    column_puts(o, origin == 0 ? "|IGP|" : origin == 1 ? "|EGP|" : "|INCOMPLETE|");
     if (nh_kind != NH_EMPTY) {
         if (nh_kind == NH_ADDR)
             put_addr(o, nh, nh_len);
         else if (nh_kind == NH_ATTRS && nexthop)
             put_addr(o, nexthop, 4);
         else
-            PUTS(o, "255.255.255.255");
+            column_puts(o, "255.255.255.255");
         put_c(o, '|');
-        put_u(o, lp ? get32(lp) : 0);
+        column_put_u(o, lp ? get32(lp) : 0);
         put_c(o, '|');
-        put_u(o, med ? get32(med) : 0);
+        column_put_u(o, med ? get32(med) : 0);
         if (!mrtd)
             put_c(o, '|');
     }
     for (Py_ssize_t i = 0; i < ncomm; i++) { /* RFC 1997 */
         uint32_t c = get32(comm + 4 * i);
         if (i)
-            PUTS(o, " ");
+            column_puts(o, " ");
         if (c == 0xFFFFFF01)
-            PUTS(o, "no-export");
+            column_puts(o, "no-export");
         else if (c == 0xFFFFFF02)
-            PUTS(o, "no-advertise");
+            column_puts(o, "no-advertise");
         else if (c == 0xFFFFFF03)
-            PUTS(o, "local-AS");
+            column_puts(o, "local-AS");
         else
-            put_u(o, c >> 16), put_c(o, ':'), put_u(o, c & 0xFFFF);
+            column_put_u(o, c >> 16), put_c(o, ':'), column_put_u(o, c & 0xFFFF);
     }
-    PUTS(o, atomic ? "|AG|" : "|NAG|");
+    column_puts(o, atomic ? "|AG|" : "|NAG|");
     if (agg) { /* RFC 4271 section 4.3 g, RFC 6793 sections 3 and 4.2.3 */
         uint32_t asn = nagg == 6 ? get16(agg) : get32(agg);
         const uint8_t *ip = agg + nagg - 4;
         if (asn_size == 2 && asn == 23456 && agg4)
             asn = get32(agg4), ip = agg4 + 4;
         if (get32(ip) != 0xFFFFFFFF) {
-            put_u(o, asn);
+            column_put_u(o, asn);
             put_c(o, ' ');
             put_ipv4(o, ip);
         }
     }
-    PUTS(o, "|");
+    column_puts(o, "|");
 }
 
 /* a column of the dict given, checked to hold n items of `size` bytes (n -1: any; set) */
@@ -182,13 +178,12 @@ PyObject *mrt_bgpdump(mrt_file *f, PyObject *args)
             bad = "bgpdump: a group's fields do not fit the buffer, peers, paths or routes";
             break;
         }
-        mrt_peer peer_ = mrt_peer_at(f, peer);
-        const mrt_peer *pe = &peer_;
+        const mrt_peer pe = mrt_peer_at(f, peer);
         /* the line's head, up to the prefix: record|time|kind|peer|peer_as| */
         hd.len = 0;
-        PUTS(&hd, mrt_record_names[rec]);
+        column_puts(&hd, mrt_record_names[rec]);
         put_c(&hd, '|');
-        put_u(&hd, GET(uint32_t, g_time, i));
+        column_put_u(&hd, GET(uint32_t, g_time, i));
         if (usec >= 0) {
             char t[8];
             int64_t u = usec;
@@ -196,23 +191,23 @@ PyObject *mrt_bgpdump(mrt_file *f, PyObject *args)
                 t[d] = (char)('0' + u % 10);
             put_c(&hd, '.');
             if (u) /* more than 6 digits */
-                put_u(&hd, (uint64_t)u);
+                column_put_u(&hd, (uint64_t)u);
             mrt_put(&hd, t, 6);
         }
-        PUTS(&hd, kind == K_STATE ? "|STATE|" : kind == K_WITHDRAW ? "|W|" : kind == K_ANNOUNCE ? "|A|" : "|B|");
+        column_puts(&hd, kind == K_STATE ? "|STATE|" : kind == K_WITHDRAW ? "|W|" : kind == K_ANNOUNCE ? "|A|" : "|B|");
         Py_ssize_t peer_at = hd.len;
-        put_addr(&hd, pe->addr, pe->alen);
+        put_addr(&hd, pe.addr, pe.alen);
         Py_ssize_t peer_len = hd.len - peer_at;
         put_c(&hd, '|');
-        put_u(&hd, pe->asn);
+        column_put_u(&hd, pe.asn);
         put_c(&hd, '|');
         if (hd.failed)
             break;
         if (kind == K_STATE) {
             mrt_put(&o, hd.data, hd.len);
-            put_u(&o, GET(uint16_t, g_old, i));
+            column_put_u(&o, GET(uint16_t, g_old, i));
             put_c(&o, '|');
-            put_u(&o, GET(uint16_t, g_new, i));
+            column_put_u(&o, GET(uint16_t, g_new, i));
             put_c(&o, '\n');
             continue;
         }
@@ -224,7 +219,7 @@ PyObject *mrt_bgpdump(mrt_file *f, PyObject *args)
             if (rec == R_BGP && kind == K_WITHDRAW) { /* bgpdump prints the peer's address as the prefix's */
                 mrt_put(&o, hd.data + peer_at, peer_len);
                 put_c(&o, '/');
-                put_u(&o, (uint64_t)plen);
+                column_put_u(&o, (uint64_t)plen);
                 put_c(&o, '\n');
                 continue;
             }
@@ -234,10 +229,10 @@ PyObject *mrt_bgpdump(mrt_file *f, PyObject *args)
                 a[b] = (uint8_t)(hi >> (56 - 8 * b)), a[8 + b] = (uint8_t)(lo >> (56 - 8 * b));
             put_addr(&o, afi == 1 ? a + 12 : a, afi == 1 ? 4 : 16);
             put_c(&o, '/');
-            put_u(&o, (uint64_t)plen);
+            column_put_u(&o, (uint64_t)plen);
             if (pid >= 0 && rec != R_BGP) {
                 put_c(&o, '|');
-                put_u(&o, (uint64_t)pid);
+                column_put_u(&o, (uint64_t)pid);
             }
             if (kind == K_WITHDRAW) {
                 put_c(&o, '\n');

@@ -6,87 +6,45 @@
  * gets one more entry per origin the routes give it (own): its fields with that origin.
  *
  * Paths are the core's words (aspath.h); a key is those bytes, or for an own entry the path's bytes,
- * a zero byte and the origin (a length no path has: paths are whole words). Open addressing over
- * a power-of-two table, kept at most half full. */
+ * a zero byte and the origin (a length no path has: paths are whole words), interned (intern.c):
+ * a key's slot is its number there. */
+#include "intern.h"
 #include "pathtable.h"
 
 typedef struct {
-    Py_ssize_t key, key_len, post, post_len;  /* offsets into the arenas */
-    uint64_t hash;
+    Py_ssize_t post, post_len;  /* the fields, in `posts` */
     int64_t origin;
     uint8_t flags;
 } entry;
 
 typedef struct {
     PyObject_HEAD
-    uint32_t *lo, *hi;  /* the special-purpose AS ranges */
+    uint32_t *lo, *hi;  /* the special-purpose AS ranges; NULL until made */
     Py_ssize_t nr;
-    column entries, keys, posts;
-    Py_ssize_t n;
-    int64_t *bucket;  /* slot + 1; 0: empty */
-    Py_ssize_t nbucket;
+    intern_table keys;
+    column entries, posts;  /* an entry per key */
     uint32_t *seq;  /* path_flags' room */
     Py_ssize_t room;
 } PathTable;
 
 #define ENTRY(t, i) (((entry *)(t)->entries.data)[i])
+#define ENTRIES(t) ((t)->entries.len / (Py_ssize_t)sizeof(entry))
 
-static uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n)
+/* the slot of key p[0:n] (-1: no memory); *fresh when it has no entry yet (new_entry makes it) */
+static Py_ssize_t slot_of(PathTable *t, const void *p, Py_ssize_t n, int *fresh)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
-    for (Py_ssize_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001B3ULL;
-    return h ^ h >> 29;
+    Py_ssize_t slot = intern_key(&t->keys, p, n);
+    *fresh = slot >= ENTRIES(t);
+    return slot;
 }
 
-static int rehash(PathTable *t, Py_ssize_t want)
+/* the entry of the key just added: its fields text[0:tn], origin and flags; -1: no memory */
+static int new_entry(PathTable *t, const char *text, Py_ssize_t tn, int64_t origin, int flags)
 {
-    Py_ssize_t nb = t->nbucket ? t->nbucket : 1024;
-    while (nb < 2 * want)
-        nb *= 2;
-    if (nb == t->nbucket)
-        return 0;
-    int64_t *b = PyMem_RawCalloc((size_t)nb, sizeof *b);
-    if (b == NULL)
-        return -1;
-    for (Py_ssize_t i = 0; i < t->n; i++) {
-        Py_ssize_t k = (Py_ssize_t)(ENTRY(t, i).hash & (uint64_t)(nb - 1));
-        while (b[k])
-            k = (k + 1) & (nb - 1);
-        b[k] = i + 1;
-    }
-    PyMem_RawFree(t->bucket);
-    t->bucket = b, t->nbucket = nb;
-    return 0;
-}
-
-/* the slot of key p[0:n], or -1 with *at the empty bucket where it would go */
-static Py_ssize_t find(PathTable *t, const void *p, Py_ssize_t n, uint64_t h, Py_ssize_t *at)
-{
-    Py_ssize_t k = (Py_ssize_t)(h & (uint64_t)(t->nbucket - 1));
-    for (; t->bucket[k]; k = (k + 1) & (t->nbucket - 1)) {
-        const entry *e = &ENTRY(t, t->bucket[k] - 1);
-        if (e->hash == h && e->key_len == n && memcmp(t->keys.data + e->key, p, (size_t)n) == 0)
-            return t->bucket[k] - 1;
-    }
-    *at = k;
-    return -1;
-}
-
-/* a new entry for key p[0:n] at bucket `at`, its fields in text[0:tn]; its slot, or -1 (memory) */
-static Py_ssize_t insert(PathTable *t, const void *p, Py_ssize_t n, uint64_t h, Py_ssize_t at, const char *text,
-                         Py_ssize_t tn, int64_t origin, int flags)
-{
-    entry e = {t->keys.len, n, t->posts.len, tn, h, origin, (uint8_t)flags};
-    column_put(&t->keys, p, n);
+    entry e = {t->posts.len, tn, origin, (uint8_t)flags};
     column_put(&t->posts, text, tn);
     column_put(&t->entries, &e, sizeof e);
-    if (t->keys.failed || t->posts.failed || t->entries.failed)
-        return -1;
-    t->bucket[at] = ++t->n;
-    if (2 * t->n > t->nbucket && rehash(t, t->n) < 0)
-        return -1;
-    return t->n - 1;
+    return t->posts.failed || t->entries.failed ? -1 : 0;
 }
 
 /* ",as_path,origin_as," of a path of n words */
@@ -142,7 +100,7 @@ static int table_init(PathTable *self, PyObject *args, PyObject *kwds)
         }
     self->lo = PyMem_RawMalloc(4 * (size_t)(nr + 1));
     self->hi = PyMem_RawMalloc(4 * (size_t)(nr + 1));
-    if (self->lo == NULL || self->hi == NULL || rehash(self, 0) < 0) {
+    if (self->lo == NULL || self->hi == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -158,7 +116,7 @@ done:
 
 static int ready(PathTable *t)
 {
-    if (t->bucket != NULL)
+    if (t->lo != NULL)
         return 0;
     PyErr_SetString(PyExc_RuntimeError, "PathTable: not made (want PathTable(special_lo, special_hi))");
     return -1;
@@ -181,35 +139,35 @@ static PyObject *table_add(PathTable *t, PyObject *args)
             goto done;
         }
         const uint32_t *w = (const uint32_t *)PyBytes_AS_STRING(p);
-        Py_ssize_t nw = PyBytes_GET_SIZE(p) / 4, at = 0;
-        uint64_t h = hash_bytes((const unsigned char *)w, 4 * nw);
-        Py_ssize_t slot = find(t, w, 4 * nw, h, &at);
-        if (slot < 0) {
-            if (!whole(w, nw)) {
-                PyErr_Format(PyExc_ValueError, "path %zd: want whole segments of types 1 to 4", i);
-                goto done;
-            }
+        Py_ssize_t nw = PyBytes_GET_SIZE(p) / 4;
+        if (!whole(w, nw)) {
+            PyErr_Format(PyExc_ValueError, "path %zd: want whole segments of types 1 to 4", i);
+            goto done;
+        }
+        int fresh;
+        Py_ssize_t slot = slot_of(t, w, 4 * nw, &fresh);
+        if (slot >= 0 && fresh) {
             if (nw > t->room) {
                 PyMem_RawFree(t->seq);
                 t->room = nw > 256 ? nw : 256;
-                if ((t->seq = PyMem_RawMalloc(sizeof *t->seq * (size_t)t->room)) == NULL) {
-                    t->room = 0;
-                    PyErr_NoMemory();
-                    goto done;
-                }
+                if ((t->seq = PyMem_RawMalloc(sizeof *t->seq * (size_t)t->room)) == NULL)
+                    t->room = 0, slot = -1;
             }
-            int64_t origin = path_origin(w, nw);
-            fields(&text, w, nw, origin);
-            PyObject *index = PyLong_FromSsize_t(i);
-            if (text.failed || index == NULL || PyList_Append(new, index) < 0
-                || (slot = insert(t, w, 4 * nw, h, at, text.data, text.len, origin,
-                                  path_flags(w, nw, t->lo, t->hi, t->nr, t->seq))) < 0) {
+            if (slot >= 0) {
+                int64_t origin = path_origin(w, nw);
+                int f = path_flags(w, nw, t->lo, t->hi, t->nr, t->seq);
+                fields(&text, w, nw, origin);
+                PyObject *index = NULL;
+                if (text.failed || new_entry(t, text.data, text.len, origin, f) < 0
+                    || (index = PyLong_FromSsize_t(i)) == NULL || PyList_Append(new, index) < 0)
+                    slot = -1;
                 Py_XDECREF(index);
-                if (!PyErr_Occurred())
-                    PyErr_NoMemory();
-                goto done;
             }
-            Py_DECREF(index);
+        }
+        if (slot < 0) {
+            if (!PyErr_Occurred())
+                PyErr_NoMemory();
+            goto done;
         }
         int64_t s = slot;
         memcpy(PyBytes_AS_STRING(slots) + 8 * i, &s, 8);
@@ -244,24 +202,27 @@ static PyObject *table_own(PathTable *t, PyObject *args)
     if ((out = PyBytes_FromStringAndSize(NULL, 8 * n)) == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (slot[i] < 0 || slot[i] >= t->n || origin[i] < 0) {
+        if (slot[i] < 0 || slot[i] >= ENTRIES(t) || origin[i] < 0) {
             PyErr_Format(PyExc_ValueError, "item %zd: want a slot of the table and an origin AS", i);
             Py_CLEAR(out);
             goto done;
         }
         entry e = ENTRY(t, slot[i]);  /* a copy: the arenas move as entries are added */
+        Py_ssize_t len;
+        const char *words = intern_at(&t->keys, slot[i], &len);
         key.len = 0;
-        column_put(&key, t->keys.data + e.key, e.key_len);
+        column_put(&key, words, len);
         column_put(&key, "", 1);
         column_put(&key, &origin[i], 8);
-        uint64_t h = hash_bytes((const unsigned char *)key.data, key.len);
-        Py_ssize_t at = 0, own = key.failed ? -1 : find(t, key.data, key.len, h, &at);
-        if (own < 0 && !key.failed) {
+        int fresh = 0;
+        Py_ssize_t own = key.failed ? -1 : slot_of(t, key.data, key.len, &fresh);
+        if (own >= 0 && fresh) {
             text.len = 0;
             column_put(&text, t->posts.data + e.post, e.post_len - 1);  /* ",as_path,," less its last comma */
             column_put_u(&text, (uint64_t)origin[i]);
             column_put(&text, ",", 1);
-            own = text.failed ? -1 : insert(t, key.data, key.len, h, at, text.data, text.len, origin[i], e.flags);
+            if (text.failed || new_entry(t, text.data, text.len, origin[i], e.flags) < 0)
+                own = -1;
         }
         if (own < 0) {
             PyErr_NoMemory();
@@ -287,7 +248,7 @@ static PyObject *table_post(PathTable *t, PyObject *args)
     if (!PyArg_ParseTuple(args, "n", &slot))
         return NULL;
     if (path_table_post((PyObject *)t, slot, &p, &n) < 0)
-        return PyErr_Format(PyExc_IndexError, "slot %zd: the table has %zd", slot, t->n);
+        return PyErr_Format(PyExc_IndexError, "slot %zd: the table has %zd", slot, ENTRIES(t));
     return PyBytes_FromStringAndSize(p, n);
 }
 
@@ -296,22 +257,21 @@ static PyObject *table_clear(PathTable *t, PyObject *unused)
     (void)unused;
     if (ready(t) < 0)
         return NULL;
-    t->n = t->keys.len = t->posts.len = t->entries.len = 0;
-    memset(t->bucket, 0, sizeof *t->bucket * (size_t)t->nbucket);
+    intern_free(&t->keys);
+    t->posts.len = t->entries.len = 0;
     Py_RETURN_NONE;
 }
 
 static Py_ssize_t table_len(PathTable *t)
 {
-    return t->n;
+    return ENTRIES(t);
 }
 
 static void table_dealloc(PathTable *t)
 {
     column_free(&t->entries);
-    column_free(&t->keys);
+    intern_free(&t->keys);
     column_free(&t->posts);
-    PyMem_RawFree(t->bucket);
     PyMem_RawFree(t->seq);
     PyMem_RawFree(t->lo);
     PyMem_RawFree(t->hi);
@@ -348,16 +308,27 @@ PyTypeObject PathTableType = {
 int path_table_post(PyObject *o, int64_t slot, const char **p, Py_ssize_t *n)
 {
     PathTable *t = (PathTable *)o;
-    if (slot < 0 || slot >= t->n)
+    if (slot < 0 || slot >= ENTRIES(t))
         return -1;
     *p = t->posts.data + ENTRY(t, slot).post;
     *n = ENTRY(t, slot).post_len;
     return 0;
 }
 
+/* the type, and the flags add() gives as its class attributes */
 int path_table_add_type(PyObject *module)
 {
+    static const struct { const char *name; int value; } FLAGS[] = {
+        {"HAS_SET", HAS_SET}, {"SUSPECT", SUSPECT}, {"NOTHING", NOTHING}};
     if (PyType_Ready(&PathTableType) < 0)
         return -1;
+    for (size_t k = 0; k < sizeof FLAGS / sizeof *FLAGS; k++) {
+        PyObject *v = PyLong_FromLong(FLAGS[k].value);
+        int r = v == NULL ? -1 : PyDict_SetItemString(PathTableType.tp_dict, FLAGS[k].name, v);
+        Py_XDECREF(v);
+        if (r < 0)
+            return -1;
+    }
+    PyType_Modified(&PathTableType);
     return PyModule_AddType(module, &PathTableType);
 }

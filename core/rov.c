@@ -163,12 +163,7 @@ static PyObject *rov_holding(PyObject *self, PyObject *args)
     uint64_t end;
     for (Py_ssize_t r = 0; r < w.q && f.code == FAULT_NONE && route_end(&w.t, s[r], length[r], r, &end, &f); r++) {
         COLUMN_PUT(&offsets, int64_t, rows.len / 8);
-        for (Py_ssize_t i = last_at_or_before(&w.t, s[r]); i >= 0; i = up(&w.t, i, &f)) {  /* most specific first */
-            Py_ssize_t a, b;
-            if (holds(&w.t, i, end, length[r], &f) && span(&w.t, i, &a, &b, &f))
-                for (; a < b; a++)
-                    COLUMN_PUT(&rows, int64_t, a);
-        }
+        holding_rows(&w.t, s[r], end, length[r], &rows, &f);
     }
     COLUMN_PUT(&offsets, int64_t, rows.len / 8);
     Py_END_ALLOW_THREADS

@@ -110,6 +110,18 @@ static inline int route_end(const tree *t, uint64_t s, int64_t length, Py_ssize_
     return 1;
 }
 
+/* the rows of the VRPs whose prefix holds the route from s to `end` (`length` long), most specific
+ * first, appended to `rows` as int64: a climb from the last prefix starting at or before s */
+static inline void holding_rows(const tree *t, uint64_t s, uint64_t end, int64_t length, column *rows, walk_fault *f)
+{
+    for (Py_ssize_t i = last_at_or_before(t, s); i >= 0; i = up(t, i, f)) {
+        Py_ssize_t a, b;
+        if (holds(t, i, end, length, f) && span(t, i, &a, &b, f))
+            for (; a < b; a++)
+                COLUMN_PUT(rows, int64_t, a);
+    }
+}
+
 /* A walk's arguments: bits (32 or 64); the tree's start, length, parent and first (n + 1 items);
  * `extra` columns of the index, of m items (the first one's length; first[] points below m, or
  * below first[n] when there are none); then `routes` columns of q items. */

@@ -42,15 +42,10 @@ static int grow(void **p, Py_ssize_t *cap, Py_ssize_t want, size_t size)
     return 0;
 }
 
-static void put(column *c, const char *s)
-{
-    column_put(c, s, (Py_ssize_t)strlen(s));
-}
-
 static void put_int(column *c, int64_t v)
 {
     if (v < 0)
-        put(c, "-");
+        column_puts(c, "-");
     column_put_u(c, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
@@ -83,15 +78,15 @@ static int reason(column *c, scratch *s, int version, int state, int64_t length,
                 best = &rows[i];
         if (best == NULL)
             return -1;
-        put(c, "invalid-length,\"/");
+        column_puts(c, "invalid-length,\"/");
         put_int(c, length);
-        put(c, " is longer than maxLength ");
+        column_puts(c, " is longer than maxLength ");
         column_put_u(c, best->max);
-        put(c, " of the VRP ");
+        column_puts(c, " of the VRP ");
         put_prefix(c, version, best);
-        put(c, " AS");
+        column_puts(c, " AS");
         column_put_u(c, best->asn);
-        put(c, "\"");
+        column_puts(c, "\"");
         return c->failed ? -2 : 0;
     }
     if (state != INVALID_ASN || n == 0)
@@ -105,27 +100,27 @@ static int reason(column *c, scratch *s, int version, int state, int64_t length,
     for (Py_ssize_t i = 0; i < n; i++)
         if (distinct == 0 || strcmp(s->names[i], s->names[distinct - 1]) != 0)
             memmove(s->names[distinct++], s->names[i], sizeof *s->names);
-    put(c, "invalid-asn,\"covered by VRPs of ");
+    column_puts(c, "invalid-asn,\"covered by VRPs of ");
     for (Py_ssize_t i = 0; i < distinct && i < 5; i++) {
         if (i)
-            put(c, " ");
-        put(c, s->names[i]);
+            column_puts(c, " ");
+        column_puts(c, s->names[i]);
     }
     if (distinct > 5) {
-        put(c, " and ");
+        column_puts(c, " and ");
         column_put_u(c, (uint64_t)(distinct - 5));
-        put(c, " more");
+        column_puts(c, " more");
     }
-    put(c, " (");
+    column_puts(c, " (");
     put_prefix(c, version, &rows[0]);
-    put(c, " the most specific); none for ");
+    column_puts(c, " the most specific); none for ");
     if (origin == -1) {
-        put(c, "origin NONE (an AS_SET)");
+        column_puts(c, "origin NONE (an AS_SET)");
     } else {
-        put(c, "AS");
+        column_puts(c, "AS");
         put_int(c, origin);
     }
-    put(c, "\"");
+    column_puts(c, "\"");
     return c->failed ? -2 : 0;
 }
 
@@ -160,24 +155,23 @@ static PyObject *rov_reasons(PyObject *self, PyObject *args)
     int version = t->bits == 32 ? 4 : 6;
     PyObject *out = PyList_New(w.q);
     scratch sc = {0};
-    column text = {0};
+    column text = {0}, found = {0};  /* found: the rows holding the route */
     walk_fault f = {FAULT_NONE, 0};
     uint64_t end;
     for (Py_ssize_t r = 0; out != NULL && r < w.q; r++) {
         if (!route_end(t, s[r], length[r], r, &end, &f))
             break;
-        sc.n = 0;
-        for (Py_ssize_t i = last_at_or_before(t, s[r]); i >= 0; i = up(t, i, &f)) {  /* most specific first */
-            Py_ssize_t a, b;
-            if (!holds(t, i, end, length[r], &f) || !span(t, i, &a, &b, &f))
-                continue;
-            if (grow((void **)&sc.rows, &sc.cap, sc.n + (b - a), sizeof *sc.rows) < 0) {
-                Py_CLEAR(out);
-                PyErr_NoMemory();
-                break;
-            }
-            for (; a < b; a++)
-                sc.rows[sc.n++] = (held){version == 6 ? hi[a] : 0, lo[a], rlen[a], rmax[a], asn[a]};
+        found.len = 0;
+        holding_rows(t, s[r], end, length[r], &found, &f);
+        sc.n = found.len / 8;
+        if (found.failed || grow((void **)&sc.rows, &sc.cap, sc.n, sizeof *sc.rows) < 0) {
+            Py_CLEAR(out);
+            PyErr_NoMemory();
+            break;
+        }
+        for (Py_ssize_t k = 0; k < sc.n; k++) {
+            int64_t a = ((const int64_t *)found.data)[k];
+            sc.rows[k] = (held){version == 6 ? hi[a] : 0, lo[a], rlen[a], rmax[a], asn[a]};
         }
         if (out == NULL || f.code != FAULT_NONE)
             break;
@@ -191,6 +185,7 @@ static PyObject *rov_reasons(PyObject *self, PyObject *args)
     if (out != NULL && raise_fault(&f, t->bits) < 0)
         Py_CLEAR(out);
     column_free(&text);
+    column_free(&found);
     scratch_free(&sc);
     release(w.v, w.k);
     return out;

@@ -47,24 +47,10 @@ static int time_text(char *b, int64_t t, int64_t usec)
     if (t < 0)  /* no dump has such times; written all the same */
         return usec >= 0 ? snprintf(b, 48, "%lld.%06lld", (long long)t, (long long)usec)
                          : snprintf(b, 48, "%lld", (long long)t);
-    char d[24];
-    int n = 0, m = 0;
-    uint64_t x = (uint64_t)t;
-    do
-        d[n++] = (char)('0' + x % 10);
-    while (x /= 10);
-    while (n)
-        b[m++] = d[--n];
+    int m = decimal_text((uint64_t)t, 1, b);
     if (usec >= 0) {
         b[m++] = '.';
-        x = (uint64_t)usec;
-        do
-            d[n++] = (char)('0' + x % 10);
-        while (x /= 10);
-        while (n < 6)
-            d[n++] = '0';
-        while (n)
-            b[m++] = d[--n];
+        m += decimal_text((uint64_t)usec, 6, b + m);
     }
     return m;
 }

@@ -7,13 +7,15 @@
 
 #include "text.h"
 
-static int decimal(unsigned v, char *out)
+int decimal_text(uint64_t v, int width, char *out)
 {
-    char d[10];
+    char d[24];
     int n = 0, k = 0;
     do
         d[n++] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
+    while (n < width)
+        d[n++] = '0';
     while (n)
         out[k++] = d[--n];
     return k;
@@ -23,7 +25,7 @@ int ipv4_text(uint32_t a, char *out)
 {
     int k = 0;
     for (int i = 3; i >= 0; i--) {
-        k += decimal(a >> (8 * i) & 255, out + k);
+        k += decimal_text(a >> (8 * i) & 255, 1, out + k);
         if (i)
             out[k++] = '.';
     }
@@ -100,5 +102,5 @@ int prefix_text(int afi, uint64_t hi, uint64_t lo, unsigned plen, char *out)
 {
     int k = afi == 1 ? ipv4_text((uint32_t)lo, out) : ipv6_text(hi, lo, out);
     out[k++] = '/';
-    return k + decimal(plen, out + k);
+    return k + decimal_text(plen, 1, out + k);
 }

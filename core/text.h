@@ -6,6 +6,7 @@
 
 #define PREFIX_TEXT_MAX 48   /* "ffff:...:ffff/128" is 43 characters */
 
+int decimal_text(uint64_t v, int width, char *out);               /* at least `width` digits, zeros first */
 int ipv4_text(uint32_t address, char *out);                      /* characters written */
 int ipv6_text(uint64_t hi, uint64_t lo, char *out);
 int ipv6_text_rfc5952(uint64_t hi, uint64_t lo, char *out);

@@ -144,9 +144,15 @@ def _blocks(f, cut: list[int]) -> Iterator[bytes]:
                 return None
         return marks[1]
 
+    def reach(bit: int) -> bool:
+        """Whether buf holds the file up to `bit`, reading as far as that takes."""
+        while len(buf) * 8 < bit:
+            if not refill():
+                return False
+        return True
+
     while True:
-        while len(buf) - at // 8 < 4 and refill():  # a stream's header, on a byte
-            pass
+        reach(at + _STREAM_HEAD)  # a stream's header, on a byte
         head = buf[at // 8:at // 8 + 4]
         if not head:
             return  # the file ends after a stream
@@ -171,9 +177,7 @@ def _blocks(f, cut: list[int]) -> Iterator[bytes]:
             marks.popleft()
             at = nxt[0]
             nxt = next_mark()
-        while len(buf) * 8 < at + _END_TAIL and refill():
-            pass
-        if len(buf) * 8 < at + _END_TAIL or _bits(buf, at + 48, 32) != crc:
+        if not reach(at + _END_TAIL) or _bits(buf, at + 48, 32) != crc:
             raise Fallback  # cut inside the end marker, or a CRC that does not match
         at = (at + _END_TAIL + 7) // 8 * 8
 

@@ -57,8 +57,8 @@ _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FO
 _STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the status and reason fields
 # the special-purpose AS numbers (bgpsim.bogons) and the flags bgpsim._core.PathTable gives a path
 _SPECIAL = tuple(np.array([r[k] for r in ASN_RANGES], dtype=np.uint32) for k in (0, 1))
-_HAS_SET, _SUSPECT, _NOTHING = 1, 2, 4
-_JUDGED = _HAS_SET | _SUSPECT  # a path that may hold a finding
+_NOTHING = _core.PathTable.NOTHING
+_JUDGED = _core.PathTable.HAS_SET | _core.PathTable.SUSPECT  # a path that may hold a finding
 
 
 @dataclass
@@ -364,8 +364,8 @@ class Checker:
                 aspa[verdict] += int(routes[i])
         # routes per origin: by path (a path's routes share its origin), but for the peers' own
         by_path = porigin != NO_PATH
-        keys, at = np.unique(porigin[by_path], return_inverse=True)
-        origins = Counter(dict(zip(keys.tolist(), np.bincount(at.reshape(-1), weights=routes[by_path],
+        keys, which = np.unique(porigin[by_path], return_inverse=True)
+        origins = Counter(dict(zip(keys.tolist(), np.bincount(which.reshape(-1), weights=routes[by_path],
                                                               minlength=len(keys)).astype(np.int64).tolist())))
         origins.update(dict(zip(*(a.tolist() for a in np.unique(origin[empty], return_counts=True)))))
         return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, origins, self.unit)

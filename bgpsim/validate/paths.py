@@ -11,9 +11,9 @@
 - `as-set`: the path holds an AS_SET, which RFC 9774 forbids originating and asks a receiver to treat
   as a withdrawal (RFC 7606); its origin is NONE for RFC 6811, so the route is never valid.
 
-A path is given as its ASNs, an AS_SET as a tuple inside (`flat_path` makes it). `PathJudge.judge` looks at one path and
-says what it found; bgpsim._core.PathTable (core/aspath.c) clears the many paths that can hold no
-finding at once, without relationships.
+A path is given as its ASNs, an AS_SET as a tuple inside (`flat_path` makes it). `PathJudge.judge`
+looks at one path and says what it found; bgpsim._core.PathTable (core/pathtable.c) clears the many
+paths that can hold no finding at once, without relationships.
 """
 
 from __future__ import annotations
@@ -99,7 +99,6 @@ def flat_path(segments) -> tuple:
         elif kind == AS_SET:
             out.append(tuple(asns))
     return tuple(out)
-
 
 
 def path_text(path: tuple) -> str:
