@@ -76,6 +76,11 @@ class Status(Bar):
         else:
             print(line, file=sys.stderr)
 
+    def close(self) -> None:
+        if self.bar is not None:  # the last count, which update() may have left undrawn (it redraws
+            self.bar.refresh()  # ten times a second at most), then the line goes
+        super().close()
+
 
 def write_stdout(text: str) -> None:
     """`text` on standard output; a reader that stopped early (`| head`) is no error."""
