@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# numpy's OpenBLAS starts a thread on import that spins for about 0.1 s of CPU waiting for work;
+# bgpsim makes no BLAS calls, and `validate` and `dump` want both CPUs for their own processes
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from bgpsim import __version__
 from bgpsim.base.console import end_now

@@ -250,3 +250,25 @@ def test_an_updated_repository_keeps_the_old_files_until_the_swap(inputs, tmp_pa
                 p.unlink()
             raise RuntimeError("stop")
     assert snapshot(out) == before
+
+
+@pytest.mark.parametrize("size", [0, 1, outdir.PIECE - 1, outdir.PIECE, outdir.PIECE + 1, 3 * outdir.PIECE + 17])
+def test_write_pieces_writes_what_one_write_would(tmp_path, size):
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    writes = []
+
+    class Recorder:
+        def write(self, piece):
+            writes.append(len(piece))
+            return len(piece)
+
+    outdir.write_pieces(Recorder(), bytearray(data))  # any buffer
+    assert sum(writes) == size and all(0 < n <= outdir.PIECE for n in writes)
+    with open(tmp_path / "f", "wb") as f:
+        outdir.write_pieces(f, memoryview(data))
+    assert (tmp_path / "f").read_bytes() == data
+    outdir.write_atomic(tmp_path / "g", data)
+    assert (tmp_path / "g").read_bytes() == data
+    text = "é" * (size // 2)  # a str is written as UTF-8
+    outdir.write_atomic(tmp_path / "h", text)
+    assert (tmp_path / "h").read_text(encoding="utf-8") == text

@@ -119,7 +119,7 @@ def _bgpsec(args):
 
 def _check(args, vrps, two: bool) -> int:
     from bgpsim.base.console import Bar, end_now
-    from bgpsim.base.outdir import staged, write_atomic
+    from bgpsim.base.outdir import staged, write_atomic, write_pieces
     from bgpsim.validate import load, output
     from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker, check_files
     from bgpsim.validate.findings import scenario_toml
@@ -140,7 +140,7 @@ def _check(args, vrps, two: bool) -> int:
         else:
             with open(d / "routes.csv", "wb") as fh:
                 fh.write(header.encode())
-                checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
+                checker = Checker(vrps, lambda lines, unit: write_pieces(fh, lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
                 check_files(checker, args.files, progress=lambda n: bar(n, None))
                 findings = checker.finish()
         bar.close()

@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from bgpsim.base.errors import InputError
+from bgpsim.base.outdir import write_pieces
 from .tee import Piped, Sender, Tee
 
 FRAMING, READING = 0, 1  # a warning met while framing a unit, or while reading it
@@ -124,10 +125,10 @@ class Split:
             def write(lines: bytes, unit: int) -> None:
                 if unit < state["gap"]:  # no unit of the other before it
                     index.append((unit, -1, len(lines)))
-                    fo.write(lines)
+                    write_pieces(fo, lines)
                     return
                 index.append((unit, fh.tell(), len(lines)))
-                fh.write(lines)
+                write_pieces(fh, lines)
 
             checker = self.make_checker(vrps, write)
             try:
@@ -298,7 +299,7 @@ def _publish(table, path: Path) -> tuple[bytes, list[tuple[int, int]]]:
         for b in buffers:
             raw = b.raw()
             places.append((at, raw.nbytes))
-            f.write(raw)
+            write_pieces(f, raw)
             pad = -raw.nbytes % 64  # each array on a cache line
             f.write(bytes(pad))
             at += raw.nbytes + pad
