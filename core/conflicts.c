@@ -92,8 +92,9 @@ static PyObject *conflicts(PyObject *self, PyObject *args)
         if (!r || hi[r] != hi[r - 1] || lo[r] != lo[r - 1] || len[r] != len[r - 1])
             pstart[np_++] = r;
     pstart[np_] = n;
-    if ((moas = PyList_New(0)) == NULL || (subs = PyList_New(0)) == NULL)
+    if ((moas = PyList_New(0)) == NULL)
         goto done;
+    Py_ssize_t nsubs = 0;
     Py_ssize_t depth = 0;
     char text[PREFIX_TEXT_MAX], cover[PREFIX_TEXT_MAX];
     int afi = version == 4 ? 1 : 2;
@@ -131,7 +132,8 @@ static PyObject *conflicts(PyObject *self, PyObject *args)
                     continue;
                 if (cn < 0)
                     cn = prefix_text(afi, hi[c0], lo[c0], (unsigned)len[c0], cover);
-                line.len = 0;
+                if (nsubs++)
+                    column_puts(&line, ",\n");
                 column_puts(&line, "{\"kind\":\"subprefix\",\"prefix\":\"");
                 column_put(&line, text, tn);
                 column_puts(&line, "\",\"origin\":");
@@ -141,21 +143,16 @@ static PyObject *conflicts(PyObject *self, PyObject *args)
                 column_puts(&line, "\",\"covering_origins\":[");
                 put_origins(&line, origin1, clead, c1);
                 column_puts(&line, "]}");
-                if (line.failed) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                PyObject *s = PyUnicode_FromStringAndSize(line.data, line.len);
-                if (s == NULL || PyList_Append(subs, s) < 0) {
-                    Py_XDECREF(s);
-                    goto done;
-                }
-                Py_DECREF(s);
             }
         }
         open[depth++] = k;
     }
-    out = PyTuple_Pack(2, moas, subs);
+    if (line.failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((subs = PyUnicode_DecodeASCII(line.data ? line.data : "", line.len, "strict")) != NULL)
+        out = Py_BuildValue("(OOn)", moas, subs, nsubs);
 done:
     Py_XDECREF(moas);
     Py_XDECREF(subs);
@@ -169,8 +166,8 @@ done:
 
 PyMethodDef conflicts_methods[] = {
     {"conflicts", conflicts, METH_VARARGS,
-     "conflicts(version, hi, lo, length, origin1) -> (moas, subprefix): from distinct (prefix, origin + 1) rows "
-     "sorted (uint64 columns; IPv4 in lo), the MOAS prefixes as (text, origins) and the sub-prefix findings as "
-     "their findings.json lines"},
+     "conflicts(version, hi, lo, length, origin1) -> (moas, subprefix, n): from distinct (prefix, origin + 1) "
+     "rows sorted (uint64 columns; IPv4 in lo), the MOAS prefixes as (text, origins) and the n sub-prefix findings "
+     "as their findings.json lines, joined by ',\\n'"},
     {NULL, NULL, 0, NULL},
 };

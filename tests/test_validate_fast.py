@@ -280,3 +280,26 @@ def test_conflicts_refuses_rows_it_cannot_trust(version, rows):
     cols = [np.array([r[k] for r in rows], dtype=np.uint64) for k in range(4)]
     with pytest.raises(ValueError, match="want"):
         _core.conflicts(version, *cols)
+
+
+def test_subprefix_findings_kept_as_text_read_as_dicts():
+    """Sub-prefix findings of parts found apart (two halves, two IP versions) are one list: indexed
+    across the parts, and a finding changed as a dict is written again in its line, the rest as found."""
+    import json
+
+    from bgpsim.validate.conflicts import Subprefixes, find_conflicts
+
+    def part(rows):  # (lo, length, origin + 1) of IPv4 rows, sorted
+        cols = [np.zeros(len(rows), dtype=np.uint64)] + [np.array(c, dtype=np.uint64) for c in zip(*rows)]
+        return find_conflicts(4, *cols)[1]
+
+    a = part([(10 << 24, 8, 2), (10 << 24 | 1 << 16, 16, 3), (10 << 24 | 2 << 16, 16, 4)])  # 10/8 by AS1: two
+    b = part([(20 << 24, 8, 6), (20 << 24 | 5 << 16, 16, 8)])  # one
+    subs = Subprefixes.join([a, Subprefixes(), b])
+    assert [len(a), len(b), len(subs)] == [2, 1, 3]
+    assert [(f["prefix"], f["origin"]) for f in subs] == [("10.1.0.0/16", 2), ("10.2.0.0/16", 3), ("20.5.0.0/16", 7)]
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    before = Subprefixes.SEPARATOR.join(Subprefixes.join([a, b]).lines(encode)).split(",\n")
+    subs[2]["scenario"] = "scenarios/subprefix-1.toml"
+    after = subs.lines(encode)
+    assert after[:2] == before[:2] and json.loads(after[2]) == {**json.loads(before[2]), "scenario": "scenarios/subprefix-1.toml"}

@@ -113,31 +113,42 @@ def find_conflicts(version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndar
     """MOAS and sub-prefix findings from the distinct (prefix, origin + 1) rows of one IP
     version as columns, sorted: each kind in address order (bgpsim._core.conflicts, core/conflicts.c)."""
     columns = (np.ascontiguousarray(c, dtype=np.uint64) for c in (hi, lo, length, origin))
-    moas, lines = _core.conflicts(version, *columns)
-    return [{"kind": "moas", "prefix": t, "origins": o} for t, o in moas], Subprefixes(lines)
+    moas, text, n = _core.conflicts(version, *columns)
+    return [{"kind": "moas", "prefix": t, "origins": o} for t, o in moas], Subprefixes(text, n)
 
 
 class Subprefixes:
-    """Sub-prefix findings in address order, each kept as its line of findings.json (a full table
-    gives tens of thousands: written by the compiled core, in the process that found them, and sent
-    on as text). A finding becomes a dict only when asked for (indexing, iteration), the same dict
-    each time: a key added to it, such as the scenario made of it, goes into its line."""
+    """Sub-prefix findings in address order, kept as their lines of findings.json joined by ",\n"
+    (a full table gives tens of thousands: written by the compiled core, in the process that found
+    them, and sent on and written out as texts of many lines: one per part found, not joined until
+    findings.json is). A finding becomes a dict only when asked for (indexing, iteration), the same
+    dict each time: a key added to it, such as the scenario made of it, goes into its line."""
 
-    def __init__(self, lines: list[str]):
-        self._lines = lines
+    SEPARATOR = ",\n"  # between two lines (a line of compact JSON holds no newline)
+
+    def __init__(self, text: str = "", count: int = 0):
+        self._texts = [text] if count else []  # each of `count` lines, joined by SEPARATOR
+        self._count = count
+        self._lines: list[str] | None = None  # the lines, once a finding is asked for
         self._made: dict[int, dict] = {}
 
     @classmethod
     def join(cls, parts: list[Subprefixes]) -> Subprefixes:
         """One after the other (as found: parts whose findings were not handed out as dicts)."""
-        return cls([line for p in parts for line in p._lines])
+        out = cls()
+        for p in parts:
+            out._texts += p._texts
+            out._count += p._count
+        return out
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return self._count
 
     def __getitem__(self, i: int) -> dict:
         f = self._made.get(i)
         if f is None:
+            if self._lines is None:
+                self._lines = [line for t in self._texts for line in t.split(self.SEPARATOR)]
             f = self._made[i] = json.loads(self._lines[i])
         return f
 
@@ -145,9 +156,10 @@ class Subprefixes:
         return (self[i] for i in range(len(self)))
 
     def lines(self, encode: Callable[[dict], str]) -> list[str]:
-        """The findings.json lines, those of the dicts handed out written again by `encode`."""
+        """The findings.json lines, those of the dicts handed out written again by `encode`: as texts
+        of many lines (joined by SEPARATOR) when none was."""
         if not self._made:
-            return self._lines
+            return list(self._texts)
         out = list(self._lines)
         for i, f in self._made.items():
             out[i] = encode(f)

@@ -61,7 +61,7 @@ def summary_json(doc: dict) -> str:
 
 def findings_json(findings: Found | list[dict]) -> str:
     """A JSON array, one finding per line: a full table gives hundreds of thousands (grep-able).
-    Sub-prefix findings, most of them, come as the lines they were found as (Subprefixes.lines); the
+    Sub-prefix findings, most of them, come as the text they were found as (Subprefixes.lines); the
     rest go through the json module, in the same layout."""
     if not len(findings):
         return "[]\n"
@@ -71,7 +71,7 @@ def findings_json(findings: Found | list[dict]) -> str:
     lines: list[str] = []
     for group in findings.by_kind.values() if isinstance(findings, Found) else [findings]:
         lines += group.lines(encode) if isinstance(group, Subprefixes) else map(encode, group)
-    return "[\n" + ",\n".join(lines) + "\n]\n"
+    return "".join(("[\n", ",\n".join(lines), "\n]\n"))  # megabytes: copied once more, not twice
 
 
 # ---- figures -------------------------------------------------------------------------------------------
