@@ -120,27 +120,35 @@ def _bgpsec(args):
 def _check(args, vrps, two: bool) -> int:
     from bgpsim.base.console import Bar, end_now
     from bgpsim.base.outdir import staged, write_atomic, write_pieces
-    from bgpsim.validate import load, output
-    from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker, check_files
-    from bgpsim.validate.findings import scenario_toml
+    from bgpsim.validate import load
 
     aspa, topo = load.path_checks(args.aspa, args.relationships)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     bgpsec = args.bgpsec
-    header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
+
+    def make_checker(v, write):
+        from bgpsim.validate.check import Checker
+
+        return Checker(v, write, aspa=aspa, topo=topo, bgpsec=bgpsec)
+
     with staged(args.out, "validate") as d:
         if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
-            from bgpsim.validate.load import load_vrps
             from bgpsim.validate.split import Split
 
-            run = Split(args.files, d, lambda v, write: Checker(v, write, aspa=aspa, topo=topo, bgpsec=bgpsec), vrps,
-                        load_vrps)
+            # forked before numpy and the checks are imported: the other process reads the VRPs meanwhile
+            run = Split(args.files, d, make_checker, vrps, load.load_vrps)
+        from bgpsim.validate import output
+        from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, check_files
+        from bgpsim.validate.findings import scenario_toml
+
+        header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
+        if two:
             checker, conflicts = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
             findings = checker.findings.finish(conflicts)
         else:
             with open(d / "routes.csv", "wb") as fh:
                 fh.write(header.encode())
-                checker = Checker(vrps, lambda lines, unit: write_pieces(fh, lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
+                checker = make_checker(vrps, lambda lines, unit: write_pieces(fh, lines))
                 check_files(checker, args.files, progress=lambda n: bar(n, None))
                 findings = checker.finish()
         bar.close()

@@ -8,7 +8,9 @@ first reads the dumps. With one CPU it is read first, in the one process: forkin
 
 from __future__ import annotations
 
+import importlib
 import os
+import threading
 
 from bgpsim.rpki.rov import VRPTable
 from bgpsim.rpki.vrps import mapped_bytes, read_vrp_columns
@@ -18,8 +20,11 @@ MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load too
 
 def load_vrps(path: str) -> VRPTable:
     """The VRPs of an rpki-client or Routinator JSON or CSV file (or '-'), indexed."""
+    importer = threading.Thread(target=importlib.import_module, args=("numpy",), daemon=True)
+    importer.start()
     with mapped_bytes(path, what="--vrps") as data:
         table = VRPTable.from_columns(*read_vrp_columns(data, path))
+    importer.join()
     table._families()
     return table
 

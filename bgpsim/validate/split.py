@@ -28,8 +28,6 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
 from bgpsim.base.errors import InputError
 from bgpsim.base.outdir import write_pieces
 from .tee import Piped, Sender, Tee
@@ -273,12 +271,16 @@ class Split:
 
 def _save(rows, path: Path) -> None:
     """Findings rows (bgpsim.validate.conflicts.Rows) to a file."""
+    import numpy as np
+
     with open(path, "wb") as f:
         for part in rows.arrays():
             np.save(f, part, allow_pickle=False)
 
 
 def _load(path: Path):
+    import numpy as np
+
     from .conflicts import Rows
 
     with open(path, "rb") as f:
