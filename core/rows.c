@@ -2,9 +2,10 @@
  *
  *   time[k][.usec[k]] peers[peer[k]] prefix paths.post(post[k]) states[status[i]] tails[tail[k]]
  *
- * or, when it has a line end of its own (own[j] for i = own_index[j]: an invalid route's reason, a
- * bogon's finding), time, peer and prefix then own[j]. The time is bgpdump's, with the microseconds of
- * a BGP4MP_ET record (none where usec[k] is negative). What a group's fields hold is made once per peer
+ * but for a route with a status of its own (why[j] for i = why_index[j]: an invalid route's status and
+ * reason) or a line end of its own (end[j] for i = end_index[j]: a bogon's finding, a BGPsec verdict),
+ * which take the place of states[status[i]] or tails[tail[k]]. The time is bgpdump's, with the
+ * microseconds of a BGP4MP_ET record (none where usec[k] is negative). What a group's fields hold is made once per peer
  * and per ASPA verdict and findings in Python, and per AS path in the PathTable (pathtable.c); nothing
  * here is per group in Python. */
 #include "core.h"
@@ -55,44 +56,56 @@ static int time_text(char *b, int64_t t, int64_t usec)
     return m;
 }
 
-enum { R_GROUP, R_STATUS, R_AFI, R_HI, R_LO, R_PLEN, G_TIME, G_USEC, G_PEER, G_POST, G_TAIL, OWN_INDEX, NCOLS };
-enum { L_PEERS, L_STATES, L_TAILS, L_OWN, NLISTS };
+enum { R_GROUP, R_STATUS, R_AFI, R_HI, R_LO, R_PLEN, G_TIME, G_USEC, G_PEER, G_POST, G_TAIL, WHY_INDEX, END_INDEX,
+       NCOLS };
+enum { L_PEERS, L_STATES, L_TAILS, L_WHY, L_END, NLISTS };
+
+/* the route numbers of an override list: increasing, each a route's */
+static int increasing(const int64_t *at, Py_ssize_t n, Py_ssize_t routes, const char *name)
+{
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (at[j] < 0 || at[j] >= routes || (j && at[j] <= at[j - 1])) {
+            PyErr_Format(PyExc_ValueError, "%s: want increasing route numbers", name);
+            return -1;
+        }
+    return 0;
+}
 
 static PyObject *csv_rows(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *cols[NCOLS], *lists[NLISTS], *paths;
     Py_buffer v[NCOLS];
-    static const Py_ssize_t SIZE[NCOLS] = {8, 1, 1, 8, 8, 1, 8, 8, 8, 8, 8, 8};
+    static const Py_ssize_t SIZE[NCOLS] = {8, 1, 1, 8, 8, 1, 8, 8, 8, 8, 8, 8, 8};
     static const char *const NAME[NCOLS] = {"group", "status", "afi", "hi", "lo", "plen", "time", "usec", "peer",
-                                            "post", "tail", "own_index"};
+                                            "post", "tail", "why_index", "end_index"};
     piece *p[NLISTS] = {0};
     Py_ssize_t len[NLISTS], size[NCOLS];
     PyObject *out = NULL;
     int got = 0;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOO", &cols[R_GROUP], &cols[R_STATUS], &cols[R_AFI], &cols[R_HI],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOO", &cols[R_GROUP], &cols[R_STATUS], &cols[R_AFI], &cols[R_HI],
                           &cols[R_LO], &cols[R_PLEN], &cols[G_TIME], &cols[G_USEC], &cols[G_PEER], &cols[G_POST],
                           &cols[G_TAIL], &lists[L_PEERS], &paths, &lists[L_STATES], &lists[L_TAILS],
-                          &cols[OWN_INDEX], &lists[L_OWN]))
+                          &cols[WHY_INDEX], &lists[L_WHY], &cols[END_INDEX], &lists[L_END]))
         return NULL;
     if (!PyObject_TypeCheck(paths, &PathTableType)) {
         PyErr_SetString(PyExc_TypeError, "paths: want a PathTable");
         return NULL;
     }
     Py_ssize_t n = PyObject_Length(cols[R_GROUP]), ng = PyObject_Length(cols[G_TIME]),
-               nown = PyObject_Length(lists[L_OWN]);
-    if (n < 0 || ng < 0 || nown < 0)
+               nwhy = PyObject_Length(lists[L_WHY]), nend = PyObject_Length(lists[L_END]);
+    if (n < 0 || ng < 0 || nwhy < 0 || nend < 0)
         return NULL;
     for (int k = 0; k < NCOLS; k++)
-        size[k] = k < G_TIME ? n : k < OWN_INDEX ? ng : nown;
+        size[k] = k < G_TIME ? n : k < WHY_INDEX ? ng : k == WHY_INDEX ? nwhy : nend;
     for (; got < NCOLS; got++)
         if (array_view(cols[got], &v[got], SIZE[got], size[got], NAME[got]) < 0)
             goto done;
     for (int k = 0; k < NLISTS; k++)
         if ((p[k] = pieces(lists[k], &len[k])) == NULL)
             goto done;
-    const int64_t *group = v[R_GROUP].buf, *own = v[OWN_INDEX].buf, *time = v[G_TIME].buf, *usec = v[G_USEC].buf,
-                  *peer = v[G_PEER].buf, *post = v[G_POST].buf, *tail = v[G_TAIL].buf;
+    const int64_t *group = v[R_GROUP].buf, *why = v[WHY_INDEX].buf, *end = v[END_INDEX].buf, *time = v[G_TIME].buf,
+                  *usec = v[G_USEC].buf, *peer = v[G_PEER].buf, *post = v[G_POST].buf, *tail = v[G_TAIL].buf;
     const uint8_t *status = v[R_STATUS].buf, *afi = v[R_AFI].buf, *plen = v[R_PLEN].buf;
     const uint64_t *hi = v[R_HI].buf, *lo = v[R_LO].buf;
     const char *pp;
@@ -109,14 +122,11 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
             PyErr_Format(PyExc_ValueError, "route %zd: group, status, afi or length out of range", i);
             goto done;
         }
-    for (Py_ssize_t j = 0; j < nown; j++)
-        if (own[j] < 0 || own[j] >= n || (j && own[j] <= own[j - 1])) {
-            PyErr_SetString(PyExc_ValueError, "own_index: want increasing route numbers");
-            goto done;
-        }
+    if (increasing(why, nwhy, n, "why_index") < 0 || increasing(end, nend, n, "end_index") < 0)
+        goto done;
     column c = {0};
     Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t j = 0;
+    Py_ssize_t j = 0, m = 0;
     char text[PREFIX_TEXT_MAX], when[48];
     int64_t last = -1;  /* the group whose time is in `when`: a group's routes come one after another */
     int wn = 0;
@@ -128,16 +138,12 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
         column_put(&c, when, wn);
         column_put(&c, pe->p, pe->n);
         column_put(&c, text, prefix_text(afi[i], hi[i], lo[i], plen[i], text));
-        if (j < nown && own[j] == i) {
-            column_put(&c, p[L_OWN][j].p, p[L_OWN][j].n);
-            j++;
-        } else {
-            const piece *b = &p[L_STATES][status[i]], *t = &p[L_TAILS][tail[k]];
-            path_table_post(paths, post[k], &pp, &pn);
-            column_put(&c, pp, pn);
-            column_put(&c, b->p, b->n);
-            column_put(&c, t->p, t->n);
-        }
+        const piece *b = j < nwhy && why[j] == i ? &p[L_WHY][j++] : &p[L_STATES][status[i]];
+        const piece *t = m < nend && end[m] == i ? &p[L_END][m++] : &p[L_TAILS][tail[k]];
+        path_table_post(paths, post[k], &pp, &pn);
+        column_put(&c, pp, pn);
+        column_put(&c, b->p, b->n);
+        column_put(&c, t->p, t->n);
     }
     Py_END_ALLOW_THREADS
     out = column_take(&c);
@@ -152,7 +158,8 @@ done:
 PyMethodDef rows_methods[] = {
     {"csv_rows", csv_rows, METH_VARARGS,
      "csv_rows(group, status, afi, hi, lo, plen, time, usec, peer, post, tail, peers, paths, states, tails, "
-     "own_index, own) -> bytes: routes.csv lines (route columns int64, uint8, uint8, uint64, uint64, uint8; "
-     "group columns int64; paths a PathTable; lists of bytes; own_index int64 increasing)"},
+     "why_index, why, end_index, end) -> bytes: routes.csv lines (route columns int64, uint8, uint8, uint64, "
+     "uint64, uint8; group columns int64; paths a PathTable; lists of bytes; why_index and end_index int64 "
+     "increasing: the routes whose status fields are why[j], whose line end is end[j])"},
     {NULL, NULL, 0, NULL},
 };

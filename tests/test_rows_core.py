@@ -27,7 +27,9 @@ def python_head(t: int, u: int, peer: int) -> bytes:
 
 def test_rows_by_groups():
     """Each route's line: its group's time, peer, path and tail, its prefix and status; routes with
-    their own ending alone, in order; a group's time written once for its routes and again for the next."""
+    status fields of their own (an invalid route's reason), a line end of their own (a bogon's
+    finding) or both, each in its place; a group's time written once for its routes and again for
+    the next."""
     n = 7
     p = Prefixes(np.full(n, 4), np.zeros(n, dtype=np.uint64), np.arange(n, dtype=np.uint64) << np.uint64(8),
                  np.full(n, 24))
@@ -37,13 +39,14 @@ def test_rows_by_groups():
     usecs = [42, -1, 999999]
     g = Groups(np.array(times), np.array(usecs), np.array([0, 1, 0]), np.array([0, 1, 1]), np.array([1, 0, 1]),
                PEERS, table(((2, (10,)),), ((2, (11,)),)), [b",t0\n", b",t1\n"])
-    own = {1: b",own\n", 6: b",last\n"}
-    got = rows(p, group, status, g, [b"s0", b"s1"], own).splitlines()
+    why = (np.array([2, 4, 6]), [b"w2", b"w4", b"w6"])
+    ends = {6: b",last\n", 1: b",own\n"}
+    got = rows(p, group, status, g, [b"s0", b"s1"], why, ends).splitlines()
     heads = [python_head(t, u, k) for t, u, k in zip(times, usecs, [0, 1, 0])]
-    assert got == [heads[0] + b"0.0.0.0/24,10,10,s0,t1", heads[0] + b"0.0.1.0/24,own",
-                   heads[0] + b"0.0.2.0/24,10,10,s1,t1", heads[1] + b"0.0.3.0/24,11,11,s1,t0",
-                   heads[1] + b"0.0.4.0/24,11,11,s1,t0", heads[2] + b"0.0.5.0/24,11,11,s0,t1",
-                   heads[2] + b"0.0.6.0/24,last"]
+    assert got == [heads[0] + b"0.0.0.0/24,10,10,s0,t1", heads[0] + b"0.0.1.0/24,10,10,s0,own",
+                   heads[0] + b"0.0.2.0/24,10,10,w2,t1", heads[1] + b"0.0.3.0/24,11,11,s1,t0",
+                   heads[1] + b"0.0.4.0/24,11,11,w4,t0", heads[2] + b"0.0.5.0/24,11,11,s0,t1",
+                   heads[2] + b"0.0.6.0/24,11,11,w6,last"]
 
 
 def test_times_as_python_writes_them():
@@ -58,7 +61,7 @@ def test_times_as_python_writes_them():
                np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), PEERS, table(()),
                [b"\n"])
     p = Prefixes(np.full(n, 4), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64), np.zeros(n))
-    got = rows(p, np.arange(n), np.zeros(n, dtype=np.uint8), g, [b"s"], {}).splitlines()
+    got = rows(p, np.arange(n), np.zeros(n, dtype=np.uint8), g, [b"s"], (np.zeros(0), []), {}).splitlines()
     assert got == [python_head(t, u, 0) + b"0.0.0.0/0,,,s" for t, u in pairs]
 
 
@@ -68,7 +71,7 @@ def _call(**change):
     args = dict(group=i8(0), status=np.zeros(1, dtype=np.uint8), afi=np.ones(1, dtype=np.uint8),
                 hi=np.zeros(1, dtype=np.uint64), lo=np.zeros(1, dtype=np.uint64), plen=np.zeros(1, dtype=np.uint8),
                 time=i8(1), usec=i8(-1), peer=i8(0), post=i8(0), tail=i8(0), peers=[b","], paths=table(((2, (7,)),)),
-                states=[b"s"], tails=[b"\n"], own_index=i8(), own=[])
+                states=[b"s"], tails=[b"\n"], why_index=i8(), why=[], end_index=i8(), end=[])
     args.update(change)
     return _core.csv_rows(*args.values())
 
@@ -87,8 +90,11 @@ def test_a_good_call():
     (dict(post=np.array([1], dtype=np.int64)), "group 0"),  # no such slot
     (dict(tail=np.array([5], dtype=np.int64)), "group 0"),
     (dict(usec=np.array([1, 2], dtype=np.int64)), "usec"),
-    (dict(own_index=np.array([0, 0], dtype=np.int64), own=[b"a", b"b"]), "increasing"),
-    (dict(own_index=np.array([1], dtype=np.int64), own=[b"a"]), "increasing"),
+    (dict(why_index=np.array([0, 0], dtype=np.int64), why=[b"a", b"b"]), "why_index: want increasing"),
+    (dict(why_index=np.array([1], dtype=np.int64), why=[b"a"]), "why_index: want increasing"),
+    (dict(end_index=np.array([0, 0], dtype=np.int64), end=[b"a", b"b"]), "end_index: want increasing"),
+    (dict(end_index=np.array([-1], dtype=np.int64), end=[b"a"]), "end_index: want increasing"),
+    (dict(why_index=np.array([0], dtype=np.int64), why=[]), "why_index"),  # a list shorter than its index
 ])
 def test_bad_columns_are_refused(change, words):
     with pytest.raises(ValueError, match=words):

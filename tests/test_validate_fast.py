@@ -92,7 +92,7 @@ def prefix_texts(version, hi, lo, length) -> list[str]:
     paths = _core.PathTable(*_SPECIAL)
     paths.add([b""])  # slot 0: ",,,"
     lines = rows(p, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint8), Groups(z, z - 1, z, z, z, [b","], paths,
-                 [b"\n"]), [b""], {})
+                 [b"\n"]), [b""], (np.zeros(0), []), {})
     return [line[2:-3].decode() for line in lines.splitlines()]  # "0," prefix ",,,"
 
 

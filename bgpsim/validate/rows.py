@@ -34,16 +34,17 @@ class Prefixes:
 
 
 def rows(prefixes: Prefixes, group: np.ndarray, status: np.ndarray, groups: "Groups", states: list[bytes],
-         own: dict[int, bytes]) -> bytes:
+         why: tuple[np.ndarray, list[bytes]], ends: dict[int, bytes]) -> bytes:
     """The CSV lines of a batch: route i of group k = group[i] is the group's time and peer fields, its
-    prefix, then the group's fields around the status with states[status[i]] between, or own[i] for
-    the routes in `own` (core/rows.c says how)."""
-    alone = sorted(own)
+    prefix, then the group's fields around the status with states[status[i]] between; but the routes
+    why[0] (increasing) have the status fields why[1], and the routes in `ends` their own line end
+    (core/rows.c says how)."""
+    at = sorted(ends)
     g = groups
     return _core.csv_rows(_i8(group), np.ascontiguousarray(status, dtype=np.uint8), prefixes.afi, prefixes.hi,
                           prefixes.lo, prefixes.length, _i8(g.time), _i8(g.usec), _i8(g.peer), _i8(g.post),
-                          _i8(g.tail), g.peers, g.paths, states, g.tails, np.array(alone, dtype=np.int64),
-                          [own[i] for i in alone])
+                          _i8(g.tail), g.peers, g.paths, states, g.tails, _i8(why[0]), why[1],
+                          np.array(at, dtype=np.int64), [ends[i] for i in at])
 
 
 def _i8(a) -> np.ndarray:
