@@ -21,7 +21,8 @@ from html import escape
 
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID
 
-from .check import NONE, Tally
+from .check import NONE
+from .tally import Tally
 from .conflicts import Subprefixes
 from .findings import KINDS, Found
 
