@@ -31,6 +31,27 @@ static int hex4(const unsigned char *p, unsigned *v)
     return 0;
 }
 
+/* How many of the 8 bytes at q are plain characters of a string before one that is not: a quote, a
+ * backslash or a control character (8: all are). A word at a time: the lowest flag of each test
+ * below is exact (a borrow only flags bytes above a true one). */
+static inline int plain_run(const unsigned char *q)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t w, quote, slash;
+    memcpy(&w, q, 8);
+    quote = w ^ ones * '"', slash = w ^ ones * '\\';
+    uint64_t stop = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) | ((w - ones * 0x20) & ~w);
+    stop &= high;
+    return stop ? __builtin_ctzll(stop) >> 3 : 8;
+#else
+    int k = 0;
+    while (k < 8 && q[k] != '"' && q[k] != '\\' && q[k] >= 0x20)
+        k++;
+    return k;
+#endif
+}
+
 /* A string at j->p (its quote); decoded into out (up to MAX_FIELD bytes, *n its length, -1 if
  * longer) when out is not NULL. */
 int string(json *j, unsigned char *out, Py_ssize_t *n)
@@ -39,6 +60,9 @@ int string(json *j, unsigned char *out, Py_ssize_t *n)
     j->p++;
     for (;;) {
         const unsigned char *q = j->p;
+        int k8 = 8;
+        while (k8 == 8 && j->end - q >= 8)
+            q += k8 = plain_run(q);
         while (q < j->end && *q != '"' && *q != '\\' && *q >= 0x20)
             q++;
         if (out != NULL) {

@@ -157,7 +157,7 @@ static int roa_member(json *j, const unsigned char *k, Py_ssize_t n, void *arg)
 {
     roa *r = arg;
     int key = -1;
-    for (int i = 0; i < NKEYS; i++)
+    for (int i = 0; i < NKEYS && key < 0; i++)
         if (n == ROA_KEY_LENS[i] && memcmp(k, ROA_KEYS[i], (size_t)n) == 0)
             key = i;
     int tool = r->d->tool;
