@@ -100,8 +100,9 @@ static PyObject *conflicts(PyObject *self, PyObject *args)
     int afi = version == 4 ? 1 : 2;
     for (Py_ssize_t k = 0; k < np_; k++) {
         Py_ssize_t r0 = pstart[k], r1 = pstart[k + 1], lead = r0 + (origin1[r0] == 0);
-        int tn = prefix_text(afi, hi[r0], lo[r0], (unsigned)len[r0], text);
+        int tn = -1;  /* the prefix as text, once a finding needs it (most prefixes have none) */
         if (r1 - lead > 1) {  /* more than one origin */
+            tn = prefix_text(afi, hi[r0], lo[r0], (unsigned)len[r0], text);
             PyObject *t = PyUnicode_FromStringAndSize(text, tn), *o = origins_list(origin1, lead, r1);
             PyObject *pair = t && o ? PyTuple_Pack(2, t, o) : NULL;
             Py_XDECREF(t);
@@ -132,6 +133,8 @@ static PyObject *conflicts(PyObject *self, PyObject *args)
                     continue;
                 if (cn < 0)
                     cn = prefix_text(afi, hi[c0], lo[c0], (unsigned)len[c0], cover);
+                if (tn < 0)
+                    tn = prefix_text(afi, hi[r0], lo[r0], (unsigned)len[r0], text);
                 if (nsubs++)
                     column_puts(&line, ",\n");
                 column_puts(&line, "{\"kind\":\"subprefix\",\"prefix\":\"");
