@@ -117,6 +117,7 @@ extern PyMethodDef vrps_methods[];
 extern PyMethodDef rows_methods[];
 extern PyMethodDef rov_methods[];
 extern PyMethodDef rov_reasons_methods[];
+extern PyMethodDef rov_index_methods[];
 extern PyMethodDef conflicts_methods[];
 extern PyMethodDef bzip2_methods[];
 

@@ -29,6 +29,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rows_methods, &n);
     join(rov_methods, &n);
     join(rov_reasons_methods, &n);
+    join(rov_index_methods, &n);
     join(bgptext_methods, &n);
     join(conflicts_methods, &n);
     join(bzip2_methods, &n);

@@ -11,8 +11,9 @@ disjoint or one holds the other), so the prefixes that cover a route are a chain
 one, found by one binary search among the prefixes sorted by start and a climb to the first that
 holds the route, and its ancestors. Each link of the chain is then asked, by one more binary search,
 for the best maxLength it grants the route's origin. The walks, one route at a time, are the
-compiled core's (core/rov.c); numpy builds the index. IPv6 prefixes are compared on their first 64
-bits; the rare VRP or route longer than /64 is answered one at a time.
+compiled core's (core/rov.c), and so is the pass that builds the index (core/rov_index.c). IPv6
+prefixes are compared on their first 64 bits; the rare VRP or route longer than /64 is answered one
+at a time.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ class VRP:
 class _Family:
     """The index of one address family: distinct VRP prefixes sorted by start then length, each
     with its nearest enclosing prefix, and (prefix, ASN) pairs with the best maxLength. Built from
-    columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits) by sorting. Kept in
+    columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits), sorted here, by
+    one pass of the compiled core (core/rov_index.c) and the nesting (nest). Kept in
     the narrowest types that hold the values (lengths in a byte, ASNs and positions in four): a
     million VRPs take about 40 MB, which another process maps rather than copies
     (bgpsim.validate.split). The walks over it are the compiled core's (core/rov.c)."""
@@ -136,31 +138,13 @@ class _Family:
         if not (order[1:] > order[:-1]).all():
             start, length, max_length, asn, network = start[order], length[order], max_length[order], asn[order], network[order]
         self._rows = (network, length, max_length, asn)  # each VRP, for holding_many()
-        new = np.ones(n, dtype=bool)
-        new[1:] = (start[1:] != start[:-1]) | (length[1:] != length[:-1])
-        # prefix k's VRPs are rows first[k] to first[k + 1]
-        self.first = np.append(np.flatnonzero(new), n).astype(np.int32)
-        self.start = start[new]
-        self.length = length[new]
+        # prefix k's VRPs are rows first[k] to first[k + 1]; its (prefix << 32 | ASN) pairs, sorted, with
+        # the best maxLength each ASN has there, pair_first[k] to pair_first[k + 1] (none for AS0 alone)
+        columns = _core.rov_index(np.ascontiguousarray(start, dtype=np.uint64), np.ascontiguousarray(length, dtype=np.uint8),
+                                  np.ascontiguousarray(max_length, dtype=np.uint8), np.ascontiguousarray(asn, dtype=np.uint32))
+        self.first, self.start, self.length, self.pair, self.pair_max, self.pair_first = (
+            np.frombuffer(c, dtype=t) for c, t in zip(columns, (np.int32, np.uint64, np.uint8, np.uint64, np.uint8, np.int32)))
         self.parent = nest(self.start, self.length, bits).astype(np.int32)
-        key = np.cumsum(new) - 1
-        nz = asn != 0  # AS0 covers but never validates: no pair
-        pair = (key[nz].astype(np.uint64) << np.uint64(32)) | asn[nz].astype(np.uint64)
-        best = max_length[nz]
-        if len(self.start) < 2**24:  # pair and maxLength in one word, sorted: the last of each pair is its best
-            packed = np.sort((pair << np.uint64(8)) | best.astype(np.uint64), kind="stable")  # nearly sorted: timsort
-            pair, best = packed >> np.uint64(8), packed & np.uint64(255)
-        else:
-            o = np.lexsort((best, pair))
-            pair, best = pair[o], best[o]
-        last = np.ones(len(pair), dtype=bool)
-        last[:-1] = pair[1:] != pair[:-1]
-        self.pair = pair[last]  # prefix << 32 | ASN, sorted
-        self.pair_max = best[last].astype(np.uint8)
-        # each prefix's pairs: pair_first[k] to pair_first[k + 1] (mostly one; none for AS0 alone)
-        self.pair_first = np.zeros(len(self.start) + 1, dtype=np.int32)
-        np.cumsum(np.bincount((self.pair >> np.uint64(32)).astype(np.intp), minlength=len(self.start)),
-                  out=self.pair_first[1:])
 
     def holding_many(self, start: np.ndarray, length: np.ndarray) -> list[list[tuple[int, int, int, int]]]:
         """(network, length, maxLength, ASN) of the VRPs whose prefix holds each route (`start`: its

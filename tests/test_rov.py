@@ -178,3 +178,40 @@ def test_the_walk_takes_routes_in_any_order():
                                  length[order], origin[order])
         assert np.array_equal(np.frombuffer(got, dtype=np.uint8), want[order])
     assert set(want.tolist()) == {0, 1, 2, 3}
+
+
+def test_the_index_pass_is_the_definition():
+    """_core.rov_index over sorted VRPs: each prefix's first VRP, and its pairs, one per ASN but AS0,
+    with the highest maxLength any of its VRPs gives that ASN, in ASN order; prefixes with more VRPs
+    than a few (sorted another way) and none but AS0 among them."""
+    rng = random.Random(7)
+    rows = []
+    for k in range(400):
+        start, length = k * 256, rng.choice([8, 16, 24])
+        many = rng.choice([1, 1, 2, 3, 17, 40])  # 17 and 40: more than the sort by insertion takes
+        rows += [(start, length, rng.randint(length, 32), rng.choice([0, 0, 1, 2, 3, 2**32 - 1, rng.randint(1, 9)]))
+                 for _ in range(many)]
+    rows.sort(key=lambda r: r[:2])
+    cols = [np.array([r[j] for r in rows], dtype=t) for j, t in enumerate((np.uint64, np.uint8, np.uint8, np.uint32))]
+    first, start, length, pair, best, pair_first = (np.frombuffer(c, dtype=t) for c, t in zip(
+        _core.rov_index(*cols), (np.int32, np.uint64, np.uint8, np.uint64, np.uint8, np.int32)))
+    prefixes = sorted({r[:2] for r in rows})
+    want_first = [next(i for i, r in enumerate(rows) if r[:2] == p) for p in prefixes] + [len(rows)]
+    want_pairs = []
+    for k, p in enumerate(prefixes):
+        tops = {}
+        for s, n, m, a in rows:
+            if (s, n) == p and a:
+                tops[a] = max(tops.get(a, 0), m)
+        want_pairs.append(sorted(((k << 32 | a), m) for a, m in tops.items()))
+    assert first.tolist() == want_first
+    assert list(zip(start.tolist(), length.tolist())) == prefixes
+    assert list(zip(pair.tolist(), best.tolist())) == [x for ps in want_pairs for x in ps]
+    assert pair_first.tolist() == [0] + np.cumsum([len(ps) for ps in want_pairs]).tolist()
+    assert any(len(ps) == 0 for ps in want_pairs) and max(len(ps) for ps in want_pairs) > 5
+    for s, n in (([5, 4], [8, 8]), ([4, 4], [16, 8])):  # start, then length, going down
+        with pytest.raises(ValueError, match="VRP 1: want VRPs sorted by start and length"):
+            _core.rov_index(np.array(s, dtype=np.uint64), np.array(n, dtype=np.uint8), np.full(2, 24, dtype=np.uint8),
+                            np.ones(2, dtype=np.uint32))
+    empty = _core.rov_index(*(c[:0] for c in cols))
+    assert [len(c) for c in empty] == [4, 0, 0, 0, 0, 4]
