@@ -52,12 +52,25 @@ static inline int plain_run(const unsigned char *q)
 #endif
 }
 
-/* A string at j->p (its quote); decoded into out (up to MAX_FIELD bytes, *n its length, -1 if
- * longer) when out is not NULL. */
-int string(json *j, unsigned char *out, Py_ssize_t *n)
+/* bytes appended to a decoded string (buf: MAX_FIELD bytes; *k -1 once it would overflow) */
+static void append(unsigned char *buf, Py_ssize_t *k, const unsigned char *p, Py_ssize_t n)
 {
+    if (buf == NULL)
+        return;
+    if (*k >= 0 && *k + n <= MAX_FIELD)
+        memcpy(buf + *k, p, (size_t)n), *k += n;
+    else
+        *k = -1;
+}
+
+/* A string at j->p (its quote). With buf (MAX_FIELD bytes), *text is its decoded text and *n its
+ * length (-1 if longer than MAX_FIELD): the text in the document itself when the string has no
+ * escape (nearly all do: nothing copied), else decoded into buf. */
+int string(json *j, unsigned char *buf, const unsigned char **text, Py_ssize_t *n)
+{
+    const unsigned char *start = ++j->p;
     Py_ssize_t k = 0;
-    j->p++;
+    int escaped = 0;
     for (;;) {
         const unsigned char *q = j->p;
         int k8 = 8;
@@ -65,30 +78,27 @@ int string(json *j, unsigned char *out, Py_ssize_t *n)
             q += k8 = plain_run(q);
         while (q < j->end && *q != '"' && *q != '\\' && *q >= 0x20)
             q++;
-        if (out != NULL) {
-            if (k >= 0 && k + (q - j->p) <= MAX_FIELD)
-                memcpy(out + k, j->p, (size_t)(q - j->p)), k += q - j->p;
-            else
-                k = -1;
-        }
-        j->p = q;
         if (q == j->end)
-            return syntax(j, "bad JSON: a string without its closing quote");
+            return j->p = q, syntax(j, "bad JSON: a string without its closing quote");
+        if (escaped || *q == '\\')  /* decoded into buf from the first escape on */
+            append(buf, &k, j->p, q - j->p);
+        j->p = q;
         if (*q == '"')
             break;
         if (*q < 0x20)
             return syntax(j, "bad JSON: a control character in a string (RFC 8259 section 7: want it escaped)");
-        unsigned char buf[4];
+        unsigned char one[4];
         int len = 1;
+        escaped = 1;
         if (j->end - q < 2)
             return syntax(j, "bad JSON: a string without its closing quote");
         switch (q[1]) {
-        case '"': case '\\': case '/': buf[0] = q[1]; break;
-        case 'b': buf[0] = '\b'; break;
-        case 'f': buf[0] = '\f'; break;
-        case 'n': buf[0] = '\n'; break;
-        case 'r': buf[0] = '\r'; break;
-        case 't': buf[0] = '\t'; break;
+        case '"': case '\\': case '/': one[0] = q[1]; break;
+        case 'b': one[0] = '\b'; break;
+        case 'f': one[0] = '\f'; break;
+        case 'n': one[0] = '\n'; break;
+        case 'r': one[0] = '\r'; break;
+        case 't': one[0] = '\t'; break;
         case 'u': {
             unsigned u, lo;
             if (j->end - q < 6 || hex4(q + 2, &u) < 0)
@@ -100,12 +110,12 @@ int string(json *j, unsigned char *out, Py_ssize_t *n)
             } else if (u >= 0xD800 && u < 0xE000) {
                 u = 0xFFFD;  /* a lone surrogate: no character; no good field holds one */
             }
-            if (u < 0x80) buf[0] = (unsigned char)u;
-            else if (u < 0x800) buf[0] = (unsigned char)(0xC0 | u >> 6), buf[1] = (unsigned char)(0x80 | (u & 63)), len = 2;
-            else if (u < 0x10000) buf[0] = (unsigned char)(0xE0 | u >> 12), buf[1] = (unsigned char)(0x80 | (u >> 6 & 63)),
-                buf[2] = (unsigned char)(0x80 | (u & 63)), len = 3;
-            else buf[0] = (unsigned char)(0xF0 | u >> 18), buf[1] = (unsigned char)(0x80 | (u >> 12 & 63)),
-                buf[2] = (unsigned char)(0x80 | (u >> 6 & 63)), buf[3] = (unsigned char)(0x80 | (u & 63)), len = 4;
+            if (u < 0x80) one[0] = (unsigned char)u;
+            else if (u < 0x800) one[0] = (unsigned char)(0xC0 | u >> 6), one[1] = (unsigned char)(0x80 | (u & 63)), len = 2;
+            else if (u < 0x10000) one[0] = (unsigned char)(0xE0 | u >> 12), one[1] = (unsigned char)(0x80 | (u >> 6 & 63)),
+                one[2] = (unsigned char)(0x80 | (u & 63)), len = 3;
+            else one[0] = (unsigned char)(0xF0 | u >> 18), one[1] = (unsigned char)(0x80 | (u >> 12 & 63)),
+                one[2] = (unsigned char)(0x80 | (u >> 6 & 63)), one[3] = (unsigned char)(0x80 | (u & 63)), len = 4;
             j->p += 4;
             break;
         }
@@ -113,16 +123,14 @@ int string(json *j, unsigned char *out, Py_ssize_t *n)
             return syntax(j, "bad JSON: an unknown escape in a string");
         }
         j->p += 2;
-        if (out != NULL) {
-            if (k >= 0 && k + len <= MAX_FIELD)
-                memcpy(out + k, buf, (size_t)len), k += len;
-            else
-                k = -1;
-        }
+        append(buf, &k, one, len);
+    }
+    if (buf != NULL) {
+        Py_ssize_t plain = j->p - start;
+        *text = escaped ? buf : start;
+        *n = escaped ? k : plain <= MAX_FIELD ? plain : -1;
     }
     j->p++;
-    if (n != NULL)
-        *n = k;
     return 0;
 }
 
@@ -193,7 +201,8 @@ static int next_item(json *j, char close, const char *want)
 /* the members of an object, from after its '{'; each key decoded into `key` for `member` */
 int object(json *j, int (*member)(json *, const unsigned char *, Py_ssize_t, void *), void *arg)
 {
-    unsigned char key[MAX_FIELD];
+    unsigned char buf[MAX_FIELD];
+    const unsigned char *key;
     Py_ssize_t n;
     int more = open_items(j, '}');
     if (more != 0)
@@ -201,7 +210,7 @@ int object(json *j, int (*member)(json *, const unsigned char *, Py_ssize_t, voi
     do {
         if (j->p == j->end || *j->p != '"')
             return syntax(j, "bad JSON: want a key in double quotes");
-        if (string(j, key, &n) < 0)
+        if (string(j, buf, &key, &n) < 0)
             return -1;
         ws(j);
         if (j->p == j->end || *j->p != ':')
@@ -246,7 +255,7 @@ int value(json *j)
     switch (*j->p) {
     case '{': j->p++; return object(j, NULL, NULL);
     case '[': j->p++; return list(j, NULL, NULL);
-    case '"': return string(j, NULL, NULL);
+    case '"': return string(j, NULL, NULL, NULL);
     case 't': if (literal(j, "true") == 0) return 0; break;
     case 'f': if (literal(j, "false") == 0) return 0; break;
     case 'n': if (literal(j, "null") == 0) return 0; break;

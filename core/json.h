@@ -18,7 +18,7 @@ typedef int (*json_element)(json *, Py_ssize_t index, void *arg);
 
 int syntax(json *j, const char *message);   /* a fault at j->p: -1 */
 void ws(json *j);
-int string(json *j, unsigned char *out, Py_ssize_t *n);   /* out: MAX_FIELD bytes, or NULL */
+int string(json *j, unsigned char *buf, const unsigned char **text, Py_ssize_t *n);  /* buf: MAX_FIELD bytes, or NULL */
 int number(json *j, int *integer);
 int object(json *j, json_member member, void *arg);      /* after '{'; NULL: pass over */
 int list(json *j, json_element element, void *arg);      /* after '['; NULL: pass over */

@@ -210,11 +210,18 @@ int check_max_length(uint64_t maxlen, int version, unsigned plen, const unsigned
  * (control characters here; the caller checks the rest of str.isprintable on each distinct name) */
 int add_ta(vrp_columns *o, const unsigned char *p, Py_ssize_t n, Py_ssize_t where, fault *f, uint16_t *index)
 {
-    for (int t = o->ntas - 1; t >= 0; t--)
-        if (o->tas[t].len == n && memcmp(o->tas[t].name, p, (size_t)n) == 0) {
+    for (int t = o->ntas - 1; t >= 0; t--) {
+        const unsigned char *name = (const unsigned char *)o->tas[t].name;
+        Py_ssize_t k = 0;
+        if (o->tas[t].len != n)
+            continue;
+        while (k < n && name[k] == p[k])  /* a byte loop: names are short, and a call per VRP costs more */
+            k++;
+        if (k == n) {
             *index = (uint16_t)t;
             return 0;
         }
+    }
     Py_ssize_t chars = 0;
     int ok = n > 0;
     for (Py_ssize_t k = 0; k < n && ok; k++) {

@@ -7,8 +7,20 @@
 #include "json.h"
 
 static const char *const ROA_KEYS[] = {"asn", "prefix", "maxLength", "ta", "expires", "source"};
-static const Py_ssize_t ROA_KEY_LENS[] = {3, 6, 9, 2, 7, 6};  /* theirs: matched per key of every ROA */
 enum { ASN, PREFIX, MAXLENGTH, TA, EXPIRES, SOURCE, NKEYS };
+
+/* a ROA's key by its length, each compared at a fixed length (no call per key of a million ROAs) */
+static int roa_key(const unsigned char *k, Py_ssize_t n)
+{
+    switch (n) {
+    case 2: return memcmp(k, "ta", 2) == 0 ? TA : -1;
+    case 3: return memcmp(k, "asn", 3) == 0 ? ASN : -1;
+    case 6: return memcmp(k, "prefix", 6) == 0 ? PREFIX : memcmp(k, "source", 6) == 0 ? SOURCE : -1;
+    case 7: return memcmp(k, "expires", 7) == 0 ? EXPIRES : -1;
+    case 9: return memcmp(k, "maxLength", 9) == 0 ? MAXLENGTH : -1;
+    default: return -1;
+    }
+}
 /* the keys each tool allows in a ROA, for the message that names an unknown one */
 static const char *const WANT[] = {
     "asn, expires, maxLength, prefix, ta (rpki-client) or asn, maxLength, prefix, ta or source (Routinator)",
@@ -23,7 +35,8 @@ typedef struct {
 typedef struct {
     raw v[NKEYS];
     unsigned have;
-    unsigned char text[3][MAX_FIELD];   /* asn, prefix, ta decoded */
+    const unsigned char *text[3];       /* asn, prefix, ta decoded: in the document or in buf */
+    unsigned char buf[3][MAX_FIELD];
     Py_ssize_t len[3];
     Py_ssize_t index;
     int source_ta;            /* jsonext: the trust anchor of the first source with one, -1 none */
@@ -42,13 +55,13 @@ static int at(json *j, Py_ssize_t index, const char *key)
     return -1;
 }
 
-/* a value kept as text, decoded into `text` when it is a string */
-static int keep(json *j, raw *r, unsigned char *text, Py_ssize_t *len)
+/* a value kept as text, and decoded (json.c string: buf, text, len) when it is a string */
+static int keep(json *j, raw *r, unsigned char *buf, const unsigned char **text, Py_ssize_t *len)
 {
     const unsigned char *start = j->p;
     int integer = 0;
     if (j->p < j->end && *j->p == '"') {
-        if (string(j, text, len) < 0)
+        if (string(j, buf, text, len) < 0)
             return -1;
         r->kind = '"';
     } else if (j->p < j->end && (*j->p == '-' || (unsigned)*j->p - '0' < 10)) {
@@ -72,7 +85,8 @@ typedef struct {
     roa *r;
     Py_ssize_t index;
     unsigned have;
-    unsigned char type[MAX_FIELD], tal[MAX_FIELD];
+    unsigned char type_buf[MAX_FIELD], tal_buf[MAX_FIELD];
+    const unsigned char *type, *tal;
     Py_ssize_t type_len, tal_len;
     raw type_raw, tal_raw;
 } source;
@@ -94,9 +108,9 @@ static int source_member(json *j, const unsigned char *k, Py_ssize_t n, void *ar
     }
     s->have |= 1u << key;
     if (key == 0)
-        return keep(j, &s->type_raw, s->type, &s->type_len);
+        return keep(j, &s->type_raw, s->type_buf, &s->type, &s->type_len);
     if (key == 2)
-        return keep(j, &s->tal_raw, s->tal, &s->tal_len);
+        return keep(j, &s->tal_raw, s->tal_buf, &s->tal, &s->tal_len);
     return value(j);
 }
 
@@ -156,10 +170,7 @@ static int source_element(json *j, Py_ssize_t i, void *arg)
 static int roa_member(json *j, const unsigned char *k, Py_ssize_t n, void *arg)
 {
     roa *r = arg;
-    int key = -1;
-    for (int i = 0; i < NKEYS && key < 0; i++)
-        if (n == ROA_KEY_LENS[i] && memcmp(k, ROA_KEYS[i], (size_t)n) == 0)
-            key = i;
+    int key = roa_key(k, n);
     int tool = r->d->tool;
     if ((key == SOURCE && tool == TOOL_RPKI_CLIENT) || (key == EXPIRES && tool == TOOL_ROUTINATOR))
         key = -1;  /* a key the other tool writes */
@@ -186,7 +197,7 @@ static int roa_member(json *j, const unsigned char *k, Py_ssize_t n, void *arg)
         return 0;
     }
     int t = key == ASN ? 0 : key == PREFIX ? 1 : key == TA ? 2 : -1;
-    return keep(j, &r->v[key], t >= 0 ? r->text[t] : NULL, t >= 0 ? &r->len[t] : NULL);
+    return keep(j, &r->v[key], t >= 0 ? r->buf[t] : NULL, t >= 0 ? &r->text[t] : NULL, t >= 0 ? &r->len[t] : NULL);
 }
 
 /* an integer's value, if it is one from 0 to `max` */
