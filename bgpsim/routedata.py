@@ -7,6 +7,8 @@ import shutil
 import sys
 import tempfile
 
+HEAD = 64  # bytes of a file's decompressed start that tell its format
+
 
 class Stdin(os.PathLike):
     """Standard input, spooled to an unnamed temporary file so that the readers can tell its
@@ -25,18 +27,24 @@ class Stdin(os.PathLike):
 
 
 def reader_for(path: str):
-    """The route reader for `path`, chosen by its first (decompressed) bytes: pcap/pcapng magic
-    numbers, a `bgpdump -m` line, or else MRT."""
-    from bgpsim.capture import is_capture, read_capture_routes
-    from bgpsim.mrt.reader import read_routes
+    """The route reader for `path`, chosen by its first (decompressed) bytes (reader_of)."""
     from bgpsim.mrt.stream import Chunks
-    from bgpsim.mrt.text import LINE_START, read_text_routes
 
     chunks = Chunks(path)
     try:
-        head = next(iter(chunks), b"")[:64]
+        head = next(iter(chunks), b"")[:HEAD]
     finally:
         chunks.close()
+    return reader_of(head)
+
+
+def reader_of(head: bytes):
+    """The route reader for a file whose first (decompressed) bytes are `head` (HEAD of them, or all
+    if fewer): pcap/pcapng magic numbers, a `bgpdump -m` line, or else MRT."""
+    from bgpsim.capture import is_capture, read_capture_routes
+    from bgpsim.mrt.reader import read_routes
+    from bgpsim.mrt.text import LINE_START, read_text_routes
+
     if is_capture(head):
         return read_capture_routes
     if LINE_START.match(head):

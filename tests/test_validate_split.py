@@ -69,11 +69,12 @@ def _run(args, out, capsys):
     return code, err
 
 
-@pytest.mark.parametrize("case", ["updates", "mixed"])
+@pytest.mark.parametrize("case", ["updates", "mixed", "text first"])
 @pytest.mark.parametrize("vrps_in_child", [False, True])
 def test_two_processes_write_what_one_writes(case, vrps_in_child, vrps, tmp_path, monkeypatch, capsys):
     files = {"updates": [UPDATES, UPDATES2, "--relationships", RELATIONSHIPS],
-             "mixed": [DAMAGED, RIB, _text_dump(tmp_path), CAPTURE, CUT, UPDATES2]}[case]
+             "mixed": [DAMAGED, RIB, _text_dump(tmp_path), CAPTURE, CUT, UPDATES2],
+             "text first": [_text_dump(tmp_path), CAPTURE, UPDATES2]}[case]
     args = [*files, "--vrps", vrps]
     monkeypatch.setattr(reader, "BUFFER", 16_384)  # many units, taken by both processes
     monkeypatch.setattr(load, "MIN_BYTES", 0 if vrps_in_child else 1 << 40)
@@ -145,3 +146,18 @@ def test_a_file_whose_reading_stops_early(tmp_path, vrps, monkeypatch, capsys):
     assert one == two and one[0] == 0 and "length 0" in one[1] and "reading stops here" in one[1]
     for name in OUTPUTS:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("start", ["missing", "damaged"])
+def test_a_first_file_unreadable_from_its_start(start, tmp_path, vrps, monkeypatch, capsys):
+    """The first file is decompressed from the fork on, and its first bytes tell both processes its
+    format (bgpsim.validate.tee): a file that cannot be opened, or whose compressed stream is bad
+    from its first bytes, gives the same one-line error as in one process."""
+    bad = tmp_path / "first.gz"
+    if start == "damaged":
+        raw = bytearray(UPDATES.read_bytes())
+        for k in range(10, 80):  # the deflate stream after the gzip header made nonsense
+            raw[k] ^= 0x5A
+        bad.write_bytes(bytes(raw))
+    error = _one_error([bad, UPDATES2, "--vrps", vrps], tmp_path / "out", monkeypatch, capsys)
+    assert "first.gz" in error and ("gzip data damaged" if start == "damaged" else "cannot read") in error

@@ -67,6 +67,8 @@ class Split:
         os.close(self._stream)  # the second process's end
         self._stream = None
         self._sender = Sender(write)  # a thread: started after the fork
+        # the first file decompressed from now on, while this process imports the checks
+        self._tees = {0: Tee(files[0], self._sender)} if files else {}
 
     def take(self) -> int:
         with self._lock:
@@ -161,7 +163,6 @@ class Split:
     def _plan(self, checker, warn):
         """Each unit as (check it: routes read, pass over it or None): an MRT file's buffers one by
         one, any other file whole."""
-        from ..routedata import reader_for
         from bgpsim.mrt.reader import MRTReader, RouteBatch, read_routes
 
         def check_piece(mrt, piece):
@@ -178,19 +179,23 @@ class Split:
             checker.drain()
             return n
 
-        for path in self.files:
-            reader = reader_for(path)
+        for index, path in enumerate(self.files):
+            chunks = self._chunks(index, path)
+            reader = chunks.reader()
             if reader is not read_routes:
+                chunks.close()
                 yield (lambda reader=reader, path=path: check_file(reader, path)), None
                 continue
-            mrt = MRTReader(path, warn, self._chunks(path))  # both read every record (their warnings, met while
+            mrt = MRTReader(path, warn, chunks)  # both read every record (their warnings, met while
             for piece in mrt.pieces():  # framing, the first keeps): what a record means may hang on earlier ones
                 yield (lambda m=mrt, p=piece: check_piece(m, p)), None
 
-    def _chunks(self, path: str):
-        """The decompressed stream of an MRT file: the first process decompresses it, the second
-        reads the chunks it sends."""
-        return Tee(path, self._sender) if self._sender is not None else Piped(self._stream)
+    def _chunks(self, index: int, path: str):
+        """The decompressed stream of file `index`: the first process decompresses it, the second
+        reads the chunks it sends; `reader()` first tells the file's format."""
+        if self._sender is None:
+            return Piped(self._stream)
+        return self._tees.pop(index, None) or Tee(path, self._sender)
 
     def _progress(self, n: int, progress) -> None:
         with self._lock:
