@@ -130,12 +130,14 @@ class _Family:
         n = len(start)
         if n >= 2**31:
             raise ValueError(f"{n} VRPs of IPv{version}: the index holds at most 2**31 - 1")
-        if bits == 32:  # one stable sort of (start, length) in a word; none at all (timsort sees one
-            order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")  # run)
-        else:  # when the VRPs come sorted, as relying parties write them
-            order = np.lexsort((length, start))
         network = network.low if bits == 32 else network  # an IPv4 address is all in `low`
-        if not (order[1:] > order[:-1]).all():
+        # sorted by (start, length), stably; relying parties write them so, and a look costs a tenth of a sort
+        later = (start[1:] > start[:-1]) | ((start[1:] == start[:-1]) & (length[1:] >= length[:-1]))
+        if not later.all():
+            if bits == 32:  # (start, length) in one word
+                order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")
+            else:
+                order = np.lexsort((length, start))
             start, length, max_length, asn, network = start[order], length[order], max_length[order], asn[order], network[order]
         self._rows = (network, length, max_length, asn)  # each VRP, for holding_many()
         # prefix k's VRPs are rows first[k] to first[k + 1]; its (prefix << 32 | ASN) pairs, sorted, with
