@@ -131,19 +131,20 @@ class _Family:
         if n >= 2**31:
             raise ValueError(f"{n} VRPs of IPv{version}: the index holds at most 2**31 - 1")
         network = network.low if bits == 32 else network  # an IPv4 address is all in `low`
-        # sorted by (start, length), stably; relying parties write them so, and a look costs a tenth of a sort
-        later = (start[1:] > start[:-1]) | ((start[1:] == start[:-1]) & (length[1:] >= length[:-1]))
-        if not later.all():
-            if bits == 32:  # (start, length) in one word
+        start, length, max_length, asn = (np.ascontiguousarray(c, dtype=t) for c, t in
+                                          zip((start, length, max_length, asn), (np.uint64, np.uint8, np.uint8, np.uint32)))
+        # prefix k's VRPs are rows first[k] to first[k + 1]; its (prefix << 32 | ASN) pairs, sorted, with
+        # the best maxLength each ASN has there, pair_first[k] to pair_first[k + 1] (none for AS0 alone)
+        try:  # the pass wants the VRPs sorted by (start, length), as relying parties write them, and says if not
+            columns = _core.rov_index(start, length, max_length, asn)
+        except ValueError:
+            if bits == 32:  # (start, length) in one word: one stable sort
                 order = np.argsort((start << np.uint64(8)) | length.astype(np.uint64), kind="stable")
             else:
                 order = np.lexsort((length, start))
             start, length, max_length, asn, network = start[order], length[order], max_length[order], asn[order], network[order]
+            columns = _core.rov_index(start, length, max_length, asn)
         self._rows = (network, length, max_length, asn)  # each VRP, for holding_many()
-        # prefix k's VRPs are rows first[k] to first[k + 1]; its (prefix << 32 | ASN) pairs, sorted, with
-        # the best maxLength each ASN has there, pair_first[k] to pair_first[k + 1] (none for AS0 alone)
-        columns = _core.rov_index(np.ascontiguousarray(start, dtype=np.uint64), np.ascontiguousarray(length, dtype=np.uint8),
-                                  np.ascontiguousarray(max_length, dtype=np.uint8), np.ascontiguousarray(asn, dtype=np.uint32))
         self.first, self.start, self.length, self.pair, self.pair_max, self.pair_first = (
             np.frombuffer(c, dtype=t) for c, t in zip(columns, (np.int32, np.uint64, np.uint8, np.uint64, np.uint8, np.int32)))
         self.parent = nest(self.start, self.length, bits).astype(np.int32)

@@ -68,7 +68,7 @@ class Split:
         self._stream = None
         self._sender = Sender(write)  # a thread: started after the fork
         # the first file decompressed from now on, while this process imports the checks
-        self._tees = {0: Tee(files[0], self._sender)} if files else {}
+        self._first = Tee(files[0], self._sender) if files else None
 
     def take(self) -> int:
         with self._lock:
@@ -195,7 +195,9 @@ class Split:
         reads the chunks it sends; `reader()` first tells the file's format."""
         if self._sender is None:
             return Piped(self._stream)
-        return self._tees.pop(index, None) or Tee(path, self._sender)
+        if index == 0:
+            return self._first
+        return Tee(path, self._sender)
 
     def _progress(self, n: int, progress) -> None:
         with self._lock:

@@ -91,9 +91,10 @@ class Tee:
             self.chunks = Chunks(self.path, threads=False)  # the second CPU has the other process
             chunks = iter(self.chunks)
             first = next(chunks, b"")
+            reader = reader_of(first[:HEAD])
             send(_HEAD, first[:HEAD])
-            mine((_HEAD, first[:HEAD]))
-            if reader_of(first[:HEAD]) is not read_routes:  # not MRT: each process reads it itself
+            mine((_HEAD, reader))
+            if reader is not read_routes:  # not MRT: each process reads it itself
                 mine((_END, None))
                 return
             for data in itertools.chain((first,) if first else (), chunks):
@@ -116,7 +117,7 @@ class Tee:
         if kind == _ERROR:
             self._ended = True
             raise value
-        return reader_of(value)
+        return value
 
     def __iter__(self):
         while True:
