@@ -1,5 +1,3 @@
-import sys
+from bgpsim.cli import run
 
-from bgpsim.cli import main
-
-sys.exit(main())
+run()  # as the `bgpsim` command (a closed pipe, `dump` and `validate` end the same way)

@@ -13,27 +13,38 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from bgpsim import __version__
-from bgpsim.base.console import end_now
+from bgpsim.base.console import PIPE_CLOSED, end_now, reader_gone, stdout_gone
 from bgpsim.base.errors import InputError
 
 COMMANDS = ("run", "incident", "sweep", "routes", "rpki", "dump", "validate", "bgpsec", "stream", "monitor")  # bgpsim.commands.<name>, in --help order
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+    """argparse, but a usage error is one line and exit status 2, and an empty value is one: no
+    option or file name means anything empty (`--out ''` would fall back to the default)."""
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
+    def _get_value(self, action, arg_string):
+        if arg_string == "" and action.nargs not in (argparse.PARSER, argparse.REMAINDER):
+            want = action.metavar or ", ".join(action.choices or ()) or "a value"
+            if not action.option_strings:  # a positional: its metavar says what it wants
+                raise argparse.ArgumentError(None, f"{want}: empty value")
+            raise argparse.ArgumentError(None, f"{'/'.join(action.option_strings)}: empty value; want {want}")
+        return super()._get_value(action, arg_string)
+
 
 DESCRIPTION = "Simulate BGP hijacks and route leaks on AS graphs and see what each defence does."
+EPILOG = ("exit status: as each command's --help says (2: bad input, one line on stderr); 130 interrupted; 141 "
+          "(128 + SIGPIPE), quietly, when the reader of standard output goes away (`bgpsim dump ... | head`)")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with `only` just that subcommand: `bgpsim dump ...` does not
     import what the simulator's commands need (a tenth of a second on a command that may itself
     take one)."""
-    parser = _Parser(prog="bgpsim", description=DESCRIPTION)
+    parser = _Parser(prog="bgpsim", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"bgpsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in (only,) if only else COMMANDS:
@@ -52,18 +63,33 @@ def main(argv: list[str] | None = None, at_once: bool = False) -> int:
         parser.print_help()
         return 2
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()  # here, not at the interpreter's exit, where a closed pipe is a traceback
+    except BrokenPipeError:
+        if not stdout_gone():  # another pipe or a socket: a fault to see
+            raise
+        status = PIPE_CLOSED  # the reader has all it wants (`| head`): quietly, as other Unix tools
     except InputError as e:
         print(f"bgpsim: error: {e}", file=sys.stderr)
-        return 2
+        status = 2
     except KeyboardInterrupt:
         print("bgpsim: interrupted", file=sys.stderr)
-        return 130
+        status = 130
+    return status
 
 
 def run() -> None:
     """The `bgpsim` command: main(); `dump` and `validate` end the process at once (end_now)."""
-    status = main(at_once=True)
+    try:
+        status = main(at_once=True)
+    except SystemExit as e:  # argparse's own end (--help, --version, a usage error), its text still buffered
+        status = e.code
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            status = PIPE_CLOSED
+    if stdout_gone():
+        reader_gone()  # what is still buffered goes nowhere: the interpreter's last flush cannot fail
     if sys.argv[1:2] in (["dump"], ["validate"]):
         end_now(status)
     sys.exit(status)

@@ -13,6 +13,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
 
 
+def shared(*parts: str) -> Path:
+    """SHARED/parts, for the test or fixture that calls it, which is skipped (naming the path) when it is
+    absent, as in a clone without ../shared beside it. Call it while the test runs, not at import: a
+    module that reads shared data while being collected errors there instead of skipping."""
+    import pytest
+
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path} (../shared/data beside the repository)")
+    return path
+
+
 def graph(p2c=(), p2p=(), name="test"):
     """A topology from (provider, customer) and (peer, peer) ASN pairs."""
     return _build(list(p2c), list(p2p), f"test:{name}", name=name)

@@ -6,45 +6,55 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from pathlib import Path
+from functools import cache
 
 import pytest
+from helpers import shared
 
 from bgpsim.rpki.bgpsec.keys import RouterKeys, signing_keys, ski_of
 from bgpsim.rpki.bgpsec.path import BgpsecError, BgpsecPath, Segment, SignatureBlock, decode
 from bgpsim.rpki.bgpsec.sign import forward, originate
 from bgpsim.rpki.bgpsec.verify import Verifier
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "bgpsec"
-KEYS = DATA / "nist-bgp-srx_rfc8208_keys"
-VECTORS = json.loads((DATA / "rfc8208_vectors.json").read_text())
-NONCE = int(VECTORS["rfc6979_sample_k"], 16)
 ORIGIN, TRANSIT = 64496, 65536
+# the examples in ../shared/data/bgpsec/rfc8208_vectors.json, named here so that tests are collected without it
+NAMES = ["ipv4_192.0.2.0/24", "ipv6_2001:db8::/32"]
+
+
+@cache
+def vectors() -> dict:
+    """The RFC 8208 examples (the test is skipped without the shared data)."""
+    data = json.loads(shared("bgpsec", "rfc8208_vectors.json").read_text())
+    assert sorted(data["updates"]) == NAMES
+    return data
+
+
+def keys_dir():
+    """NIST BGP-SRx's copies of the example keys (the test is skipped without the shared data)."""
+    return shared("bgpsec", "nist-bgp-srx_rfc8208_keys")
 
 
 def example(name: str):
     """(prefix, receiving AS, the whole UPDATE, where the BGPsec_PATH value starts and ends in it)."""
-    u = VECTORS["updates"][name]
+    u = vectors()["updates"][name]
     msg = bytes.fromhex(u["hex"])
     at = msg.index(bytes([0x90, 30]))  # flags, then type 30: the pre-IANA code the examples carry
     length = int.from_bytes(msg[at + 2:at + 4], "big")
     return ipaddress.ip_network(name.split("_", 1)[1]), u["receiver_as"], msg, at + 4, at + 4 + length
 
 
-NAMES = sorted(VECTORS["updates"])
-
-
 @pytest.fixture(scope="module")
 def keys():
-    return RouterKeys.load([KEYS], warn=pytest.fail)
+    return RouterKeys.load([keys_dir()], warn=pytest.fail)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_signer_reproduces_the_examples(name):
     prefix, receiver, msg, start, end = example(name)
-    private = signing_keys([KEYS])
-    path = originate(private[ORIGIN], prefix, TRANSIT, nonce=NONCE)
-    path = forward(path, private[TRANSIT], prefix, receiver, nonce=NONCE)
+    private = signing_keys([keys_dir()])
+    nonce = int(vectors()["rfc6979_sample_k"], 16)
+    path = originate(private[ORIGIN], prefix, TRANSIT, nonce=nonce)
+    path = forward(path, private[TRANSIT], prefix, receiver, nonce=nonce)
     assert path.encode() == msg[start:end]
     # the whole attribute with the assigned type code: the example's header with 33 for 30
     assert path.attribute() == msg[start - 4:start - 3] + bytes([33]) + msg[start - 2:end]
@@ -113,7 +123,7 @@ def test_the_octets_of_the_origin_are_the_published_ones():
 
 
 def test_keys_carry_their_ski_and_as():
-    private = signing_keys([KEYS])
+    private = signing_keys([keys_dir()])
     assert {k: v.ski.hex().upper() for k, v in private.items() if k in (ORIGIN, TRANSIT)} == {
         ORIGIN: "AB4D910F55CAE71A215EF3CAFE3ACC45B5EEC154", TRANSIT: "47F23BF1AB2F8A9D26864EBBD8DF2711C74406EC"}
     for asn, key in private.items():
@@ -183,7 +193,7 @@ def test_answers_are_reused_for_identical_octets(keys):
     ("rpki-commons/router/router_certificate.cer", "7FD90706E7C3FC71168C2338569148C1422BBF74", ((42, 42),)),
 ])
 def test_router_certificates_of_others_give_their_key_and_ases(path, ski, ases):
-    keys = RouterKeys.load([DATA.parent / "rpki" / "objects" / path])
+    keys = RouterKeys.load([shared("rpki", "objects", path)])
     assert keys.ases(bytes.fromhex(ski)) == [ases]
     lo, hi = ases[0]
     assert keys.find(bytes.fromhex(ski), hi) and not keys.find(bytes.fromhex(ski), hi + 1)

@@ -13,9 +13,10 @@ import shutil
 import struct
 import subprocess
 import sys
-from pathlib import Path
+from functools import cache
 
 import pytest
+from helpers import shared
 
 from bgpsim.capture import CaptureReader
 from bgpsim.mrt import read_batches, read_routes
@@ -25,8 +26,6 @@ from bgpsim.wire.aspath import AS_CONFED_SEQUENCE, AS_SEQUENCE
 from bgpsim.wire.attributes import NO_PATH, parse_attributes
 from bgpsim.wire.open import parse_open
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "bgpsec"
-VECTORS = json.loads((DATA / "rfc8208_vectors.json").read_text())
 ORIGIN, TRANSIT, RECEIVER = 64496, 65536, 65537
 # the signers' Subject Key Identifiers, most recent (AS 65536's) first
 SKIS = ["47F23BF1AB2F8A9D26864EBBD8DF2711C74406EC", "AB4D910F55CAE71A215EF3CAFE3ACC45B5EEC154"]
@@ -38,17 +37,17 @@ needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None,
                                   reason="tshark not installed (Debian package `tshark`: apt-get install -y tshark)")
 
 
-def _updates() -> list[bytes]:
-    """The two example UPDATEs (IPv4, then IPv6), BGPsec_PATH with its assigned type code 33."""
+@cache
+def updates() -> list[bytes]:
+    """The two example UPDATEs of ../shared/data/bgpsec/rfc8208_vectors.json (IPv4, then IPv6), BGPsec_PATH
+    with its assigned type code 33 (the test is skipped without the shared data)."""
+    vectors = json.loads(shared("bgpsec", "rfc8208_vectors.json").read_text())
     out = []
-    for name in sorted(VECTORS["updates"], key=lambda n: not n.startswith("ipv4")):
-        msg = bytes.fromhex(VECTORS["updates"][name]["hex"])
+    for name in sorted(vectors["updates"], key=lambda n: not n.startswith("ipv4")):
+        msg = bytes.fromhex(vectors["updates"][name]["hex"])
         assert msg.count(b"\x90\x1e") == 1
         out.append(msg.replace(b"\x90\x1e", b"\x90\x21"))
     return out
-
-
-UPDATES = _updates()
 
 
 def _value_at(msg: bytes) -> int:
@@ -98,7 +97,7 @@ def _mrt(tmp_path, records, name="bgpsec.mrt") -> str:
 
 @pytest.fixture
 def mrt_file(tmp_path):
-    return _mrt(tmp_path, [bgp4mp_as4(UPDATES[0], 1700000000, et_usec=250), bgp4mp_as4(UPDATES[1], 1700000001),
+    return _mrt(tmp_path, [bgp4mp_as4(updates()[0], 1700000000, et_usec=250), bgp4mp_as4(updates()[1], 1700000001),
                            bgp4mp_as4(_plain_update(), 1700000002)])
 
 
@@ -176,7 +175,7 @@ def test_bgpdump_differs_only_in_the_path(mrt_file):
 
 def test_local_subtype_names_the_receiving_peer(tmp_path):
     """MESSAGE_AS4_LOCAL (RFC 6396 section 4.4.6): sent by the local speaker, so received by the peer."""
-    f = _mrt(tmp_path, [bgp4mp_as4(UPDATES[0], 1, peer_as=RECEIVER, local_as=TRANSIT, sub=7)])
+    f = _mrt(tmp_path, [bgp4mp_as4(updates()[0], 1, peer_as=RECEIVER, local_as=TRANSIT, sub=7)])
     (r,) = read_routes(f)
     assert r.record == "BGP4MP_LOCAL" and r.peer_as == TRANSIT and r.local_as == RECEIVER
     assert r.as_path_text == f"{TRANSIT} {ORIGIN}"
@@ -191,7 +190,7 @@ def test_local_subtype_names_the_receiving_peer(tmp_path):
 ])
 def test_damaged_bgpsec_path_is_a_warning_with_its_offset(tmp_path, cut, reason):
     good = bgp4mp_as4(_plain_update(), 5)
-    msg = UPDATES[0]
+    msg = updates()[0]
     value = msg[_value_at(msg):]
     bad_msg = _with_value(msg, cut(value))
     bad = bgp4mp_as4(bad_msg, 6)
@@ -217,7 +216,7 @@ def test_damaged_bgpsec_path_is_a_warning_with_its_offset(tmp_path, cut, reason)
 
 
 def test_as_path_and_bgpsec_path_together_are_refused(tmp_path):
-    msg = UPDATES[0]
+    msg = updates()[0]
     attrs_at = 19 + 2 + 2
     aspath = b"\x40\x02\x06\x02\x01" + struct.pack(">I", TRANSIT)
     body = msg[19:]
@@ -286,8 +285,8 @@ def write_session(path) -> str:
     keepalive = b"\xff" * 16 + b"\x00\x13\x04"
     send(a, b, keepalive, t=3.0)
     send(b, a, keepalive, t=3.0)
-    send(a, b, UPDATES[0], t=4.0)
-    send(a, b, UPDATES[1], t=5.0)
+    send(a, b, updates()[0], t=4.0)
+    send(a, b, updates()[1], t=5.0)
     wrpcap(str(path), pkts)
     return str(path)
 
@@ -367,7 +366,7 @@ def test_bgpsec_verify_reads_the_dumps(which, mrt_file, pcap_file, capsys):
     comes from the BGP4MP header or the receiver's OPEN, the keys from NIST BGP-SRx's folder."""
     from bgpsim.cli import main
 
-    keys = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "bgpsec" / "nist-bgp-srx_rfc8208_keys"
+    keys = shared("bgpsec", "nist-bgp-srx_rfc8208_keys")
     capsys.readouterr()
     status = main(["bgpsec", "verify", mrt_file if which == "mrt" else pcap_file, "--keys", str(keys), "--format", "json"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

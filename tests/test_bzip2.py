@@ -7,15 +7,13 @@ from __future__ import annotations
 import bz2
 import glob
 import random
-from pathlib import Path
 
 import pytest
+from helpers import shared
 
 from bgpsim import _core
 from bgpsim.base.errors import InputError
 from bgpsim.mrt import bzip2, stream
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _read(path, threads: bool, monkeypatch) -> tuple:
@@ -69,7 +67,7 @@ def blocks_file(tmp_path_factory):
 
 
 def test_real_bzip2_files_decompress_the_same(monkeypatch):
-    files = sorted(glob.glob(str(DATA / "**" / "*.bz2"), recursive=True))
+    files = sorted(glob.glob(str(shared() / "**" / "*.bz2"), recursive=True))
     assert files, "../shared/data holds bzip2 dumps"
     truncated = 0
     for path in files:

@@ -70,7 +70,7 @@ def test_round_trip_gives_what_validate_gives(broker, vrps, dump, tmp_path):
     doc = json.loads((tmp_path / "live" / "summary.json").read_text())
     batch = json.loads((tmp_path / "batch" / "summary.json").read_text())
     assert doc["rpki"] == batch["rpki"] and doc["routes"] == batch["routes"] == live.count("\n") - 1
-    assert doc["feed"]["unreadable"] == 0 and doc["feed"]["duplicates"] == 0
+    assert doc["feed"]["unreadable"] == 0 and doc["feed"]["repeats"] == 0
 
 
 def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
@@ -94,7 +94,7 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
     assert len(rows) == 3 and rows[1].startswith("1470931200.250000,192.0.2.1,64496,192.140.252.0/22,")
     assert ",invalid-asn," in rows[1]  # the test VRPs cover 192.140.252.0/22 for AS64500 only
     feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
-    assert (feed["updates"], feed["unreadable"], feed["duplicates"]) == (1, 4, 1), err
+    assert (feed["updates"], feed["unreadable"], feed["repeats"]) == (1, 4, 1), err
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 4 and all("message" in w for w in warnings), err
     assert "want JSON" in err and "timestamp: want a timestamp" in err and "at most 1048576 bytes, got 10485760" in err

@@ -116,7 +116,7 @@ def test_the_monitor_catches_the_hijack(broker, vrps, tmp_path):
     # the monitor: every published announcement checked, the hijack invalid, from the collector peers
     summary = json.loads((tmp_path / "live" / "summary.json").read_text())
     assert summary["feed"]["updates"] == started["updates"] == done["updates"]
-    assert summary["feed"]["unreadable"] == summary["feed"]["duplicates"] == 0
+    assert summary["feed"]["unreadable"] == summary["feed"]["repeats"] == 0
     rows = list(csv.reader((tmp_path / "live" / "routes.csv").read_text().splitlines()))
     head, rows = rows[0], rows[1:]
     col = {k: i for i, k in enumerate(head)}

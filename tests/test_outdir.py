@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_ca import EXAMPLE
+from conftest import DUMP, VRPS
 
 from bgpsim.base import outdir
 from bgpsim.cli import main
@@ -24,9 +24,6 @@ from bgpsim.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# A synthetic one-route dump (`bgpdump -m` text) and VRPs, small enough to run every case.
-DUMP = "BGP4MP|1427846400|A|192.0.2.1|64500|198.51.100.0/24|64500 64501|IGP|192.0.2.1|0|0||NAG||\n"
-VRPS = "ASN,IP Prefix,Max Length,Trust Anchor\nAS64501,198.51.100.0/24,24,synthetic\n"
 
 
 def commands(inputs: Path) -> dict[str, list[str]]:
@@ -45,16 +42,17 @@ FILE_COMMANDS = {  # single output files: --out FILE
     "rpki-validate": lambda inputs: ["rpki", "validate", "--tal", str(inputs / "repo" / "ta.tal"), "--repo",
                                      str(inputs / "repo"), "--time", "2026-03-01T13:00:00", "--out"],
 }
+PCAP_COMMANDS = {  # single captures: refused before any work (a run's --out is never written)
+    "run-pcap": lambda inputs: ["run", "--quiet", "--out", str(inputs / "never"), "--pcap"],
+    "bgpsec-sign": lambda inputs: ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target",
+                                   "64500", "--keys", str(inputs / "repo" / ".keys"), "--out"],
+}
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("inputs")
-    (d / "dump.txt").write_text(DUMP)
-    (d / "vrps.csv").write_text(VRPS)
-    (d / "spec.toml").write_text(EXAMPLE)
-    assert main(["rpki", "ca", "build", str(d / "spec.toml"), "--now", "2026-03-01T12:00:00", "--out", str(d / "repo")]) == 0
-    return d
+def inputs(cli_inputs) -> Path:
+    """A synthetic one-route dump (`bgpdump -m` text), VRPs and a CA's repository (conftest.py)."""
+    return cli_inputs
 
 
 def snapshot(d: Path) -> dict[str, bytes | None]:
@@ -135,7 +133,7 @@ def test_a_read_only_directory_is_refused(inputs, tmp_path, command, inside):
 
 
 @pytest.mark.parametrize("kind", ["directory", "under-file", "proc", "read-only"])
-@pytest.mark.parametrize("command", sorted(FILE_COMMANDS))
+@pytest.mark.parametrize("command", sorted(FILE_COMMANDS) + sorted(PCAP_COMMANDS))
 def test_a_file_command_refuses_what_it_cannot_write(inputs, tmp_path, command, kind):
     work = tmp_path / "work"
     (work / "out.json").mkdir(parents=True)
@@ -148,21 +146,22 @@ def test_a_file_command_refuses_what_it_cannot_write(inputs, tmp_path, command, 
     (work / "ro").chmod(0o555)
     try:
         before = snapshot(tmp_path)
-        refused(bgpsim([*FILE_COMMANDS[command](inputs), str(target)], cwd=work, drop_root=True), str(target))
-        assert snapshot(tmp_path) == before
+        refused(bgpsim([*{**FILE_COMMANDS, **PCAP_COMMANDS}[command](inputs), str(target)], cwd=work, drop_root=True),
+                str(target))
+        assert snapshot(tmp_path) == before and not (inputs / "never").exists()
     finally:
         (work / "ro").chmod(0o755)
 
 
 @pytest.mark.parametrize("command", sorted(FILE_COMMANDS))
-def test_a_file_command_replaces_the_file_it_was_given_as_its_help_says(inputs, tmp_path, command, capsys):
+def test_a_file_command_replaces_its_own_kind_of_file_as_its_help_says(inputs, tmp_path, command, capsys):
     out = tmp_path / "vrps.out"
-    out.write_text("old\n")
+    out.write_text(VRPS)  # VRPs as `rpki vrps --format csv` writes them
     assert main([*FILE_COMMANDS[command](inputs), str(out)]) == 0
     assert out.read_text().startswith("{") and sorted(p.name for p in tmp_path.iterdir()) == ["vrps.out"]
     with pytest.raises(SystemExit):
         main([*FILE_COMMANDS[command](inputs)[:2], "--help"])
-    assert "replacing the file if it exists" in " ".join(capsys.readouterr().out.split())
+    assert "replaced only if it holds VRPs" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("command", ["run", "sweep", "routes", "validate", "rpki-ca-build"])

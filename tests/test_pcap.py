@@ -480,6 +480,9 @@ def test_scapy_message_on_every_packet_told_once_then_counted(tmp_path, capsys):
 
 
 def test_scapy_log_and_warnings_diverted_only_while_reading(capsys):
+    """Each scapy message is taken once, and nothing else is. A handler on both the root and "scapy"
+    (which does not propagate) stands for one put there by the application or the test runner
+    (pytest >= 9.2 does so with its own), so that the test sees the same on every version."""
     import logging
     import os
     import warnings
@@ -488,20 +491,40 @@ def test_scapy_log_and_warnings_diverted_only_while_reading(capsys):
 
     from bgpsim.capture.scapylog import catching
 
+    class Seen(logging.Handler):
+        def __init__(self):
+            super().__init__(logging.WARNING)
+            self.texts: list[str] = []
+
+        def emit(self, record):
+            self.texts.append(record.getMessage())
+
+    seen = Seen()
+    both = [logging.getLogger(), logging.getLogger("scapy")]
+    for logger in both:
+        logger.addHandler(seen)
     got: list[str] = []
     scapy_file = os.path.join(os.path.dirname(os.path.abspath(scapy.__file__)), "utils.py")
-    with catching(got.append):
-        logging.getLogger("scapy.runtime").warning("PcapNg: %s", "one")
-        logging.getLogger("scapy.bgpsim_test_child").warning("two")  # a logger made after the filter
-        warnings.warn_explicit("three", UserWarning, scapy_file, 1)
-        with pytest.warns(UserWarning, match="not scapy's"):
-            warnings.warn("not scapy's", UserWarning)
-    assert got == ["PcapNg: one", "two", "UserWarning: three"]
-    assert capsys.readouterr().err == ""
-    with pytest.warns(UserWarning, match="four"):  # outside a capture: as before
-        warnings.warn_explicit("four", UserWarning, scapy_file, 1)
-    assert got == ["PcapNg: one", "two", "UserWarning: three"]
-
+    try:
+        with catching(got.append):
+            logging.getLogger("scapy.runtime").warning("PcapNg: %s", "one")
+            logging.getLogger("scapy.bgpsim_test_child").warning("two")  # a logger made after the filter
+            warnings.warn_explicit("three", UserWarning, scapy_file, 1)
+            with pytest.warns(UserWarning, match="not scapy's"):
+                warnings.warn("not scapy's", UserWarning)
+            logging.getLogger("bgpsim_test_other").warning("not scapy's either")
+        assert got == ["PcapNg: one", "two", "UserWarning: three"]
+        assert seen.texts == ["not scapy's either"]
+        assert capsys.readouterr().err == ""
+        with pytest.warns(UserWarning, match="four"):  # outside a capture: as before
+            warnings.warn_explicit("four", UserWarning, scapy_file, 1)
+        logging.getLogger("scapy.bgpsim_test_child").warning("five")
+        assert got == ["PcapNg: one", "two", "UserWarning: three"]
+        # "five" reaches the handler through "scapy", and again through the root where "scapy" propagates
+        assert seen.texts == ["not scapy's either"] + ["five"] * (1 + logging.getLogger("scapy").propagate)
+    finally:
+        for logger in both:
+            logger.removeHandler(seen)
 
 
 @needs_tshark

@@ -213,7 +213,8 @@ def test_cli_validate_fails_when_the_trust_anchor_does(tmp_path, capsys, where):
     2, and the --out file keeps its VRPs (an empty set in their place would drop every ROA)."""
     out = make(tmp_path)
     dest = tmp_path / "vrps.json"
-    dest.write_text("good VRPs\n")
+    good = "ASN,IP Prefix,Max Length,Trust Anchor\nAS64496,192.0.2.0/24,24,synthetic\n"  # an earlier output
+    dest.write_text(good)
     repo, at = (tmp_path / "elsewhere", AT) if where == "wrong-repo" else (out, NOW + timedelta(days=3650))
     repo.mkdir(exist_ok=True)
     assert main(["rpki", "validate", "--tal", str(out / "ta.tal"), "--repo", str(repo), "--time", at.isoformat(),
@@ -221,7 +222,7 @@ def test_cli_validate_fails_when_the_trust_anchor_does(tmp_path, capsys, where):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bgpsim: error: the trust anchor is not valid, nothing written: ")
     assert "ta.cer" in err and ("No such file" in err if where == "wrong-repo" else "validity: want" in err), err
-    assert dest.read_text() == "good VRPs\n"
+    assert dest.read_text() == good
 
 
 @pytest.mark.parametrize("bad,expect", [

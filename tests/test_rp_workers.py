@@ -48,7 +48,9 @@ def test_cli_workers(tmp_path, capsys):
     one = capsys.readouterr().out
     assert main(args + ["--workers", "2"]) == 0
     assert capsys.readouterr().out == one
-    assert main(args + ["--workers", "0"]) == 2
+    with pytest.raises(SystemExit) as refused:  # the argument parser's refusal
+        main(args + ["--workers", "0"])
+    assert refused.value.code == 2 and "--workers" in capsys.readouterr().err
 
 
 def test_a_failing_worker_falls_back_to_this_process(tmp_path, monkeypatch):

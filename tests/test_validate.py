@@ -132,7 +132,7 @@ def test_aspa_file(tmp_path):
 
 
 @pytest.mark.parametrize("bad,expect", [
-    (["--vrps", "VRPS", "NOFILE"], "cannot read"),
+    (["--vrps", "VRPS", "NOFILE"], "missing.mrt: no such file"),
     (["--vrps", "/nonexistent.csv", "DUMP"], "nonexistent.csv"),
     (["--vrps", "VRPS", "NOTMRT"], "not an MRT file"),
 ])

@@ -479,7 +479,7 @@ def test_cli_default_json_and_stdin(tmp_path, capsys, monkeypatch):
     (["--from", "{missing}"], "--from: cannot read"),
     (["--from", "{bird}"], "unknown format (this looks like an OpenBGPD or BIRD"),
     (["--from", "{csv}", "--slurm", "{csv}"], "101.csv:1:1: bad JSON"),
-    (["--from", "{csv}", "--out", "{tmp}/no/such/dir/x.json"], "--out: cannot write"),
+    (["--from", "{csv}", "--out", "{tmp}/no/such/dir/x.json"], "x.json: no such directory"),
 ])
 def test_cli_errors_are_one_line(args, message, tmp_path, capsys):
     need(ROUTINATOR)
@@ -491,16 +491,19 @@ def test_cli_errors_are_one_line(args, message, tmp_path, capsys):
     assert "Traceback" not in err
 
 
+OLD_VRPS = "ASN,IP Prefix,Max Length,Trust Anchor\nAS64496,192.0.2.0/24,24,synthetic\n"  # an earlier output
+
+
 def test_cli_failure_leaves_the_old_output(tmp_path, capsys):
     out_file = tmp_path / "vrps.json"
-    out_file.write_text("old\n")
+    out_file.write_text(OLD_VRPS)
     bad = tmp_path / "bad.slurm"
     bad.write_text('{"slurmVersion": 1, "validationOutputFilters": {"prefixFilters": [], "bgpsecFilters": []}, '
                    '"locallyAddedAssertions": {"prefixAssertions": [{"asn": 1, "prefix": "10.0.0.0/8", '
                    '"maxPrefixLength": 7}], "bgpsecAssertions": []}}')
     code, out, err = cli(capsys, "--from", need(ROUTINATOR / "101.csv"), "--slurm", bad, "--out", out_file)
     assert code == 2 and "locallyAddedAssertions.prefixAssertions[0].maxPrefixLength" in err
-    assert out_file.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.slurm", "vrps.json"]
+    assert out_file.read_text() == OLD_VRPS and sorted(p.name for p in tmp_path.iterdir()) == ["bad.slurm", "vrps.json"]
 
 
 def test_cli_help_teaches(capsys):

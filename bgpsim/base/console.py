@@ -82,18 +82,32 @@ class Status(Bar):
         super().close()
 
 
+PIPE_CLOSED = 141  # the exit status of a command whose reader went away: 128 + SIGPIPE, as other Unix tools end
+
+
 def write_stdout(text: str) -> None:
-    """`text` on standard output; a reader that stopped early (`| head`) is no error."""
+    """`text` on standard output, flushed. A reader that stopped early (`| head`) ends the command
+    quietly with status PIPE_CLOSED: bgpsim.cli sees to it, for every command."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has gone (`| head` has what it wants): polled,
+    so that a BrokenPipeError of another pipe or socket is not taken for it."""
+    import select
+
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        reader_gone()
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a test's capture), or none open
+        return False
 
 
 def reader_gone() -> None:
-    """After a BrokenPipeError on standard output (`| head`: the reader has all it wants): the
-    rest goes to /dev/null, so that the interpreter's last flush does not fail too."""
+    """Standard output to /dev/null, once its reader has gone: what is still buffered, and the
+    interpreter's last flush, go nowhere instead of failing."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
@@ -104,6 +118,8 @@ def end_now(status: int) -> NoReturn:
     that leave nothing running (`dump`, `validate`) and only as the `bgpsim` command (bgpsim.cli.run)."""
     try:
         sys.stdout.flush()
+    except BrokenPipeError:  # the reader has gone: the status says so, as bgpsim.cli.main's does
+        status = PIPE_CLOSED
     finally:
         sys.stderr.flush()
         os._exit(status)

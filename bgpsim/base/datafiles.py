@@ -1,11 +1,15 @@
-"""Where large data files live: a file a scenario names (a CAIDA graph, say) is looked for beside the
-scenario, then in the folders of $BGPSIM_DATA (and their caida/ subfolders), so that bundled files
-can name data that is not shipped with them."""
+"""Input files: whether a file the user named can be read (`check_input`), and where large data files
+live: a file a scenario names (a CAIDA graph, say) is looked for beside the scenario, then in the
+folders of $BGPSIM_DATA (and their caida/ subfolders), so that bundled files can name data that is
+not shipped with them."""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+from .errors import InputError
 
 DATA_ENV = "BGPSIM_DATA"
 
@@ -22,3 +26,21 @@ def find(name: str, beside: Path) -> str:
             if candidate.is_file():
                 return str(candidate)
     return str(here)
+
+
+def check_input(path: str | os.PathLike, flag: str | None = None) -> None:
+    """An InputError saying what `path` is, unless it is a file bgpsim can read: missing, a
+    directory, or a pipe (the readers open a file more than once: to tell its format, then to read
+    it). /dev/null passes: it reads as an empty file, which the readers warn of."""
+    where = f"{flag} {path}" if flag else str(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{where}: no such file") from None
+    except OSError as e:
+        raise InputError(f"{where}: cannot read: {e.strerror or e}") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{where}: is a directory; want a file")
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise InputError(f"{where}: is a pipe, which bgpsim cannot read twice; want a file (or '-' where the "
+                         "command reads standard input)")

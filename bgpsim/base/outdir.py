@@ -1,10 +1,14 @@
-"""Output files and directories: bgpsim never deletes or overwrites what it did not write.
+"""Output files and directories: bgpsim never deletes or overwrites what it did not write, and an
+output belongs to the command that made it.
 
-Every output directory bgpsim writes holds a marker, MARKER, naming the command and listing the
-files it wrote. `--out DIR` may be absent (it is created), an empty directory, or a directory whose
-marker lists every entry in it: that one is replaced whole. Anything else is refused with one line
-before any work starts, and nothing on disk changes. A directory is written under a temporary name
-beside its target and renamed into place, so a failure or Ctrl-C leaves nothing half-written.
+Every output directory bgpsim writes holds a marker, MARKER, naming the command, its kind of output
+and the files it wrote. `--out DIR` may be absent (it is created), an empty directory, or the same
+command's earlier output, holding nothing the marker does not list: that one is replaced whole (or
+resumed, or updated, as the command does). Anything else, another command's output included, is
+refused with one line before any work starts, and nothing on disk changes. A directory is written
+under a temporary name beside its target and renamed into place, so a failure or Ctrl-C leaves
+nothing half-written. A single output file replaces only a file of the kind its command writes
+(told by its content, `check_file`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,15 @@ from pathlib import Path
 from .errors import InputError
 
 MARKER = ".bgpsim-output.json"
+OUTPUTS = {  # command -> its kind of output, as the marker and the refusals name it
+    "run": "a scenario's result",
+    "incident": "an incident's replay",
+    "sweep": "an adoption sweep",
+    "routes": "all-destinations routes",
+    "validate": "a validation of route data",
+    "monitor": "a live monitor's output",
+    "rpki ca build": "an RPKI repository (its private keys in .keys)",
+}
 _RENAME_EXCHANGE = 2  # renameat2(2): swap two paths in one step
 PIECE = 1 << 20  # write_pieces
 
@@ -33,6 +46,28 @@ def write_pieces(f, data) -> None:
     view = memoryview(data).cast("B")
     for at in range(0, len(view), PIECE):
         f.write(view[at:at + PIECE])
+
+
+def open_append(path: str | os.PathLike, header: bytes = b""):
+    """A growing output file opened to append whole records: unbuffered (each write, whole lines, goes
+    to the file as it is), `header` written if the file is new or empty, and a torn last line (a write
+    a killed run did not finish) cut first. Returns (the file, how many bytes were cut)."""
+    path = Path(path)
+    f = open(path, "ab", buffering=0)
+    size = f.tell()
+    cut = 0
+    if size:
+        with open(path, "rb") as r:
+            r.seek(max(0, size - (1 << 16)))
+            tail = r.read()
+        if not tail.endswith(b"\n"):
+            end = tail.rfind(b"\n")
+            keep = size - len(tail) + end + 1 if end >= 0 else 0
+            os.truncate(path, keep)
+            cut, size = size - keep, keep
+    if size == 0:
+        f.write(header)
+    return f, cut
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> Path:
@@ -53,24 +88,72 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     return path
 
 
-def write_file(path: str | os.PathLike, data: bytes | str, flag: str = "--out") -> Path:
-    """A single output file the user named (its command's help says it is overwritten): written
-    atomically; any failure is one line naming it."""
+FILE_KINDS = {  # what a single-file command writes -> (how a refusal names it, the test of a file's head)
+    "pcap": ("a packet capture (pcap or pcapng)",
+             lambda head: head[:4] in (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d",
+                                       b"\x4d\x3c\xb2\xa1", b"\x0a\x0d\x0d\x0a")),
+    "vrps": ("VRPs (rpki-client JSON, Routinator CSV, a BIRD 2 ROA table or an OpenBGPD roa-set)",
+             lambda head: _vrps_head(head)),
+}
+HEAD = 1 << 16  # bytes of an existing file read to tell its kind
+
+
+def _vrps_head(head: bytes) -> bool:
+    """rpki vrps / rpki validate's outputs (WRITERS in bgpsim.rpki.vrps), told by their first bytes."""
+    text = head.decode("utf-8", "replace")
+    first = text.split("\n", 1)[0]
+    return ((text.lstrip().startswith("{") and '"metadata"' in text and '"roas"' in text)
+            or first == "ASN,IP Prefix,Max Length,Trust Anchor"
+            or first == "roa-set {"
+            or (first.startswith("route ") and " max " in first and first.endswith(";")))
+
+
+def check_file(path: str | os.PathLike, kind: str, flag: str = "--out") -> Path:
+    """Whether a command writing `kind` (FILE_KINDS) may write the file `path`: a new file in a
+    writable directory, an empty file, or a file of that kind (the command's earlier output); else
+    an InputError naming it. Called before any work, and again as the file is written."""
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{flag}: cannot write {path}: it is a directory; want a file name")
-    if not path.parent.is_dir():
-        raise InputError(f"{flag}: cannot write {path}: no such directory {path.parent}")
+    what, is_kind = FILE_KINDS[kind]
+    if str(path) == "":
+        raise InputError(f"{flag}: empty file name; want a file name")
+    try:
+        if path.is_dir():
+            raise InputError(f"{flag} {path}: is a directory; want a file name")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise InputError(f"{flag} {path}: exists and is not a regular file; bgpsim writes a new file "
+                             f"or replaces {what}")
+        if not path.parent.is_dir():
+            raise InputError(f"{flag} {path}: no such directory {path.parent}")
+        if path.exists():
+            with open(path, "rb") as f:
+                head = f.read(HEAD)
+            if head and not is_kind(head):
+                raise InputError(f"{flag} {path}: exists and is not {what}; bgpsim replaces only a file of "
+                                 "the kind it writes: name a new file")
+    except OSError as e:
+        raise InputError(f"{flag} {path}: cannot use it: {e.strerror or e}") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".bgpsim-probe.", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"{flag} {path}: cannot write in {path.parent}: {e.strerror or e}") from None
+    return path
+
+
+def write_file(path: str | os.PathLike, data: bytes | str, kind: str, flag: str = "--out") -> Path:
+    """A single output file the user named: checked (check_file), then written atomically; any
+    failure is one line naming it."""
+    path = check_file(path, kind, flag)
     try:
         return write_atomic(path, data)
     except OSError as e:
-        raise InputError(f"{flag}: cannot write {path}: {e.strerror or e}") from None
+        raise InputError(f"{flag} {path}: cannot write: {e.strerror or e}") from None
 
 
-def check(out: str | os.PathLike, command: str, flag: str = "--out", resume: bool = False) -> str:
-    """Whether bgpsim may write the directory `out` for `command`: "new", "empty" or "ours" (a
-    directory bgpsim wrote, holding nothing else); otherwise an InputError naming it. With `resume`
-    the directory is written in place, so "ours" must be `command`'s own output."""
+def check(out: str | os.PathLike, command: str, flag: str = "--out") -> str:
+    """Whether bgpsim may write the directory `out` for `command`: "new", "empty" or "ours" (the
+    output of `command` itself, holding nothing else); otherwise an InputError naming it."""
     out = Path(out)
     here = Path.cwd().resolve()
     if out.resolve() in (here, *here.parents):
@@ -105,9 +188,10 @@ def check(out: str | os.PathLike, command: str, flag: str = "--out", resume: boo
         previous = marker["command"]
     except (OSError, ValueError, KeyError, TypeError):
         raise InputError(f"{flag} {out}: its {MARKER} is not one bgpsim wrote; name another directory") from None
-    if resume and previous != command:
-        raise InputError(f"{flag} {out}: holds the output of `bgpsim {previous}`, not of `bgpsim {command}`; "
-                         "name another directory")
+    if previous != command:
+        raise InputError(f"{flag} {out}: holds {OUTPUTS.get(previous, 'the output')} that `bgpsim {previous}` "
+                         f"wrote; only `bgpsim {previous}` may replace it; name another directory for "
+                         f"`bgpsim {command}`")
     foreign = _foreign(out, written)
     if foreign is not None:
         raise InputError(f"{flag} {out}: holds {foreign}, which bgpsim did not write; move it away or name "
@@ -163,7 +247,7 @@ def resumable(out: str | os.PathLike, command: str, files: tuple[str, ...], flag
     """`out` made ready for a command that writes `files` in place and resumes what it finds there
     (a sweep): created, or marked if empty, or checked to be that command's own output."""
     out = Path(out)
-    state = check(out, command, flag, resume=True)
+    state = check(out, command, flag)
     try:
         if state == "new":
             _make_parents(out, flag)
@@ -177,8 +261,8 @@ def resumable(out: str | os.PathLike, command: str, files: tuple[str, ...], flag
 def _marker_text(command: str, files) -> str:
     from bgpsim import __version__
 
-    return json.dumps({"written_by": f"bgpsim {__version__}", "command": command, "files": sorted(files)},
-                      indent=1) + "\n"
+    return json.dumps({"written_by": f"bgpsim {__version__}", "command": command, "output": OUTPUTS[command],
+                       "files": sorted(files)}, indent=1) + "\n"
 
 
 def _write_marker(d: Path, command: str) -> None:

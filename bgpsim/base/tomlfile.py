@@ -33,8 +33,10 @@ class TomlFile:
                 text = Path(path).read_text(encoding="utf-8")
             except FileNotFoundError:
                 raise InputError("no such file", self.path) from None
-            except (OSError, UnicodeDecodeError) as e:
-                raise InputError(f"cannot read: {e}", self.path) from None
+            except OSError as e:
+                raise InputError(f"cannot read: {e.strerror or e}", self.path) from None
+            except UnicodeDecodeError as e:
+                raise InputError(f"cannot read: not UTF-8 (byte {e.start})", self.path) from None
         try:
             self.data: dict[str, Any] = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:

@@ -36,12 +36,22 @@ def _sinks() -> list:
 
 
 class _Divert(logging.Filter):
-    """On a scapy logger: a record made while a capture is read goes to the reader, not on."""
+    """On a scapy logger: a record made while a capture is read goes to the reader, not on.
+
+    On a handler of "scapy" it sees every handler's call, and those handlers may be shared with other
+    loggers (pytest >= 9.2 puts its capture handlers on every logger that does not propagate, as
+    "scapy" does, and on the root): only records of scapy's loggers are taken, each once."""
+
+    def __init__(self) -> None:
+        super().__init__("scapy")
 
     def filter(self, record: logging.LogRecord) -> bool:
         sinks = getattr(_local, "sinks", None)
-        if not sinks:
+        if not sinks or not super().filter(record):  # not in a capture, or not scapy's: passed on
             return True
+        if getattr(record, "_bgpsim_diverted", False):  # already taken at an earlier handler
+            return False
+        record._bgpsim_diverted = True
         try:
             text = record.getMessage()
         except Exception:  # noqa: BLE001 - a bad format string in scapy: its raw text

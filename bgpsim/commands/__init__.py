@@ -66,6 +66,19 @@ def split_list(text: str, what: str) -> tuple[str, ...]:
     return items
 
 
+def input_files(files: list[str]) -> list[str]:
+    """Route data files as the command line gives them, each checked before any work: a file bgpsim
+    can read, or '-' (standard input) once."""
+    from bgpsim.base.datafiles import check_input
+
+    if files.count("-") > 1:
+        raise InputError("'-' (standard input) can be given once")
+    for f in files:
+        if f != "-":
+            check_input(f)
+    return files
+
+
 def broker_of(args):
     """(broker address, topics) from the options of `broker_args`."""
     from bgpsim.live.broker import parse_url, topic_prefix

@@ -67,6 +67,15 @@ def _prefix(text: str):
         raise argparse.ArgumentTypeError(f"want a prefix such as 192.0.2.0/24 (host bits clear), got {text!r}") from None
 
 
+def _address(text: str):
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want an IPv4 or IPv6 address such as 198.51.100.1, got {text!r}") from None
+
+
 def register(sub, parser_class) -> None:
     p = sub.add_parser("bgpsec", help="sign BGPsec UPDATEs and verify those of captures and dumps",
                        description="BGPsec (RFC 8205): sign route announcements with router keys, and verify "
@@ -77,14 +86,15 @@ def register(sub, parser_class) -> None:
     sg = s.add_parser("sign", help="build signed BGPsec UPDATEs", epilog=SIGN_EPILOG,
                       description="Build BGPsec UPDATEs, each AS of --path signing with its router key.",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    sg.add_argument("--prefix", type=_prefix, action="append", required=True,
+    sg.add_argument("--prefix", type=_prefix, action="append", required=True, metavar="P",
                     help="a prefix to announce (repeat for more; one UPDATE each)")
-    sg.add_argument("--path", type=_as_path, required=True, help="ASes, most recent first, origin last: 65536,64496")
-    sg.add_argument("--target", type=asn, required=True, help="the AS the UPDATE is sent to")
+    sg.add_argument("--path", type=_as_path, required=True, metavar="ASN,ASN,...", help="ASes, most recent first, origin last: 65536,64496")
+    sg.add_argument("--target", type=asn, required=True, metavar="ASN", help="the AS the UPDATE is sent to")
     sg.add_argument("--keys", action="append", required=True, metavar="DIR|FILE",
                     help="private router keys (a CA's .keys folder, PEM or DER files); repeatable")
-    sg.add_argument("--next-hop", help="MP_REACH_NLRI next hop (default 198.51.100.1, or 2001:db8::1 for IPv6)")
-    sg.add_argument("--out", metavar="FILE.pcap", help="write a capture of the BGP session instead of hex")
+    sg.add_argument("--next-hop", type=_address, metavar="ADDRESS", help="MP_REACH_NLRI next hop (default 198.51.100.1, or 2001:db8::1 for IPv6)")
+    sg.add_argument("--out", metavar="FILE.pcap", help="write a capture of the BGP session instead of hex; an existing FILE is "
+                                                              "replaced only if it is a capture")
     sg.add_argument("--format", choices=("hex", "json"), default="hex",
                     help="without --out: hex, one UPDATE per line (default), or JSON lines with the fields")
     sg.set_defaults(handler=cmd_sign)
@@ -119,11 +129,13 @@ def cmd_sign(args) -> int:
     import json
 
     from bgpsim.base.errors import InputError
-    from bgpsim.base.outdir import write_file
+    from bgpsim.base import outdir
     from bgpsim.rpki.bgpsec.keys import signing_keys
     from bgpsim.rpki.bgpsec.sign import forward
     from bgpsim.rpki.bgpsec.update import update_message
 
+    if args.out:
+        outdir.check_file(args.out, "pcap")  # before the work: a refused --out costs nothing
     keys = signing_keys(args.keys)
     segments = _segments(args.path)
     missing = [a for a, _ in segments if a not in keys]
@@ -132,7 +144,7 @@ def cmd_sign(args) -> int:
                          f"(found keys for {', '.join(f'AS{a}' for a in sorted(keys)) or 'no AS'})")
     messages = []
     for prefix in args.prefix:
-        nh = ipaddress.ip_address(args.next_hop) if args.next_hop else ipaddress.ip_address(
+        nh = args.next_hop or ipaddress.ip_address(
             "198.51.100.1" if prefix.version == 4 else "2001:db8::1")
         path = None
         # origin first: each AS signs toward the next more recent one, the most recent toward --target
@@ -149,7 +161,7 @@ def cmd_sign(args) -> int:
 
         session = Session(segments[0][0], args.target, "192.0.2.1", "192.0.2.2",
                           [(k * 0.001, True, m) for k, (_, _, m) in enumerate(messages)])
-        write_file(args.out, capture_bytes([session]))
+        outdir.write_file(args.out, capture_bytes([session]), "pcap")
         print(f"bgpsim: wrote {len(messages)} signed UPDATE(s) to {args.out}", file=sys.stderr)
         return 0
     for prefix, path, msg in messages:

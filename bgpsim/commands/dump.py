@@ -37,10 +37,9 @@ def cmd_dump(args) -> int:
     from bgpsim.routedata import Stdin, reader_for
     from bgpsim.mrt import bgpdump, formats
 
-    if args.files.count("-") > 1:
-        from bgpsim.base.errors import InputError
+    from . import input_files
 
-        raise InputError("'-' (standard input) can be given once")
+    input_files(args.files)
 
     def routes():
         for f in args.files:
@@ -62,16 +61,10 @@ def cmd_dump(args) -> int:
                 out.flush()
 
     out = sys.stdout
-    try:
-        if args.format == "bgpdump":
-            bgpdump_text()
-        elif args.format == "json":
-            formats.write_json(routes(), out)
-        else:
-            formats.write_csv(routes(), out)
-        out.flush()
-    except BrokenPipeError:
-        from bgpsim.base.console import reader_gone
-
-        reader_gone()
+    if args.format == "bgpdump":
+        bgpdump_text()
+    elif args.format == "json":
+        formats.write_json(routes(), out)
+    else:
+        formats.write_csv(routes(), out)
     return 0

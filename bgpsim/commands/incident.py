@@ -101,7 +101,7 @@ def _replay(args, incident) -> int:
     w.writerow(Counterfactual.COLUMNS)
     w.writerows(r.row() for r in rows)
     section = incident_html(incident, rows, topo.name, run.traffic.weighting)
-    output.write(run, out, section, {"counterfactuals.csv": table.getvalue()})
+    output.write(run, out, section, {"counterfactuals.csv": table.getvalue()}, "incident")
     if args.json:
         print(json.dumps([dict(zip(Counterfactual.COLUMNS, r.row())) for r in rows], indent=1))
     elif talk:

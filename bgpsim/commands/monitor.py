@@ -56,16 +56,18 @@ def register(sub, parser_class) -> None:
 
 def cmd_monitor(args) -> int:
     import asyncio
-    import json
-    from pathlib import Path
 
-    from bgpsim.base import outdir
     from bgpsim.base.console import Status, write_stdout
     from bgpsim.live.monitor import Monitor, run
+    from bgpsim.live.output import MonitorOutput
     from bgpsim.validate import load, output
     from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker
 
     addr, topics = broker_of(args)
+    status = Status(not args.quiet and sys.stderr.isatty(), "update")
+    warn = lambda m: status.write(f"bgpsim: warning: {m}")
+    header = ",".join(COLUMNS + (BGPSEC_COLUMNS if args.router_keys else ())) + "\n"
+    out = MonitorOutput(args.out, header, warn)  # checked before anything: nothing is written until connected
     vrps = load.with_slurm(args.vrps, args.slurm) if args.slurm else load.load_vrps(args.vrps)
     aspa, topo = load.path_checks(args.aspa, args.relationships)
     bgpsec = None
@@ -81,45 +83,40 @@ def cmd_monitor(args) -> int:
         from bgpsim.validate.paths import PathJudge
 
         watcher = Watcher(load_watch(args.watch), vrps, aspa, PathJudge(topo) if topo is not None else None)
-    out = Path(args.out)
-    outdir.resumable(out, "monitor", ("routes.csv", "summary.json", "alerts.jsonl"))
-    status = Status(not args.quiet and sys.stderr.isatty(), "update")
-    header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
-    with open(out / "routes.csv", "wb") as fh, open(out / "alerts.jsonl", "w", encoding="utf-8") as af:
-        fh.write(header.encode())
-        checker = Checker(vrps, lambda lines, unit: fh.write(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
+    checker = Checker(vrps, lambda lines, unit: out.routes(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
 
-        def alerted(alert: dict) -> None:
-            af.write(json.dumps(alert) + "\n")  # flushed with routes.csv
-            if not args.quiet:
-                status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
-                             f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")
+    def alerted(alert: dict) -> None:
+        out.alert(alert)
+        if not args.quiet:
+            status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
+                         f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")
 
-        monitor = Monitor(checker, topics, lambda m: status.write(f"bgpsim: warning: {m}"), watcher, alerted)
+    monitor = Monitor(checker, topics, warn, watcher, alerted)
 
-        def flushed():
-            fh.flush()
-            af.flush()
-            if status.enabled:
-                c, t = monitor.counts, checker.tally
-                status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
-                       + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
-                       + (f"; {c.bad:,} unreadable" if c.bad else "") + (f"; {c.dropped:,} dropped" if c.dropped else ""))
+    def flushed():
+        if status.enabled:
+            c, t = monitor.counts, checker.tally
+            status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
+                   + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
+                   + (f"; {c.bad:,} unreadable" if c.bad else "") + (f"; {c.dropped:,} dropped" if c.dropped else ""))
 
-        async def main() -> None:
-            import signal
+    async def main() -> None:
+        import signal
 
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
-                loop.add_signal_handler(sig, stop.set)
-            await run(monitor, addr, args.client_id, args.until_idle, flushed, stop)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
+            loop.add_signal_handler(sig, stop.set)
+        await run(monitor, addr, args.client_id, args.until_idle, flushed, stop, on_connected=out.open)
 
-        try:
-            asyncio.run(main())
-        finally:
-            status.close()
-        findings = checker.finish()
+    try:
+        asyncio.run(main())
+    except BaseException:
+        out.close(None)  # what was checked stays in routes.csv; the counts of a failed run are not added
+        raise
+    finally:
+        status.close()
+    findings = checker.finish()
     info = None
     if bgpsec is not None:  # as `bgpsim validate`: routes not valid are findings of their own kind
         from bgpsim.validate.bgpsec import NOT_VALID
@@ -130,7 +127,7 @@ def cmd_monitor(args) -> int:
                          len(aspa) if aspa is not None else None, info)
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
-    doc["feed"] = {"messages": c.messages, "updates": c.updates, "duplicates": c.duplicates, "unreadable": c.bad,
+    doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.duplicates, "unreadable": c.bad,
                    "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "dropped": c.dropped,
                    "most_waiting": c.most_waiting, "reconnects": c.reconnects, "seconds": round(took, 3),
                    "updates_per_second": round(c.updates / took) if took > 0 else None}
@@ -140,8 +137,10 @@ def cmd_monitor(args) -> int:
             kinds[a.kind] = kinds.get(a.kind, 0) + 1
         doc["alerts"] = {"watched": len(watcher.watched), "by_kind": kinds,
                          "routes": sum(a.count for a in watcher.alerts.values())}
-    outdir.write_atomic(out / "summary.json", output.summary_json(doc))
+    out.close(doc)
     if not args.quiet:
-        write_stdout(f"{c.updates:,} updates ({c.bad:,} unreadable, {c.duplicates:,} repeated) from {addr}; "
-                     f"{doc['routes']:,} announced routes checked; written: {out}/routes.csv, alerts.jsonl, summary.json\n")
+        runs = f" (with the earlier runs': {out.previous['routes'] + doc['routes']:,})" if out.previous else ""
+        write_stdout(f"{c.updates:,} updates ({c.bad:,} unreadable, {c.duplicates:,} repeats) from {addr}; "
+                     f"{doc['routes']:,} announced routes checked{runs}; written: {out.out}/routes.csv, alerts.jsonl, "
+                     "summary.json\n")
     return 0

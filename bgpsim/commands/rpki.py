@@ -10,6 +10,8 @@ from bgpsim.base.console import write_stdout
 from bgpsim.base.errors import InputError
 from bgpsim.base.errors import stderr_warning as warn
 
+from . import count
+
 VRPS_EPILOG = """\
 examples:
   bgpsim rpki vrps --from rpki-client.json --format csv
@@ -72,7 +74,8 @@ def register(sub, parser_class) -> None:
     vrps.add_argument("--format", choices=tuple(WRITERS), default="json",
                       help="output format (default json: rpki-client 8.2's layout)")
     vrps.add_argument("--out", metavar="FILE",
-                      help="write here, atomically, replacing the file if it exists (default: standard output)")
+                      help="write here, atomically (default: standard output); an existing FILE is replaced only if it "
+                               "holds VRPs this command writes")
     vrps.set_defaults(handler=cmd_vrps)
 
     ca = commands.add_parser("ca", help="a certification authority: build a repository from a spec",
@@ -108,9 +111,10 @@ def register(sub, parser_class) -> None:
     validate.add_argument("--format", choices=tuple(WRITERS), default="json",
                           help="output format (default json: rpki-client 8.2's layout, plus metadata.rejected)")
     validate.add_argument("--out", metavar="FILE",
-                          help="write here, atomically, replacing the file if it exists (default: standard output)")
+                          help="write here, atomically (default: standard output); an existing FILE is replaced only if it "
+                               "holds VRPs this command writes")
     validate.add_argument("--verbose", action="store_true", help="list rejected objects and why on stderr")
-    validate.add_argument("--workers", type=int, metavar="N",
+    validate.add_argument("--workers", type=count, metavar="N",
                           help="processes checking the ROAs and ASPAs of large publication points "
                                "(default: one per CPU; 1: none besides this one); the output is the same")
     validate.set_defaults(handler=cmd_validate)
@@ -132,8 +136,8 @@ def cmd_validate(args) -> int:
     from bgpsim.rpki.rp import validate, write_json_with_rejections
     from bgpsim.rpki.vrps import WRITERS
 
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers: want at least 1, got {args.workers}")
+    if args.out:
+        outdir.check_file(args.out, "vrps")  # before the work
     result = validate(args.tal, args.repo, _time_arg("--time", args.time), workers=args.workers)
     if result.ta_failed:  # no output: an empty VRP set in place of a good one would drop every ROA
         raise InputError(f"the trust anchor is not valid, nothing written: {result.ta_failed}")
@@ -154,7 +158,7 @@ def cmd_validate(args) -> int:
 
 def _emit(text: str, out: str | None) -> None:
     if out:
-        outdir.write_file(out, text)
+        outdir.write_file(out, text, "vrps")
     else:
         write_stdout(text)
 
@@ -180,6 +184,8 @@ def cmd_vrps(args) -> int:
     from bgpsim.rpki.slurm import apply_slurm, load_slurm
     from bgpsim.rpki.vrps import WRITERS, read_payloads, read_text
 
+    if args.out:
+        outdir.check_file(args.out, "vrps")  # before the work
     name = "<stdin>" if args.source == "-" else args.source
     payloads = read_payloads(read_text(args.source, what="--from"), name)
     slurms = [load_slurm(path) for path in args.slurm or ()]

@@ -97,7 +97,7 @@ def register(sub, parser_class) -> None:
     common.add_argument("--pcap", metavar="FILE",
                         help="timed engine: write the BGP sessions of --pcap-ases as a packet capture Wireshark opens "
                              "(OPENs, then every UPDATE at its simulated time; BGPsec_PATH under --crypto); an "
-                             "existing FILE is replaced, atomically")
+                             "existing FILE is replaced, atomically, only if it is a capture")
     common.add_argument("--pcap-ases", metavar="ASN,ASN,...",
                         help="whose sessions --pcap records (default: the attacker's and the victim's)")
     live = run.add_argument_group("live feed over MQTT (timed engine; see 'live' below)")
@@ -129,11 +129,21 @@ def register(sub, parser_class) -> None:
     run.set_defaults(handler=cmd_run)
 
 
+TIMED_ONLY = ("mrai", "until", "crypto", "router_keys", "pcap", "pcap_ases", "publish", "pace", "publish_ases", "topic",
+              "cafile")  # options about messages and time, which the converged state has not
+
+
 def scenario_from(args):
+    from bgpsim.base.datafiles import check_input
     from bgpsim.base.prefix import parse_prefix
     from bgpsim.sim.attacks import attack
     from bgpsim.sim.scenario import WEIGHTINGS, Scenario, load_scenario
 
+    if args.engine == "steady":
+        for flag in TIMED_ONLY:
+            if getattr(args, flag) not in (None, False):
+                raise InputError(f"--{flag.replace('_', '-')} needs the timed engine: the steady one computes the "
+                                 "converged state, with no messages or time")
     if args.topology:
         if args.scenario:
             raise InputError("give a scenario file or --topology, not both")
@@ -161,9 +171,14 @@ def scenario_from(args):
         scn.timing = replace(scn.timing, mrai=args.mrai)
     if args.weighting:
         scn.weighting = args.weighting
-        if args.weighting not in WEIGHTINGS and not Path(args.weighting).is_file():
-            raise InputError(f"--weighting: want uniform, cone, space or a CSV file; no such file {args.weighting!r}")
+        if args.weighting not in WEIGHTINGS:
+            if not Path(args.weighting).exists():
+                raise InputError(f"--weighting: want uniform, cone, space or a CSV file; no such file {args.weighting!r}")
+            check_input(args.weighting, "--weighting")
     if args.pfx2as:
+        if scn.weighting != "space":
+            raise InputError("--pfx2as is used only with --weighting space (the traffic of each AS by the address "
+                             "space it originates)")
         scn.pfx2as = args.pfx2as
     if scn.weighting == "space" and not scn.pfx2as:
         raise InputError("--weighting space needs --pfx2as FILE (a prefix-to-AS table)")
@@ -231,6 +246,8 @@ def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
                 out.append((asn(tok), where(n)))
             except argparse.ArgumentTypeError as e:
                 raise InputError(f"{where(n)}: {e}") from None
+    if not out:  # asked for ASes, given none: the policy would be deployed nowhere
+        raise InputError(f"{what} {text[1:]}: no ASN in the file" if text.startswith("@") else f"{what}: no ASN given")
     return out
 
 
@@ -270,8 +287,6 @@ def _tap_ases(args, scn, topo) -> list[int] | None:
         raise InputError("--pcap-ases needs --pcap FILE")
     if not args.pcap:
         return None
-    if args.engine == "steady":
-        raise InputError("--pcap needs the timed engine: the steady one sends no messages")
     if args.pcap_ases:
         ases = [a for a, _ in parse_asns(args.pcap_ases, "--pcap-ases")]
     else:
@@ -295,9 +310,6 @@ def _broker(args):
             if getattr(args, flag) is not None:
                 raise InputError(f"--{flag.replace('_', '-')} needs --publish URL")
         return None
-    if args.engine == "steady":
-        raise InputError("--publish needs the timed engine: the steady one computes the end state, with no UPDATEs "
-                         "or times to publish")
     return parse_url(args.publish, args.cafile, "--publish"), Topics(topic_prefix(args.topic or DEFAULT_TOPIC))
 
 
@@ -311,7 +323,9 @@ def cmd_run(args) -> int:
     scn = scenario_from(args)
     live = _broker(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
-    outdir.check(out, "run")  # before the work: a refused --out costs nothing
+    outdir.check(out, "run")  # before the work: a refused --out or --pcap costs nothing
+    if args.pcap:
+        outdir.check_file(args.pcap, "pcap", "--pcap")
     started = time.perf_counter()
     progress = Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
     topo = load_topology(scn.topology)
@@ -336,7 +350,7 @@ def cmd_run(args) -> int:
         walls.append(time.perf_counter() - started)
         output.write(run, out)
         if args.pcap:
-            outdir.write_file(args.pcap, run.wiretap.capture(), "--pcap")
+            outdir.write_file(args.pcap, run.wiretap.capture(), "pcap", "--pcap")
             if talk:
                 print(f"bgpsim: {run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {args.pcap}",
                       file=sys.stderr)

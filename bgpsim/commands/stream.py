@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import broker_args, broker_of, count, factor
+from . import broker_args, broker_of, count, factor, input_files
 
 EPILOG = """\
 examples:
@@ -51,6 +51,7 @@ def cmd_publish(args) -> int:
     from bgpsim.base.console import Bar
     from bgpsim.live.publish import publish
 
+    input_files(args.files)
     addr, topics = broker_of(args)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "update", delay=1.0)
     try:

@@ -69,7 +69,7 @@ def cmd_sweep(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.sim.sweep import Sweep, connect, run_sweep
 
-    outdir.check(args.out, "sweep", resume=True)
+    outdir.check(args.out, "sweep")
 
     adoption = []
     for x in split_list(args.adoption, "--adoption"):

@@ -78,12 +78,11 @@ def register(sub, parser_class) -> None:
 
 def cmd_validate(args) -> int:
     from bgpsim.base import outdir
-    from bgpsim.base.errors import InputError
+    from bgpsim.base.datafiles import check_input
     from bgpsim.validate import load, split
 
     for f in args.files:
-        if not Path(f).is_file():
-            raise InputError(f"{f}: cannot read: no such file")
+        check_input(f)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
     args.bgpsec = _bgpsec(args)
     two = split.possible()
@@ -175,9 +174,9 @@ def _check(args, vrps, two: bool) -> int:
         write_atomic(d / "summary.json", output.summary_json(doc))
         write_atomic(d / "findings.json", output.findings_json(findings))
         write_atomic(d / "report.html", output.report_html(doc))
-        if args.format == "csv":
-            sys.stdout.write((d / "routes.csv").read_text())
-    if args.format == "json":
+    if args.format == "csv":  # from the output in place: a reader that stops early (`| head`) leaves it whole
+        sys.stdout.write((Path(args.out) / "routes.csv").read_text())
+    elif args.format == "json":
         sys.stdout.write(output.summary_json(doc))
     elif args.format == "table" and not args.quiet:
         _table(doc, args.out, findings)

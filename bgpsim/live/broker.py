@@ -51,10 +51,24 @@ def parse_url(url: str, cafile: str | None = None, flag: str = "--broker") -> Br
         raise InputError(f"{flag}: want no path in {url!r} (give the topic with --topic)")
     tls = u.scheme == "mqtts"
     password = unquote(u.password) if u.password is not None else os.environ.get("BGPSIM_MQTT_PASSWORD")
-    if cafile is not None and not os.path.isfile(cafile):
-        raise InputError("--cafile: no such file", cafile)
+    if cafile is not None:
+        _check_cafile(cafile, tls, flag)
     return BrokerAddress(u.hostname, port or (8883 if tls else 1883), tls,
                          unquote(u.username) if u.username else None, password if u.username else None, cafile)
+
+
+def _check_cafile(cafile: str, tls: bool, flag: str) -> None:
+    """--cafile: with TLS only (without, it would be ignored), and a file of PEM certificates, loaded
+    here so that a wrong one is an error before any connection."""
+    from bgpsim.base.datafiles import check_input
+
+    if not tls:
+        raise InputError(f"--cafile is used only with TLS: give {flag} mqtts://...")
+    check_input(cafile, "--cafile")
+    try:
+        ssl.create_default_context(cafile=cafile)
+    except (ssl.SSLError, OSError, ValueError) as e:
+        raise InputError(f"--cafile {cafile}: want PEM CA certificates ({getattr(e, 'reason', None) or e})") from None
 
 
 def topic_prefix(text: str) -> str:

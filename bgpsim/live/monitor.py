@@ -9,9 +9,8 @@ redelivery: the same `id`) is checked once. A message that cannot be read is cou
 (the first ten, then one in a thousand), and the monitor goes on. At most MAX_QUEUED messages wait to
 be checked (`Inbox`); a SIGKILL loses those (aiomqtt acknowledges a QoS 1 message as it reads it).
 
-Outputs, in --out (a new or empty folder, or an earlier output of bgpsim): routes.csv grows as routes
-are checked (it is a live file, flushed after each batch of messages); summary.json is written, by a
-rename, at the end.
+Outputs (bgpsim.live.output): routes.csv grows as routes are checked, a batch of whole lines at a
+time; summary.json is written, by a rename, at the end.
 """
 
 from __future__ import annotations
@@ -139,9 +138,10 @@ class Monitor:
 
 
 async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle: float | None, on_flush=None,
-              stop: asyncio.Event | None = None) -> None:
+              stop: asyncio.Event | None = None, on_connected=None) -> None:
     """Subscribe and feed `monitor` until nothing has come for `until_idle` seconds (None: until
-    `stop` is set). The first connection must succeed; later losses are retried with backoff. When
+    `stop` is set). The first connection must succeed, and `on_connected` is called once it has, before
+    the first message is read (outputs are touched only then); later losses are retried with backoff. When
     `stop` is set (SIGTERM, Ctrl-C) what the client has already received is checked before it
     disconnects: the broker acknowledged those messages to it, and keeps the rest for the session."""
     import aiomqtt
@@ -156,6 +156,8 @@ async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle:
             async with client(addr, identifier=client_id, persistent=True, will=will, inflight=IN_FLIGHT) as c:
                 await c.subscribe([(topics.updates, 1), (topics.batch, 1)])
                 await c.publish(topics.status("monitor"), status("online"), qos=1, retain=True)
+                if first and on_connected is not None:
+                    on_connected()
                 first, delay = False, BACKOFF[0]
                 # One task moves what arrives into `inbox` and is never cancelled while a message is in
                 # hand: a timeout on aiomqtt's own iterator may take a message from its queue and drop it.

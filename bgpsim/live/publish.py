@@ -8,6 +8,7 @@ batched topic, which carries many more updates per second than one MQTT message 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections import deque
@@ -51,7 +52,10 @@ async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | Non
     import aiomqtt
 
     done = Published()
-    outgoing = _payloads(_messages(files), topics, batch, speed, done, progress)
+    messages = _messages(files)
+    # the first message read before the broker is reached: a file that is not route data is its own error
+    first = list(itertools.islice(messages, 1))
+    outgoing = _payloads(itertools.chain(first, messages), topics, batch, speed, done, progress)
     unconfirmed: list[tuple[str, str]] = []  # sent on a connection that went away before the broker confirmed
     first, delay = True, BACKOFF[0]
     start = time.perf_counter()

@@ -115,6 +115,8 @@ class MRTReader:
                 piece = Piece(buf, (g, r, paths))
                 if g["kind"]:
                     yield piece
+                if final and not base and not buf:  # not a byte: an empty file (or /dev/null) says nothing else
+                    self.warn(f"{self.path}: holds no records: it is empty")
                 if final and truncated is not None:
                     parts = ([truncated] if truncated else []) + ([chunks.truncated] if chunks.truncated else [])
                     if parts:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bz2
 import zlib
 
+from bgpsim.base.datafiles import check_input
 from bgpsim.base.errors import InputError
 from .bzip2 import THREADS, parallel_chunks
 
@@ -27,6 +28,7 @@ class Chunks:
     def __init__(self, path: str, threads: bool = True):
         self.path = path
         self.threads = threads and THREADS > 1
+        check_input(path)
         try:
             self.f = open(path, "rb")
         except OSError as e:

@@ -21,16 +21,17 @@ def result_json(run: RunResult) -> str:
     return json.dumps(run.to_json(), indent=1) + "\n"
 
 
-def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None) -> Path:
-    """The run's files in `out`; `incident`: the report's incident section (HTML); `files`: more
-    files to write there (name -> text)."""
+def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None,
+          command: str = "run") -> Path:
+    """The run's files in `out`, an output of `command`; `incident`: the report's incident section
+    (HTML); `files`: more files to write there (name -> text)."""
     from bgpsim.viz.outcome import outcome_figure
     from bgpsim.viz.timeline import timeline_figure, traffic_figure
     from bgpsim.viz.topology import topology_figure
     from bgpsim.viz.report import write_report
 
     out = Path(out)
-    with staged(out, "run") as tmp:
+    with staged(out, command) as tmp:
         (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
         with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")

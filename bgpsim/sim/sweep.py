@@ -31,7 +31,7 @@ from .attacks import KINDS
 from .defences import DEFENCES, policy_name
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
-from bgpsim.base.outdir import resumable, write_atomic
+from bgpsim.base.outdir import open_append, resumable, write_atomic
 from bgpsim.base.pool import as_completed, process_pool
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
@@ -222,6 +222,14 @@ def connect(address: str, timeout: float = 8.0):
         from distributed import Client
     except ImportError:
         raise InputError("--scheduler needs Dask: pip install 'distributed'") from None
+    from urllib.parse import urlsplit
+
+    try:  # a malformed address at once, not after `timeout` seconds of Dask trying it
+        url = urlsplit(address if "://" in address else f"tcp://{address}")
+        if not url.hostname or not url.port:
+            raise ValueError("want tcp://HOST:PORT")
+    except ValueError as e:
+        raise InputError(f"--scheduler {address}: {e}") from None
     try:
         return Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as e:
@@ -259,18 +267,16 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
     todo = [j for j in jobs if j not in done]
     if todo:
         prepare(topo, sw)
-    with results.open("w") as f:  # rewrite what survived (drops a cut-off last line), then append
-        f.write(",".join(COLUMNS) + "\n")
-        f.writelines(done.values())
     if progress is not None:
         progress(len(jobs) - len(todo), len(jobs))
-    with results.open("a") as f:
+    f, _ = open_append(results, (",".join(COLUMNS) + "\n").encode())  # a torn last line, which _read_done left out, cut
+    with f:
         def on_rows(rows):
+            lines = []
             for row in rows:
-                line = _line(row)
-                done[_key(row)] = line
-                f.write(line)
-            f.flush()
+                lines.append(_line(row))
+                done[_key(row)] = lines[-1]
+            f.write("".join(lines).encode())  # whole lines: an interrupted sweep resumes from them
             if progress is not None:
                 progress(len(done), len(jobs))
 

@@ -38,10 +38,12 @@ def address_space(topo, path: str, version: int = 4) -> np.ndarray:
     w = np.zeros(topo.n)
     index = topo.index
     unit = 32 if version == 4 else 64
+    read = 0
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line[0] in ";#":
             continue
+        read += 1
         parts = line.split()
         try:
             if len(parts) == 2:
@@ -62,6 +64,9 @@ def address_space(topo, path: str, version: int = 4) -> np.ndarray:
             i = index.get(a)
             if i is not None:
                 w[i] += size
+    if not w.any():  # all traffic weighing nothing: every share would be 0/0
+        raise InputError(f"no AS of the topology originates an IPv{version} prefix listed here" if read
+                         else "holds no prefix-to-AS lines", path)
     return w
 
 

@@ -15,7 +15,6 @@ import re
 from collections import Counter
 from hashlib import blake2b
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -101,11 +100,11 @@ def hex_routes(path: str, peer_as: int | None, target_as: int | None):
 
 def routes_of(files, peer_as: int | None, target_as: int | None):
     """(file name, routes) for each input file: hex UPDATEs, or whatever bgpsim reads (pcap, MRT, text)."""
+    from bgpsim.base.datafiles import check_input
     from bgpsim.routedata import reader_for
 
     for f in files:
-        if not Path(f).is_file():
-            raise InputError("no such file", f)
+        check_input(f)
         yield f, (hex_routes(f, peer_as, target_as) if is_hex_file(f) else reader_for(f)(f))
 
 

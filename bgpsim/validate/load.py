@@ -43,7 +43,6 @@ def path_checks(aspa_path: str | None, relationships: str | None):
     """(ASPA table, topology) for path verification: validated ASPAs from `aspa_path` (rpki-client
     JSON), or the CAIDA relationships standing in for them; the topology also finds leaks."""
     from bgpsim.rpki.aspa_path import AspaTable
-    from bgpsim.rpki.vrps import read_payloads, read_text
 
     topo = None
     if relationships:
@@ -52,10 +51,34 @@ def path_checks(aspa_path: str | None, relationships: str | None):
         topo = load_topology(relationships)
     aspa = None
     if aspa_path:
-        aspa = AspaTable.from_payloads(read_payloads(read_text(aspa_path, what="--aspa"), aspa_path).aspas)
+        aspa = AspaTable.from_payloads(_aspas(aspa_path))
     elif topo is not None:
         aspa = AspaTable.from_relationships(topo)
     return aspa, topo
+
+
+def _aspas(path: str) -> list:
+    """The validated ASPAs of a relying party's JSON. A file of another kind is an error saying what
+    it holds (read as ASPAs, a VRP file gives none, and every path would pass); a JSON whose list of
+    ASPAs is empty, a warning."""
+    from bgpsim.base.errors import InputError, stderr_warning
+    from bgpsim.rpki.vrps import read_payloads, read_text
+    from bgpsim.rpki.vrps.read import detect_format
+
+    text = read_text(path, what="--aspa")
+    kind = detect_format(text)
+    if kind not in (None, "json"):
+        header = text.split("\n", 1)[0].rstrip("\r")
+        raise InputError(f"holds ROAs/VRPs (CSV header {header!r}), not ASPAs: want a relying party's JSON "
+                         "(rpki-client: aspas or provider_authorizations; Routinator: aspas)", path)
+    payloads = read_payloads(text, path)
+    if not payloads.aspas:
+        # the key's absence, not an empty list: a JSON of ROAs only (a substring test; the reader keeps no keys)
+        if '"aspas"' not in text and '"provider_authorizations"' not in text:
+            raise InputError(f"holds no ASPAs ({len(payloads.origins):,} ROAs/VRPs, no 'aspas' or "
+                             "'provider_authorizations' list): want a relying party's JSON with ASPAs", path)
+        stderr_warning(f"--aspa {path}: holds no ASPAs (an empty list): no path can be ASPA-invalid")
+    return payloads.aspas
 
 
 def big(path: str) -> bool:

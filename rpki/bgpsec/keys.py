@@ -89,6 +89,7 @@ class RouterKeys:
         """Public keys from each path: a relying party's JSON, router certificates, key files, or a
         directory of them."""
         keys = cls()
+        found: dict[Path, int] = {}  # keys per folder
         for path, asn_of, lone in _files(paths):
             if path.suffix.lower() == ".json":
                 try:
@@ -98,6 +99,7 @@ class RouterKeys:
                         raise
                     warn(f"{path}: passed over, not a relying party's output ({e.message})")
                     continue
+                found[path.parent] = found.get(path.parent, 0) + len(payloads.router_keys)
                 for rk in payloads.router_keys:
                     keys.add(rk.asn, _p256(serialization.load_der_public_key(rk.spki), f"{path}: AS{rk.asn}"), rk.ski)
                 continue
@@ -106,6 +108,7 @@ class RouterKeys:
             if got is not None:
                 ranges, pub = got
                 keys.add(ranges or asn_of(ski_of(pub)), pub)
+                found[path.parent] = found.get(path.parent, 0) + 1
                 continue
             key = _key(data, str(path), lone)
             if key is None:
@@ -116,12 +119,15 @@ class RouterKeys:
                 warn(f"{path}: the key names no AS (no ski-list.txt entry, no AS in the file name): "
                      f"it is trusted for any AS")
             keys.add(asn, pub)
+            found[path.parent] = found.get(path.parent, 0) + 1
+        _some_in_each(paths, found, "router key or certificate")
         return keys
 
 
 def signing_keys(paths, warn=stderr_warning) -> dict[int, SigningKey]:
     """Private router keys by the AS they sign for (the first one found for an AS)."""
     out: dict[int, SigningKey] = {}
+    found: dict[Path, int] = {}  # keys per folder
     for path, asn_of, lone in _files(paths):
         data = _read(path)
         key = _key(data, str(path), lone, private=True)
@@ -135,7 +141,17 @@ def signing_keys(paths, warn=stderr_warning) -> dict[int, SigningKey]:
                                  "ski-list.txt entry beside it", str(path))
             continue
         out.setdefault(asn, SigningKey(asn, ski, key, str(path)))
+        found[path.parent] = found.get(path.parent, 0) + 1
+    _some_in_each(paths, found, "private router key naming its AS")
     return out
+
+
+def _some_in_each(paths, found: dict[Path, int], what: str) -> None:
+    """A folder given that held nothing of use is an error: every route checked against it would be
+    not-valid (no-key), for want of a key someone forgot to put there."""
+    for p in map(Path, paths):
+        if p.is_dir() and not found.get(p):
+            raise InputError(f"no {what} in this folder", str(p))
 
 
 def _files(paths):

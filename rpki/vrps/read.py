@@ -38,6 +38,8 @@ def read_payloads(text: str, source: str | None = None, warn: Warn | None = None
 
 
 def _unknown_format(text: str, source) -> InputError:
+    if not text.strip():  # an empty file: no VRPs at all, where VRPs were asked for
+        return InputError("is empty: want rpki-client or Routinator JSON, or CSV", source)
     first = text.lstrip().split("\n", 1)[0].rstrip("\r")[:80]
     hint = ""
     if first.startswith("roa-set") or first.startswith("route ") or first.startswith("roa "):
