@@ -291,7 +291,7 @@ def test_routinator_json_faults(path, value, where, message):
     ('["roas"]', None, "want a JSON object"),
     ('{"slurmVersion": 1}', None, "SLURM file"),
     ('{"metadata": {}, "roas": []}', None, "unknown JSON"),
-    ("", 1, "unknown format"),
+    ("", None, "is empty: want rpki-client"),
     ("roa-set {\n}\n", 1, "OpenBGPD or BIRD"),
     ("ASN,Prefix\n", 1, "a CSV header, but not one we know"),
 ])
