@@ -78,7 +78,7 @@ def main() -> None:
         bgpsim("run-youtube", "run", *youtube, "--out", out / "run-youtube", "--quiet")
         bgpsim("steady-youtube", "run", *youtube, "--engine", "steady", "--out", out / "steady-youtube", "--quiet")
     bgpsim("sweep", "sweep", "--trials", "3", "--attack", "subprefix,leak,intercept", "--policy", "none,rov,aspa",
-           "--adoption", "0,50,100", "--out", out / "sweep", "--quiet")
+           "--adoption", "0,50%,100%", "--out", out / "sweep", "--quiet")
     bgpsim("routes", "routes", "--out", out / "routes", "--quiet", "--workers", "1")
 
     bgpsim("validate-et", "validate", MRT / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz", "--vrps", vrps,
@@ -112,9 +112,9 @@ def main() -> None:
                "--format", fmt, "--workers", "1", stdout=out / "rpki" / f"validate.{fmt}")
     for src in ("111.json", "111.jsonext", "111.csv", "111.csvext", "111.csvcompat", "011.json"):
         for fmt in ("json", "csv", "bird2", "openbgpd"):
-            bgpsim(f"rpki-vrps-{src}-{fmt}", "rpki", "vrps", "--from", ROUTINATOR / src, "--format", fmt,
+            bgpsim(f"rpki-vrps-{src}-{fmt}", "rpki", "vrps", "--vrps", ROUTINATOR / src, "--format", fmt,
                    stdout=out / "rpki" / f"vrps.{src}.{fmt}")
-    bgpsim("rpki-vrps-slurm", "rpki", "vrps", "--from", ROUTINATOR / "011.json",
+    bgpsim("rpki-vrps-slurm", "rpki", "vrps", "--vrps", ROUTINATOR / "011.json",
            "--slurm", DATA / "rpki" / "slurm" / "fort_demo.slurm", stdout=out / "rpki" / "vrps.slurm.json")
 
     results = out / "sweep" / "results.csv"

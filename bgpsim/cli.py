@@ -26,6 +26,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        for key, dest in list(vars(namespace).items()):  # a required option that has an old name (commands.renamed)
+            if key.startswith("_required "):
+                delattr(namespace, key)
+                if getattr(namespace, dest, None) is None:
+                    self.error(f"the following arguments are required: {key.split(' ', 1)[1]}")
+        return namespace, extras
+
     def _get_value(self, action, arg_string):
         if arg_string == "" and action.nargs not in (argparse.PARSER, argparse.REMAINDER):
             want = action.metavar or ", ".join(action.choices or ()) or "a value"

@@ -35,9 +35,9 @@ def cli_inputs(tmp_path_factory) -> Path:
     except PermissionError:  # not root: another file that is not a regular one
         (d / "null").symlink_to(d / "empty")
     assert main(["rpki", "ca", "build", str(d / "spec.toml"), "--now", CA_NOW, "--out", str(d / "repo")]) == 0
-    assert main(["rpki", "validate", "--tal", str(d / "repo" / "ta.tal"), "--repo", str(d / "repo"), "--time", RP_TIME,
+    assert main(["rpki", "validate", "--tal", str(d / "repo" / "ta.tal"), "--repo", str(d / "repo"), "--now", RP_TIME,
                  "--out", str(d / "rp.json")]) == 0
     with open(d / "signed.hex", "w") as f, redirect_stdout(f):
-        assert main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target", "64497",
-                     "--keys", str(d / "repo" / ".keys")]) == 0
+        assert main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as", "64497",
+                     "--signing-keys", str(d / "repo" / ".keys")]) == 0
     return d

@@ -368,7 +368,7 @@ def test_bgpsec_verify_reads_the_dumps(which, mrt_file, pcap_file, capsys):
 
     keys = shared("bgpsec", "nist-bgp-srx_rfc8208_keys")
     capsys.readouterr()
-    status = main(["bgpsec", "verify", mrt_file if which == "mrt" else pcap_file, "--keys", str(keys), "--format", "json"])
+    status = main(["bgpsec", "verify", mrt_file if which == "mrt" else pcap_file, "--router-keys", str(keys), "--format", "json"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert status == 0
     assert [(r["prefix"], r["state"], r["target_as"], r["peer_as"]) for r in rows] == [

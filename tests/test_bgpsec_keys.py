@@ -53,7 +53,7 @@ def repo(tmp_path_factory):
 
 def _sign(repo: Path, out: Path, *extra) -> Path:
     assert main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--prefix", "2001:db8::/48", "--path", "64497,64496",
-                 "--target", "64500", "--keys", str(repo / "repo" / ".keys"), "--out", str(out), *extra]) == 0
+                 "--target-as", "64500", "--signing-keys", str(repo / "repo" / ".keys"), "--out", str(out), *extra]) == 0
     return out
 
 
@@ -67,7 +67,7 @@ def test_our_relying_party_gives_the_keys_that_verify(repo, tmp_path, capsys):
     keys = json.loads((repo / "vrps.json").read_text())["bgpsec_keys"]
     assert sorted(k["asn"] for k in keys) == [64496, 64497]
     pcap = _sign(repo, tmp_path / "signed.pcap")
-    status, rows = _verify(capsys, str(pcap), "--keys", str(repo / "vrps.json"))
+    status, rows = _verify(capsys, str(pcap), "--router-keys", str(repo / "vrps.json"))
     assert status == 0
     assert [(r["prefix"], r["state"], r["as_path"], r["peer_as"], r["target_as"]) for r in rows] == [
         ("192.0.2.0/24", "valid", "64497 64496", 64497, 64500), ("2001:db8::/48", "valid", "64497 64496", 64497, 64500)]
@@ -80,30 +80,30 @@ def test_a_key_from_another_repository_does_not_verify(repo, tmp_path, capsys):
     assert main(["rpki", "validate", "--tal", str(other / "ta.tal"), "--repo", str(other),
                  "--out", str(tmp_path / "other.json")]) == 0
     pcap = _sign(repo, tmp_path / "signed.pcap")
-    status, rows = _verify(capsys, str(pcap), "--keys", str(tmp_path / "other.json"))
+    status, rows = _verify(capsys, str(pcap), "--router-keys", str(tmp_path / "other.json"))
     assert status == 1
     assert {(r["state"], r["reason"], r["hop"]) for r in rows} == {("not-valid", "no-key", 2)}
 
 
 def test_hex_output_verifies_with_target_and_peer(repo, tmp_path, capsys):
     capsys.readouterr()
-    assert main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64497,64497,64496", "--target", "64500",
-                 "--keys", str(repo / "repo" / ".keys")]) == 0
+    assert main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64497,64497,64496", "--target-as", "64500",
+                 "--signing-keys", str(repo / "repo" / ".keys")]) == 0
     hexfile = tmp_path / "updates.hex"
     hexfile.write_text("# one UPDATE per line\n" + capsys.readouterr().out)
-    status, rows = _verify(capsys, str(hexfile), "--keys", str(repo / "vrps.json"), "--target", "64500",
-                           "--peer", "64497")
+    status, rows = _verify(capsys, str(hexfile), "--router-keys", str(repo / "vrps.json"), "--target-as", "64500",
+                           "--peer-as", "64497")
     assert status == 0 and [(r["state"], r["as_path"]) for r in rows] == [("valid", "64497 64497 64496")]
-    status, rows = _verify(capsys, str(hexfile), "--keys", str(repo / "vrps.json"), "--target", "64501")
+    status, rows = _verify(capsys, str(hexfile), "--router-keys", str(repo / "vrps.json"), "--target-as", "64501")
     assert status == 1 and [(r["reason"], r["hop"]) for r in rows] == [("bad-signature", 2)]
-    status, rows = _verify(capsys, str(hexfile), "--keys", str(repo / "vrps.json"))
+    status, rows = _verify(capsys, str(hexfile), "--router-keys", str(repo / "vrps.json"))
     assert status == 0 and [r["state"] for r in rows] == ["unknown"]
     # a damaged BGPsec_PATH (its Secure_Path Length one too many): withdrawn, and the next line is read
     line = hexfile.read_text().splitlines()[1]
     at = line.index("9021") + 8  # flags 0x90, type 33, two length bytes: then the Secure_Path Length
     bad = line[:at] + f"{int(line[at:at + 4], 16) + 1:04X}" + line[at + 4:]
     hexfile.write_text(bad + "\n" + line + "\n")
-    status, rows = _verify(capsys, str(hexfile), "--keys", str(repo / "vrps.json"), "--target", "64500")
+    status, rows = _verify(capsys, str(hexfile), "--router-keys", str(repo / "vrps.json"), "--target-as", "64500")
     assert status == 1 and [(r["state"], r["reason"]) for r in rows] == [("withdraw", "malformed"), ("valid", None)]
     assert "Secure_Path Length: want 2 + 6 N" in rows[0]["detail"]
 
@@ -114,7 +114,7 @@ def test_rpki_client_lists_the_keys_and_they_verify(repo, tmp_path, capsys):
     assert theirs.router_keys == [64496, 64497], theirs.log
     (tmp_path / "rpki-client.json").write_text(json.dumps(theirs.json))
     pcap = _sign(repo, tmp_path / "signed.pcap")
-    status, rows = _verify(capsys, str(pcap), "--keys", str(tmp_path / "rpki-client.json"))
+    status, rows = _verify(capsys, str(pcap), "--router-keys", str(tmp_path / "rpki-client.json"))
     assert status == 0 and [r["state"] for r in rows] == ["valid", "valid"]
 
 
@@ -125,15 +125,15 @@ def test_rpki_client_lists_the_keys_and_they_verify(repo, tmp_path, capsys):
 ])
 def test_bad_signing_keys_are_one_line_and_exit_2(tmp_path, capsys, make, expect):
     path = make(tmp_path)
-    status = main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target", "64500",
-                   "--keys", str(path)])
+    status = main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as", "64500",
+                   "--signing-keys", str(path)])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and expect in err, err
 
 
 def test_a_missing_key_for_an_as_of_the_path_is_named(repo, capsys):
-    status = main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64499,64496", "--target", "64500",
-                   "--keys", str(repo / "repo" / ".keys")])
+    status = main(["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64499,64496", "--target-as", "64500",
+                   "--signing-keys", str(repo / "repo" / ".keys")])
     err = capsys.readouterr().err
     assert status == 2 and "no private router key for AS64499" in err and err.count("\n") == 1
 
@@ -158,7 +158,7 @@ def test_a_crypto_run_signs_with_the_cas_router_keys(repo, tmp_path, capsys):
     teaching = files("bgpsim.scenarios") / "topologies" / "teaching.toml"
     assert main(["run", "--topology", str(teaching), "--attack", "forged-origin", "--attacker", "64511",
                  "--victim", "64496", "--policy", "bgpsec", "--adopters", "64496,64497", "--crypto",
-                 "--router-keys", str(repo / "repo" / ".keys"), "--quiet", "--out", str(tmp_path / "run")]) == 0
+                 "--signing-keys", str(repo / "repo" / ".keys"), "--quiet", "--out", str(tmp_path / "run")]) == 0
     ours = json.loads((tmp_path / "run" / "router-keys.json").read_text())["bgpsec_keys"]
     validated = json.loads((repo / "vrps.json").read_text())["bgpsec_keys"]
     assert sorted((k["asn"], k["ski"], k["pubkey"]) for k in ours) == sorted(
@@ -173,6 +173,6 @@ def test_a_crypto_run_needs_a_key_for_every_adopter(repo, tmp_path, capsys):
     teaching = files("bgpsim.scenarios") / "topologies" / "teaching.toml"
     status = main(["run", "--topology", str(teaching), "--attack", "forged-origin", "--attacker", "64511",
                    "--victim", "64496", "--policy", "bgpsec", "--adopters", "64496,64497,64498", "--crypto",
-                   "--router-keys", str(repo / "repo" / ".keys"), "--quiet", "--out", str(tmp_path / "run")])
+                   "--signing-keys", str(repo / "repo" / ".keys"), "--quiet", "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert status == 2 and "no private router key for the adopters AS64498" in err and err.count("\n") == 1

@@ -101,7 +101,7 @@ def test_the_same_seed_gives_the_same_result(tmp_path):
 
 def test_the_command_line_takes_crypto_and_adoption(tmp_path, capsys):
     status = main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
-                   "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--json", "--quiet",
+                   "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--format", "json", "--quiet",
                    "--out", str(tmp_path / "out")])
     assert status == 0
     doc = json.loads(capsys.readouterr().out)
@@ -112,7 +112,7 @@ def test_the_command_line_takes_crypto_and_adoption(tmp_path, capsys):
 @pytest.mark.parametrize("args, expect", [
     (["--crypto"], "--crypto needs --policy bgpsec"),
     (["--policy", "rov", "--adoption", "0.5", "--crypto"], "--crypto needs --policy bgpsec"),
-    (["--policy", "bgpsec", "--adoption", "1.5"], "--adoption: want a share between 0 and 1"),
+    (["--policy", "bgpsec", "--adoption", "1.5"], "--adoption: want a share: 0 to 1, or 0% to 100%"),
     (["--policy", "bgpsec", "--adoption", "0.5", "--adopters", "64510"], "give --adopters or --adoption, not both"),
     (["--policy", "bgpsec", "--adoption", "1", "--crypto", "--engine", "steady"], "needs the timed engine"),
 ])
@@ -141,7 +141,7 @@ def test_pcap_of_a_crypto_run_verifies_with_the_runs_keys(tmp_path, capsys):
     keys = json.loads((tmp_path / "out" / "router-keys.json").read_text())["bgpsec_keys"]
     assert 64510 in {k["asn"] for k in keys} and 64511 not in {k["asn"] for k in keys}  # the attacker adopts not
     capsys.readouterr()
-    status = main(["bgpsec", "verify", str(pcap), "--keys", str(tmp_path / "out" / "router-keys.json"),
+    status = main(["bgpsec", "verify", str(pcap), "--router-keys", str(tmp_path / "out" / "router-keys.json"),
                    "--format", "json", "--unsigned"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert status == 1  # the attacker's announcement

@@ -64,7 +64,7 @@ def test_default_scenario_writes_every_output(default_run):
 def test_summary_and_json(tmp_path, capsys):
     code, out, err = run_cli(["--out", tmp_path / "a"], capsys)
     assert code == 0 and "teaching-subprefix" in out and "report:" in out and "diverted traffic" in out
-    code, out, err = run_cli(["--out", tmp_path / "b", "--json"], capsys)
+    code, out, err = run_cli(["--out", tmp_path / "b", "--format", "json"], capsys)
     assert code == 0
     assert json.loads(out) == json.loads((tmp_path / "b" / "result.json").read_text())
 

@@ -94,6 +94,29 @@ def test_bgpsec_prefers_a_signed_path_after_length():
     assert propagate(t2, p, [Seed(j[777])], pol).path(j[10]) == (j[777],)
 
 
+def test_aspa_bgpsec_and_path_end_alone_check_the_path_and_not_the_origin():
+    """Without ROV (`-alone`) the three still do their own check, and let an exact-prefix hijack
+    through: a plain origin is a path of one AS, which ASPA and path-end pass and BGPsec only ranks.
+    With it (BGPy's `aspa`, `bgpsec`, `path-end`, which tables call rov+...) the hijack is dropped."""
+    from bgpsim.sim.defences import ASPA, label
+
+    t = graph(**FORGED_GRAPH)
+    assert outcomes(t, "forged-origin", "aspa-alone", [777, 3])[3] == "victim"
+    assert outcomes(t, "forged-origin", "path-end-alone", [777, 3])[3] == "victim"
+    t = graph(**ROV_GRAPH)  # 1 hears the attacker's shorter invalid route from its customer 3
+    for mechanism in ("aspa", "bgpsec", "path-end"):
+        assert outcomes(t, "prefix", f"{mechanism}-alone", [1, 777])[1] == "attacker", mechanism
+        assert outcomes(t, "prefix", mechanism, [1, 777])[1] == "victim", mechanism
+        assert label(mechanism) == f"rov+{mechanism}" and label(f"{mechanism}-alone") == f"{mechanism}-alone"
+    t = graph(p2c=[(10, 20), (10, 30), (20, 777), (30, 777)])  # two paths of equal length: the signed one
+    i = t.index
+    ribs = propagate(t, ipaddress.ip_network("1.2.0.0/16"), [Seed(i[777])], defence("bgpsec-alone", t, [i[10], i[30], i[777]]))
+    assert ribs.path(i[10]) == (i[30], i[777])
+    # rov+aspa is aspa itself (the class BGPy's tests check), and reads so in a table
+    assert type(defence("rov+aspa", t, [])) is ASPA and label("rov+aspa") == "rov+aspa"
+    assert label("bgpsec+maxlen") == "rov+bgpsec+maxlen" and label("otc") == "otc"
+
+
 # 3 sells to 1 and 2; 1 sells to the victim and to 5, which also buys from 2: 5 leaks 1's route to 2.
 LEAK_GRAPH = dict(p2c=[(3, 1), (3, 2), (1, 777), (1, 5), (2, 5)])
 

@@ -68,7 +68,9 @@ def test_what_each_defence_can_do(topo, name):
     KlaySwap's /24 is longer than its ROA allows) but not a forged origin under a loose ROA, which
     ASPA and path-end stop; OTC, ASPA, max-prefix and ROV stop Verizon/DQE's leak of an invalid
     more-specific; a filter of prefixes longer than /24 stops nothing here (all are /24 or shorter);
-    nothing applies to an owner withdrawing its routes."""
+    nothing applies to an owner withdrawing its routes. ASPA, BGPsec and path-end without ROV let an
+    origin hijack through (ASPA and path-end as if absent: a plain origin breaks no path rule; BGPsec
+    only ranks), while ASPA and path-end stop the forged origins (Celer, KlaySwap) without ROV too."""
     cf = inc.counterfactuals(inc.load_incident(inc.find(name), topology=str(CAIDA)), topo)
     r = {(x.defence, x.deployment): x.attacker for x in cf}
     if name == "facebook-2021":
@@ -78,10 +80,16 @@ def test_what_each_defence_can_do(topo, name):
     assert r[("maxlen", 1.0)] == base and r[("peerlock-lite", 1.0)] == base
     if name in ORIGIN_HIJACKS:
         assert base > 0.3 and r[("rov", 1.0)] < 0.02 and r[("rov", 0.5)] <= base and r[("otc", 1.0)] == base
+        assert max(r[(d, 1.0)] for d in ("rov+aspa", "rov+bgpsec", "rov+path-end")) < 0.02 and r[("bgpsec-alone", 1.0)] > 0.3
+        if name == "klayswap-2022":  # a forged origin: the path checks stop it without ROV
+            assert r[("aspa-alone", 1.0)] < 0.01 and r[("path-end-alone", 1.0)] < 0.01
+        else:
+            assert r[("aspa-alone", 1.0)] == base and r[("path-end-alone", 1.0)] == base
     elif name == "celer-2022":
-        assert base > 0.9 and r[("rov", 1.0)] == base and r[("aspa", 1.0)] < 0.01 and r[("path-end", 1.0)] < 0.01
+        assert base > 0.9 and r[("rov", 1.0)] == base and r[("rov+aspa", 1.0)] < 0.01 and r[("rov+path-end", 1.0)] < 0.01
+        assert r[("aspa-alone", 1.0)] == r[("rov+aspa", 1.0)] and r[("path-end-alone", 1.0)] == r[("rov+path-end", 1.0)]
     elif name == "verizon-dqe-2019":
-        assert base > 0.9 and max(r[(d, 1.0)] for d in ("otc", "aspa", "max-prefix", "rov")) < 0.01
+        assert base > 0.9 and max(r[(d, 1.0)] for d in ("otc", "rov+aspa", "aspa-alone", "max-prefix", "rov")) < 0.01
     else:
         assert name == "mainone-2018" and base < 0.01  # no Google peering in today's graph: said in the file
 
@@ -100,15 +108,21 @@ def test_the_youtube_timeline_is_ripes():
                      (7440.0, "AS17557 prepends its AS 1 more time toward every neighbour"), (8040.0, "attack stops")]
 
 
-def test_an_incident_end_to_end(tmp_path, capsys):
-    """An incident file of one's own, on the teaching graph (the command is the same on any graph):
-    the replay's files, the counterfactual table in the report and in counterfactuals.csv."""
+def twitter_on_the_teaching_graph(tmp_path):
+    """twitter-2022, an exact-prefix hijack against a ROA, moved onto the teaching graph."""
     from helpers import ROOT
 
     text = (inc.find("twitter-2022").read_text()
             .replace('topology = "20250901.as-rel2.txt.bz2"', f'topology = "{ROOT / "scenarios" / "topologies" / "teaching.toml"}"')
             .replace("asn = 13414", "asn = 64510").replace("attacker = 8342", "attacker = 64511"))
     (tmp_path / "mine.toml").write_text(text)
+    return tmp_path / "mine.toml"
+
+
+def test_an_incident_end_to_end(tmp_path, capsys):
+    """An incident file of one's own, on the teaching graph (the command is the same on any graph):
+    the replay's files, the counterfactual table in the report and in counterfactuals.csv."""
+    twitter_on_the_teaching_graph(tmp_path)
     out = tmp_path / "mine"
     assert main(["incident", str(tmp_path / "mine.toml"), "--out", str(out), "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
@@ -123,6 +137,45 @@ def test_an_incident_end_to_end(tmp_path, capsys):
     assert "Step through the run" in html
     result = json.loads((out / "result.json").read_text())
     assert result["attacker"] == 64511 and result["victim"] == 64510 and result["peak"]["attacker"] > 0.3
+
+
+def test_the_rows_say_what_they_are(tmp_path, capsys):
+    """ASPA, BGPsec and path-end check the path, not the origin: against an exact-prefix hijack the
+    rows without ROV stop nothing while the rov+ rows (BGPy's policies) stop it all; every row's name,
+    in counterfactuals.csv, the report and the printed summary, says whether ROV is in it."""
+    from bgpsim.sim.defences import includes_rov, label
+
+    assert main(["incident", str(twitter_on_the_teaching_graph(tmp_path)), "--out", str(tmp_path / "mine")]) == 0
+    printed = capsys.readouterr().out
+    with open(tmp_path / "mine" / "counterfactuals.csv", newline="") as f:
+        by = {(r["defence"], float(r["deployment"])): float(r["attacker"]) for r in csv.DictReader(f)}
+    base = by[("none", 0.0)]
+    assert base > 0.3
+    for mechanism in ("aspa", "bgpsec", "path-end"):
+        assert by[(f"rov+{mechanism}", 1.0)] == 0.0 and by[(f"{mechanism}-alone", 1.0)] == base
+    html = (tmp_path / "mine" / "report.html").read_text()
+    names = [d for d, _ in by if d != "none"]
+    assert names[::2] == list(inc.COUNTERFACTUALS)
+    for name in inc.COUNTERFACTUALS:
+        parts = name.split("+")
+        assert label(name) == name and ("rov" in parts) == (name == "rov" or any(includes_rov(p) for p in parts))
+        legend = re.search(rf"<li>{re.escape(name)}: (.*?)</li>", html).group(1)
+        assert ("ROV, and" in legend) == name.startswith("rov+") and ("without ROV" in legend) == name.endswith("-alone")
+        assert re.search(rf"^    {re.escape(name)} +half deploy", printed, re.M)
+    assert "1 victim:" in printed and "victim(s)" not in printed
+
+
+def test_the_summary_counts_victims_in_words():
+    from pathlib import Path
+    from types import SimpleNamespace as NS
+
+    from bgpsim.commands.incident import _summary
+
+    run = NS(topo=NS(name="g", n=2), outcome=NS(attacker=0.5), peak=NS(attacker=0.5, at=1.0))
+    i = NS(name="x", title="t", date="2000-01-01")
+    for n, words in ((1, "1 victim:"), (19, "19 victims:")):
+        rows = [inc.Counterfactual(None, 0.0, n, 0.5, 0.0, 0.5)]
+        assert f"(traffic diverted), {words}" in _summary(i, run, rows, Path("o"), 1.0)
 
 
 def test_bad_input(tmp_path, capsys, monkeypatch):

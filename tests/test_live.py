@@ -253,7 +253,7 @@ def test_gaps_in_numbered_ids_are_counted_as_missing():
     m = Monitor(Checker(VRPTable(), lambda lines, unit: None), Topics(), warnings.append)
     for n in (1, 2, 5, 5, 6, 9):
         m.feed("bgpsim/updates", _ris(n, "192.0.2.0/24", [64496], 1.0))
-    assert (m.counts.updates, m.counts.duplicates, m.counts.missing) == (5, 1, 4)
+    assert (m.counts.updates, m.counts.repeats, m.counts.missing) == (5, 1, 4)
     assert len(warnings) == 2 and "2 messages missing before w-5" in warnings[0]
 
 
@@ -286,7 +286,7 @@ def test_bgpsec_updates_keep_their_verdicts(broker, tmp_path):
     keys = SHARED / "bgpsec" / "nist-bgp-srx_rfc8208_keys"
     pcap = tmp_path / "signed.pcap"
     assert bgpsim("bgpsec", "sign", "--prefix", "192.0.2.0/24", "--prefix", "2001:db8::/32", "--path", "65536,64496",
-                  "--target", "65537", "--keys", keys, "--out", pcap).returncode == 0
+                  "--target-as", "65537", "--signing-keys", keys, "--out", pcap).returncode == 0
     (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64496,192.0.2.0/24,24,test\n")
     topic = "bgpsec"
     mon = start_monitor("--broker", broker.url("plain"), "--vrps", tmp_path / "vrps.csv", "--router-keys", keys,

@@ -69,9 +69,9 @@ def test_a_folder_of_keys_with_no_key_is_an_error(cli_inputs, tmp_path, capsys, 
     empty.mkdir()
     (empty / "README").write_text("the keys go here\n")
     argv = {
-        "bgpsec verify": ["bgpsec", "verify", str(cli_inputs / "signed.hex"), "--keys", str(empty), "--target", "64497"],
-        "bgpsec sign": ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target", "64497",
-                        "--keys", str(cli_inputs / "repo" / ".keys"), "--keys", str(empty)],
+        "bgpsec verify": ["bgpsec", "verify", str(cli_inputs / "signed.hex"), "--router-keys", str(empty), "--target-as", "64497"],
+        "bgpsec sign": ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as", "64497",
+                        "--signing-keys", str(cli_inputs / "repo" / ".keys"), "--signing-keys", str(empty)],
         "validate": ["validate", str(cli_inputs / "dump.txt"), "--vrps", str(cli_inputs / "vrps.csv"),
                      "--router-keys", str(empty), "--out", str(tmp_path / "out")],
     }[command]
@@ -88,7 +88,7 @@ def test_pfx2as_without_space_weighting_is_an_error(tmp_path, capsys):
 
 # a good value for each option of the timed engine alone
 TIMED_VALUES = {"mrai": ["--mrai", "1"], "until": ["--until", "5"], "crypto": ["--crypto", "--policy", "bgpsec",
-                "--adoption", "1"], "router_keys": ["--router-keys", "{keys}"], "pcap": ["--pcap", "{out}.pcap"],
+                "--adoption", "1"], "signing_keys": ["--signing-keys", "{keys}"], "pcap": ["--pcap", "{out}.pcap"],
                 "pcap_ases": ["--pcap-ases", "2"], "publish": ["--publish", "mqtt://127.0.0.1:1"],
                 "pace": ["--pace", "10"], "publish_ases": ["--publish-ases", "2"], "topic": ["--topic", "lab"],
                 "cafile": ["--cafile", "{keys}"]}
@@ -152,6 +152,6 @@ def test_a_route_file_that_is_no_file_says_what_it_is(cli_inputs, tmp_path, caps
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     rest = {"dump": [], "validate": ["--vrps", str(cli_inputs / "vrps.csv"), "--out", str(tmp_path / "o")],
-            "bgpsec verify": ["--keys", str(cli_inputs / "rp.json")]}[command]
+            "bgpsec verify": ["--router-keys", str(cli_inputs / "rp.json")]}[command]
     for path, what in ((tmp_path, "is a directory"), (fifo, "is a pipe"), (tmp_path / "nope", "no such file")):
         error(capsys, [*command.split(), str(path), *rest], f"{path}: {what}")

@@ -38,14 +38,14 @@ def commands(inputs: Path) -> dict[str, list[str]]:
 
 
 FILE_COMMANDS = {  # single output files: --out FILE
-    "rpki-vrps": lambda inputs: ["rpki", "vrps", "--from", str(inputs / "vrps.csv"), "--out"],
+    "rpki-vrps": lambda inputs: ["rpki", "vrps", "--vrps", str(inputs / "vrps.csv"), "--out"],
     "rpki-validate": lambda inputs: ["rpki", "validate", "--tal", str(inputs / "repo" / "ta.tal"), "--repo",
-                                     str(inputs / "repo"), "--time", "2026-03-01T13:00:00", "--out"],
+                                     str(inputs / "repo"), "--now", "2026-03-01T13:00:00", "--out"],
 }
 PCAP_COMMANDS = {  # single captures: refused before any work (a run's --out is never written)
     "run-pcap": lambda inputs: ["run", "--quiet", "--out", str(inputs / "never"), "--pcap"],
-    "bgpsec-sign": lambda inputs: ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target",
-                                   "64500", "--keys", str(inputs / "repo" / ".keys"), "--out"],
+    "bgpsec-sign": lambda inputs: ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as",
+                                   "64500", "--signing-keys", str(inputs / "repo" / ".keys"), "--out"],
 }
 
 

@@ -103,11 +103,11 @@ def test_a_ca_repository_is_updated_by_rpki_ca_build_and_keeps_its_keys(inputs, 
 def file_argv(command: str, inputs: Path) -> list[str]:
     return {
         "run --pcap": ["run", "--quiet", "--out", str(inputs / "pcap-run"), "--pcap"],
-        "bgpsec sign": ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target", "64500",
-                        "--keys", str(inputs / "repo" / ".keys"), "--out"],
-        "rpki vrps": ["rpki", "vrps", "--from", str(inputs / "vrps.csv"), "--out"],
+        "bgpsec sign": ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as", "64500",
+                        "--signing-keys", str(inputs / "repo" / ".keys"), "--out"],
+        "rpki vrps": ["rpki", "vrps", "--vrps", str(inputs / "vrps.csv"), "--out"],
         "rpki validate": ["rpki", "validate", "--tal", str(inputs / "repo" / "ta.tal"), "--repo",
-                          str(inputs / "repo"), "--time", "2026-03-01T13:00:00", "--out"],
+                          str(inputs / "repo"), "--now", "2026-03-01T13:00:00", "--out"],
     }[command]
 
 

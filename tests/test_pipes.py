@@ -20,7 +20,7 @@ from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, Broker
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAK = str(files("bgpsim.scenarios") / "teaching-leak.toml")
-REPO = ["--tal", "{d}/repo/ta.tal", "--repo", "{d}/repo", "--time", "2026-03-01T13:00:00"]
+REPO = ["--tal", "{d}/repo/ta.tal", "--repo", "{d}/repo", "--now", "2026-03-01T13:00:00"]
 ROUTES = 20_000  # lines of the big dump: 1.8 MB of output, far more than a pipe holds
 
 
@@ -33,14 +33,14 @@ def big_dump(path: Path) -> None:
 CASES = {
     "incident-list": (["incident", "--list"], False, ""),
     "incident-list-json": (["incident", "--list", "--json"], False, ""),
-    "sweep": (["sweep", "--trials", "2", "--adoption", "0,50", "--out", "{out}"], False, ""),
-    "sweep-json": (["sweep", "--trials", "2", "--adoption", "0,50", "--json", "--out", "{out}"], False, ""),
+    "sweep": (["sweep", "--trials", "2", "--adoption", "0,50%", "--out", "{out}"], False, ""),
+    "sweep-json": (["sweep", "--trials", "2", "--adoption", "0,50%", "--format", "json", "--out", "{out}"], False, ""),
     "run-timed": (["run", "--out", "{out}"], False, ""),
-    "run-steady-json": (["run", LEAK, "--engine", "steady", "--json", "--out", "{out}"], False, ""),
+    "run-steady-json": (["run", LEAK, "--engine", "steady", "--format", "json", "--out", "{out}"], False, ""),
     "routes-workers": (["routes", "--workers", "2", "--out", "{out}"], False, ""),
     "rpki-ca-build": (["rpki", "ca", "build", "{d}/spec.toml", "--now", "2026-03-01T12:00:00", "--out", "{out}"],
                       False, ""),
-    "rpki-vrps": (["rpki", "vrps", "--from", "{d}/vrps.csv"], False, ""),
+    "rpki-vrps": (["rpki", "vrps", "--vrps", "{d}/vrps.csv"], False, ""),
     "rpki-validate-workers": (["rpki", "validate", *REPO, "--workers", "2"], False, ""),
     "dump": (["dump", "{d}/dump.txt"], False, ""),
     "dump-big": (["dump", "{d}/big.txt"], True, ""),
@@ -51,10 +51,10 @@ CASES = {
                       False, ""),
     "validate-big-csv": (["validate", "{d}/big.txt", "--vrps", "{d}/vrps.csv", "--format", "csv", "--out", "{out}"],
                          True, ""),
-    "bgpsec-sign": (["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target", "64497",
-                     "--keys", "{d}/repo/.keys"], False, ""),
+    "bgpsec-sign": (["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as", "64497",
+                     "--signing-keys", "{d}/repo/.keys"], False, ""),
     # its counts go to stderr whatever becomes of the table
-    "bgpsec-verify": (["bgpsec", "verify", "{d}/signed.hex", "--keys", "{d}/rp.json", "--target", "64497"], False,
+    "bgpsec-verify": (["bgpsec", "verify", "{d}/signed.hex", "--router-keys", "{d}/rp.json", "--target-as", "64497"], False,
                       "bgpsim: 1 valid\n"),
 }
 

@@ -186,7 +186,7 @@ def test_walk_limits(tmp_path):
 def test_cli_validate(tmp_path, capsys):
     out = make(tmp_path)
     dest = tmp_path / "vrps.json"
-    args = ["rpki", "validate", "--tal", str(out / "ta.tal"), "--repo", str(out), "--time", AT.isoformat()]
+    args = ["rpki", "validate", "--tal", str(out / "ta.tal"), "--repo", str(out), "--now", AT.isoformat()]
     assert main(args + ["--out", str(dest)]) == 0
     doc = json.loads(dest.read_text())
     assert doc["metadata"]["rejected"] == 0 and doc["metadata"]["vrps"] == 2
@@ -217,7 +217,7 @@ def test_cli_validate_fails_when_the_trust_anchor_does(tmp_path, capsys, where):
     dest.write_text(good)
     repo, at = (tmp_path / "elsewhere", AT) if where == "wrong-repo" else (out, NOW + timedelta(days=3650))
     repo.mkdir(exist_ok=True)
-    assert main(["rpki", "validate", "--tal", str(out / "ta.tal"), "--repo", str(repo), "--time", at.isoformat(),
+    assert main(["rpki", "validate", "--tal", str(out / "ta.tal"), "--repo", str(repo), "--now", at.isoformat(),
                  "--out", str(dest)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bgpsim: error: the trust anchor is not valid, nothing written: ")
@@ -228,7 +228,7 @@ def test_cli_validate_fails_when_the_trust_anchor_does(tmp_path, capsys, where):
 @pytest.mark.parametrize("bad,expect", [
     (["--tal", "/nonexistent/x.tal", "--repo", "."], "x.tal: cannot read"),
     (["--tal", "TAL", "--repo", "/nonexistent"], "--repo: want a directory"),
-    (["--tal", "TAL", "--repo", ".", "--time", "yesterday"], "--time: want an ISO 8601 time"),
+    (["--tal", "TAL", "--repo", ".", "--now", "yesterday"], "--now: want an ISO 8601 time"),
     (["--tal", "BROKEN", "--repo", "."], "broken.tal"),  # a TAL whose key is cut short
 ])
 def test_cli_bad_input(tmp_path, capsys, bad, expect):

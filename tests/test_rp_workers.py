@@ -42,7 +42,7 @@ def test_auto_workers_is_at_least_one():
 def test_cli_workers(tmp_path, capsys):
     from bgpsim.cli import main
     out = make(tmp_path, DEEP)
-    args = ["rpki", "validate", "--tal", str(out / "root.tal"), "--repo", str(out), "--time", AT.isoformat(),
+    args = ["rpki", "validate", "--tal", str(out / "root.tal"), "--repo", str(out), "--now", AT.isoformat(),
             "--format", "csv"]
     assert main(args + ["--workers", "1"]) == 0
     one = capsys.readouterr().out

@@ -113,20 +113,27 @@ def bgpsim(*args, cwd=None):
 
 
 def test_cli_sweep_runs_and_prints_a_table(graph_file, tmp_path):
-    r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", "0,100", "--trials", "2",
+    r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", "0,100%", "--trials", "2",
                "--out", str(tmp_path / "s"))
     assert r.returncode == 0, r.stderr
     assert "subprefix" in r.stdout and "path-end" in r.stdout
-    r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", "0,100", "--trials", "2",
-               "--out", str(tmp_path / "s"), "--json")
-    assert json.loads(r.stdout)["trials"] == 1 * 2 * 2 * 2
+    r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", "0,100%", "--trials", "2",
+               "--out", str(tmp_path / "s"), "--format", "json")
+    assert json.loads(r.stdout)["trials"] == 1 * 2 * 2 * 2 and r.stderr == ""
+    # the same points written otherwise: shares, and the old bare percentages and --json with a note each
+    for adoption, notes in (("0,1", 0), ("0%,1.0", 0), ("0,100", 1)):
+        r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", adoption, "--trials",
+                   "2", "--out", str(tmp_path / "s"), "--json")
+        assert json.loads(r.stdout)["trials"] == 8, r.stderr
+        assert r.stderr.count("bgpsim: note: ") == 1 + notes and "--json is deprecated; use --format" in r.stderr
 
 
 @pytest.mark.parametrize("args, message", [
     (["--policy", "rov,magic"], "unknown policy 'magic'; want one of none, rov, rov-deprefer"),
     (["--attack", "teleport"], "unknown attack 'teleport'; want one of prefix, subprefix"),
-    (["--adoption", "0,101"], "want percentages from 0 to 100, got 101"),
-    (["--adoption", "-5"], "want percentages from 0 to 100, got -5"),
+    (["--adoption", "0,101"], "want a share: 0 to 1, or 0% to 100%, got '101'"),
+    (["--adoption", "-5"], "want a share: 0 to 1, or 0% to 100%, got '-5'"),
+    (["--adoption", "12.5%"], "want whole percents, got '12.5%'"),
     (["--adopt", "everyone"], "invalid choice"),
     (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answers there"),
 ])

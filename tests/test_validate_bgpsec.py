@@ -242,15 +242,15 @@ def test_a_rib_entry_wants_the_target(keys, key_dir, files, tmp_path, capsys):
     assert code == 0
     rows, doc, found, _ = _outputs(tmp_path / "a")
     assert [(r["prefix"], r["bgpsec"]) for r in rows] == [(VALID_P, "unknown")]
-    assert "give --bgpsec-target" in rows[0]["bgpsec_reason"] and "give --bgpsec-target" in out
+    assert "give --target-as" in rows[0]["bgpsec_reason"] and "give --target-as" in out
     assert doc["bgpsec"]["reasons"] == {"no-target": 1} and doc["findings"]["bgpsec-not-valid"] == 0
-    code, out, err = _run(capsys, rib, "--vrps", files / "vrps.csv", "--router-keys", key_dir, "--bgpsec-target",
+    code, out, err = _run(capsys, rib, "--vrps", files / "vrps.csv", "--router-keys", key_dir, "--target-as",
                           f"AS{COLLECTOR}", "--out", tmp_path / "b", "--quiet")
     rows, doc, found, _ = _outputs(tmp_path / "b")
     assert code == 0 and [(r["prefix"], r["bgpsec"]) for r in rows] == [(VALID_P, "valid")]
     assert doc["bgpsec"]["target_as"] == COLLECTOR and doc["bgpsec"]["verified"] == 2
     # the wrong receiving AS: the most recent signature was not made for it
-    code, *_ = _run(capsys, rib, "--vrps", files / "vrps.csv", "--router-keys", key_dir, "--bgpsec-target", "65538",
+    code, *_ = _run(capsys, rib, "--vrps", files / "vrps.csv", "--router-keys", key_dir, "--target-as", "65538",
                     "--out", tmp_path / "c", "--quiet")
     rows, *_ = _outputs(tmp_path / "c")
     assert code == 0 and rows[0]["bgpsec"] == "not-valid" and f"AS{TRANSIT}" in rows[0]["bgpsec_reason"]
@@ -293,7 +293,7 @@ def test_two_processes_count_as_one(keys, key_dir, files, tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("extra,message", [
     (["--router-keys", "/nonexistent/keys"], "/nonexistent/keys: no such file or directory"),
-    (["--bgpsec-target", "65537"], "--bgpsec-target: want --router-keys too"),
+    (["--target-as", "65537"], "--bgpsec-target: want --router-keys too"),
 ])
 def test_bad_key_input(files, tmp_path, capsys, extra, message):
     code, out, err = _run(capsys, files / "updates.mrt", "--vrps", files / "vrps.csv", *extra,

@@ -434,7 +434,7 @@ def test_unknown_metadata_key_cli(tmp_path):
         plain, noted = tmp_path / f"{kind}.json", tmp_path / f"{kind}-note.json"
         plain.write_text(json.dumps(METADATA_DOCS[kind]()))
         noted.write_text(json.dumps(_with_note(METADATA_DOCS[kind]())))
-        runs = [subprocess.run([sys.executable, "-m", "bgpsim", "rpki", "vrps", "--from", str(f), "--format", "csv"],
+        runs = [subprocess.run([sys.executable, "-m", "bgpsim", "rpki", "vrps", "--vrps", str(f), "--format", "csv"],
                                capture_output=True, text=True, timeout=120) for f in (plain, noted)]
         assert [r.returncode for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout != ""
         assert runs[0].stderr == ""
@@ -454,10 +454,10 @@ def cli(capsys, *args):
 @pytest.mark.parametrize("fmt", ["csv", "bird2", "openbgpd"])
 def test_cli_writes_routinator_formats(fmt, tmp_path, capsys):
     src = need(ROUTINATOR / "111.json")
-    code, out, err = cli(capsys, "--from", src, "--format", fmt)
+    code, out, err = cli(capsys, "--vrps", src, "--format", fmt)
     assert (code, err) == (0, "") and out == (ROUTINATOR / f"111.{fmt}").read_text()
     out_file = tmp_path / f"x.{fmt}"
-    code, out, err = cli(capsys, "--from", ROUTINATOR / "111.jsonext", "--format", fmt, "--out", out_file)
+    code, out, err = cli(capsys, "--vrps", ROUTINATOR / "111.jsonext", "--format", fmt, "--out", out_file)
     assert (code, out, err) == (0, "", "")
     assert out_file.read_text() == (ROUTINATOR / f"111.{fmt}").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == [out_file.name]  # no temporary file left behind
@@ -468,18 +468,18 @@ def test_cli_default_json_and_stdin(tmp_path, capsys, monkeypatch):
     import sys
 
     src = need(STAYRTR / "cmd_stayrtr_test.rpki.json")
-    code, out, err = cli(capsys, "--from", src)
+    code, out, err = cli(capsys, "--vrps", src)
     assert code == 0 and out == write_json(read_file(src))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((ROUTINATOR / "101.csv").read_bytes())))
-    code, out, err = cli(capsys, "--from", "-", "--format", "csv")
+    code, out, err = cli(capsys, "--vrps", "-", "--format", "csv")
     assert code == 0 and out == (ROUTINATOR / "101.csv").read_text()
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--from", "{missing}"], "--from: cannot read"),
-    (["--from", "{bird}"], "unknown format (this looks like an OpenBGPD or BIRD"),
-    (["--from", "{csv}", "--slurm", "{csv}"], "101.csv:1:1: bad JSON"),
-    (["--from", "{csv}", "--out", "{tmp}/no/such/dir/x.json"], "x.json: no such directory"),
+    (["--vrps", "{missing}"], "--from: cannot read"),
+    (["--vrps", "{bird}"], "unknown format (this looks like an OpenBGPD or BIRD"),
+    (["--vrps", "{csv}", "--slurm", "{csv}"], "101.csv:1:1: bad JSON"),
+    (["--vrps", "{csv}", "--out", "{tmp}/no/such/dir/x.json"], "x.json: no such directory"),
 ])
 def test_cli_errors_are_one_line(args, message, tmp_path, capsys):
     need(ROUTINATOR)
@@ -501,7 +501,7 @@ def test_cli_failure_leaves_the_old_output(tmp_path, capsys):
     bad.write_text('{"slurmVersion": 1, "validationOutputFilters": {"prefixFilters": [], "bgpsecFilters": []}, '
                    '"locallyAddedAssertions": {"prefixAssertions": [{"asn": 1, "prefix": "10.0.0.0/8", '
                    '"maxPrefixLength": 7}], "bgpsecAssertions": []}}')
-    code, out, err = cli(capsys, "--from", need(ROUTINATOR / "101.csv"), "--slurm", bad, "--out", out_file)
+    code, out, err = cli(capsys, "--vrps", need(ROUTINATOR / "101.csv"), "--slurm", bad, "--out", out_file)
     assert code == 2 and "locallyAddedAssertions.prefixAssertions[0].maxPrefixLength" in err
     assert out_file.read_text() == OLD_VRPS and sorted(p.name for p in tmp_path.iterdir()) == ["bad.slurm", "vrps.json"]
 

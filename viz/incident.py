@@ -7,18 +7,28 @@ from typing import Sequence
 
 from .style import escape as e, pct
 
-# a defence's name in the table, and in one line what it checks
+# a defence's name in the table, and in one line what it checks. ASPA, BGPsec and path-end check the
+# path, not the origin: their rows say whether ROV is in (rov+...) or not (...-alone).
 DEFENCE_WORDS = {
-    "rov": "ROV: drop routes whose origin the RPKI says is wrong (RFC 6811)",
-    "aspa": "ASPA: drop paths that break the providers the ASes registered",
-    "bgpsec": "BGPsec: prefer paths signed hop by hop (RFC 8205)",
-    "path-end": "path-end: drop paths whose last hop the origin did not register",
-    "otc": "OTC: drop routes leaked against the Only-to-Customer mark (RFC 9234)",
+    "rov": "rov: ROV, drop routes whose origin the RPKI says is wrong (RFC 6811)",
+    "rov+aspa": "rov+aspa: ROV, and ASPA: drop paths that break the providers the ASes registered",
+    "aspa-alone": "aspa-alone: ASPA without ROV: drop paths that break the providers the ASes registered; "
+                  "the origin is not checked",
+    "rov+bgpsec": "rov+bgpsec: ROV, and BGPsec: prefer paths signed hop by hop (RFC 8205)",
+    "bgpsec-alone": "bgpsec-alone: BGPsec without ROV: prefer paths signed hop by hop; it drops nothing, "
+                    "and the origin is not checked",
+    "rov+path-end": "rov+path-end: ROV, and path-end: drop paths whose last hop the origin did not register",
+    "path-end-alone": "path-end-alone: path-end without ROV: drop paths whose last hop the origin did not "
+                      "register; the origin is not checked",
+    "otc": "otc: drop routes leaked against the Only-to-Customer mark (RFC 9234)",
     "peerlock-lite": "peerlock-lite: drop tier-1 ASes in paths from customers",
     "maxlen": "maxlen: drop IPv4 longer than /24, IPv6 longer than /48",
     "prefix-list": "prefix-list: customers may send only their cone's registered prefixes",
     "max-prefix": "max-prefix: close a session that sends far more prefixes than usual",
 }
+ALONE_NOTE = ("ASPA, BGPsec and path-end check the path, not its origin, and are meant to run beside ROV, as "
+              "BGPy models them: the rov+ rows. The -alone rows are each mechanism without ROV, which does not "
+              "check that an AS announcing a prefix may originate it.")
 
 
 def incident_html(incident, rows: Sequence, graph: str, weighting: str) -> str:
@@ -48,13 +58,15 @@ def incident_html(incident, rows: Sequence, graph: str, weighting: str) -> str:
             "<th>ASes reaching the attacker<br>all deploy</th><th>traffic diverted<br>all deploy</th></tr>\n")
     body = [f'<tr class="baseline"><td>none</td><td>{pct(base.attacker)}</td><td>{pct(base.diverted)}</td>'
             f'<td>{pct(base.attacker)}</td><td>{pct(base.diverted)}</td></tr>\n']
-    for name in dict.fromkeys(r.defence for r in rows[1:]):
+    names = list(dict.fromkeys(r.defence for r in rows[1:]))
+    for name in names:
         half, full = (r for r in rows[1:] if r.defence == name)
         body.append(f'<tr><td title="{e(DEFENCE_WORDS.get(name, name))}">{e(name)}</td>'
                     f'<td>{pct(half.attacker)}</td><td>{pct(half.diverted)}</td>'
                     f'<td>{pct(full.attacker)}</td><td>{pct(full.diverted)}</td></tr>\n')
     out.append('<table class="whatif">\n<thead>' + head + "</thead>\n<tbody>\n" + "".join(body) + "</tbody>\n</table>\n")
     out.append('<ul class="note">\n' + "".join(f"  <li>{e(DEFENCE_WORDS[name])}</li>\n"
-                                             for name in dict.fromkeys(r.defence for r in rows[1:])
-                                             if name in DEFENCE_WORDS) + "</ul>\n")
+                                             for name in names if name in DEFENCE_WORDS) + "</ul>\n")
+    if any(name.endswith("-alone") for name in names):
+        out.append(f'<p class="note">{e(ALONE_NOTE)}</p>\n')
     return "".join(out)

@@ -21,9 +21,8 @@ if TYPE_CHECKING:
     from bgpsim.sim.result import Shares, Traffic
 
 
-def outcome_figure(outcome: Shares, traffic: Traffic, path: str | os.PathLike, title: str = "") -> Path:
-    """Converged state: where the traffic of the source ASes goes (`outcome`), one bar per outcome, and
-    the share of traffic diverted under the run's weighting (`traffic`)."""
+def outcome_plot(outcome: Shares, traffic: Traffic, title: str = "") -> Figure:
+    """The figure `outcome_figure` saves."""
     fig = Figure(figsize=(6.4, 2.9), layout="constrained")
     ax = fig.subplots()
     names = list(OUTCOME_LABELS)
@@ -40,4 +39,10 @@ def outcome_figure(outcome: Shares, traffic: Traffic, path: str | os.PathLike, t
         ax.spines[side].set_visible(False)
     ax.set_title((title + "\n" if title else "") + f"traffic diverted to the attacker: "
                  f"{100 * traffic.diverted:.1f} % ({traffic.weighting})", fontsize=10)
-    return save(fig, path)
+    return fig
+
+
+def outcome_figure(outcome: Shares, traffic: Traffic, path: str | os.PathLike, title: str = "") -> Path:
+    """Converged state: where the traffic of the source ASes goes (`outcome`), one bar per outcome, and
+    the share of traffic diverted under the run's weighting (`traffic`)."""
+    return save(outcome_plot(outcome, traffic, title), path)

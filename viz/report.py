@@ -53,11 +53,12 @@ def _time_key(t: float | str) -> float:
 
 def select_rows(ases: Sequence[AsRow], limit: int = MAX_TABLE_ROWS) -> list[AsRow]:
     """All ASes (in the given order) if at most `limit`; else the `limit` whose traffic went to the
-    attacker earliest, in that order (then, if fewer than `limit` ever did, the others by their last
-    change, then by ASN)."""
+    attacker earliest, in that order (then, if fewer than `limit` ever did, those at the attacker at the
+    end, which on the converged state have no time, then the others by their last change, then by ASN)."""
     if len(ases) <= limit:
         return list(ases)
-    return sorted(ases, key=lambda r: (_time_key(r.attacker_at), _time_key(r.switched_at), r.asn))[:limit]
+    return sorted(ases, key=lambda r: (_time_key(r.attacker_at), r.outcome != "attacker", _time_key(r.switched_at),
+                                       r.asn))[:limit]
 
 
 def _fine_secs(t: float | str) -> str:
@@ -79,9 +80,12 @@ def _details(run: RunResult) -> list[tuple[str, str]]:
     if sc.victim_prefixes:
         rows.append(("Victim's prefixes", ", ".join(sc.victim_prefixes)))
     rows.append(("Target address (traffic followed)", sc.target))
-    start, stop = (attack.start, attack.stop) if attack else (0, None)
-    rows.append(("Attack runs", f"from t = {secs(start)} s "
-                 + (f"until t = {secs(stop)} s" if stop is not None else "until the end of the simulation")))
+    if run.engine == "steady":  # no time for the attack to run in: what was computed instead
+        rows.append(("Computed", "the converged state: the route each AS settles on once BGP has converged"))
+    else:
+        start, stop = (attack.start, attack.stop) if attack else (0, None)
+        rows.append(("Attack runs", f"from t = {secs(start)} s "
+                     + (f"until t = {secs(stop)} s" if stop is not None else "until the end of the simulation")))
     mit = sc.mitigation
     rows.append(("Victim's reaction",
                  f"announces {', '.join(mit.prefixes) or 'more-specific prefixes'} from t = {secs(mit.start)} s"
@@ -125,22 +129,28 @@ def _at_peak(run: RunResult) -> dict[str, float]:
 
 
 def key_table(run: RunResult) -> dict:
-    """The key numbers that change during the run, at the peak of the attack and at the end, as
-    `{"heads": [...], "rows": [{"label", "cls", "cells"}]}`; a share not known at the peak is written "—"."""
+    """The key numbers that change during the run, at the peak of the attack and at the end (on the
+    converged state: once converged, alone), as `{"heads": [...], "rows": [{"label", "cls", "cells"}]}`;
+    a share not known at the peak is written "—"."""
     outcome, traffic = run.outcome, run.traffic
-    at_peak = _at_peak(run)
-    heads = [{"text": "At the peak of the attack", "cls": "peak", "when": f"t = {secs(round(run.peak.at, 1))} s"},
-             {"text": "At the end", "cls": "end", "when": f"routing settled, t = {secs(run.converged_at)} s"}]
+    if run.engine == "steady":  # one state, with no peak before it
+        heads = [{"text": "Once routing has converged", "cls": "end", "when": "the route each AS settles on"}]
+        at_peak = None
+    else:
+        heads = [{"text": "At the peak of the attack", "cls": "peak", "when": f"t = {secs(round(run.peak.at, 1))} s"},
+                 {"text": "At the end", "cls": "end", "when": f"routing settled, t = {secs(run.converged_at)} s"}]
+        at_peak = _at_peak(run)
     rows = []
     for key, label in (("attacker", "ASes whose traffic reaches the attacker"),
                        ("victim", "ASes whose traffic reaches the victim"),
                        ("disconnected", "ASes with no route (disconnected)"),
-                       ("loop", "ASes caught in forwarding loops")):
-        if key == "loop" and not (outcome.loop > 0 or at_peak.get("loop", 0.0) > 0):
+                       ("loop", "ASes caught in forwarding loops"),
+                       ("diverted", f"Traffic diverted to the attacker ({traffic.weighting} weighting)")):
+        end = traffic.diverted if key == "diverted" else getattr(outcome, key)
+        if key == "loop" and not (end > 0 or (at_peak or {}).get("loop", 0.0) > 0):
             continue
-        rows.append({"label": label, "cls": key, "cells": [pct(at_peak.get(key)), pct(getattr(outcome, key))]})
-    rows.append({"label": f"Traffic diverted to the attacker ({traffic.weighting} weighting)", "cls": "attacker",
-                 "cells": [pct(at_peak["diverted"]), pct(traffic.diverted)]})
+        rows.append({"label": label, "cls": "attacker" if key == "diverted" else key,
+                     "cells": [pct(end)] if at_peak is None else [pct(at_peak.get(key)), pct(end)]})
     return {"heads": heads, "rows": rows}
 
 
@@ -167,15 +177,17 @@ def _figures_html(figures: Sequence[tuple[str, str | os.PathLike]]) -> str:
     return "<h2>Figures</h2>\n" + "".join(out) if out else ""
 
 
-def _no_picture_html(run: RunResult) -> str:
-    """Why a large graph has no picture of the topology."""
+def _no_picture_html(run: RunResult, steps: bool) -> str:
+    """Why a large graph has no picture of the topology; `steps`: whether the page has a step view
+    (the converged-state engine's has none)."""
     from bgpsim.sim.result import MAX_DRAWN_ASES
 
     if run.topo.n <= MAX_DRAWN_ASES:
         return ""
+    where = ("The step view above shows the ASes by tier, and the table below and <code>ases.csv</code> every AS."
+             if steps else "The table below and <code>ases.csv</code> list every AS.")
     return (f'<p class="note">No picture of the topology: it has {count(run.topo.n)} ASes, and pictures are '
-            f'drawn for graphs of at most {MAX_DRAWN_ASES}. The step view above shows the ASes by tier, and '
-            f'the table below and <code>ases.csv</code> every AS.</p>\n')
+            f'drawn for graphs of at most {MAX_DRAWN_ASES}. {where}</p>\n')
 
 
 def _compare_html(compare: Mapping[str, Any]) -> tuple[str, str]:
@@ -205,12 +217,13 @@ def _as_row_html(r: AsRow, attacker: int | None, victim: int) -> str:
     return (f'<tr class="is-{tag}">' if tag else "<tr>") + "".join(cells) + "</tr>\n"
 
 
-def _coverage_html(shown: int, total: int) -> str:
-    """The note above the AS table: all ASes, or which of them are shown."""
+def _coverage_html(shown: int, total: int, steady: bool = False) -> str:
+    """The note above the AS table: all ASes, or which of them are shown (see `select_rows`)."""
     if total > shown:
-        return (f'<p class="note">Showing {count(shown)} of {count(total)} ASes: those whose traffic went to the\n'
-                f'attacker earliest, in that order. The other {count(total - shown)} are omitted here; '
-                f'<code>ases.csv</code> lists all\nof them.</p>\n')
+        which = ("first those whose traffic reaches the attacker, then the others, by ASN" if steady
+                 else "those whose traffic went to the\nattacker earliest, in that order")
+        return (f'<p class="note">Showing {count(shown)} of {count(total)} ASes: {which}. The other '
+                f'{count(total - shown)} are omitted here; <code>ases.csv</code> lists all\nof them.</p>\n')
     return f'<p class="note">All {count(total)} ASes.</p>'
 
 
@@ -221,16 +234,18 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
     and counterfactuals (bgpsim.viz.incident), placed under the summary."""
     sc, topo = run.scenario, run.topology
     names = {r.asn: r.name for r in run.ases if r.name}
-    numbers = [
-        ("ASes in the topology", count(topo.ases)),
-        ("links between ASes", count(topo.links)),
-        ("routing settled at (simulated time)", f"{secs(run.converged_at)} s"),
-        ("BGP update messages sent", count(run.messages)),
-        ("simulation events processed", count(run.events)),
-        ("random seed", str(run.seed)),
-    ]
+    numbers = [("ASes in the topology", count(topo.ases)), ("links between ASes", count(topo.links))]
+    if run.engine == "steady":  # what it computed: routes, not messages over time
+        routed = sum(1 for r in run.ases if r.relationship != "none")
+        numbers.append(("ASes with a route to the target once converged", count(routed)))
+    else:
+        numbers += [("routing settled at (simulated time)", f"{secs(run.converged_at)} s"),
+                    ("BGP update messages sent", count(run.messages)),
+                    ("simulation events processed", count(run.events))]
+    numbers.append(("random seed", str(run.seed)))
     compare_heads, compare_rows = _compare_html(key_table(run))
     shown = select_rows(run.ases)
+    steps = steps_html(run)
     return _page().substitute(
         name=_e(sc.name or "Simulation report"),
         **{f"colour_{k}": _e(c) for k, c in COLOURS.items()},
@@ -240,16 +255,16 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
         summary=_e(summary_text(run, names)),
         description=f'<p class="description">{_e(sc.description)}</p>' if sc.description else "",
         incident=incident,
-        steps=steps_html(run),
+        steps=steps,
         compare_heads=compare_heads, compare_rows=compare_rows,
         numbers="".join(f'  <li><span class="value">{_e(v)}</span><span class="label">{_e(label)}</span></li>\n'
                         for label, v in numbers),
         details="".join(f"  <dt>{_e(term)}</dt><dd>{_e(value)}</dd>\n" for term, value in _details(run)),
-        figures=_figures_html(figures) + _no_picture_html(run),
+        figures=_figures_html(figures) + _no_picture_html(run, bool(steps)),
         bgpsec=bgpsec_html(run, _e),
         legend="".join(f'  <li><span class="swatch {k}"></span><strong>{k}</strong>: {_e(OUTCOME_LABELS[k])}</li>\n'
                        for k in COLOURS),
-        coverage=_coverage_html(len(shown), len(run.ases)),
+        coverage=_coverage_html(len(shown), len(run.ases), run.engine == "steady"),
         rows="".join(_as_row_html(r, run.attacker, run.victim) for r in shown),
         seed=_e(run.seed),
     )

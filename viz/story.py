@@ -5,7 +5,8 @@ Written for a reader who knows what a prefix is but not the simulator: attacks b
 ("a sub-prefix hijack"), the attacker's prefix compared with the victim's (never with the target
 address), events in time order, and only the numbers that matter (a disconnected share that is zero is
 not mentioned). What a run may lack (an attack, a mitigation, a defence, an interception) is left out
-of the story, not invented.
+of the story, not invented. A converged-state run (engine "steady") computed routes only: its story
+tells where routing settles, with no time, peak or message in it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ _POLICY_NAMES = {  # what each defence does, in a sentence a student reads
     "aspa": "ASPA (drop routes whose AS path the ASPA records show to be a valley or forged) and ROV",
     "bgpsec": "BGPsec (prefer paths signed by every AS on them) and ROV",
     "path-end": "path-end validation (drop routes whose AS next to the origin is not its neighbour) and ROV",
+    "aspa-alone": "ASPA without ROV (drop routes whose AS path the ASPA records show to be a valley or forged; "
+                  "the origin is not checked)",
+    "bgpsec-alone": "BGPsec without ROV (prefer paths signed by every AS on them; the origin is not checked)",
+    "path-end-alone": "path-end validation without ROV (drop routes whose AS next to the origin is not its "
+                      "neighbour; the origin is not checked)",
     "otc": "the Only-to-Customer mark (drop routes leaked against it)",
     "enforce-first-as": "enforce-first-AS (drop paths whose first AS is not the neighbour that sent them)",
     "peerlock-lite": "Peerlock-lite (drop customer routes that hold a tier-1)",
@@ -88,7 +94,7 @@ def attack_sentence(run: RunResult, names: Mapping[int, str] | None = None) -> s
     victim = as_label(run.victim, names)
     prefixes = attack.prefixes
     kind = attack.kind
-    at = f"At t = {secs(attack.start)} s, "
+    at = "" if run.engine == "steady" else f"At t = {secs(attack.start)} s, "  # the converged state has no time
     what = join(prefixes) if prefixes else "a route"
     rel = _relation(prefixes, sc.victim_prefixes)
     forged = f"the forged AS path “{run.attacker} {run.victim}” (attacker, then victim)"
@@ -155,8 +161,8 @@ def _no_route_episode(rows: Sequence[tuple[float, float, float]]) -> tuple[float
 
 def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     """The report's one-paragraph plain-language summary of the run: what the attacker did, how far it
-    got at the peak, what happened after, and where traffic goes at the end. `names` as in
-    `attack_sentence`."""
+    got at the peak, what happened after, and where traffic goes at the end (on the converged state:
+    what was computed and where traffic goes). `names` as in `attack_sentence`."""
     names = names or {}
     sc = run.scenario
     attack, outcome, traffic, peak = sc.attack, run.outcome, run.traffic, run.peak
@@ -164,16 +170,23 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     parts = [attack_sentence(run, names)] if attack else [
         f"No attack in this scenario; the victim is {as_label(run.victim, names)}."]
     parts.append(f"The report follows the traffic sent to the address {sc.target}.")
+    steady = run.engine == "steady"
+    if steady:
+        parts.append("This run computed the converged state: the route each AS settles on once BGP has "
+                     "converged, not how it got there.")
     defence = sc.defence
     if defence:
         n = defence.adopters
-        policy = " and ".join(_POLICY_NAMES.get(p, p) for p in defence.policy.lower().split("+"))
+        parts_of = defence.policy.lower().split("+")
+        if "rov" in parts_of and any(p in ("aspa", "bgpsec", "path-end") for p in parts_of):
+            parts_of.remove("rov")  # rov+aspa is aspa, whose sentence says ROV already
+        policy = " and ".join(_POLICY_NAMES.get(p, p) for p in parts_of)
         parts.append(f"{count(n)} AS{' filters' if n == 1 else 'es filter'} the routes they receive with {policy}.")
         if defence.settings:
             parts.append(defence.settings[0].upper() + defence.settings[1:] + ".")
     # events in time order: the peak, the victim's reaction, the attack stopping
     events: list[tuple[float, int, str]] = []
-    if attack:
+    if attack and not steady:
         events.append((peak.at, 0, _peak_sentence(run)))
     mit = sc.mitigation
     if mit:
@@ -192,7 +205,7 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
                        f"{'stopped leaking' if attack.kind == 'leak' else 'withdrew its announcement'}"
                        f" at t = {secs(attack.stop)} s."))
     rows = json_timeline(run)
-    episode = _no_route_episode(rows)
+    episode = None if steady else _no_route_episode(rows)
     if episode is not None:
         share, start, dur = episode
         lasting = f"for {duration(dur)}" if dur is not None else "until the end"
@@ -201,16 +214,21 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
                                  f"(no route at all, or a forwarding loop)."))
     parts += [text for _, _, text in sorted(events, key=lambda e: (e[0], e[1]))]
     conv = run.converged_at
-    tail = [f"{pct(outcome.attacker)} of ASes sent their traffic to the attacker",
-            f"{pct(outcome.victim)} reached the victim"]
+    # the converged state is how routing stays, told in the present; a timed run's end, in the past
+    send, reach, have, are = ("send", "reach", "have", "are") if steady else ("sent", "reached", "had", "were")
+    tail = [f"{pct(outcome.attacker)} of ASes {send} their traffic to the attacker",
+            f"{pct(outcome.victim)} {reach} the victim"]
     if outcome.disconnected > 0:
         blackholed = mit is not None and mit.community == "blackhole"
-        tail.append(f"{pct(outcome.disconnected)} had no route at all"
+        tail.append(f"{pct(outcome.disconnected)} {have} no route at all"
                     + (" or had their traffic dropped by a blackhole" if blackholed else ""))
     if outcome.loop > 0:
-        tail.append(f"{pct(outcome.loop)} were caught in forwarding loops")
-    parts.append(f"At the end, once routing had settled at t = {secs(conv)} s, {join(tail)}.")
-    if rows and conv - rows[-1][0] >= 1.0:  # the time of the last change in where traffic goes
+        tail.append(f"{pct(outcome.loop)} {are} caught in forwarding loops")
+    if steady:
+        parts.append(f"Once routing has converged, {join(tail)}.")
+    else:
+        parts.append(f"At the end, once routing had settled at t = {secs(conv)} s, {join(tail)}.")
+    if not steady and rows and conv - rows[-1][0] >= 1.0:  # the time of the last change in where traffic goes
         parts.append(f"(The BGP updates after t = {secs(round(rows[-1][0], 1))} s no longer changed where any "
                      f"AS's traffic goes.)")
     icp = run.interception
@@ -222,7 +240,10 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
         else:
             parts.append("The attacker has no working route left to the victim, so the traffic it attracts is "
                          "dropped instead of passed on.")
-    if traffic.weighting != "uniform":  # uniform: the same as the AS shares
+    if traffic.weighting != "uniform" and steady:  # uniform: the same as the AS shares
+        parts.append(f"Weighting the traffic ({weighting_text(traffic.weighting)}), {pct(traffic.diverted)} of all "
+                     f"traffic goes to the attacker.")
+    elif traffic.weighting != "uniform":
         parts.append(f"Weighting the traffic ({weighting_text(traffic.weighting)}), at the peak "
                      f"{pct(peak.diverted)} of all traffic was diverted to the attacker, and "
                      f"{pct(traffic.diverted)} at the end.")

@@ -79,6 +79,12 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
+def plural(n: int, one: str, many: str = "") -> str:
+    """A count and its noun, agreeing: '1 change', '3 changes', '1 AS', '1,200 ASes' (`many`, when the
+    plural is not `one` + 's')."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
 def join(items: Sequence[Any]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     items = [str(i) for i in items]

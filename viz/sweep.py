@@ -20,9 +20,8 @@ from matplotlib.ticker import PercentFormatter
 from .canvas import percent_axis, save
 
 
-def sweep_figure(summary: Mapping, path: str | os.PathLike) -> Path:
-    """Attacker success against adoption, one panel per attack, one line per policy, with the 90 %
-    confidence band of the mean over trials."""
+def sweep_plot(summary: Mapping) -> Figure:
+    """The figure `sweep_figure` saves."""
     cells = summary["cells"]
     attacks = list(dict.fromkeys(c["attack"] for c in cells))
     policies = list(dict.fromkeys(c["policy"] for c in cells))
@@ -54,5 +53,11 @@ def sweep_figure(summary: Mapping, path: str | os.PathLike) -> Path:
              f"point, adoption: {sw.get('adopt', '')}")
     # wrapped to the figure's width (about 13 characters an inch at this size), so no end is cut off
     fig.suptitle(textwrap.fill(title, int(13 * 5.2 * len(attacks))), fontsize=10)
-    return save(fig, path)
+    return fig
+
+
+def sweep_figure(summary: Mapping, path: str | os.PathLike) -> Path:
+    """Attacker success against adoption, one panel per attack, one line per policy, with the 90 %
+    confidence band of the mean over trials."""
+    return save(sweep_plot(summary), path)
 

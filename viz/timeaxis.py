@@ -4,32 +4,50 @@ zoom panels.
 A hijack spreads within a fraction of a second while a run spans minutes (MRAI rounds, the victim's
 answer): drawn on the whole axis, the spread is one vertical step. So a burst of changes too quick for
 the main axis gets its own panel below it (`bursts`), at most MAX_ZOOMS, each pointed to from the main
-axis. The marks (attack start, mitigation, routing settled) are dashed lines with their labels written
-along them, placed so that no two labels overlap.
+axis.
+
+No word is written over the data. The marks (attack start, mitigation, routing settled) are dashed
+lines, each numbered in a circle on a strip above the 100 % line and named in a key under the axis;
+events too close to tell apart get their circles pushed aside, each tied to its line. The tags that
+point to the zoom panels (and the traffic figure's notes) take rows above the circles. The strip is
+laid out once matplotlib has placed the axes (`Strip.place`), in points, so it holds however close
+the events are; `canvas.crowding` checks the result.
 """
 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, MultipleLocator
+from matplotlib.font_manager import FontProperties
+from matplotlib.patches import Rectangle
+from matplotlib.textpath import text_to_path
+from matplotlib.ticker import FixedLocator, MaxNLocator, MultipleLocator
 
-from .canvas import percent_axis
-from .style import duration, secs
+from .canvas import GUIDE, percent_axis
+from .style import duration, plural, secs
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import Mark
 
 MARK_COLOUR = "#333333"
+QUIET_COLOUR = "#8c8c8c"  # "routing settled": a lighter, dotted line
+ZOOM_COLOUR = "#1f4e8c"
 ZOOM_TITLE_CHARS = 44  # the lines of a zoom panel's title are at most this long
-MARK_CHARS = 40  # a mark's label is wrapped to lines this long, so it fits the height of the plot
+KEY_FONT = 8.5
+BADGE_FONT = 8.0
 BURST_SHARE = 0.05  # a burst of changes shorter than this share of the x-axis gets a zoom panel
 _BURST_GAP = 0.01  # changes closer than this share of the x-axis belong to the same burst
 MAX_ZOOMS = 3
 _ZOOM_LETTERS = "ABC"
+_TOP = 102.0  # the top of the data area (the percentage axis ends at -2 and 102)
+_LIFT = 4.0  # points between the data area and the circles
+_BADGE_ROW = 16.0  # points: the row of numbered circles
+_ROW = 16.0  # points: each row of tags and notes above it
+_KEY_LINE = 13.0  # points between the lines of the key
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -74,84 +92,157 @@ def extended(times: np.ndarray, values: np.ndarray, x_end: float) -> tuple[np.nd
     return np.append(times, x_end), np.append(values, values[-1])
 
 
-def with_end(marks: Sequence[Mark], end: float | None) -> list[tuple[float, str, bool]]:
-    """The marks as (time, label, quiet), plus a quiet one (a lighter line) where routing settled
-    (`end`), if given."""
-    out = [(m.time, m.label, False) for m in marks]
+def mark_groups(marks: Sequence[Mark], end: float | None, x_lo: float, x_hi: float
+                ) -> list[tuple[float, list[str], bool]]:
+    """The marks, and "routing settled" at `end` if given, as `(time, labels, quiet)` in time order:
+    marks at (nearly) the same time share one line and one number; a group made only of "routing
+    settled" is quiet (a lighter line)."""
+    marks = [(m.time, m.label.strip(), False) for m in marks]
     if end is not None and np.isfinite(float(end)):
-        out.append((float(end), "routing settled", True))
-    return out
+        marks.append((float(end), "routing settled", True))
+    groups: list[tuple[float, list[str], bool]] = []
+    close = (x_hi - x_lo) * 0.004
+    for t, label, q in sorted(marks, key=lambda m: m[0]):
+        if groups and t - groups[-1][0] <= close:
+            t0, labels, q0 = groups[-1]
+            groups[-1] = (t0, labels + [label] if label else labels, q0 and q)
+        else:
+            groups.append((t, [label] if label else [], q))
+    return groups
+
+
+def _width(text: str, size: float, bold: bool = False) -> float:
+    """The width of one line of text, in points."""
+    prop = FontProperties(size=size, weight="bold" if bold else "normal")
+    return text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0]
+
+
+def _badge(ax, n: int, quiet: bool, **kw):
+    colour = QUIET_COLOUR if quiet else MARK_COLOUR
+    return ax.annotate(str(n), fontsize=BADGE_FONT, fontweight="bold", color=colour, ha="center", va="center",
+                       bbox=dict(boxstyle="circle,pad=0.18", facecolor="white", edgecolor=colour, linewidth=0.9),
+                       **kw)
 
 
 # ------------------------------------------------------------------------------------------ the marks
 
-def draw_marks(ax, marks: Sequence[tuple[float, str, bool]], x_lo: float, x_hi: float, axes_width_in: float
-               ) -> None:
-    """Each mark `(time, label, quiet)` (see `with_end`) a dashed vertical line with its label written
-    along it, near the top; a quiet one dotted and lighter.
+def draw_mark_lines(ax, groups: Sequence[tuple[float, list[str], bool]]) -> None:
+    """Each group a dashed line over the data area (dotted and lighter when quiet)."""
+    for t, _, quiet in groups:
+        if quiet:
+            ax.plot([t, t], [-2, _TOP], color=QUIET_COLOUR, linestyle=(0, (1, 2)), linewidth=1.2, zorder=4, gid=GUIDE)
+        else:
+            ax.plot([t, t], [-2, _TOP], color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4, gid=GUIDE)
 
-    Marks at (nearly) the same time share one line, their labels joined. A label goes to the right of
-    its line unless the next line is too close, then to the left; when neither side is free the labels
-    of the crowded lines are merged into one block, each with its time.
-    """
-    groups: list[tuple[float, list[str]]] = []
-    quiet: list[bool] = []  # a group made only of quiet marks ("routing settled") gets a lighter line
-    close = (x_hi - x_lo) * 0.004
-    for t, label, q in sorted(marks, key=lambda m: m[0]):
-        label = label.strip()
-        if groups and t - groups[-1][0] <= close:
-            if label:
-                groups[-1][1].append(label)
-            quiet[-1] = quiet[-1] and q
-        else:
-            groups.append((t, [label] if label else []))
-            quiet.append(q)
-    for (t, _), q in zip(groups, quiet):
-        if q:
-            ax.axvline(t, color="#8c8c8c", linestyle=(0, (1, 2)), linewidth=1.2, zorder=4)
-        else:
-            ax.axvline(t, color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4)
-    per_line = (x_hi - x_lo) * 13.0 / (72.0 * axes_width_in)  # one rotated line of text, in data units
-    # (time, text, n_lines) blocks; crowded neighbours are merged so no two labels overlap
-    blocks: list[list] = []
-    for t, labels in groups:
-        if not labels:
-            continue
-        lines = [part for label in labels for part in textwrap.wrap(label, MARK_CHARS)]
-        text = "\n".join(lines) + f"  (t = {secs(t)} s)"
-        blocks.append([t, text, len(lines)])
-    placed: list[tuple[float, str, bool]] = []
-    occupied = x_lo  # right edge of the last label placed
-    i = 0
-    while i < len(blocks):
-        t, text, lines = blocks[i]
-        w = lines * per_line + per_line * 0.3
-        nxt = blocks[i + 1][0] if i + 1 < len(blocks) else x_hi
-        right_ok = t >= occupied - 1e-12 and t + w <= nxt
-        left_ok = t - w >= occupied - 1e-12
-        if right_ok:
-            placed.append((t, text, False))
-            occupied = t + w
-        elif left_ok:
-            placed.append((t, text, True))
-            occupied = t
-        elif i + 1 < len(blocks):  # no room either side: merge with the next block, written at this line
-            t2, text2, lines2 = blocks[i + 1]
-            blocks[i + 1] = [t, text + "\n" + text2, lines + lines2]
-            i += 1
-            continue
-        else:
-            placed.append((t, text, t + w > x_hi))
-            occupied = t + w
-        i += 1
-    for t, text, left in placed:
-        ax.annotate(
-            text, xy=(t, 0.98), xycoords=("data", "axes fraction"),
-            xytext=(-3 if left else 3, 0), textcoords="offset points",
-            rotation=90, ha="right" if left else "left", va="top", fontsize=8.5, color=MARK_COLOUR,
-            linespacing=1.1,
-            bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none", alpha=0.7), zorder=6,
-        )
+
+def draw_key(ax, groups: Sequence[tuple[float, list[str], bool]], axes_width_in: float) -> None:
+    """Under the axis label, what each numbered mark is: '3  AS64510 originates 198.51.100.0/24
+    (t = 4800 s)'. Two columns when every entry fits half the width, else one, long entries wrapped.
+    Constrained layout makes room for it as for any label of the axes."""
+    entries = [(n, "; ".join(labels) or "event", t, q) for n, (t, labels, q) in enumerate(groups, 1)]
+    if not entries:
+        return
+    texts = [f"{label}  (t = {secs(t)} s)" for _, label, t, _ in entries]
+    indent = 16.0  # points from the circle's centre to its text
+    full = axes_width_in * 72.0
+    two = len(texts) > 1 and max(_width(x, KEY_FONT) for x in texts) + indent + 12 <= full / 2
+    per_col = -(-len(texts) // 2) if two else len(texts)
+    line = [0, 0]
+    for k, ((n, _, _, quiet), text) in enumerate(zip(entries, texts)):
+        col = k // per_col if two else 0
+        if not two:  # wrapped to the width, by the mean width of a character of this entry
+            chars = max(30, int(len(text) * (full - indent - 12) / max(_width(text, KEY_FONT), 1.0)))
+            text = "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False))
+        y = -(5.0 + _KEY_LINE * (line[col] + 0.5))
+        where = dict(xy=(0.5 * col, 0), xycoords=("axes fraction", ax.xaxis.label), textcoords="offset points")
+        _badge(ax, n, quiet, xytext=(6, y), **where)
+        ax.annotate(text, xytext=(6 + indent, y + _KEY_LINE * 0.5), ha="left", va="top", fontsize=KEY_FONT,
+                    color=QUIET_COLOUR if quiet else MARK_COLOUR, linespacing=1.25, **where)
+        line[col] += text.count("\n") + 1
+
+
+# ---------------------------------------------------------------------------------------- the strip
+
+@dataclass
+class Strip:
+    """What goes above the data area of the main axes, placed by `place` once the layout is known:
+    the numbered circles of the marks, and rows of tags (the zooms) and notes (`add_note`)."""
+    ax: object
+    groups: list
+    x_lo: float
+    x_hi: float
+    items: list = field(default_factory=list)  # (x, text, side, style): side "right" of x or "left"
+
+    def add_note(self, x: float, text: str, side: str, style: Mapping) -> None:
+        self.items.append((x, text, side, dict(style)))
+
+    def place(self, fig: Figure) -> None:
+        fig.get_layout_engine().execute(fig)
+        ax = self.ax
+        pos = ax.get_position()
+        w = pos.width * fig.get_figwidth() * 72.0
+        h = pos.height * fig.get_figheight() * 72.0
+        scale = w / (self.x_hi - self.x_lo)
+        at = [(t - self.x_lo) * scale for t, _, _ in self.groups]
+        sizes = [_width(str(n), BADGE_FONT, True) + 2 * 0.18 * BADGE_FONT + 5 for n in range(1, len(at) + 1)]
+        spots = _spread(at, sizes, w)
+        rows: list[list[tuple[float, float]]] = []
+        placed = []
+        for x, text, side, style in self.items:
+            tw = _width(text, style.get("fontsize", 8.5), style.get("fontweight") == "bold") + 2 * 0.3 * 9 + 2
+            u = (x - self.x_lo) * scale
+            left, row = _pack(rows, u, tw, side, w)
+            placed.append((x, text, style, left - u, row))
+        room = _LIFT + (_BADGE_ROW if at else 0.0) + _ROW * len(rows) + 2.0
+        top = -2.0 + (_TOP + 2.0) * h / max(h - room, h * 0.5)
+        ax.set_ylim(-2.0, top)
+        ax.spines["left"].set_bounds(-2.0, _TOP)
+        # the strip is not part of the plot: white over the grid lines, under everything else
+        ax.add_patch(Rectangle((0, (_TOP + 2.0) / (top + 2.0)), 1, 1, transform=ax.transAxes, facecolor="white",
+                               edgecolor="none", zorder=0.8, gid=GUIDE))
+        for n, ((t, _, quiet), u, s) in enumerate(zip(self.groups, at, spots), 1):
+            colour = QUIET_COLOUR if quiet else MARK_COLOUR
+            b = _badge(ax, n, quiet, xy=(t, _TOP), xytext=(s - u, _LIFT + _BADGE_ROW / 2), textcoords="offset points",
+                       arrowprops=dict(arrowstyle="-", color=colour, linewidth=0.9, shrinkA=0, shrinkB=0))
+            b.set_in_layout(False)
+        base = _LIFT + (_BADGE_ROW if at else 0.0)
+        for x, text, style, dx, row in placed:
+            a = ax.annotate(text, xy=(x, _TOP), xytext=(dx, base + _ROW * (row + 0.5)), textcoords="offset points",
+                            ha="left", va="center", zorder=7, annotation_clip=False, **style)
+            a.set_in_layout(False)
+
+
+def _spread(at: Sequence[float], sizes: Sequence[float], width: float, gap: float = 2.0) -> list[float]:
+    """Centres for circles wanted at `at` (points, in time order), moved apart just enough not to
+    overlap, kept inside 0..width where they fit."""
+    pos = list(at)
+    for k in range(1, len(pos)):
+        pos[k] = max(pos[k], pos[k - 1] + (sizes[k - 1] + sizes[k]) / 2 + gap)
+    if pos and pos[-1] > width - sizes[-1] / 2:
+        pos[-1] = max(width - sizes[-1] / 2, at[-1])
+        for k in range(len(pos) - 2, -1, -1):
+            pos[k] = min(pos[k], pos[k + 1] - (sizes[k] + sizes[k + 1]) / 2 - gap)
+    return pos
+
+
+def _pack(rows: list[list[tuple[float, float]]], u: float, w: float, side: str, width: float,
+          gap: float = 6.0) -> tuple[float, int]:
+    """The left edge and row of a box `w` points wide, next to `u` on its `side` if it can be, in the
+    lowest row where it overlaps nothing; a new row if none has room."""
+    want = [u + 3, u - 3 - w] if side == "right" else [u - 3 - w, u + 3]
+    spots = []
+    for s in want + [min(max(s, 0.0), width - w) for s in want]:
+        if s not in spots:
+            spots.append(s)
+    for r, row in enumerate(rows + [[]]):
+        for s in spots:
+            if s >= -1 and s + w <= width + 1 and all(s + w + gap <= a or s >= b + gap for a, b in row):
+                if r == len(rows):
+                    rows.append([])
+                rows[r].append((s, s + w))
+                return s, r
+    rows.append([(spots[0], spots[0] + w)])  # wider than the axes: its own row
+    return spots[0], len(rows) - 1
 
 
 # ---------------------------------------------------------------------------------------- the zooms
@@ -162,9 +253,11 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: f
 
     A change is a row whose `values` (n, k) differ from the previous row's. Changes less than
     _BURST_GAP of the x-range apart form one burst; a burst of at least two changes lasting less than
-    BURST_SHARE of the x-range (counted from the mark just before it, if that mark is close) becomes a
-    window `{"lo", "hi", "start", "stop", "changes", "mark"}`: at most MAX_ZOOMS, the busiest, in time
-    order.
+    BURST_SHARE of the x-range becomes a window `{"lo", "hi", "start", "stop", "changes", "mark",
+    "after"}`: at most MAX_ZOOMS, the busiest, in time order. A mark shortly before the burst is its
+    `mark`; the window starts at it only when the lull from the mark to the first change is no longer
+    than the burst itself (else most of the panel would show nothing happening), and `after` is that
+    lull.
     """
     span = x_hi - x_lo
     if len(times) < 3 or span <= 0:
@@ -187,15 +280,15 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: f
         if len(g) < 2:
             continue
         start, stop = g[0], g[-1]
-        mark = None
         before = [m for m in mark_list if start - gap <= m[0] <= start]
-        if before:
-            mark = before[-1]
-            start = mark[0]
+        mark = before[-1] if before else None
+        after = start - mark[0] if mark else 0.0
+        if mark and after <= stop - start:
+            start, after = mark[0], 0.0
         width = stop - start
         if width <= 1e-9 or width >= span * BURST_SHARE:
             continue
-        found.append({"start": start, "stop": stop, "changes": len(g), "mark": mark,
+        found.append({"start": start, "stop": stop, "changes": len(g), "mark": mark, "after": after,
                       "lo": start - 0.06 * width, "hi": stop + 0.14 * width})
     found = sorted(found, key=lambda b: (-b["changes"], b["start"]))[:MAX_ZOOMS]
     return sorted(found, key=lambda b: b["start"])
@@ -221,25 +314,12 @@ def _zoom_title(letter: str, b: Mapping) -> str:
     dur = duration(b["stop"] - b["start"], ".2g")
     if b["mark"] is not None and b["mark"][1]:
         label = textwrap.shorten(b["mark"][1], 2 * ZOOM_TITLE_CHARS - 24, placeholder="…")
-        head = textwrap.fill(f"{letter}: the {dur} after “{label}”", ZOOM_TITLE_CHARS,  # three panels share a row
-                             break_on_hyphens=False)
+        what = (f"the {dur} after “{label}”" if not b["after"] else
+                f"{plural(b['changes'], 'change')} within {dur}, {duration(b['after'], '.2g')} after “{label}”")
+        head = textwrap.fill(f"{letter}: {what}", ZOOM_TITLE_CHARS, break_on_hyphens=False)  # three panels share a row
     else:
-        head = f"{letter}: {b['changes']} changes within {dur}"
+        head = f"{letter}: {plural(b['changes'], 'change')} within {dur}"
     return f"{head}\nt = {b['start']:.2f}–{b['stop']:.2f} s, a dot per change"
-
-
-def _point_to_zooms(ax, zooms: Sequence[Mapping], x_lo: float, x_hi: float, axes_width_in: float) -> None:
-    """On the main axes, a small 'zoom A' tag beside each burst, so the panels below can be found: left
-    of the burst when there is room (the mark labels are on the right of their lines), else right."""
-    tag_w = (x_hi - x_lo) * 62.0 / (72.0 * axes_width_in)  # about the tag's width, in data units
-    for k, b in enumerate(zooms):
-        left = b["lo"] - tag_w > x_lo
-        ax.annotate(f"zoom {_ZOOM_LETTERS[k]} ↓", xy=(b["lo"] if left else b["hi"], 0.1),
-                    xycoords=("data", "axes fraction"), xytext=(-4 if left else 4, 0), textcoords="offset points",
-                    ha="right" if left else "left", va="center", fontsize=8.5,
-                    fontweight="bold", color="#1f4e8c",
-                    bbox=dict(boxstyle="round,pad=0.2", facecolor="#eef3fb", edgecolor="#1f4e8c",
-                              linewidth=0.7), zorder=7)
 
 
 def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel: str | None) -> None:
@@ -248,12 +328,13 @@ def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel
     draw(ax, lo, hi)
     for m in marks:
         if lo <= m.time <= hi:
-            ax.axvline(m.time, color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4)
+            ax.axvline(m.time, color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4, gid=GUIDE)
     ax.set_xlim(lo, hi)
     percent_axis(ax)
     ax.yaxis.set_major_locator(MultipleLocator(50))
     ax.yaxis.set_minor_locator(MultipleLocator(25))
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=4, min_n_ticks=3))
+    # three labels at most: long times ("4800.04") in three panels side by side would run together
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=3, min_n_ticks=2))
     ax.ticklabel_format(axis="x", useOffset=False, style="plain")
     ax.tick_params(labelsize=8.5)
     ax.set_xlabel("Simulated time (seconds)", fontsize=9)
@@ -262,24 +343,33 @@ def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel
     ax.set_title(_zoom_title(letter, b), fontsize=8.5, loc="left")
     for side in ("top", "right", "left", "bottom"):
         ax.spines[side].set_visible(True)
-        ax.spines[side].set_color("#1f4e8c")
+        ax.spines[side].set_color(ZOOM_COLOUR)
 
 
 # ------------------------------------------------------------------------------------- the whole axis
 
 def time_axes(ax, zooms_axes: Sequence, zooms: Sequence[Mapping], marks: Sequence[Mark], end: float | None,
               x_lo: float, x_hi: float, axes_width_in: float, draw_zoom: Callable | None, zoom_ylabel: str
-              ) -> None:
+              ) -> Strip:
     """What the timeline and traffic figures do alike once their series are drawn on `ax`: the x-range,
-    the percentage axis, the marks (and "routing settled" at `end`), the tags pointing to the zooms, the
-    x label, and each zoom panel, drawn by `draw_zoom(ax, lo, hi)` (`zoom_ylabel` on the first)."""
+    the percentage axis (ticks to 100 %, the strip above), the mark lines and their key (with "routing
+    settled" at `end`), the x label, and each zoom panel, drawn by `draw_zoom(ax, lo, hi)` (`zoom_ylabel`
+    on the first). Returns the strip, with a tag for each zoom; the figure calls its `place` last."""
     ax.set_xlim(x_lo, x_hi)
     percent_axis(ax)
-    draw_marks(ax, with_end(marks, end), x_lo, x_hi, axes_width_in)
-    _point_to_zooms(ax, zooms, x_lo, x_hi, axes_width_in)
+    ax.yaxis.set_major_locator(FixedLocator(np.arange(0, 101, 20)))  # none in the strip above 100 %
+    ax.yaxis.set_minor_locator(FixedLocator(np.arange(10, 100, 20)))
+    groups = mark_groups(marks, end, x_lo, x_hi)
+    draw_mark_lines(ax, groups)
     ax.set_xlabel("Simulated time since the start of the scenario (seconds)")
+    draw_key(ax, groups, axes_width_in)
+    strip = Strip(ax, groups, x_lo, x_hi)
+    tag = dict(fontsize=8.5, fontweight="bold", color=ZOOM_COLOUR,
+               bbox=dict(boxstyle="round,pad=0.2", facecolor="#eef3fb", edgecolor=ZOOM_COLOUR, linewidth=0.7))
     for k, (za, b) in enumerate(zip(zooms_axes, zooms)):
         _zoom_panel(za, _ZOOM_LETTERS[k], b, marks, draw_zoom, zoom_ylabel if k == 0 else None)
+        strip.add_note(b["start"], f"zoom {_ZOOM_LETTERS[k]} ↓", "right", tag)
+    return strip
 
 
 def no_data(ax) -> None:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from .canvas import save
+from .canvas import new_figure, save
 from .style import COLOURS, OUTCOME_LABELS, secs, weighting_text
-from .timeaxis import bursts, change_dots, columns, extended, no_data, time_axes, x_range, zoom_axes
+from .timeaxis import Strip, bursts, change_dots, columns, extended, no_data, time_axes, x_range, zoom_axes
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import Mark
@@ -47,8 +47,8 @@ def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], ti
             continue
         drawn.append((key, col, width, z))
     zooms = bursts(data[:, 0], data[:, [c for _, c, _, _ in drawn]], marks, x_lo, x_hi) if drawn else []
-    fig = Figure(figsize=(10, 5.2 + (3.0 if zooms else 0.0)), layout="constrained")
-    ax, zoomed = zoom_axes(fig, len(zooms), 4.6, 2.6)
+    fig = new_figure(figsize=(10, 5.7 + _key_height(marks, end) + (3.0 if zooms else 0.0)))
+    ax, zoomed = zoom_axes(fig, len(zooms), 5.1, 2.6)
 
     def draw(a, lo, hi, markers=False):
         for key, col, width, z in drawn:
@@ -63,15 +63,22 @@ def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], ti
         draw(ax, x_lo, x_hi)
     else:
         no_data(ax)
-    time_axes(ax, zoomed, zooms, marks, end, x_lo, x_hi, 8.8, lambda a, lo, hi: draw(a, lo, hi, markers=True),
-              "Share of ASes (%)")
+    strip = time_axes(ax, zoomed, zooms, marks, end, x_lo, x_hi, 8.8,
+                      lambda a, lo, hi: draw(a, lo, hi, markers=True), "Share of ASes (%)")
     ax.set_ylabel("Share of all source ASes (%)")
     ax.set_title(title or "Where the ASes' traffic for the victim's prefix goes, over time",
                  fontsize=12.5, loc="left")
     if ax.get_legend_handles_labels()[0]:
         fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=4, frameon=False,
                    fontsize=9.5)
+    strip.place(fig)
     return fig
+
+
+def _key_height(marks: Sequence[Mark], end: float | None) -> float:
+    """Inches for the key of the marks under the axis (about: two columns of short entries)."""
+    n = len({round(m.time, 3) for m in marks}) + (end is not None)
+    return 0.1 + (-(-n // 2)) * 13.0 / 72.0 * 1.3
 
 
 def timeline_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], path: str | os.PathLike,
@@ -95,8 +102,8 @@ def traffic_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], wei
     vals = data[:, 5] if len(data) else np.array([])
     recorded = len(vals) > 0 and not np.isnan(vals).all()
     zooms = bursts(data[:, 0], data[:, [5]], marks, x_lo, x_hi) if recorded else []
-    fig = Figure(figsize=(10, 4.6 + (3.0 if zooms else 0.0)), layout="constrained")
-    ax, zoomed = zoom_axes(fig, len(zooms), 4.0, 2.6)
+    fig = new_figure(figsize=(10, 5.3 + _key_height(marks, end) + (3.0 if zooms else 0.0)))
+    ax, zoomed = zoom_axes(fig, len(zooms), 4.7, 2.6)
     draw = None
     if recorded:
         vals = np.nan_to_num(vals, nan=0.0) * 100.0
@@ -110,37 +117,32 @@ def traffic_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], wei
                 change_dots(a, data[:, 0], vals, lo, hi, COLOURS["attacker"], 4)
 
         draw(ax, x_lo, x_hi)
-        _write_final_and_peak(ax, data[:, 0], vals, x_hi)
     else:
         no_data(ax)
-    time_axes(ax, zoomed, zooms, marks, end, x_lo, x_hi, 8.6, lambda a, lo, hi: draw(a, lo, hi, markers=True),
-              "Traffic diverted (%)")
+    strip = time_axes(ax, zoomed, zooms, marks, end, x_lo, x_hi, 8.6,
+                      lambda a, lo, hi: draw(a, lo, hi, markers=True), "Traffic diverted (%)")
+    if recorded:
+        _final_and_peak(ax, strip, data[:, 0], vals, x_hi)
     ax.set_ylabel("Traffic reaching the attacker\n(% of all traffic)")
     ax.set_title(f"Share of traffic diverted to the attacker over time\n"
                  f"(weighting: {weighting} — {weighting_text(weighting)})", fontsize=12, loc="left")
+    strip.place(fig)
     return fig
 
 
-def _write_final_and_peak(ax, times: np.ndarray, vals: np.ndarray, x_hi: float) -> None:
-    """The final share written at the axis end and, if higher, the peak at its time, each in a box with
-    an arrow: the two numbers a reader looks for first."""
+def _final_and_peak(ax, strip: Strip, times: np.ndarray, vals: np.ndarray, x_hi: float) -> None:
+    """The two numbers a reader looks for first, on the strip above the data: the final share at the
+    axis end and, if higher, the peak over its time, ringed on the curve."""
     final = float(vals[-1])
     k_peak = int(np.argmax(vals))
     peak, t_peak = float(vals[k_peak]), float(times[k_peak])
-    notes = [(x_hi, final, f"{final:.1f} % of traffic diverted at the end", "right")]
+    style = dict(fontsize=10, fontweight="bold", color="#8b1a1a",
+                 bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor=COLOURS["attacker"]))
+    strip.add_note(x_hi, f"{final:.1f} % of traffic diverted at the end", "left", style)
     if peak > final + 0.5:
-        notes.append((t_peak, peak, f"peak: {peak:.1f} % at t = {secs(round(t_peak, 1))} s", "left"))
-    for x, y, text, side in notes:
-        above = y < 55
-        ax.annotate(
-            text, xy=(x, y), xycoords="data",
-            xytext=(-12 if side == "right" else 34, 28 if above else -28), textcoords="offset points",
-            ha=side, va="bottom" if above else "top", fontsize=10.5, fontweight="bold",
-            color="#8b1a1a",
-            bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor=COLOURS["attacker"],
-                      alpha=0.95),
-            arrowprops=dict(arrowstyle="->", color="#8b1a1a", shrinkA=0, shrinkB=2), zorder=7,
-        )
+        strip.add_note(t_peak, f"peak: {peak:.1f} % at t = {secs(round(t_peak, 1))} s", "right", style)
+        ax.plot([t_peak], [peak], "o", markersize=9, markerfacecolor="none", markeredgecolor="#8b1a1a",
+                markeredgewidth=1.6, zorder=5, clip_on=False)
 
 
 def traffic_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], weighting: str,

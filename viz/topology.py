@@ -21,7 +21,7 @@ from matplotlib.patches import FancyArrowPatch, Patch
 
 from bgpsim.sim.result import MAX_DRAWN_ASES
 
-from .canvas import save
+from .canvas import UNDER_LABELS, save
 from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, secs
 
 ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
@@ -222,7 +222,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
     ax.set_axis_off()
     for p, c in topo.p2c.tolist():
         (x1, y1), (x2, y2) = pos[p], pos[c]
-        ax.plot([x1, x2], [y1, y2], color="#9a9a9a", linewidth=1.2, solid_capstyle="round", zorder=1)
+        ax.plot([x1, x2], [y1, y2], color="#9a9a9a", linewidth=1.2, solid_capstyle="round", zorder=1, gid=UNDER_LABELS)
     arc_of = {(a, b): rad for a, b, rad in arcs}
     for a, b in topo.p2p.tolist():
         (x1, y1), (x2, y2) = pos[a], pos[b]
@@ -233,7 +233,8 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
                                          arrowstyle="-", linestyle=(0, (4, 3)), linewidth=1.3, color="#5a5a5a",
                                          zorder=1, shrinkA=0, shrinkB=0))
         else:
-            ax.plot([x1, x2], [y1, y2], color="#5a5a5a", linewidth=1.3, linestyle=(0, (4, 3)), zorder=1)
+            ax.plot([x1, x2], [y1, y2], color="#5a5a5a", linewidth=1.3, linestyle=(0, (4, 3)), zorder=1,
+                    gid=UNDER_LABELS)
 
     size = 420
     special = {victim: "victim"} if attacker is None else {attacker: "attacker", victim: "victim"}
@@ -247,7 +248,8 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
                    linewidths=3.2 if tag else 0.9, zorder=3)
         if asn in adopters:
             ax.scatter([x], [y], s=size * 2.3, facecolors="none", edgecolors=ADOPTER_RING, linewidths=2.2, zorder=2)
-        drop = 15 if not tag else 17
+        # under the AS, clear of its circle, or of the ring every AS wears when some do (so rows stay level)
+        drop = 19.5 if adopters else 15 if not tag else 17
         ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), textcoords="offset points",
                     ha="center", va="top", fontsize=8.5, fontweight="bold", zorder=5, bbox=_LABEL_BOX)
         name = topo.names.get(asn)
@@ -263,7 +265,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
             # above the AS, unless it sits on a lower sub-row of a staggered row: there the tag would cover
             # the names of the sub-row above, so it goes under the AS's own labels
             below = i in lower
-            ax.annotate(tag.upper(), (x, y), xytext=(0, -drop - 14 - 8.5 * name_lines if below else 14),
+            ax.annotate(tag.upper(), (x, y), xytext=(0, -drop - 14 - 8.5 * name_lines if below else drop - 1),
                         textcoords="offset points", ha="center", va="top" if below else "bottom", fontsize=9,
                         fontweight="bold", color="black", zorder=6,
                         bbox=dict(boxstyle="round,pad=0.2", facecolor="#fff6c8", edgecolor="black",

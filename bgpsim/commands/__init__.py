@@ -33,7 +33,40 @@ def seconds(text: str) -> float:
 
 
 def share(text: str) -> float:
-    return _number(text, lambda v: 0 <= v <= 1, "a share between 0 and 1")
+    """A share of ASes, written alike by every command: 0 to 1 (0.25) or a percentage (25%)."""
+    t = text.strip()
+    if t.endswith("%"):
+        return _number(t[:-1], lambda v: 0 <= v <= 100, "a share: 0 to 1, or 0% to 100%") / 100
+    return _number(t, lambda v: 0 <= v <= 1, "a share: 0 to 1, or 0% to 100%")
+
+
+class _Renamed(argparse.Action):
+    """An option's old name: still taken for this release, with a one-line note naming the new one."""
+
+    def __init__(self, option_strings, dest, new: str, append=False, **kw):
+        self.new, self.append = new, append
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import sys
+
+        print(f"bgpsim: note: {option_string} is deprecated; use {self.new}", file=sys.stderr)
+        value = self.const if self.nargs == 0 else values
+        if self.append:
+            value = [*(getattr(namespace, self.dest, None) or []), value]
+        setattr(namespace, self.dest, value)
+
+
+def renamed(p, old: str, new: argparse.Action, type=None, const=None) -> None:
+    """Keep the option name `old` working as `new` (its destination; its type unless `type` is given),
+    hidden from --help. With `const`, `old` is a switch that sets `new` to it (--json: --format json)."""
+    if new.required:  # either name will do: bgpsim.cli's parser asks for one of them after parsing
+        new.required = False
+        p.set_defaults(**{f"_required {new.option_strings[0]}": new.dest})
+    flag = new.nargs == 0 or const is not None
+    kw = {"nargs": 0, "const": new.const if const is None else const} if flag else {"type": type or new.type}
+    p.add_argument(old, action=_Renamed, dest=new.dest, new=new.option_strings[0], help=argparse.SUPPRESS,
+                   append=isinstance(new, argparse._AppendAction), metavar=new.metavar, **kw)
 
 
 def factor(text: str) -> float:

@@ -30,6 +30,8 @@ def register(sub, parser_class) -> None:
                    help="MRT, bgpdump -m text or pcap/pcapng file (plain, .gz, .bz2); '-' reads standard input")
     p.add_argument("--format", choices=("bgpdump", "json", "csv"), default="bgpdump",
                    help="bgpdump: exactly `bgpdump -m` (default); json: one object per line; csv: with a header")
+    p.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the command "
+                                                         "prints only the routes)")
     p.set_defaults(handler=cmd_dump)
 
 

@@ -22,9 +22,12 @@ examples:
 Each incident is a scenario file (scenarios/incidents/NAME.toml) citing its sources; `bgpsim run` runs it
 too. Here it is replayed on the timed engine as the file tells it (the victim's and attacker's
 announcements at their real times, in seconds from the attack's start), then the same attack is
-computed on the converged-state engine without a defence and under each defence (rov, aspa, bgpsec,
-path-end, otc, peerlock-lite, maxlen, prefix-list, max-prefix), deployed by a seeded random half of
-the ASes and by all of them. A mass incident averages the counterfactuals over its sample of victims.
+computed on the converged-state engine without a defence and under each defence (rov, rov+aspa,
+aspa-alone, rov+bgpsec, bgpsec-alone, rov+path-end, path-end-alone, otc, peerlock-lite, maxlen,
+prefix-list, max-prefix), deployed by a seeded random half of the ASes and by all of them. ASPA,
+BGPsec and path-end check the path, not the origin: the rov+ rows add ROV, as BGPy's policies and
+`--policy aspa` do; the -alone rows are the mechanism without it. A mass incident averages the
+counterfactuals over its sample of victims.
 
 The graph: the incidents name CAIDA's AS-relationship file of 2025-09-01 (78,643 ASes), today's
 Internet and not the incident's. Download it from
@@ -116,7 +119,8 @@ def _summary(incident, run, rows, out: Path, wall: float) -> str:
              f"  replayed: at the end {pct(run.outcome.attacker).strip()} of source ASes reach the attacker "
              f"(peak {pct(run.peak.attacker).strip()} at t = {run.peak.at:.0f} s)"]
     if rows:
-        lines.append(f"  converged state, ASes reaching the attacker (traffic diverted), {rows[0].trials} victim(s):")
+        n = rows[0].trials
+        lines.append(f"  converged state, ASes reaching the attacker (traffic diverted), {n} victim{'s' if n != 1 else ''}:")
         lines.append(f"    {'none':<14} {pct(rows[0].attacker)} ({pct(rows[0].diverted).strip()})")
         for name in dict.fromkeys(r.defence for r in rows[1:]):
             half, full = (r for r in rows[1:] if r.defence == name)

@@ -19,9 +19,11 @@ what each route gets: the RFC 6811 status and reason, and the ASPA verdict with 
 The monitor's session is persistent (--client-id): what is published while it or the broker is away
 is delivered when both are back; it reconnects by itself. Unreadable messages are counted, warned
 about (rate-limited) and passed over.
-outputs (in --out: new, empty, or an earlier output of bgpsim): routes.csv, growing as routes are
-checked; alerts.jsonl (with --watch: one alert per line, also published at QoS 1 on PREFIX/alerts);
-summary.json at the end (with the feed's counts: messages, repeats, unreadable, missing, late).
+outputs (in --out: new, empty, or an earlier monitor's output, resumed: routes.csv and alerts.jsonl
+grow, summary.json adds this run's counts to the earlier ones): routes.csv, growing as routes are
+checked; alerts.jsonl, one alert per line (empty without --watch; each alert is also published at
+QoS 1 on PREFIX/alerts); summary.json at the end (with the feed's counts: messages, repeats,
+unreadable, missing, late; `runs`: how many monitors have written this output).
 SIGTERM or Ctrl-C stop it cleanly: what it has received is checked and written, the rest waits at the
 broker for its session.
 exit status: 0 done (idle for --until-idle, or stopped), 2 bad input or a broker that is not
@@ -46,8 +48,8 @@ def register(sub, parser_class) -> None:
     p.add_argument("--watch", metavar="FILE",
                    help="watched prefixes (TOML: [[prefix]] prefix, description, origins, more_specifics): "
                         "hijacks, more-specifics, new origins and leaks of them are alerts")
-    p.add_argument("--out", default="bgpsim-monitor", metavar="DIR",
-                   help="output directory (default bgpsim-monitor): new, empty, or an earlier output of bgpsim")
+    p.add_argument("--out", default="bgpsim-out/monitor", metavar="DIR",
+                   help="output directory (default %(default)s): new, empty, or an earlier monitor's, which is resumed")
     p.add_argument("--until-idle", type=seconds, metavar="SECONDS",
                    help="stop once nothing has arrived for this long (default: run until interrupted)")
     p.add_argument("--quiet", action="store_true", help="no live summary; errors only")
@@ -98,7 +100,7 @@ def cmd_monitor(args) -> int:
             c, t = monitor.counts, checker.tally
             status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
                    + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
-                   + (f"; {c.bad:,} unreadable" if c.bad else "") + (f"; {c.dropped:,} dropped" if c.dropped else ""))
+                   + (f"; {c.unreadable:,} unreadable" if c.unreadable else "") + (f"; {c.dropped:,} dropped" if c.dropped else ""))
 
     async def main() -> None:
         import signal
@@ -127,7 +129,7 @@ def cmd_monitor(args) -> int:
                          len(aspa) if aspa is not None else None, info)
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
-    doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.duplicates, "unreadable": c.bad,
+    doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.repeats, "unreadable": c.unreadable,
                    "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "dropped": c.dropped,
                    "most_waiting": c.most_waiting, "reconnects": c.reconnects, "seconds": round(took, 3),
                    "updates_per_second": round(c.updates / took) if took > 0 else None}
@@ -140,7 +142,7 @@ def cmd_monitor(args) -> int:
     out.close(doc)
     if not args.quiet:
         runs = f" (with the earlier runs': {out.previous['routes'] + doc['routes']:,})" if out.previous else ""
-        write_stdout(f"{c.updates:,} updates ({c.bad:,} unreadable, {c.duplicates:,} repeats) from {addr}; "
+        write_stdout(f"{c.updates:,} updates ({c.unreadable:,} unreadable, {c.repeats:,} repeats) from {addr}; "
                      f"{doc['routes']:,} announced routes checked{runs}; written: {out.out}/routes.csv, alerts.jsonl, "
                      "summary.json\n")
     return 0

@@ -10,24 +10,24 @@ from bgpsim.base.console import write_stdout
 from bgpsim.base.errors import InputError
 from bgpsim.base.errors import stderr_warning as warn
 
-from . import count
+from . import count, renamed
 
 VRPS_EPILOG = """\
 examples:
-  bgpsim rpki vrps --from rpki-client.json --format csv
+  bgpsim rpki vrps --vrps rpki-client.json --format csv
       rpki-client's JSON as Routinator's CSV, on standard output
-  bgpsim rpki vrps --from routinator.json --slurm exceptions.json --out vrps.json
+  bgpsim rpki vrps --vrps routinator.json --slurm exceptions.json --out vrps.json
       Routinator's JSON with local exceptions (SLURM, RFC 8416) applied, written as rpki-client
       JSON to vrps.json (atomically: readers see the old file or the new one, never half of one)
-  bgpsim rpki vrps --from vrps.csv --format openbgpd --out /etc/bgpd/roa-set.conf
+  bgpsim rpki vrps --vrps vrps.csv --format openbgpd --out /etc/bgpd/roa-set.conf
       a roa-set for OpenBGPD's bgpd.conf
-  curl -s https://console.rpki-client.org/vrps.json | bgpsim rpki vrps --from - --format bird2
+  curl -s https://console.rpki-client.org/vrps.json | bgpsim rpki vrps --vrps - --format bird2
       '-' reads standard input
-  bgpsim rpki vrps --from vrps.json --slurm ours.json --slurm theirs.json --format csv
+  bgpsim rpki vrps --vrps vrps.json --slurm ours.json --slurm theirs.json --format csv
       several SLURM files; RFC 8416 section 4.2 forbids two of them to touch the same prefixes,
       the same ASN's BGPsec keys (or, here, the same ASPA customer)
 
-input (--from), told from the content:
+input (--vrps), told from the content:
   rpki-client JSON     metadata.buildtime, roas, bgpsec_keys, provider_authorizations (8.x) or aspas (9.x)
   Routinator JSON      json and jsonext: metadata.generated, roas, routerKeys, aspas
   CSV                  by its header: Routinator csv 'ASN,IP Prefix,Max Length,Trust Anchor',
@@ -67,8 +67,9 @@ def register(sub, parser_class) -> None:
         description="Read validated payloads (VRPs, BGPsec router keys, ASPAs) as rpki-client or Routinator wrote "
                     "them, apply local exceptions (SLURM), and write them for a router or another tool.",
         epilog=VRPS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    vrps.add_argument("--from", dest="source", required=True, metavar="FILE",
-                      help="rpki-client or Routinator JSON, or their CSV ('-': standard input)")
+    source = vrps.add_argument("--vrps", dest="source", required=True, metavar="FILE",
+                               help="rpki-client or Routinator JSON, or their CSV ('-': standard input)")
+    renamed(vrps, "--from", source)
     vrps.add_argument("--slurm", action="append", metavar="FILE",
                       help="SLURM file (RFC 8416) to apply; give it again for more files")
     vrps.add_argument("--format", choices=tuple(WRITERS), default="json",
@@ -76,6 +77,8 @@ def register(sub, parser_class) -> None:
     vrps.add_argument("--out", metavar="FILE",
                       help="write here, atomically (default: standard output); an existing FILE is replaced only if it "
                                "holds VRPs this command writes")
+    vrps.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the command "
+                                                             "prints no summary)")
     vrps.set_defaults(handler=cmd_vrps)
 
     ca = commands.add_parser("ca", help="a certification authority: build a repository from a spec",
@@ -93,7 +96,17 @@ def register(sub, parser_class) -> None:
                           help="the repository directory: new, empty, or one this command built (updated whole, "
                                "through a copy swapped in at the end); anything else is refused")
     ca_build.add_argument("--now", metavar="TIME", help="ISO 8601 time to issue at (default: now)")
+    ca_build.add_argument("--quiet", action="store_true", help="no progress bar, no summary line; warnings and errors only")
     ca_build.set_defaults(handler=cmd_ca_build)
+    ca_example = ca_commands.add_parser(
+        "example", help="print an example spec, every key explained (a start for your own)",
+        description="Print a commented example spec for `rpki ca build`: a trust anchor, two CAs, ROAs (one "
+                    "of AS0), an ASPA and a BGPsec router key, on documentation addresses.",
+        epilog="example:\n  bgpsim rpki ca example > spec.toml && bgpsim rpki ca build spec.toml --out repo",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ca_example.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the "
+                                                                   "command prints only the spec)")
+    ca_example.set_defaults(handler=cmd_ca_example)
 
     validate = commands.add_parser(
         "validate", help="a relying party: validate a repository on disk from a TAL and write the payloads",
@@ -103,11 +116,12 @@ def register(sub, parser_class) -> None:
                     "VRPs, router keys and ASPAs that pass; a broken manifest or CRL drops the CA's whole subtree.",
         epilog="exit status: 0 done (rejected objects do not change it: one warning on stderr counts them, "
                "--verbose lists each and why); 2 unusable TAL or --repo, or a trust anchor that is not valid at "
-               "--time (a wrong --repo, an expired certificate): one line on stderr says why, and nothing is "
+               "--now (a wrong --repo, an expired certificate): one line on stderr says why, and nothing is "
                "written, so an empty VRP set never replaces a good one.")
     validate.add_argument("--tal", required=True, metavar="FILE", help="the trust anchor locator (RFC 8630)")
     validate.add_argument("--repo", required=True, metavar="DIR", help="the repository: DIR/<host>/<path>")
-    validate.add_argument("--time", metavar="TIME", help="ISO 8601 time to validate at (default: now)")
+    now = validate.add_argument("--now", metavar="TIME", help="ISO 8601 time to validate at (default: now)")
+    renamed(validate, "--time", now)
     validate.add_argument("--format", choices=tuple(WRITERS), default="json",
                           help="output format (default json: rpki-client 8.2's layout, plus metadata.rejected)")
     validate.add_argument("--out", metavar="FILE",
@@ -117,6 +131,8 @@ def register(sub, parser_class) -> None:
     validate.add_argument("--workers", type=count, metavar="N",
                           help="processes checking the ROAs and ASPAs of large publication points "
                                "(default: one per CPU; 1: none besides this one); the output is the same")
+    validate.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the "
+                                                                 "command prints no summary)")
     validate.set_defaults(handler=cmd_validate)
 
 
@@ -138,7 +154,7 @@ def cmd_validate(args) -> int:
 
     if args.out:
         outdir.check_file(args.out, "vrps")  # before the work
-    result = validate(args.tal, args.repo, _time_arg("--time", args.time), workers=args.workers)
+    result = validate(args.tal, args.repo, _time_arg("--now", args.now), workers=args.workers)
     if result.ta_failed:  # no output: an empty VRP set in place of a good one would drop every ROA
         raise InputError(f"the trust anchor is not valid, nothing written: {result.ta_failed}")
     p = result.payloads
@@ -169,14 +185,22 @@ def cmd_ca_build(args) -> int:
     from bgpsim.base.console import Bar
 
     now = _time_arg("--now", args.now)
-    bar = Bar(sys.stderr.isatty(), "object", delay=1.0)
+    bar = Bar(sys.stderr.isatty() and not args.quiet, "object", delay=1.0)
     try:
         result = build_repository(args.spec, args.out, now, progress=bar)
     finally:
         bar.close()
     count = sum(len(f) for f in result.published.values())
-    print(f"{count} files for {len(result.published)} CAs in {result.out}; "
-          f"TAL {', '.join(str(t) for t in result.tals)}")
+    if not args.quiet:
+        print(f"{count} files for {len(result.published)} CAs in {result.out}; "
+              f"TAL {', '.join(str(t) for t in result.tals)}")
+    return 0
+
+
+def cmd_ca_example(args) -> int:
+    from importlib.resources import files
+
+    write_stdout(files("bgpsim.rpki").joinpath("example-spec.toml").read_text(encoding="utf-8"))
     return 0
 
 
@@ -187,7 +211,7 @@ def cmd_vrps(args) -> int:
     if args.out:
         outdir.check_file(args.out, "vrps")  # before the work
     name = "<stdin>" if args.source == "-" else args.source
-    payloads = read_payloads(read_text(args.source, what="--from"), name)
+    payloads = read_payloads(read_text(args.source, what="--vrps"), name)
     slurms = [load_slurm(path) for path in args.slurm or ()]
     if slurms:
         payloads = apply_slurm(payloads, slurms)

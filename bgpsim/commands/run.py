@@ -11,7 +11,7 @@ from pathlib import Path
 from bgpsim.base.console import Progress
 from bgpsim.base.errors import InputError
 
-from . import asn, factor, seconds, seed_arg, share
+from . import asn, factor, renamed, seconds, seed_arg, share
 
 DEFAULT_SCENARIO = "teaching-subprefix.toml"
 DEFAULT_PACE = 10.0  # --pace: why, in its help
@@ -91,9 +91,10 @@ def register(sub, parser_class) -> None:
                         help="with --policy bgpsec on the timed engine: adopters really sign every UPDATE they send "
                              "each other and verify every one they receive (ECDSA P-256, keys derived from --seed); "
                              "result.json gains a crypto object with the counts and seconds")
-    common.add_argument("--router-keys", metavar="DIR",
-                        help="with --crypto: the adopters' private router keys (PEM or DER; the AS in each file name, "
-                             "as `rpki ca build` writes them in DIR/.keys) instead of keys derived from --seed")
+    keys = common.add_argument("--signing-keys", metavar="DIR",
+                               help="with --crypto: the adopters' private router keys (PEM or DER; the AS in each file "
+                                    "name, as `rpki ca build` writes them in DIR/.keys) instead of keys derived from --seed")
+    renamed(common, "--router-keys", keys)
     common.add_argument("--pcap", metavar="FILE",
                         help="timed engine: write the BGP sessions of --pcap-ases as a packet capture Wireshark opens "
                              "(OPENs, then every UPDATE at its simulated time; BGPsec_PATH under --crypto); an "
@@ -124,12 +125,14 @@ def register(sub, parser_class) -> None:
     common.add_argument("--until", type=seconds, metavar="SECONDS", help="stop the simulation at this time even if routing has not settled")
     common.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/<scenario name>): new, empty, or an earlier "
                         "output of bgpsim, which is replaced; anything else is refused")
-    common.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    common.add_argument("--json", action="store_true", help="print result.json on stdout instead of the summary")
+    common.add_argument("--quiet", action="store_true", help="no progress, no summary; warnings and errors only")
+    fmt = common.add_argument("--format", choices=("table", "json"), default="table",
+                              help="what goes to stdout: table, the summary (default), or json (result.json)")
+    renamed(common, "--json", fmt, const="json")
     run.set_defaults(handler=cmd_run)
 
 
-TIMED_ONLY = ("mrai", "until", "crypto", "router_keys", "pcap", "pcap_ases", "publish", "pace", "publish_ases", "topic",
+TIMED_ONLY = ("mrai", "until", "crypto", "signing_keys", "pcap", "pcap_ases", "publish", "pace", "publish_ases", "topic",
               "cafile")  # options about messages and time, which the converged state has not
 
 
@@ -137,7 +140,7 @@ def scenario_from(args):
     from bgpsim.base.datafiles import check_input
     from bgpsim.base.prefix import parse_prefix
     from bgpsim.sim.attacks import attack
-    from bgpsim.sim.scenario import WEIGHTINGS, Scenario, load_scenario
+    from bgpsim.sim.scenario import DEFAULT_PREFIX, WEIGHTINGS, Scenario, load_scenario
 
     if args.engine == "steady":
         for flag in TIMED_ONLY:
@@ -149,7 +152,7 @@ def scenario_from(args):
             raise InputError("give a scenario file or --topology, not both")
         if not args.attack:
             raise InputError("--topology needs --attack KIND")
-        prefix = parse_prefix(args.prefix if args.prefix else "1.2.0.0/16", where="--prefix")
+        prefix = parse_prefix(args.prefix if args.prefix else DEFAULT_PREFIX, where="--prefix")
         scn = Scenario(name=f"{args.attack}-{Path(args.topology).name.split('.')[0]}", topology=args.topology,
                        prefixes=[prefix], attack=attack(args.attack))
         if args.attack_prefix:
@@ -215,10 +218,10 @@ def scenario_from(args):
         if scn.defence is None or scn.defence.policy != "bgpsec":
             raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")
         scn.defence.crypto = True
-    if args.router_keys:
+    if args.signing_keys:
         if scn.defence is None or not scn.defence.crypto:
-            raise InputError("--router-keys needs --crypto")
-        scn.defence.router_keys = args.router_keys
+            raise InputError("--signing-keys needs --crypto")
+        scn.defence.router_keys = args.signing_keys
     if args.seed is not None:
         scn.seed = args.seed
     if args.until is not None:
@@ -252,33 +255,9 @@ def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
 
 
 def _summary(run, out: Path, wall: float) -> str:
-    t = run.topo
-    pct = lambda x: f"{100 * x:.1f} %"
-    lines = [f"bgpsim: {run.scenario.name} on {t.name} ({t.n:,} ASes, {t.links:,} links), seed {run.seed}"]
-    att = run.scenario.attack
-    if att:
-        lines.append(f"  {att.kind} by {t.label(run.attacker)} against {t.label(run.victim)}: "
-                     f"{', '.join(att.prefixes)} at t = {att.start:g} s")
-    o = run.outcome
-    if run.engine == "steady":
-        lines.append(f"  converged state ({wall:.2f} s wall, loading the graph included)")
-    else:
-        state = (f"settled at t = {run.converged_at:.1f} s" if run.converged
-                 else f"stopped at t = {run.converged_at:.1f} s before settling")
-        lines.append(f"  routing {state}: {run.events:,} events, {run.messages:,} messages ({wall:.1f} s wall)")
-    if att and run.peak.attacker > o.attacker:
-        lines.append(f"  at the peak (t = {run.peak.at:.1f} s) {pct(run.peak.attacker)} of source ASes "
-                     f"sent their traffic to the attacker")
-    lines.append(f"  at the end, traffic to {run.scenario.target}: attacker {pct(o.attacker)}, victim {pct(o.victim)}, "
-                 f"disconnected {pct(o.disconnected)}, loop {pct(o.loop)} of source ASes")
-    lines.append(f"  diverted traffic ({run.traffic.weighting}): {pct(run.traffic.diverted)}")
-    if run.crypto is not None:
-        c = run.crypto
-        refused = sum(1 for r in run.signed_routes or () if r.state not in ("valid", "unsigned", "origin", ""))
-        lines.append(f"  BGPsec: {c.signatures:,} signatures made, {c.verified:,} verified, {c.reused:,} checks reused; "
-                     f"{refused:,} adopters hold a route whose signatures do not verify (bgpsec.csv)")
-    lines.append(f"  report: {out / 'report.html'}")
-    return "\n".join(lines)
+    from bgpsim.sim.output import summary_text
+
+    return summary_text(run, out, wall)
 
 
 def _tap_ases(args, scn, topo) -> list[int] | None:
@@ -327,7 +306,7 @@ def cmd_run(args) -> int:
     if args.pcap:
         outdir.check_file(args.pcap, "pcap", "--pcap")
     started = time.perf_counter()
-    progress = Progress(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
+    progress = Progress(enabled=not (args.quiet or args.format == "json") and sys.stderr.isatty())
     topo = load_topology(scn.topology)
     for adopter, where in getattr(args, "adopters_where", {}).items():
         if adopter not in topo.index:
@@ -339,7 +318,7 @@ def cmd_run(args) -> int:
 
         chosen = [a for a, _ in parse_asns(args.publish_ases, "--publish-ases")] if args.publish_ases else None
         peers = collector_peers(scn, topo, chosen)
-    talk = not (args.quiet or args.json)
+    talk = not (args.quiet or args.format == "json")
     walls = []
 
     def work():
@@ -362,7 +341,7 @@ def cmd_run(args) -> int:
     else:
         run = work()
     wall = walls[0]
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(output.result_json(run))
     elif not args.quiet:
         print(_summary(run, out, wall))

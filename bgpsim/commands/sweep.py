@@ -11,7 +11,7 @@ from pathlib import Path
 from bgpsim.base.console import Bar
 from bgpsim.base.errors import InputError
 
-from . import count, seed_arg, split_list, topology
+from . import count, renamed, seed_arg, share, split_list, topology
 
 SWEEP_EPILOG = """\
 examples:
@@ -49,8 +49,9 @@ def register(sub, parser_class) -> None:
     sw.add_argument("--attack", default="subprefix", metavar="KIND[,KIND]", help=f"attacks (default subprefix): {', '.join(ATTACKS)}")
     sw.add_argument("--policy", default="rov", metavar="NAME[,NAME]", help=f"defences (default rov): {', '.join(POLICIES)}; "
                     "several joined by '+' (rov+maxlen) drop what any of them drops")
-    sw.add_argument("--adoption", default="0,10,20,30,40,50,60,70,80,90,100", metavar="PCT,PCT,...",
-                    help="adoption levels in percent (default 0,10,...,100)")
+    sw.add_argument("--adoption", default="0%,10%,20%,30%,40%,50%,60%,70%,80%,90%,100%", metavar="SHARE,SHARE,...",
+                    help="adoption levels, each a share as everywhere in bgpsim: 0 to 1 (0.25) or a percentage (25%%), "
+                         "in whole percents (default 0%%,10%%,...,100%%)")
     sw.add_argument("--trials", type=count, default=10, metavar="N", help="trials per point (default 10)")
     sw.add_argument("--seed", type=seed_arg, default=1, metavar="N", help="seed for attackers, victims and adopters (default 1)")
     sw.add_argument("--adopt", choices=ADOPT, default="random",
@@ -58,10 +59,12 @@ def register(sub, parser_class) -> None:
     where = sw.add_mutually_exclusive_group()
     where.add_argument("--workers", type=count, default=1, metavar="W", help="local processes (default 1)")
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on a Dask distributed cluster")
-    sw.add_argument("--out", metavar="DIR", default="bgpsim-sweep", help="output directory (default ./bgpsim-sweep): new, empty, or an earlier "
-                    "sweep, resumed when run again with the same parameters; anything else is refused")
-    sw.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    sw.add_argument("--json", action="store_true", help="print summary.json on stdout instead of the table")
+    sw.add_argument("--out", metavar="DIR", default="bgpsim-out/sweep", help="output directory (default %(default)s): new, "
+                    "empty, or an earlier sweep, resumed when run again with the same parameters; anything else is refused")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar, no table; warnings and errors only")
+    fmt = sw.add_argument("--format", choices=("table", "json"), default="table",
+                          help="what goes to stdout: table (default), or json (summary.json)")
+    renamed(sw, "--json", fmt, const="json")
     sw.set_defaults(handler=cmd_sweep)
 
 
@@ -71,17 +74,11 @@ def cmd_sweep(args) -> int:
 
     outdir.check(args.out, "sweep")
 
-    adoption = []
-    for x in split_list(args.adoption, "--adoption"):
-        try:
-            adoption.append(int(x))
-        except ValueError:
-            raise InputError(f"--adoption: want whole percentages from 0 to 100, got {x!r}") from None
     sw = Sweep(args.topology or "teaching.toml", split_list(args.attack, "--attack"), split_list(args.policy, "--policy"),
-               tuple(adoption), args.trials, args.seed, args.adopt)
+               _percents(args.adoption), args.trials, args.seed, args.adopt)
     client = connect(args.scheduler) if args.scheduler else None
     topo = topology(args.topology)
-    bar = Bar(not (args.quiet or args.json) and sys.stderr.isatty(), "trial")
+    bar = Bar(not (args.quiet or args.format == "json") and sys.stderr.isatty(), "trial")
     started = time.perf_counter()
     try:
         summary = run_sweep(topo, sw, Path(args.out), workers=args.workers, client=client, progress=bar)
@@ -89,11 +86,34 @@ def cmd_sweep(args) -> int:
         bar.close()
         if client is not None:
             client.close()
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
     elif not args.quiet:
         print(_sweep_table(summary, topo, time.perf_counter() - started, Path(args.out)))
     return 0
+
+
+def _percents(text: str) -> tuple[int, ...]:
+    """--adoption's shares as whole percents. A bare number above 1 was a percentage before shares were
+    written alike everywhere: still read so for this release, with a note."""
+    out = []
+    for x in split_list(text, "--adoption"):
+        try:
+            v = share(x)
+        except argparse.ArgumentTypeError as e:
+            try:
+                pct = float(x)
+            except ValueError:
+                raise InputError(f"--adoption: {e}") from None
+            if not 1 < pct <= 100:
+                raise InputError(f"--adoption: {e}") from None
+            print(f"bgpsim: note: --adoption {x}: a bare number above 1 is deprecated; write {x}% (or {pct / 100:g})",
+                  file=sys.stderr)
+            v = pct / 100
+        if abs(v * 100 - round(v * 100)) > 1e-9:
+            raise InputError(f"--adoption: want whole percents, got {x!r}")
+        out.append(round(v * 100))
+    return tuple(out)
 
 
 def _sweep_table(summary: dict, topo, wall: float, out: Path) -> str:

@@ -7,14 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import asn
+from . import asn, renamed
 
 MAX_SCENARIOS = 10  # per kind
 MAX_LISTED = 10  # BGPsec findings on the terminal
 EPILOG = """\
 examples:
   bgpsim validate updates.20160811.1600.gz --vrps rpki-client.json
-      summary on the terminal; every file in bgpsim-validate/
+      summary on the terminal; every file in bgpsim-out/validate/
   bgpsim validate rib.bz2 --vrps vrps.csv --slurm local.json --aspa rpki-client.json \\
                   --relationships ../shared/data/caida/20250901.as-rel2.txt.bz2 --out check
   bgpsim validate rib.bz2 --vrps vrps.json --format json --quiet | jq .rpki
@@ -30,13 +30,13 @@ what each route gets:
             withdraw (malformed, peer-as-mismatch, pcount-zero, confed-segment: a router would treat
             the UPDATE as withdrawn), unsigned (no BGPsec_PATH, or unsupported-suite), unknown (the
             receiving AS, the target of the newest signature, is not known: a RIB entry without
-            --bgpsec-target)
+            --target-as)
   findings  moas, subprefix, bogon-prefix, bogon-asn, private-asn, loop, as-set (an AS_SET in
             the path: RFC 9774 routers treat the route as withdrawn), and leak (valley-free
             violations; needs --relationships); with --router-keys bgpsec-not-valid (a route not
             valid or withdrawn, one finding per prefix, path, receiving AS and reason)
 
-output directory (--out, default bgpsim-validate): summary.json (routes and counts per status),
+output directory (--out, default bgpsim-out/validate): summary.json (routes and counts per status),
 routes.csv (one row per route; with --router-keys two more columns, bgpsec and bgpsec_reason, and
 summary.json's bgpsec object), findings.json, report.html (figures), and with --relationships
 scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to replay on that graph with
@@ -66,9 +66,10 @@ def register(sub, parser_class) -> None:
     p.add_argument("--router-keys", action="append", metavar="DIR|FILE",
                    help="BGPsec router keys (relying-party JSON, router certificates, key files, or a folder; "
                         "repeatable): every route gets a BGPsec verdict")
-    p.add_argument("--bgpsec-target", type=asn, metavar="ASN",
-                   help="the receiving AS where the dump does not say (RIB entries), for --router-keys")
-    p.add_argument("--out", default="bgpsim-validate", metavar="DIR", help="output directory (default: %(default)s): new, empty, or an earlier output of "
+    target = p.add_argument("--target-as", type=asn, metavar="ASN",
+                            help="the receiving AS where the dump does not say (RIB entries), for --router-keys")
+    renamed(p, "--bgpsec-target", target)
+    p.add_argument("--out", default="bgpsim-out/validate", metavar="DIR", help="output directory (default: %(default)s): new, empty, or an earlier output of "
                         "bgpsim, which is replaced; anything else is refused")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                    help="what goes to standard output: a table (default), summary.json, or the routes as CSV")
@@ -100,8 +101,8 @@ def _bgpsec(args):
     from bgpsim.base.errors import InputError
 
     if not args.router_keys:
-        if args.bgpsec_target is not None:
-            raise InputError("--bgpsec-target: want --router-keys too (the keys that verify the routes)")
+        if args.target_as is not None:
+            raise InputError("--target-as: want --router-keys too (the keys that verify the routes)")
         return None
     from bgpsim.rpki.bgpsec.keys import RouterKeys
     from bgpsim.rpki.bgpsec.verify import Verifier
@@ -113,7 +114,7 @@ def _bgpsec(args):
     if not len(keys):
         stderr_warning(f"--router-keys: no router key in {', '.join(args.router_keys)}: every signed route "
                        "will be not-valid (no-key)")
-    return RouteVerdicts(Verifier(keys), args.bgpsec_target)
+    return RouteVerdicts(Verifier(keys), args.target_as)
 
 
 def _check(args, vrps, two: bool) -> int:
@@ -201,7 +202,7 @@ def _table(doc: dict, out: str, findings) -> None:
         for s, c in b["states"].items():
             print(f"  {s:<15} {c:>12,}  {c / n:7.2%}")
         if b["states"]["unknown"]:
-            print("  unknown: the receiving AS is not known (RIB entries): give --bgpsec-target")
+            print("  unknown: the receiving AS is not known (RIB entries): give --target-as")
         from bgpsim.validate.bgpsec import NOT_VALID
 
         bad = findings.by_kind[NOT_VALID]

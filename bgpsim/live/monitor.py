@@ -39,8 +39,8 @@ class Counts:
     messages: int = 0
     updates: int = 0
     routes: int = 0
-    duplicates: int = 0
-    bad: int = 0
+    repeats: int = 0  # QoS 1 redeliveries (the same id), checked once
+    unreadable: int = 0
     reconnects: int = 0
     lost_at_stop: int = 0  # messages that came while a stopping monitor disconnected
     dropped: int = 0  # messages received while MAX_QUEUED were waiting to be checked
@@ -88,7 +88,7 @@ class Monitor:
                 key = data.get("id")
                 if isinstance(key, str):
                     if key in self._seen:
-                        c.duplicates += 1
+                        c.repeats += 1
                         continue
                     self._seen[key] = None
                     if len(self._seen) > MAX_SEEN:
@@ -105,9 +105,9 @@ class Monitor:
                                 self.on_alert(alert)
                 c.routes += len(routes)
         except (InputError, ValueError, RecursionError) as e:
-            c.bad += 1
-            if c.bad <= 10 or c.bad % 1000 == 0:
-                self.warn(f"{e}" + (f" ({c.bad:,} unreadable messages so far)" if c.bad > 10 else ""))
+            c.unreadable += 1
+            if c.unreadable <= 10 or c.unreadable % 1000 == 0:
+                self.warn(f"{e}" + (f" ({c.unreadable:,} unreadable messages so far)" if c.unreadable > 10 else ""))
 
     def _gap(self, key: str) -> None:
         """Count the messages missing before `key` when it is "PREFIX-N" and N skips ahead (bgpsim's

@@ -44,8 +44,8 @@ class Attack:
     stop_label: ClassVar[str] = "attack stops"
 
     def announced(self, victim_prefixes: list[Prefix]) -> Prefix:
-        """The prefix the attacker announces on the timed engine: the scenario's, checked, or the
-        victim's first (its first /24 or /48 for a sub-prefix attack)."""
+        """The prefix the attacker announces, on both engines (the one place of this default): the
+        scenario's, checked, or the victim's first (its first /24 or /48 for a sub-prefix attack)."""
         p = self.prefix
         if p is None:
             return sub_prefix(victim_prefixes[0]) if self.more_specific else victim_prefixes[0]

@@ -27,8 +27,14 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
             raise InputError(f"the steady engine computes one converged state; the scenario's {what} needs the timed engine")
     who = parties(scn, topo)
     vrps = VRPTable(scn.roas) if scn.roas else None
-    res = trial.run(topo, scn.attack.kind, who.a, who.v, scn.defence.policy if scn.defence else None, who.adopters,
-                    prefix=scn.prefixes[0], vrps=vrps, attack_prefix=scn.attack.prefix, via=scn.attack.via,
+    # What the attacker announces and whose traffic is followed: the scenario's defaults, as on the
+    # timed engine (trial's own default sub-prefix is BGPy's, which `bgpsim run` does not take).
+    att = scn.attack
+    attacked = att.announced(scn.prefixes)
+    target = scn.target_address()
+    res = trial.run(topo, att.kind, who.a, who.v, scn.defence.policy if scn.defence else None, who.adopters,
+                    prefix=scn.prefixes[0] if att.victim_announces else attacked, vrps=vrps,
+                    attack_prefix=attacked if att.more_specific else att.prefix, via=att.via,
                     **(scn.defence.settings if scn.defence else {}))
 
     asns = topo.asns.tolist()
@@ -41,12 +47,16 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
                           "" if r is None else str(r.prefix),
                           "" if path is None else " ".join(str(asns[x]) for x in (i,) + path),
                           "none" if r is None else REL_NAMES[int(r.rel[i])]))
+    # Every AS is traced on its most specific route, so the outcomes are those of an address inside
+    # the most specific prefix announced; a target elsewhere would be reported for traffic not followed.
+    if target.version != ribs[0].prefix.version or target not in ribs[0].prefix:
+        raise InputError(f"target {target}: the steady engine follows an address inside {ribs[0].prefix}, "
+                         "the most specific prefix announced")
     fr = res.fractions()
-    w, label = weights(scn.weighting, topo, ribs[0].prefix.version, scn.pfx2as)
+    w, label = weights(scn.weighting, topo, target.version, scn.pfx2as)
     diverted = res.diverted(w)
     announced = [str(r.prefix) for r in ribs if any(s.at == res.attacker for s in r.seeds)]
-    info = scenario_info(scn, who, ribs[0].prefix.network_address,
-                         attack=AttackInfo(scn.attack.kind, announced, 0.0, None))
+    info = scenario_info(scn, who, target, attack=AttackInfo(att.kind, announced, 0.0, None))
     shares = Shares(*(round(fr[k], 6) for k in OUTCOMES))
     return RunResult(
         engine="steady", scenario=info, seed=scn.seed, topology=topology_info(topo),

@@ -33,7 +33,10 @@ from bgpsim.rpki.rov import VRP, VRPTable
 
 from .scenario import Scenario, load_scenario
 
-COUNTERFACTUALS = ("rov", "aspa", "bgpsec", "path-end", "otc", "peerlock-lite", "maxlen", "prefix-list", "max-prefix")
+# Policy names that say what they are: ASPA, BGPsec and path-end as BGPy deploys them, with ROV
+# (`rov+aspa` is the policy `aspa`), each beside the mechanism alone, so a row shows what it adds to ROV.
+COUNTERFACTUALS = ("rov", "rov+aspa", "aspa-alone", "rov+bgpsec", "bgpsec-alone", "rov+path-end", "path-end-alone",
+                   "otc", "peerlock-lite", "maxlen", "prefix-list", "max-prefix")
 PARTIAL = 0.5  # the share of ASes deploying a defence in the "partial" column
 EXACT = {"subprefix": "prefix", "forged-origin-subprefix": "forged-origin"}  # a sub-prefix attack on a /24
 CAIDA_URL = "https://publicdata.caida.org/datasets/as-relationships/serial-2/"

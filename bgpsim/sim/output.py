@@ -1,4 +1,5 @@
-"""The output directory: result.json, ases.csv, timeline.csv, PNG figures, report.html.
+"""The output directory: result.json, ases.csv, timeline.csv, PNG figures, report.html; and the
+summary `bgpsim run` prints (`summary_text`).
 
 Everything is written into a temporary directory beside the target and renamed into place at the end,
 so a failed run leaves no half-written output behind.
@@ -78,8 +79,50 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
                             title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak,
                             adopters=run.adopters)
             figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
-                            + (" at the peak of the attack and" if peak else "") + " at the end.", tmp / "topology.png"))
+                            + (" at the peak of the attack and" if peak else "")
+                            + (" once routing has converged." if steady else " at the end."), tmp / "topology.png"))
         for name, text in (files or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
         write_report(tmp / "report.html", run, figures, incident)
     return out
+
+
+def _n(k: int, one: str, many: str = "") -> str:
+    """A count and its noun: "1 event", "2 events", "1 AS", "3 ASes"."""
+    return f"{k:,} {one if k == 1 else many or one + 's'}"
+
+
+def summary_text(run: RunResult, out: Path, wall: float) -> str:
+    """What `bgpsim run` prints: the scenario, what the engine computed and where traffic goes. The
+    converged-state engine computes routes only, so its summary names no time, message or event."""
+    t, o, target = run.topo, run.outcome, run.scenario.target
+    pct = lambda x: f"{100 * x:.1f} %"
+    shares = (f"attacker {pct(o.attacker)}, victim {pct(o.victim)}, disconnected {pct(o.disconnected)}, "
+              f"loop {pct(o.loop)} of source ASes")
+    steady = run.engine == "steady"
+    lines = [f"bgpsim: {run.scenario.name} on {t.name} ({_n(t.n, 'AS', 'ASes')}, {_n(t.links, 'link')}), seed {run.seed}"]
+    att = run.scenario.attack
+    if att:
+        lines.append(f"  {att.kind} by {t.label(run.attacker)} against {t.label(run.victim)}: "
+                     f"{', '.join(att.prefixes)}" + ("" if steady else f" at t = {att.start:g} s"))
+    if steady:
+        lines.append(f"  converged state: the route each AS settles on, computed directly "
+                     f"({wall:.2f} s wall, loading the graph included)")
+        lines.append(f"  once converged, traffic to {target}: {shares}")
+    else:
+        state = (f"settled at t = {run.converged_at:.1f} s" if run.converged
+                 else f"stopped at t = {run.converged_at:.1f} s before settling")
+        lines.append(f"  routing {state}: {_n(run.events, 'event')}, {_n(run.messages, 'message')} ({wall:.1f} s wall)")
+        if att and run.peak.attacker > o.attacker:
+            lines.append(f"  at the peak (t = {run.peak.at:.1f} s) {pct(run.peak.attacker)} of source ASes "
+                         f"sent their traffic to the attacker")
+        lines.append(f"  at the end, traffic to {target}: {shares}")
+    lines.append(f"  diverted traffic ({run.traffic.weighting}): {pct(run.traffic.diverted)}")
+    if run.crypto is not None:
+        c = run.crypto
+        refused = sum(1 for r in run.signed_routes or () if r.state not in ("valid", "unsigned", "origin", ""))
+        lines.append(f"  BGPsec: {_n(c.signatures, 'signature')} made, {c.verified:,} verified, "
+                     f"{_n(c.reused, 'check')} reused; {_n(refused, 'adopter holds', 'adopters hold')} a route whose "
+                     f"signatures do not verify (bgpsec.csv)")
+    lines.append(f"  report: {out / 'report.html'}")
+    return "\n".join(lines)

@@ -45,10 +45,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     pid = {p: k for k, p in enumerate(prefixes)}
 
     # Where packets go: a host address in the most specific prefix of the attack.
-    target = scn.target
-    if target is None:
-        focus = attacked if attacked is not None else scn.prefixes[0]
-        target = focus.network_address + (1 if focus.num_addresses > 1 else 0)
+    target = scn.target_address()
     covering = sorted((k for k, p in enumerate(prefixes) if p.version == target.version and target in p),
                       key=lambda k: -prefixes[k].prefixlen)
     if not covering:

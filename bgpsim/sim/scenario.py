@@ -115,6 +115,20 @@ class Scenario:
                  for e in self.events if e.type == "aggregate"]
         return [text for _, text in sorted(said, key=lambda x: x[0])]
 
+    def target_address(self) -> Address:
+        """The address whose traffic a run follows, the same on both engines: `target`, or a host
+        address inside what the attacker announces (the victim's first prefix without an attack)."""
+        if self.target is not None:
+            return self.target
+        focus = self.attack.announced(self.prefixes) if self.attack else self.prefixes[0]
+        return host_address(focus)
+
+
+def host_address(prefix: Prefix) -> Address:
+    """The first host of `prefix`: never its network address, which names the prefix and no host
+    (a /32 or /128 has only the one)."""
+    return prefix.network_address + (1 if prefix.num_addresses > 1 else 0)
+
 
 # ---- TOML -------------------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import trial as trials
 from .attacks import KINDS
-from .defences import DEFENCES, policy_name
+from .defences import DEFENCES, label, policy_name
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
 from bgpsim.base.outdir import open_append, resumable, write_atomic
@@ -296,13 +296,13 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
 
 def summarise(sw: Sweep, rows: list[dict]) -> dict:
     """Mean and 90 % confidence interval (normal approximation) of each outcome per attack, policy
-    and adoption level."""
+    and adoption level. A cell's `label` is its policy as legends show it (`aspa` -> `rov+aspa`)."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((r["attack"], r["policy"], int(r["adoption"])), []).append(r)
     cells = []
     for (attack, policy, adoption), rs in groups.items():
-        cell = {"attack": attack, "policy": policy, "adoption": adoption, "trials": len(rs)}
+        cell = {"attack": attack, "policy": policy, "label": label(policy), "adoption": adoption, "trials": len(rs)}
         for col in ("attacker_frac", "victim_frac", "disconnected_frac", "loop_frac", "diverted"):
             x = np.asarray([float(r[col]) for r in rs])
             half = Z90 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else 0.0

@@ -139,12 +139,12 @@ def verdicts(files, verifier: Verifier, target_as: int | None, peer_as: int | No
             if state == "unsigned" and not unsigned:
                 continue
             yield Row(name, index, r.prefix, r.peer_as or None, target, r.attrs.as_path_text, state,
-                      v.reason if v else "", v.detail if v else ("give --target" if state == "unknown" else ""),
+                      v.reason if v else "", v.detail if v else ("give --target-as" if state == "unknown" else ""),
                       v.hop if v else None)
 
 
-def write_table(rows, out) -> int:
-    """Aligned columns (the counts per state on stderr); the number not valid or withdrawn."""
+def write_table(rows, out) -> dict[str, int]:
+    """Aligned columns; the count of each verdict."""
     rows = list(rows)
     head = ("FILE", "#", "PREFIX", "PEER", "TARGET", "AS_PATH", "VERDICT", "REASON")
     cells = [head] + [(r.source, str(r.index), r.prefix, str(r.peer_as or "-"), str(r.target_as or "-"),
@@ -155,9 +155,8 @@ def write_table(rows, out) -> int:
     return _tally(rows)
 
 
-def write_json(rows, out) -> int:
-    """One JSON object per UPDATE per line (the counts per state on stderr); the number not valid or
-    withdrawn."""
+def write_json(rows, out) -> dict[str, int]:
+    """One JSON object per UPDATE per line; the count of each verdict."""
     rows = list(rows)
     for r in rows:
         out.write(json.dumps({"file": r.source, "index": r.index, "prefix": r.prefix, "peer_as": r.peer_as,
@@ -166,15 +165,11 @@ def write_json(rows, out) -> int:
     return _tally(rows)
 
 
-def _tally(rows) -> int:
-    import sys
-
+def _tally(rows) -> dict[str, int]:
     counts: dict[str, int] = {}
     for r in rows:
         counts[r.state] = counts.get(r.state, 0) + 1
-    print("bgpsim: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no BGPsec UPDATEs"),
-          file=sys.stderr)
-    return counts.get("not-valid", 0) + counts.get("withdraw", 0)
+    return counts
 
 
 # ---- `bgpsim validate --router-keys`: a verdict for every route ---------------------------------------------
@@ -186,7 +181,7 @@ NOT_VALID = "bgpsec-not-valid"  # the finding kind of a route not valid, or trea
 STATE_ORDER = ("valid", "not-valid", "withdraw", "unsigned", "unknown")
 UNSIGNED_FIELDS = b",unsigned,"  # the bgpsec and bgpsec_reason fields of a route without BGPsec_PATH
 _VALID_WHY = "every signature verifies with a router key bound to its AS"
-_NO_TARGET = "the receiving AS is not known (a RIB entry): give --bgpsec-target"
+_NO_TARGET = "the receiving AS is not known (a RIB entry): give --target-as"
 _COMPACT = 1 << 16  # check keys gathered before they are made distinct
 
 

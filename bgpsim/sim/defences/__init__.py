@@ -1,5 +1,7 @@
 """Defences: one policy class per mechanism, each citing its source. Both engines use them
-(see `bgpsim.policy` for how). A name may join several with "+" (`rov+maxlen`): see `combined`."""
+(see `bgpsim.policy` for how). A name may join several with "+" (`rov+maxlen`): see `combined`.
+`aspa`, `bgpsec` and `path-end` include ROV, as BGPy's do (`includes_rov`); `label` names them so
+(`rov+aspa`), and `aspa-alone`, `bgpsec-alone` and `path-end-alone` are the mechanisms without it."""
 
 from __future__ import annotations
 
@@ -7,18 +9,19 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bgpsim.base.errors import InputError
-from .aspa import ASPA
-from .bgpsec import BGPsec
+from .aspa import ASPA, ASPAAlone
+from .bgpsec import BGPsec, BGPsecAlone
 from .combined import Combined
 from .filters import HEADROOM, LONGEST, Bogon, MaxLength, MaxPrefix, PrefixList, longest_limits, positive
 from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
-from .path_end import PathEnd
+from .path_end import PathEnd, PathEndAlone
 from .peerlock import PeerlockLite
 from .rov import ROV, PeerROV, ROVDeprefer
 
-DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, BGPsec, PathEnd, OnlyToCustomers,
-                                      EnforceFirstAS, PeerlockLite, MaxLength, Bogon, PrefixList, MaxPrefix)}
+DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
+                                      PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
+                                      PrefixList, MaxPrefix)}
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,27 @@ def policy_name(name: str, what: str = "policy", none: bool = False) -> str:
     return name
 
 
+def includes_rov(part: str) -> bool:
+    return getattr(DEFENCES.get(part), "includes_rov", False)
+
+
+def label(name: str) -> str:
+    """`name` as tables and legends show it: saying that ROV is in it when a part includes ROV
+    (`aspa` -> `rov+aspa`). The label is itself a policy name that means the same."""
+    parts = name.split("+")
+    if "rov" in parts or not any(includes_rov(p) for p in parts):
+        return name
+    return "+".join(["rov", *parts])
+
+
 def defence(name: str, topo, adopters, vrps=None, **settings):
     """The defence called `name` (see `policy_name`), deployed by the AS indices `adopters`, with
     `settings` (of SETTINGS) for the defences that take them."""
+    names = policy_name(name).split("+")
+    if any(includes_rov(p) for p in names):  # rov+aspa is aspa: one class, the one BGPy's tests check
+        names = [p for p in names if p != "rov"]
     parts = []
-    for part in policy_name(name).split("+"):
+    for part in names:
         cls = DEFENCES[part]
         parts.append(cls(topo, adopters, vrps, **{k: v for k, v in settings.items() if SETTINGS[k].policy is cls}))
     return parts[0] if len(parts) == 1 else Combined(parts)
@@ -72,5 +91,7 @@ def settings_text(policy: str, settings: dict) -> str:
     return "; ".join(s.words(settings.get(k, s.default)) for k, s in SETTINGS.items() if s.applies(policy))
 
 
-__all__ = ["DEFENCES", "SETTINGS", "defence", "policy_name", "settings_text", "ROV", "ROVDeprefer", "PeerROV", "ASPA", "BGPsec", "PathEnd",
-           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix", "Combined"]
+__all__ = ["DEFENCES", "SETTINGS", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
+           "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
+           "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
+           "Combined"]

@@ -13,7 +13,10 @@ hop(T, S) holds or restarts at 1. Verification (section 6): a route from a custo
 Invalid when max_up_ramp < N (6.1, upstream); a route from a provider when max_up_ramp +
 max_down_ramp < N (6.2, downstream); and any route whose first AS is not the neighbour that sent it
 (section 6, first step). Invalid routes are dropped; Unknown ones are kept.
-Like BGPy's `ASPA`, adopters also drop ROV-invalid routes.
+
+ASPA checks the path, never the origin (that is ROV's part): `aspa-alone` is the verification alone,
+so an AS announcing someone else's prefix as its own passes it. `aspa` is BGPy's `ASPA`: adopters
+also drop ROV-invalid routes (tables call it `rov+aspa`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ import numpy as np
 from ..policy import CUSTOMER, PROVIDER, Candidate, Policy
 
 
-class ASPA(Policy):
-    """ASPA upstream and downstream path verification, plus ROV. BGPy: `ASPA`."""
+class ASPAAlone(Policy):
+    """ASPA upstream and downstream path verification alone, without ROV."""
 
-    name = "aspa"
+    name = "aspa-alone"
 
     def start(self, prefix, origin: int) -> dict:
         return {**super().start(prefix, origin), "up": 1, "down": 1, "first": origin}
@@ -44,4 +47,14 @@ class ASPA(Policy):
         upstream_bad = a["up"] < c.n
         downstream_bad = a["up"] + a["down"] < c.n
         bad = np.where(c.rel == PROVIDER, downstream_bad, upstream_bad)
-        return (a["invalid"] == 0) & ~bad & (a["first"] == c.S)
+        return ~bad & (a["first"] == c.S)
+
+
+class ASPA(ASPAAlone):
+    """ASPA upstream and downstream path verification, plus ROV. BGPy: `ASPA`."""
+
+    name = "aspa"
+    includes_rov = True
+
+    def accept(self, c: Candidate):
+        return (c.a["invalid"] == 0) & super().accept(c)

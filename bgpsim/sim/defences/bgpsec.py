@@ -5,8 +5,11 @@ AS (RFC 8205 section 4.2), so a hop that is no real session (a forged part) brea
 the receiver validates (section 5). A non-adopter forwards a plain BGP UPDATE: the signatures are
 stripped and everyone after it sees an unsigned path. Adopters prefer a secure path right after the
 path length (before the next-hop tie-break), as BGPy's `BGPSec` does — "security third" in the
-terms of Lychev, Goldberg and Schapira, "BGP Security in Partial Deployment" (SIGCOMM 2013) — and,
-like it, drop ROV-invalid routes.
+terms of Lychev, Goldberg and Schapira, "BGP Security in Partial Deployment" (SIGCOMM 2013).
+
+BGPsec protects the path, not the origin (RFC 8205 section 1 leaves that to origin validation), and
+an attacker's own origination is a one-hop path it may even sign: `bgpsec-alone` is the ranking
+alone. `bgpsec` is BGPy's `BGPSec`: adopters also drop ROV-invalid routes (tables call it `rov+bgpsec`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,10 @@ import numpy as np
 from ..policy import NOT_LINKED, Candidate, Policy
 
 
-class BGPsec(Policy):
-    """Prefer BGPsec-secure paths (RFC 8205), plus ROV. BGPy: `BGPSec`."""
+class BGPsecAlone(Policy):
+    """Prefer BGPsec-secure paths (RFC 8205); drop nothing."""
 
-    name = "bgpsec"
+    name = "bgpsec-alone"
     prefer_after_length = True
     honest_inert = False  # it ranks unsigned honest routes down
 
@@ -33,9 +36,6 @@ class BGPsec(Policy):
     def extend(self, c: Candidate) -> dict:
         return {**super().extend(c), "secure": c.a["secure"] & self.adopter[c.T] & (c.rel != NOT_LINKED)}
 
-    def accept(self, c: Candidate):
-        return c.a["invalid"] == 0
-
     def prefer(self, c: Candidate):
         return 1 - c.a["secure"].astype("int64")
 
@@ -47,3 +47,13 @@ class BGPsec(Policy):
         if not self.accept(c):
             return None
         return int(self.prefer(c))
+
+
+class BGPsec(BGPsecAlone):
+    """Prefer BGPsec-secure paths (RFC 8205), plus ROV. BGPy: `BGPSec`."""
+
+    name = "bgpsec"
+    includes_rov = True
+
+    def accept(self, c: Candidate):
+        return c.a["invalid"] == 0

@@ -4,7 +4,9 @@ Validation", SIGCOMM 2016; draft-ietf-sidrops-pathend).
 An adopting origin publishes its neighbours; an adopting receiver drops a route whose origin
 published a record and whose AS next to the origin is not one of them. Paths of one AS need no check.
 The attributes are the origin and `second`, the AS next to it (-1 while the path is the origin
-alone). Like BGPy's `PathEnd`, adopters also drop ROV-invalid routes.
+alone). Path-end checks the last hop, not the origin (the paper deploys it beside ROV):
+`path-end-alone` is the check alone, which passes an AS announcing someone else's prefix as its own.
+`path-end` is BGPy's `PathEnd`: adopters also drop ROV-invalid routes (tables call it `rov+path-end`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ import numpy as np
 from ..policy import Candidate, Policy
 
 
-class PathEnd(Policy):
-    """Drop routes whose last hop before an adopting origin is not its neighbour, plus ROV.
-    BGPy: `PathEnd`."""
+class PathEndAlone(Policy):
+    """Drop routes whose last hop before an adopting origin is not its neighbour; no ROV."""
 
-    name = "path-end"
+    name = "path-end-alone"
 
     def start(self, prefix, origin: int) -> dict:
         return {**super().start(prefix, origin), "origin": origin, "second": -1}
@@ -35,4 +36,15 @@ class PathEnd(Policy):
             ok[check] = self.topo.linked(a["origin"][check], a["second"][check])
         else:
             ok = ~check or self.topo.linked(a["origin"], a["second"])
-        return (a["invalid"] == 0) & ok
+        return ok
+
+
+class PathEnd(PathEndAlone):
+    """Drop routes whose last hop before an adopting origin is not its neighbour, plus ROV.
+    BGPy: `PathEnd`."""
+
+    name = "path-end"
+    includes_rov = True
+
+    def accept(self, c: Candidate):
+        return (c.a["invalid"] == 0) & super().accept(c)
