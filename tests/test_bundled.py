@@ -25,3 +25,22 @@ def test_the_example_spec_builds_and_validates(tmp_path, capsys):
         (0, "198.51.100.128/25"), (64496, "192.0.2.0/24"), (64496, "2001:db8::/32"), (64497, "198.51.100.0/24")]
     assert [k["asn"] for k in doc["bgpsec_keys"]] == [64496]
     assert [a["customer_asid"] for a in doc["provider_authorizations"]["ipv4"]] == [64496]
+
+
+def test_bundled_scenarios_run_by_name_and_list(tmp_path, capsys, monkeypatch):
+    from bgpsim.sim.scenario import bundled_scenarios
+
+    monkeypatch.chdir(tmp_path)  # a name, not a path: it is found among the installed scenarios
+    assert main(["run", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(bundled_scenarios()) and "teaching-leak" in bundled_scenarios()
+    assert all(len(line.split(None, 1)) == 2 for line in lines)  # each with what it shows
+    assert main(["run", "--list", "--format", "json"]) == 0
+    assert [json.loads(line)["name"] for line in capsys.readouterr().out.splitlines()] == list(bundled_scenarios())
+    assert main(["run", "teaching-leak", "--engine", "steady", "--quiet", "--out", "leak"]) == 0
+    assert json.loads((tmp_path / "leak" / "result.json").read_text())["scenario"]["name"] == "teaching-leak"
+    (tmp_path / "teaching-leak").write_text("name = 'mine'\n")  # a file of that name wins over the bundled one
+    assert main(["run", "teaching-leak", "--quiet", "--out", "mine"]) == 2
+    assert main(["run", "no-such-scenario"]) == 2
+    err = capsys.readouterr().err
+    assert "no bundled scenario 'no-such-scenario'; want one of teaching-bgpsec" in err.splitlines()[-1]

@@ -40,7 +40,7 @@ def test_the_list(capsys):
     for line in lines:
         name, date, title = re.fullmatch(r"(\S+) +(\d{4}-\d\d-\d\d)  (.+)", line).groups()
         assert name.endswith(date[:4]) and title
-    assert main(["incident", "--list", "--json"]) == 0
+    assert main(["incident", "--list", "--format", "json"]) == 0
     docs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert all(d["sources"] and all(re.search(r"https?://", s) for s in d["sources"]) for d in docs)
 

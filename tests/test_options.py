@@ -117,7 +117,7 @@ def kind(action: argparse.Action) -> str:
     by_metavar = {
         "DIR": "out-dir" if writes else "in-dir", "FILE": "out-file" if writes else "in-file",
         "FILE.pcap": "out-file", "PEM": "in-file", "CAIDA_FILE": "in-file", "SPEC.toml": "in-file",
-        "SCENARIO.toml": "in-file", "DIR|FILE": "keys", "URL": "broker", "tcp://HOST:PORT": "scheduler",
+        "SCENARIO": "in-file", "DIR|FILE": "keys", "URL": "broker", "tcp://HOST:PORT": "scheduler",
         "TIME": "time", "PREFIX": "topic", "P": "prefix", "ASN,ASN,...": "asns", "ASN,ASN,...|@FILE": "asns-or-file",
         "NAME[+NAME...]": "policies", "KIND[,KIND]": "list", "NAME[,NAME]": "list", "SHARE,SHARE,...": "shares",
         "ADDRESS": "address", "V4,V6": "lengths", "N": "integer", "uniform|cone|space|FILE": "weighting", "NAME": "incident", "ID": "text",

@@ -32,7 +32,7 @@ def big_dump(path: Path) -> None:
 # (command line, closed after reading its first line, what stderr holds besides nothing)
 CASES = {
     "incident-list": (["incident", "--list"], False, ""),
-    "incident-list-json": (["incident", "--list", "--json"], False, ""),
+    "incident-list-json": (["incident", "--list", "--format", "json"], False, ""),
     "sweep": (["sweep", "--trials", "2", "--adoption", "0,50%", "--out", "{out}"], False, ""),
     "sweep-json": (["sweep", "--trials", "2", "--adoption", "0,50%", "--format", "json", "--out", "{out}"], False, ""),
     "run-timed": (["run", "--out", "{out}"], False, ""),

@@ -188,12 +188,13 @@ class _Shape:
         self.box = (Bbox([pts.min(axis=0) - reach, pts.max(axis=0) + reach]) if len(pts) else None)
 
     def inside(self, frame) -> bool:
-        """Whether any of it is drawn inside `frame`."""
+        """Whether any of it is drawn inside `frame` (a line crossing it counts)."""
         if self.kind == "bar":
             return _clip(self.box, frame) is not None and self.box.width > 0.5
-        p = self.points
-        return bool(len(p)) and bool(np.any((p[:, 0] > frame.x0) & (p[:, 0] < frame.x1) & (p[:, 1] > frame.y0)
-                                            & (p[:, 1] < frame.y1)))
+        p, inner = self.points, frame.padded(-1)
+        if len(p) and np.any((p[:, 0] > inner.x0) & (p[:, 0] < inner.x1) & (p[:, 1] > inner.y0) & (p[:, 1] < inner.y1)):
+            return True
+        return any(len(q.vertices) and q.intersects_bbox(inner, filled=self.kind == "area") for q in self.paths)
 
     def hits(self, box) -> bool:
         """Whether it draws inside `box` (pixels)."""

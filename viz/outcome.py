@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
+from matplotlib.ticker import FixedLocator, PercentFormatter
 
 from .canvas import save
 from .style import COLOURS, OUTCOME_LABELS
@@ -28,12 +28,14 @@ def outcome_plot(outcome: Shares, traffic: Traffic, title: str = "") -> Figure:
     names = list(OUTCOME_LABELS)
     vals = [100 * getattr(outcome, k) for k in names]
     bars = ax.barh(range(len(names)), vals, color=[COLOURS[k] for k in names], height=0.6)
-    for b, v in zip(bars, vals):
-        ax.text(min(v + 1.5, 88), b.get_y() + b.get_height() / 2, f"{v:.1f} %", va="center", fontsize=9)
+    for b, v in zip(bars, vals):  # after the bar's end: room is kept past 100 % for a full bar's number
+        ax.text(v + 1.5, b.get_y() + b.get_height() / 2, f"{v:.1f} %", va="center", fontsize=9)
     ax.set_yticks(range(len(names)), [OUTCOME_LABELS[k] for k in names], fontsize=9)
     ax.invert_yaxis()
-    ax.set_xlim(0, 100)
+    ax.set_xlim(0, 116)
+    ax.xaxis.set_major_locator(FixedLocator(range(0, 101, 20)))
     ax.xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+    ax.spines["bottom"].set_bounds(0, 100)
     ax.set_xlabel("source ASes (attacker and victim aside)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

@@ -93,22 +93,30 @@ def extended(times: np.ndarray, values: np.ndarray, x_end: float) -> tuple[np.nd
 
 
 def mark_groups(marks: Sequence[Mark], end: float | None, x_lo: float, x_hi: float
-                ) -> list[tuple[float, list[str], bool]]:
-    """The marks, and "routing settled" at `end` if given, as `(time, labels, quiet)` in time order:
-    marks at (nearly) the same time share one line and one number; a group made only of "routing
-    settled" is quiet (a lighter line)."""
+                ) -> list[tuple[float, list[tuple[float, str]], bool]]:
+    """The marks, and "routing settled" at `end` if given, as `(time, [(time, label)], quiet)` in time
+    order: marks at (nearly) the same time share one line and one number; a group made only of
+    "routing settled" is quiet (a lighter line)."""
     marks = [(m.time, m.label.strip(), False) for m in marks]
     if end is not None and np.isfinite(float(end)):
         marks.append((float(end), "routing settled", True))
-    groups: list[tuple[float, list[str], bool]] = []
+    groups: list[tuple[float, list[tuple[float, str]], bool]] = []
     close = (x_hi - x_lo) * 0.004
     for t, label, q in sorted(marks, key=lambda m: m[0]):
         if groups and t - groups[-1][0] <= close:
             t0, labels, q0 = groups[-1]
-            groups[-1] = (t0, labels + [label] if label else labels, q0 and q)
+            groups[-1] = (t0, labels + [(t, label)], q0 and q)
         else:
-            groups.append((t, [label] if label else [], q))
+            groups.append((t, [(t, label)], q))
     return groups
+
+
+def key_text(labels: Sequence[tuple[float, str]]) -> str:
+    """One entry of the key: the labels of a group, with their time once if they share it."""
+    labels = [(t, x or "an event") for t, x in labels]
+    if len({secs(t) for t, _ in labels}) == 1:
+        return "; ".join(x for _, x in labels) + f"  (t = {secs(labels[0][0])} s)"
+    return "; ".join(f"{x} (t = {secs(t)} s)" for t, x in labels)
 
 
 def _width(text: str, size: float, bold: bool = False) -> float:
@@ -139,16 +147,16 @@ def draw_key(ax, groups: Sequence[tuple[float, list[str], bool]], axes_width_in:
     """Under the axis label, what each numbered mark is: '3  AS64510 originates 198.51.100.0/24
     (t = 4800 s)'. Two columns when every entry fits half the width, else one, long entries wrapped.
     Constrained layout makes room for it as for any label of the axes."""
-    entries = [(n, "; ".join(labels) or "event", t, q) for n, (t, labels, q) in enumerate(groups, 1)]
+    entries = [(n, t, q) for n, (t, _, q) in enumerate(groups, 1)]
     if not entries:
         return
-    texts = [f"{label}  (t = {secs(t)} s)" for _, label, t, _ in entries]
+    texts = [key_text(labels) for _, labels, _ in groups]
     indent = 16.0  # points from the circle's centre to its text
     full = axes_width_in * 72.0
     two = len(texts) > 1 and max(_width(x, KEY_FONT) for x in texts) + indent + 12 <= full / 2
     per_col = -(-len(texts) // 2) if two else len(texts)
     line = [0, 0]
-    for k, ((n, _, _, quiet), text) in enumerate(zip(entries, texts)):
+    for k, ((n, _, quiet), text) in enumerate(zip(entries, texts)):
         col = k // per_col if two else 0
         if not two:  # wrapped to the width, by the mean width of a character of this entry
             chars = max(30, int(len(text) * (full - indent - 12) / max(_width(text, KEY_FONT), 1.0)))
@@ -276,7 +284,7 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: f
             groups.append([t])
     mark_list = sorted(((m.time, m.label.strip()) for m in marks), key=lambda m: m[0])
     found = []
-    for g in groups:
+    for g in [part for g in groups for part in _split(g)]:
         if len(g) < 2:
             continue
         start, stop = g[0], g[-1]
@@ -292,6 +300,17 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: f
                       "lo": start - 0.06 * width, "hi": stop + 0.14 * width})
     found = sorted(found, key=lambda b: (-b["changes"], b["start"]))[:MAX_ZOOMS]
     return sorted(found, key=lambda b: b["start"])
+
+
+def _split(g: list[float]) -> list[list[float]]:
+    """A burst cut at its longest lull while that lull is over half of it and leaves two changes or
+    more on each side: one panel of 0 to 29 s would squash the first 50 ms into a line."""
+    if len(g) < 4:
+        return [g]
+    k = int(np.argmax(np.diff(g)))
+    if g[k + 1] - g[k] > 0.5 * (g[-1] - g[0]) and k + 1 >= 2 and len(g) - k - 1 >= 2:
+        return _split(g[:k + 1]) + _split(g[k + 1:])
+    return [g]
 
 
 def zoom_axes(fig: Figure, n_zooms: int, main_h: float, zoom_h: float):

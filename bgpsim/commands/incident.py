@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import renamed
+
 EPILOG = """\
 examples:
   bgpsim incident --list
@@ -52,9 +54,11 @@ def register(sub, parser_class) -> None:
     p.add_argument("--list", action="store_true", help="print the bundled incidents, one per line: name, date, title")
     p.add_argument("--topology", metavar="FILE", help="the graph to replay on (default: the file the incident names)")
     p.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/NAME)")
-    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    p.add_argument("--json", action="store_true", help="with --list: one JSON object per incident; else the "
-                                                       "counterfactual rows as JSON on stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress, no summary; warnings and errors only")
+    fmt = p.add_argument("--format", choices=("table", "json"), default="table",
+                         help="what goes to stdout: table (default), or json: with --list one JSON object per "
+                              "incident, else the counterfactual rows")
+    renamed(p, "--json", fmt, const="json")
     p.set_defaults(handler=cmd_incident)
 
 
@@ -65,7 +69,7 @@ def cmd_incident(args) -> int:
     if args.list:
         for name in inc.names():
             i = inc.load_incident(inc.find(name), graph=False)
-            if args.json:
+            if args.format == "json":
                 print(json.dumps({"name": i.name, "date": i.date, "title": i.title, "sources": i.sources}))
             else:
                 print(i.line())
@@ -86,7 +90,7 @@ def _replay(args, incident) -> int:
 
     out = Path(args.out) if args.out else Path("bgpsim-out") / incident.name
     outdir.check(out, "incident")
-    talk = not (args.quiet or args.json)
+    talk = not (args.quiet or args.format == "json")
     started = time.perf_counter()
     topo = load_topology(incident.scenario.topology)
     progress = Progress(enabled=talk and sys.stderr.isatty())
@@ -105,7 +109,7 @@ def _replay(args, incident) -> int:
     w.writerows(r.row() for r in rows)
     section = incident_html(incident, rows, topo.name, run.traffic.weighting)
     output.write(run, out, section, {"counterfactuals.csv": table.getvalue()}, "incident")
-    if args.json:
+    if args.format == "json":
         print(json.dumps([dict(zip(Counterfactual.COLUMNS, r.row())) for r in rows], indent=1))
     elif talk:
         print(_summary(incident, run, rows, out, time.perf_counter() - started))

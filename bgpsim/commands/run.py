@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from importlib.resources import files
 from pathlib import Path
 
 from bgpsim.base.console import Progress
@@ -13,15 +12,17 @@ from bgpsim.base.errors import InputError
 
 from . import asn, factor, renamed, seconds, seed_arg, share
 
-DEFAULT_SCENARIO = "teaching-subprefix.toml"
+DEFAULT_SCENARIO = "teaching-subprefix"
 DEFAULT_PACE = 10.0  # --pace: why, in its help
 
 RUN_EPILOG = """\
 examples:
   bgpsim run
       the bundled teaching scenario: a sub-prefix hijack on a 30-AS Internet, mitigated by the victim
-  bgpsim run scenarios/teaching-leak.toml --out /tmp/leak
-      a scenario file (see the README for its keys)
+  bgpsim run --list
+      the bundled scenarios, one per line
+  bgpsim run teaching-leak --out /tmp/leak
+      a bundled scenario by name; or a scenario file's path (see the README for its keys)
   bgpsim run --topology ../shared/data/caida/20250901.as-rel2.txt.bz2 --attack subprefix \\
              --attacker 17557 --victim 43515
       Pakistan Telecom's 2008 YouTube hijack, replayed on the 2025 Internet graph (78,643 ASes)
@@ -62,7 +63,9 @@ def register(sub, parser_class) -> None:
                          description="Run a scenario on the timed BGP engine: a TOML scenario file, the bundled "
                                      "teaching scenario (no arguments), or an ad-hoc attack on a topology file.",
                          epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("scenario", nargs="?", metavar="SCENARIO.toml", help="scenario file (default: the bundled teaching scenario)")
+    run.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                     help=f"a bundled scenario's name (--list shows them) or a scenario file (default: {DEFAULT_SCENARIO})")
+    run.add_argument("--list", action="store_true", help="print the bundled scenarios, one per line: name, what it shows")
     adhoc = run.add_argument_group("ad-hoc attack (instead of a scenario file)")
     adhoc.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file (serial-1 or -2; plain, .gz, .bz2) or a TOML topology")
     adhoc.add_argument("--attack", choices=ATTACKS, metavar="KIND",
@@ -136,11 +139,23 @@ TIMED_ONLY = ("mrai", "until", "crypto", "signing_keys", "pcap", "pcap_ases", "p
               "cafile")  # options about messages and time, which the converged state has not
 
 
+def _list(fmt: str) -> int:
+    import json
+
+    from bgpsim.sim.scenario import bundled_scenarios, load_scenario
+
+    for name, path in bundled_scenarios().items():
+        scn = load_scenario(path)
+        print(json.dumps({"name": name, "description": scn.description}) if fmt == "json"
+              else f"{name:<24} {scn.description}")
+    return 0
+
+
 def scenario_from(args):
     from bgpsim.base.datafiles import check_input
     from bgpsim.base.prefix import parse_prefix
     from bgpsim.sim.attacks import attack
-    from bgpsim.sim.scenario import DEFAULT_PREFIX, WEIGHTINGS, Scenario, load_scenario
+    from bgpsim.sim.scenario import DEFAULT_PREFIX, WEIGHTINGS, Scenario, find_scenario, load_scenario
 
     if args.engine == "steady":
         for flag in TIMED_ONLY:
@@ -161,8 +176,7 @@ def scenario_from(args):
         for flag in ("attack", "prefix", "attack_prefix"):
             if getattr(args, flag):
                 raise InputError(f"--{flag.replace('_', '-')} needs --topology (a scenario file says it itself)")
-        path = args.scenario or str(files("bgpsim.scenarios") / DEFAULT_SCENARIO)
-        scn = load_scenario(path)
+        scn = load_scenario(find_scenario(args.scenario or DEFAULT_SCENARIO))
     if args.attacker is not None:
         if scn.attack is None:
             raise InputError("--attacker: the scenario has no attack")
@@ -298,6 +312,9 @@ def cmd_run(args) -> int:
     from bgpsim.sim import output
     from bgpsim.sim.converged import converged
     from bgpsim.sim.run import simulate
+
+    if args.list:
+        return _list(args.format)
 
     scn = scenario_from(args)
     live = _broker(args)

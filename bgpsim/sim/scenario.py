@@ -185,6 +185,27 @@ def _delay(doc: TomlFile, value, *key) -> Delay:
     return Delay(kind, vals[0], vals[1] if len(vals) > 1 else 0.0)
 
 
+def bundled_scenarios() -> dict[str, Path]:
+    """The scenarios that ship with bgpsim (bgpsim.scenarios), by name."""
+    from importlib.resources import files
+
+    return {p.stem: Path(str(p)) for p in sorted(files("bgpsim.scenarios").iterdir(), key=lambda p: p.name)
+            if p.name.endswith(".toml")}
+
+
+def find_scenario(name: str) -> Path:
+    """A scenario file's path, or a bundled scenario's name (`teaching-leak`): the file wins where both are."""
+    if Path(name).is_file():
+        return Path(name)
+    bundled = bundled_scenarios()
+    if name.removesuffix(".toml") in bundled:
+        return bundled[name.removesuffix(".toml")]
+    if name.endswith(".toml") or "/" in name:
+        raise InputError("no such file; want a scenario file, or a bundled scenario's name (bgpsim run --list)", name)
+    raise InputError(f"no bundled scenario {name!r}; want one of {', '.join(bundled)} (bgpsim run --list), or a "
+                     "scenario file")
+
+
 def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
     doc = TomlFile(path, text)
     d = doc.data
