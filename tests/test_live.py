@@ -185,7 +185,7 @@ def test_broker_restarted_mid_stream(tmp_path, vrps):
                             "--client-id", "fault", "--until-idle", 12)
         wait_online(b, "fault", mon)
         pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", str(UPDATES), "--broker",
-                                b.url("plain"), "--topic", "fault", "--speed", "30"], stdout=subprocess.PIPE,
+                                b.url("plain"), "--topic", "fault", "--pace", "30"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
         time.sleep(3)
         assert pub.poll() is None, "the publisher finished before the broker went away"

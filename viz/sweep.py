@@ -1,8 +1,13 @@
 """The sweep's figure (`sweep_figure`): attacker success against the share of ASes deploying a defence.
 
 One panel per attack, one line per policy, with the 90 % confidence band of the mean over trials, read
-from the sweep's summary.json dict. Policies keep the tab10 colours in the order they first appear, so
-the same sweep gives the same picture.
+from the sweep's summary.json dict. Policies keep the tab10 colours and a marker shape each, in the
+order they first appear, so the same sweep gives the same picture.
+
+Defences often give the same numbers (ROV, ASPA, BGPsec and path-end all drop a sub-prefix hijack the
+ROA covers), and a line drawn over another hides it. So where curves coincide, each is drawn dashed
+in turn with the others (a striped line that shows every colour), their markers nested (the first
+largest), and the panel's title names the curves that coincide all along.
 """
 
 from __future__ import annotations
@@ -15,9 +20,62 @@ from typing import Mapping
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
-from .canvas import percent_axis, save
+from .canvas import new_figure, percent_axis, save
+from .style import join, plural
+
+MARKERS = "osD^vP*Xph"
+SAME = 0.4  # percentage points: closer means look the same on the figure
+_DASH = 5.0  # points: each colour's share of a striped line
+_WIDTH = 1.8
+
+
+def _curves(cells, attack: str, policies: list[str]) -> dict[str, tuple]:
+    """policy -> (adoption, mean, ci low, ci high) in percent, for one attack."""
+    out = {}
+    for policy in policies:
+        pts = sorted((c["adoption"], c["attacker_frac"]) for c in cells
+                     if c["attack"] == attack and c["policy"] == policy)
+        if pts:
+            out[policy] = tuple(np.asarray(v, dtype=float) for v in (
+                [p[0] for p in pts], [100 * p[1]["mean"] for p in pts],
+                [100 * p[1]["ci90"][0] for p in pts], [100 * p[1]["ci90"][1] for p in pts]))
+    return out
+
+
+def _same(a: tuple, b: tuple, k: slice) -> bool:
+    return len(a[0][k]) == len(b[0][k]) and np.array_equal(a[0][k], b[0][k]) and \
+        bool(np.all(np.abs(a[1][k] - b[1][k]) <= SAME))
+
+
+def _panel(ax, curves: dict[str, tuple], colour: dict, marker: dict) -> list[list[str]]:
+    """One attack's curves on `ax`; returns the groups of policies whose curves coincide all along."""
+    names = list(curves)
+    whole: list[list[str]] = []
+    for p in names:
+        x, mean, lo, hi = curves[p]
+        group = next((g for g in whole if _same(curves[g[0]], curves[p], slice(None))), None)
+        if group is None:
+            whole.append([p])
+            # one band per look-alike group: the same band drawn twice would only darken
+            ax.fill_between(x, np.clip(lo, 0, 100), np.clip(hi, 0, 100), color=colour[p], alpha=0.16, linewidth=0)
+        else:
+            group.append(p)
+        for i in range(len(x) - 1):  # segment by segment: which curves share it
+            share = [q for q in names if len(curves[q][0]) == len(x) and _same(curves[q], curves[p], slice(i, i + 2))]
+            m, r = len(share), share.index(p)
+            style = "-" if m == 1 else (((m - r) % m) * _DASH, (_DASH, (m - 1) * _DASH))
+            ax.plot(x[i:i + 2], mean[i:i + 2], color=colour[p], linestyle=style, linewidth=_WIDTH,
+                    solid_capstyle="butt", dash_capstyle="butt", zorder=3)
+        for i in range(len(x)):  # nested where points coincide: the first drawn largest
+            share = [q for q in names if i < len(curves[q][0]) and curves[q][0][i] == x[i]
+                     and abs(curves[q][1][i] - mean[i]) <= SAME]
+            m, r = len(share), share.index(p)
+            ax.plot([x[i]], [mean[i]], linestyle="none", marker=marker[p], color=colour[p],
+                    markersize=4.0 + 2.0 * (m - 1 - r), markeredgecolor="white", markeredgewidth=0.6, zorder=4 + r)
+    return [g for g in whole if len(g) > 1]
 
 
 def sweep_plot(summary: Mapping) -> Figure:
@@ -25,32 +83,30 @@ def sweep_plot(summary: Mapping) -> Figure:
     cells = summary["cells"]
     attacks = list(dict.fromkeys(c["attack"] for c in cells))
     policies = list(dict.fromkeys(c["policy"] for c in cells))
-    fig = Figure(figsize=(5.2 * len(attacks), 4.0), layout="constrained")
+    tab = matplotlib.colormaps["tab10"]
+    colour = {p: tab(k % 10) for k, p in enumerate(policies)}
+    marker = {p: MARKERS[k % len(MARKERS)] for k, p in enumerate(policies)}
+    fig = new_figure(figsize=(5.2 * len(attacks), 4.6))
     axes = fig.subplots(1, len(attacks), squeeze=False)[0]
-    colours = matplotlib.colormaps["tab10"]
     for ax, attack in zip(axes, attacks):
-        for k, policy in enumerate(policies):
-            pts = sorted((c["adoption"], c["attacker_frac"]) for c in cells
-                         if c["attack"] == attack and c["policy"] == policy)
-            if not pts:
-                continue
-            x = np.asarray([p[0] for p in pts], dtype=float)
-            mean = np.asarray([100 * p[1]["mean"] for p in pts])
-            lo = np.asarray([100 * p[1]["ci90"][0] for p in pts])
-            hi = np.asarray([100 * p[1]["ci90"][1] for p in pts])
-            colour = colours(k % 10)
-            ax.plot(x, mean, marker="o", markersize=3.5, color=colour, label=policy)
-            ax.fill_between(x, np.clip(lo, 0, 100), np.clip(hi, 0, 100), color=colour, alpha=0.18, linewidth=0)
+        alike = _panel(ax, _curves(cells, attack, policies), colour, marker)
         percent_axis(ax)
         ax.set_xlim(-2, 102)
         ax.xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
         ax.set_xlabel("ASes deploying the defence")
         ax.set_ylabel("ASes whose traffic reaches the attacker")
-        ax.set_title(f"{attack} attack", fontsize=10)
-        ax.legend(fontsize=8, title="defence (band: 90 % CI)", title_fontsize=8, frameon=False)
+        note = "; ".join(f"{join(g)} coincide (striped)" for g in alike)
+        ax.set_title(f"{attack} attack" + ("\n" + textwrap.fill(note, 62) if note else ""), fontsize=10)
+    handles = [Line2D([], [], color=colour[p], marker=marker[p], markersize=5, linewidth=_WIDTH, label=p)
+               for p in policies]
+    # under the panels, not in one: a legend inside would cover curves or bands
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(policies), 6), fontsize=8.5,
+               title="defence (band: 90 % confidence interval of the mean)", title_fontsize=8.5, frameon=False)
     sw = summary.get("sweep", {})
-    title = (f"Attacker success vs adoption — {sw.get('topology', '')}, {sw.get('trials', '?')} trials per "
-             f"point, adoption: {sw.get('adopt', '')}")
+    trials = sw.get("trials")
+    title = (f"Attacker success vs adoption — {sw.get('topology', '')}, "
+             f"{plural(trials, 'trial') if isinstance(trials, int) else '? trials'} per point, "
+             f"adoption: {sw.get('adopt', '')}")
     # wrapped to the figure's width (about 13 characters an inch at this size), so no end is cut off
     fig.suptitle(textwrap.fill(title, int(13 * 5.2 * len(attacks))), fontsize=10)
     return fig
@@ -58,6 +114,5 @@ def sweep_plot(summary: Mapping) -> Figure:
 
 def sweep_figure(summary: Mapping, path: str | os.PathLike) -> Path:
     """Attacker success against adoption, one panel per attack, one line per policy, with the 90 %
-    confidence band of the mean over trials."""
+    confidence band of the mean over trials; curves that coincide striped and named."""
     return save(sweep_plot(summary), path)
-

@@ -65,7 +65,8 @@ def renamed(p, old: str, new: argparse.Action, type=None, const=None) -> None:
         p.set_defaults(**{f"_required {new.option_strings[0]}": new.dest})
     flag = new.nargs == 0 or const is not None
     kw = {"nargs": 0, "const": new.const if const is None else const} if flag else {"type": type or new.type}
-    p.add_argument(old, action=_Renamed, dest=new.dest, new=new.option_strings[0], help=argparse.SUPPRESS,
+    spelled = new.option_strings[0] + (f" {const}" if const is not None and new.nargs != 0 else "")
+    p.add_argument(old, action=_Renamed, dest=new.dest, new=spelled, help=argparse.SUPPRESS,
                    append=isinstance(new, argparse._AppendAction), metavar=new.metavar, **kw)
 
 

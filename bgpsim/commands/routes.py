@@ -20,7 +20,7 @@ def register(sub, parser_class) -> None:
     ro.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled teaching topology)")
     ro.add_argument("--out", metavar="DIR", default="bgpsim-out/routes", help="output directory (default ./bgpsim-out/routes): new, empty, or an earlier output "
                     "of bgpsim, which is replaced; anything else is refused")
-    ro.add_argument("--workers", type=count, default=max(1, os.cpu_count() or 1), metavar="W", help="local processes (default: one per core)")
+    ro.add_argument("--workers", type=count, default=max(1, os.cpu_count() or 1), metavar="N", help="local processes (default: one per core)")
     ro.add_argument("--quiet", action="store_true", help="print nothing but errors")
     ro.set_defaults(handler=cmd_routes)
 

@@ -94,7 +94,7 @@ def register(sub, parser_class) -> None:
                         help="with --policy bgpsec on the timed engine: adopters really sign every UPDATE they send "
                              "each other and verify every one they receive (ECDSA P-256, keys derived from --seed); "
                              "result.json gains a crypto object with the counts and seconds")
-    keys = common.add_argument("--signing-keys", metavar="DIR",
+    keys = common.add_argument("--signing-keys", metavar="DIR|FILE",
                                help="with --crypto: the adopters' private router keys (PEM or DER; the AS in each file "
                                     "name, as `rpki ca build` writes them in DIR/.keys) instead of keys derived from --seed")
     renamed(common, "--router-keys", keys)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import broker_args, broker_of, count, factor, input_files
+from . import broker_args, broker_of, count, factor, input_files, renamed
 
 EPILOG = """\
 examples:
   mosquitto -p 1883 &                     # a broker (Debian package mosquitto)
-  bgpsim stream publish updates.20160811.1600.gz --broker mqtt://127.0.0.1 --speed 60
+  bgpsim stream publish updates.20160811.1600.gz --broker mqtt://127.0.0.1 --pace 60
       the dump at sixty times its own pace: an hour of updates in a minute
   bgpsim stream publish rib.bz2 capture.pcapng --broker mqtts://alice@broker:8883 --cafile ca.pem --flat-out
       as fast as the broker takes them (password from BGPSIM_MQTT_PASSWORD)
@@ -36,8 +36,9 @@ def register(sub, parser_class) -> None:
     pub.add_argument("files", nargs="+", metavar="FILE", help="MRT, bgpdump -m text or pcap/pcapng; '-' standard input")
     broker_args(pub)
     pace = pub.add_mutually_exclusive_group()
-    pace.add_argument("--speed", type=factor, default=1.0, metavar="N",
-                      help="replay at N times the dump's own pace (default 1: real time)")
+    speed = pace.add_argument("--pace", type=factor, default=1.0, metavar="FACTOR",
+                              help="replay at FACTOR times the dump's own pace (default 1: real time), as `run --pace`")
+    renamed(pace, "--speed", speed)
     pace.add_argument("--flat-out", action="store_true", help="as fast as the broker takes the messages")
     pub.add_argument("--batch", type=count, default=1, metavar="N",
                      help="pack N updates into one message on the batched topic (default 1: one message each)")
@@ -55,7 +56,7 @@ def cmd_publish(args) -> int:
     addr, topics = broker_of(args)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "update", delay=1.0)
     try:
-        done = asyncio.run(publish(args.files, addr, topics, None if args.flat_out else args.speed, args.batch,
+        done = asyncio.run(publish(args.files, addr, topics, None if args.flat_out else args.pace, args.batch,
                                    progress=lambda n: bar(n, None) if n % 1000 == 0 else None,
                                    warn=lambda m: print(f"bgpsim: warning: {m}", file=sys.stderr)))
     finally:

@@ -57,7 +57,7 @@ def register(sub, parser_class) -> None:
     sw.add_argument("--adopt", choices=ADOPT, default="random",
                     help="who adopts: a random share of all ASes (default), the largest customer cones first, or a share of the tier-1 clique")
     where = sw.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=count, default=1, metavar="W", help="local processes (default 1)")
+    where.add_argument("--workers", type=count, default=1, metavar="N", help="local processes (default 1)")
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on a Dask distributed cluster")
     sw.add_argument("--out", metavar="DIR", default="bgpsim-out/sweep", help="output directory (default %(default)s): new, "
                     "empty, or an earlier sweep, resumed when run again with the same parameters; anything else is refused")
