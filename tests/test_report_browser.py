@@ -1,8 +1,9 @@
 """The report's "step through the run" section in a real browser: headless Chromium (Debian package
 chromium) driven by Playwright (pip, the test extras), with every request but the page's own file
 blocked and recorded. The slider and the play button change the ASes' colours and the numbers; a click
-on an AS shows its routes; a large graph gets its tiers, its largest transit ASes and a searchable
-table; the page asks for nothing from any server."""
+on an AS shows its routes; the arrows stop short of the ASes' labels; a large graph gets its tiers (each
+row on one line at 1280 px), its largest transit ASes and a searchable table (with an adopters' column
+only when there is a defence); the page asks for nothing from any server."""
 
 from __future__ import annotations
 
@@ -53,6 +54,18 @@ def page(browser):
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
     yield pg
     ctx.close()
+
+
+@pytest.fixture(scope="module")
+def big_graph(tmp_path_factory):
+    """A 300-AS Internet-like graph as a CAIDA file, and two of its stubs."""
+    from bgpsim.graph.generate import internet_like
+
+    topo = internet_like(300, seed=7)
+    rows = [f"{a}|{b}|-1" for a, b in topo.asns[topo.p2c].tolist()] + [f"{a}|{b}|0" for a, b in topo.asns[topo.p2p].tolist()]
+    path = tmp_path_factory.mktemp("big") / "g.txt"
+    path.write_text("\n".join(rows) + "\n")
+    return path, topo, [int(topo.asns[i]) for i in topo.stubs()]
 
 
 def _colours(pg) -> list[str]:
@@ -106,15 +119,10 @@ def test_adopters_wear_a_ring(tmp_path, page):
     assert page.asked == [] and page.errors == []
 
 
-def test_a_large_graph_has_tiers_top_ases_and_a_table(tmp_path, page):
-    from bgpsim.graph.generate import internet_like
-
-    topo = internet_like(300, seed=7)
-    rows = [f"{a}|{b}|-1" for a, b in topo.asns[topo.p2c].tolist()] + [f"{a}|{b}|0" for a, b in topo.asns[topo.p2p].tolist()]
-    (tmp_path / "g.txt").write_text("\n".join(rows) + "\n")
-    stubs = [int(topo.asns[i]) for i in topo.stubs()]
+def test_a_large_graph_has_tiers_top_ases_and_a_table(tmp_path, page, big_graph):
+    graph, topo, stubs = big_graph
     out = tmp_path / "big"
-    assert main(["run", "--topology", str(tmp_path / "g.txt"), "--attack", "prefix", "--attacker", str(stubs[0]),
+    assert main(["run", "--topology", str(graph), "--attack", "prefix", "--attacker", str(stubs[0]),
                  "--victim", str(stubs[1]), "--out", str(out), "--quiet"]) == 0
     page.goto((out / "report.html").as_uri())
     assert page.query_selector("#graph") is None
@@ -129,3 +137,84 @@ def test_a_large_graph_has_tiers_top_ases_and_a_table(tmp_path, page):
     starting = sum(str(a).startswith(str(stubs[0])) for a in topo.asns.tolist())
     assert page.text_content("#found").startswith(f"{starting} ASes") and f"AS{stubs[0]}" in page.text_content("#table")
     assert page.asked == [] and page.errors == []
+
+
+# the boxes a line of text takes, per table cell: all on one line when each box's vertical span meets
+# every other's (a bar beside its count: one line; the count under the bar: two)
+_LINES_PER_CELL = """cells => cells.map(c => {
+  const r = document.createRange(); r.selectNodeContents(c);
+  const boxes = [...r.getClientRects()].filter(b => b.width > 0 && b.height > 0);
+  const one = boxes.every(a => boxes.every(b => a.top < b.bottom && b.top < a.bottom));
+  return [c.textContent.trim(), one];
+})"""
+
+
+def test_the_tier_table_keeps_each_cell_on_one_line_at_1280_px(tmp_path, browser, big_graph):
+    """Bars and counts side by side in every cell, the whole table within the page's column; the table
+    of every AS has a column for the adopters only when a defence is deployed."""
+    graph, _, stubs = big_graph
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    try:
+        for policy in (None, "rov"):
+            out = tmp_path / (policy or "none")
+            argv = ["run", "--topology", str(graph), "--attack", "prefix", "--attacker", str(stubs[0]),
+                    "--victim", str(stubs[1]), "--out", str(out), "--quiet"]
+            assert main(argv + (["--policy", policy, "--adoption", "0.5"] if policy else [])) == 0
+            pg.goto((out / "report.html").as_uri())
+            for moment in ("0", pg.get_attribute("#slider", "max")):
+                pg.fill("#slider", moment)
+                cells = pg.eval_on_selector_all("table.tiers th, table.tiers td", _LINES_PER_CELL)
+                assert len(cells) == 4 * 6 and all(one for _, one in cells), cells
+                table, column = pg.evaluate("[document.querySelector('table.tiers').getBoundingClientRect().right, "
+                                            "document.querySelector('#tiers').getBoundingClientRect().right]")
+                assert table <= column
+            heads = pg.eval_on_selector_all("#table th", "hs => hs.map(h => h.textContent)")
+            yes = pg.eval_on_selector_all("#table td", "ds => ds.filter(d => d.textContent === 'yes').length")
+            if policy:
+                assert heads[-1] == "adopts the defence" and yes > 0
+            else:
+                assert "adopts the defence" not in heads and yes == 0
+    finally:
+        ctx.close()
+
+
+# every arrow of the small graph's view: where its head is, and whether that touches any AS's circle or label
+_ARROWHEADS_ON_ASES = """() => {
+  const svg = document.getElementById('graph');
+  const ases = [...svg.querySelectorAll('g.as')].map(g => {
+    const c = g.querySelector('circle'), t = g.querySelector('text').getBBox();
+    return {asn: g.dataset.asn, x: +c.getAttribute('cx'), y: +c.getAttribute('cy'), r: +c.getAttribute('r'), t: t};
+  });
+  const bad = [];
+  for (const l of svg.querySelectorAll('#arrows line')) {
+    const x1 = +l.getAttribute('x1'), y1 = +l.getAttribute('y1'), x2 = +l.getAttribute('x2'), y2 = +l.getAttribute('y2');
+    const n = Math.hypot(x2 - x1, y2 - y1), ux = (x2 - x1) / n, uy = (y2 - y1) / n;
+    const head = 7 * parseFloat(getComputedStyle(l).strokeWidth);  // the marker: 7 stroke widths long and wide
+    for (let k = 0; k <= 10; k++) for (const side of [-0.5, 0, 0.5]) {
+      const d = head * k / 10, w = head * side * (1 - k / 10);
+      const px = x2 - ux * d - uy * w, py = y2 - uy * d + ux * w;
+      for (const a of ases) {
+        if (Math.hypot(px - a.x, py - a.y) < a.r || (px > a.t.x && px < a.t.x + a.t.width && py > a.t.y
+            && py < a.t.y + a.t.height)) bad.push([l.dataset.from, l.dataset.to, a.asn]);
+      }
+    }
+  }
+  return [svg.querySelectorAll('#arrows line').length, bad];
+}"""
+
+
+def test_arrowheads_stop_short_of_the_ases_and_their_labels(tmp_path, page):
+    """On the teaching graph, at every tenth moment: no arrowhead touches a circle or a label."""
+    out = tmp_path / "sub"
+    assert main(["run", "--out", str(out), "--quiet"]) == 0
+    page.goto((out / "report.html").as_uri())
+    n = int(page.get_attribute("#slider", "max"))
+    drawn = 0
+    for moment in range(0, n + 1, 10):
+        page.fill("#slider", str(moment))
+        count, bad = page.evaluate(_ARROWHEADS_ON_ASES)
+        assert bad == [], (moment, bad)
+        drawn += count
+    assert drawn > 29 * (n // 10)  # arrows were there to check: nearly every AS has a next hop
+    assert page.errors == []

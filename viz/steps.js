@@ -114,7 +114,22 @@
       g.appendChild(title);
       g.addEventListener("click", function () { selected = i; render(); });
       graph.appendChild(g);
+      // the label's box, from the circle's centre, so that arrows stop short of it (see clear)
+      var b = label.getBBox();
+      boxes[i] = [b.x - p[0] - 2, b.y - p[1] - 2, b.x + b.width - p[0] + 2, b.y + b.height - p[1] + 2];
     });
+  }
+  // How far from AS i's centre a line leaving it along (ux, uy) is clear of its circle and its label:
+  // an arrow starts and ends there, so its head never lands on the label of the AS it points to.
+  var R = 13, boxes = [];
+  function clear(i, ux, uy) {
+    var b = boxes[i], lo = 0, hi = Infinity;
+    [[ux, b[0], b[2]], [uy, b[1], b[3]]].forEach(function (s) {  // the ray through the box, slab by slab
+      if (Math.abs(s[0]) < 1e-9) { if (s[1] > 0 || s[2] < 0) hi = -1; return; }
+      var t1 = s[1] / s[0], t2 = s[2] / s[0];
+      lo = Math.max(lo, Math.min(t1, t2)); hi = Math.min(hi, Math.max(t1, t2));
+    });
+    return Math.max(R, hi >= lo ? hi : 0) + 2;
   }
   function renderGraph(t) {
     state = stateAt(t);
@@ -132,9 +147,13 @@
       var j = state.nh[i];
       if (j >= 0 && j !== i) {
         var p = xy(i), q = xy(j), dx = q[0] - p[0], dy = q[1] - p[1], n = Math.sqrt(dx * dx + dy * dy) || 1;
-        arrows.appendChild(svg("line", {x1: p[0] + dx / n * 14, y1: p[1] + dy / n * 14, x2: q[0] - dx / n * 15,
-                                        y2: q[1] - dy / n * 15, stroke: D.colours[o >= 0 ? o : 2],
-                                        "class": "hop", "marker-end": "url(#arrow" + (o >= 0 ? o : 2) + ")"}));
+        var ux = dx / n, uy = dy / n, a0 = clear(i, ux, uy), a1 = n - clear(j, -ux, -uy);
+        if (a1 > a0) {  // else the two ASes (and labels) touch: no room for an arrow
+          arrows.appendChild(svg("line", {x1: p[0] + ux * a0, y1: p[1] + uy * a0, x2: p[0] + ux * a1,
+                                          y2: p[1] + uy * a1, stroke: D.colours[o >= 0 ? o : 2], "data-from": i,
+                                          "data-to": j, "class": "hop",
+                                          "marker-end": "url(#arrow" + (o >= 0 ? o : 2) + ")"}));
+        }
       }
     });
     showShares(counts);
@@ -218,7 +237,7 @@
         counts[o] += n;
         var td = el("td", {});
         var bar = el("span", {"class": "bar"});
-        bar.style.width = (L.tier_sizes[r] ? 100 * n / L.tier_sizes[r] : 0).toFixed(1) + "%";
+        bar.style.width = (L.tier_sizes[r] ? 4 * n / L.tier_sizes[r] : 0).toFixed(2) + "em";  // 4em: the whole tier
         bar.style.background = D.colours[o];
         td.appendChild(bar);
         td.appendChild(document.createTextNode(" " + n.toLocaleString("en")));
@@ -253,9 +272,9 @@
     box.textContent = "";
     var t = el("table", {"class": "ases"});
     var head = el("tr", {});
-    ["AS", "where its traffic goes at the end", "first at the attacker (s)", "last change (s)", "adopts the defence"].forEach(function (h) {
-      head.appendChild(el("th", {}, h));
-    });
+    var heads = ["AS", "where its traffic goes at the end", "first at the attacker (s)", "last change (s)"];
+    if (D.defence) heads.push("adopts the defence");  // without a defence the column would be empty
+    heads.forEach(function (h) { head.appendChild(el("th", {}, h)); });
     t.appendChild(head);
     rows.slice(0, 100).forEach(function (r) {
       var tr = el("tr", {});
@@ -263,11 +282,11 @@
       tr.appendChild(el("td", {}, D.outcomes[r[1]]));
       tr.appendChild(el("td", {}, r[2] === "" ? "—" : secs(r[2])));
       tr.appendChild(el("td", {}, r[3] === "" ? "—" : secs(r[3])));
-      tr.appendChild(el("td", {}, r[4] ? "yes" : ""));
+      if (D.defence) tr.appendChild(el("td", {}, r[4] ? "yes" : ""));
       t.appendChild(tr);
     });
     box.appendChild(t);
-    document.getElementById("found").textContent = rows.length.toLocaleString("en") + " ASes"
+    document.getElementById("found").textContent = rows.length.toLocaleString("en") + (rows.length === 1 ? " AS" : " ASes")
       + (rows.length > 100 ? ", the first 100 shown" : "");
   }
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from bgpsim.sim.result import MAX_DRAWN_ASES, Shares
 
-from .style import COLOURS, escape, secs
+from .style import COLOURS, escape, plural, secs
 
 OUTCOMES = tuple(f.name for f in fields(Shares))  # in the order of the journal's outcome codes
 
@@ -40,7 +40,8 @@ def steps_data(run) -> dict | None:
     asns = topo.asns.tolist()
     data = {"outcomes": list(OUTCOMES), "colours": [COLOURS[o] for o in OUTCOMES],
             "marks": [[round(m.time, 6), m.label] for m in run.marks],
-            "attacker": run.attacker, "victim": run.victim, "target": run.scenario.target}
+            "attacker": run.attacker, "victim": run.victim, "target": run.scenario.target,
+            "defence": run.scenario.defence is not None}
     if j.detailed:
         data["graph"] = _graph(run, j, asns)
     else:
@@ -54,7 +55,7 @@ def _defence_words(run) -> str:
         return "No defence is deployed: this is the baseline."
     without = (f" Without it, {run.baseline * 100:.1f} % of ASes would reach the attacker once routing settles "
                f"(the converged-state engine)." if run.baseline is not None else "")
-    return (f"Defence: {d.policy}, deployed by {d.adopters:,} ASes" + (f" ({d.settings})" if d.settings else "")
+    return (f"Defence: {d.policy}, deployed by {plural(d.adopters, 'AS', 'ASes')}" + (f" ({d.settings})" if d.settings else "")
             + ("; adopters wear a ring." if run.topo.n <= MAX_DRAWN_ASES else ".") + without)
 
 

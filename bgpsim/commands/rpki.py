@@ -101,7 +101,7 @@ def register(sub, parser_class) -> None:
     ca_example = ca_commands.add_parser(
         "example", help="print an example spec, every key explained (a start for your own)",
         description="Print a commented example spec for `rpki ca build`: a trust anchor, two CAs, ROAs (one "
-                    "of AS0), an ASPA and a BGPsec router key, on documentation addresses.",
+                    "of AS0), an ASPA and two BGPsec router keys, on documentation addresses.",
         epilog="example:\n  bgpsim rpki ca example > spec.toml && bgpsim rpki ca build spec.toml --out repo",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ca_example.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the "

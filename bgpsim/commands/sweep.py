@@ -20,8 +20,9 @@ examples:
   bgpsim sweep --topology ../shared/data/caida/20250901.as-rel2.txt.bz2 --attack subprefix,forged-origin \\
                --policy rov,aspa,bgpsec,path-end --trials 100 --workers 2 --out sweep-2025
       the 78,643-AS Internet: 2 x 4 x 11 x 100 = 8,800 trials
-  bgpsim sweep ... --scheduler tcp://10.0.0.5:8786
-      the same trials on a Dask cluster (dask-scheduler; dask-worker tcp://10.0.0.5:8786 on each machine)
+  bgpsim sweep --trials 100 --scheduler tcp://10.0.0.5:8786
+      the trials on a Dask cluster (pip install '.[cluster]'; dask-scheduler, and dask-worker
+      tcp://10.0.0.5:8786 on each machine)
 
 each trial draws an attacker and a victim among the stubs (a leaker among multihomed stubs) and, per
 adoption level, the adopters; the victim adopts, the attacker does not (BGPy's convention). "none"
