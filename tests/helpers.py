@@ -90,3 +90,18 @@ def parents_by_definition(start: list[int], end: list[int]) -> list[int]:
     with inclusive ends, by the definition: the last one before it whose range holds its range."""
     return [max((j for j in range(i) if start[j] <= start[i] and end[i] <= end[j]), default=-1)
             for i in range(len(start))]
+
+
+def cli_commands(parser=None, path: tuple[str, ...] = ()):
+    """(command path such as "rpki ca build", its parser) for every command of `bgpsim` that runs."""
+    import argparse
+
+    from bgpsim.cli import build_parser
+
+    parser = parser or build_parser()
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield " ".join(path), parser
+    for sub in subs:
+        for name, p in sub.choices.items():
+            yield from cli_commands(p, (*path, name))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import VRPS
-from helpers import ROOT, SHARED
+from helpers import ROOT, SHARED, cli_commands
 
 from bgpsim.cli import build_parser, main
 
@@ -58,21 +58,13 @@ def readme_blocks() -> list[list[str]]:
 def help_examples() -> list[tuple[str, str]]:
     """(command, example line) of every --help's `examples:` section."""
     out = []
-    for command, parser in _commands(build_parser()):
+    for command, parser in cli_commands():
         text = parser.epilog or ""
         if "examples:" in text or "example:" in text:
             section = re.split(r"examples?:\n", text, maxsplit=1)[1].split("\n\n", 1)[0]
             out += [(command, line) for line in _lines(section) if line.startswith("bgpsim ")]
     return out
 
-
-def _commands(parser, path=()):
-    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
-        yield " ".join(path), parser
-    for sub in subs:
-        for name, p in sub.choices.items():
-            yield from _commands(p, (*path, name))
 
 
 def _lines(text: str) -> list[str]:

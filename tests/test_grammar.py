@@ -9,7 +9,7 @@ import argparse
 import re
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, cli_commands
 
 from bgpsim.cli import build_parser
 from bgpsim.commands import _Renamed
@@ -19,15 +19,6 @@ VARIES = {"--out": {"DIR", "FILE", "FILE.pcap"}, "--format": None, "--attack": {
           "--policy": {"NAME[+NAME...]", "NAME[,NAME]"}, "--adoption": {"SHARE", "SHARE,SHARE,..."}}
 FORMATS = {"table", "json", "csv", "bgpdump", "hex", "bird2", "openbgpd"}
 
-
-def commands(parser=None, path=()):
-    parser = parser or build_parser()
-    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
-        yield " ".join(path), parser
-    for sub in subs:
-        for name, p in sub.choices.items():
-            yield from commands(p, (*path, name))
 
 
 def visible(parser):
@@ -50,7 +41,7 @@ def readme_table() -> dict[str, set[str]]:
 
 def test_the_readme_table_lists_every_option_under_its_commands():
     have: dict[str, set[str]] = {}
-    for command, parser in commands():
+    for command, parser in cli_commands():
         for a in visible(parser):
             have.setdefault(key(a), set()).add(command)
     assert readme_table() == have
@@ -58,7 +49,7 @@ def test_the_readme_table_lists_every_option_under_its_commands():
 
 def test_one_option_one_argument():
     seen: dict[str, set[str]] = {}
-    for _, parser in commands():
+    for _, parser in cli_commands():
         for a in visible(parser):
             seen.setdefault(key(a), set()).add(str(a.metavar) if a.nargs != 0 else "")
     for name, metavars in seen.items():
@@ -69,7 +60,7 @@ def test_one_option_one_argument():
 
 
 def test_every_command_is_quiet_on_asking_and_formats_speak_one_language():
-    for command, parser in commands():
+    for command, parser in cli_commands():
         names = {key(a): a for a in visible(parser)}
         assert "--quiet" in names, command
         if "--format" in names:
@@ -78,12 +69,12 @@ def test_every_command_is_quiet_on_asking_and_formats_speak_one_language():
                                             "--bgpsec-target")), command
 
 
-OLD = [(command, a) for command, parser in commands() for a in parser._actions if isinstance(a, _Renamed)]
+OLD = [(command, a) for command, parser in cli_commands() for a in parser._actions if isinstance(a, _Renamed)]
 
 
 @pytest.mark.parametrize("command, old", OLD, ids=[f"{c}:{a.option_strings[0]}" for c, a in OLD])
 def test_an_old_name_is_hidden_and_names_the_new_one(command, old):
-    parser = dict(commands())[command]
+    parser = dict(cli_commands())[command]
     new = next(a for a in visible(parser) if a.option_strings and a.option_strings[0] == old.new.split()[0])
     assert old.help == argparse.SUPPRESS and old.dest == new.dest
 

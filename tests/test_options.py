@@ -17,6 +17,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
+from helpers import cli_commands
 
 from bgpsim.cli import build_parser, main
 
@@ -126,18 +127,9 @@ def kind(action: argparse.Action) -> str:
     return by_metavar[action.metavar]
 
 
-def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
-    """(command path, its parser) for every command that runs."""
-    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
-        yield " ".join(path), parser
-    for sub in subs:
-        for name, p in sub.choices.items():
-            yield from commands(p, (*path, name))
-
 
 def cases():
-    for command, parser in commands(build_parser()):
+    for command, parser in cli_commands():
         for action in parser._actions:
             if isinstance(action, argparse._HelpAction) or action.nargs == 0:
                 continue  # --help and the switches take no value

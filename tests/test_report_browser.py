@@ -192,7 +192,7 @@ _ARROWHEADS_ON_ASES = """() => {
     const n = Math.hypot(x2 - x1, y2 - y1), ux = (x2 - x1) / n, uy = (y2 - y1) / n;
     const head = 7 * parseFloat(getComputedStyle(l).strokeWidth);  // the marker: 7 stroke widths long and wide
     for (let k = 0; k <= 10; k++) for (const side of [-0.5, 0, 0.5]) {
-      const d = head * k / 10, w = head * side * (1 - k / 10);
+      const d = head * k / 10, w = head * side * k / 10;
       const px = x2 - ux * d - uy * w, py = y2 - uy * d + ux * w;
       for (const a of ases) {
         if (Math.hypot(px - a.x, py - a.y) < a.r || (px > a.t.x && px < a.t.x + a.t.width && py > a.t.y

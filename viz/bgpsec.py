@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from .style import count
+from .style import count, plural
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import RunResult, SignedRoute
@@ -58,14 +58,16 @@ def attacker_text(run: RunResult) -> str:
     if not seen:
         held = [r for r in run.signed_routes if run.attacker in r.signed and r.state == "valid"]
         if held:
-            return (f"{count(len(held))} adopters hold a valid signed route through the attacker: BGPsec checks "
-                    f"who signed a path, not whether the origin may announce the prefix (that is ROV's job).")
+            return (f"{plural(len(held), 'adopter holds', 'adopters hold')} a valid signed route through the attacker: "
+                    f"BGPsec checks who signed a path, not whether the origin may announce the prefix (that is ROV's "
+                    f"job).")
         return "No adopter received the attacker's announcement signed: where it arrived, it came unsigned."
     reasons = Counter(r.reason for r in seen)
-    parts = [f"at {count(n)} AS{'es' if n > 1 else ''} the verdict was {r}: {MEANING.get(r, '')}"
+    parts = [f"at {plural(n, 'AS', 'ASes')} the verdict was {r}: {MEANING.get(r, '')}"
              for r, n in reasons.most_common()]
     example = seen[0]
-    return (f"The attacker's announcement reached {count(len(seen))} adopters signed, and none found it valid. "
+    return (f"The attacker's announcement reached {plural(len(seen), 'adopter')} signed, and "
+            + ("it did not find it valid. " if len(seen) == 1 else "none found it valid. ")
             + "; ".join(parts) + f". For example, AS{example.asn}: {example.detail}.")
 
 
@@ -79,7 +81,7 @@ def bgpsec_html(run: RunResult, e) -> str:
     lines = ['<style>.hop.ok { color: #1a7f37; } .hop.bad { color: #cf222e; font-weight: 700; } '
              '.hop.unchecked { color: #8c959f; }</style>\n<h2>BGPsec: what the signatures said</h2>\n',
              f'<p>Every adopter signed the UPDATEs it sent to other adopters and verified those it received: '
-             f'{count(c.signatures)} signatures made, {count(c.verified)} verified, {count(c.reused)} checks '
+             f'{plural(c.signatures, "signature")} made, {count(c.verified)} verified, {plural(c.reused, "check")} '
              f'answered from an identical earlier one. Final routes of the adopters: '
              + e(", ".join(f"{count(n)} {s}" for s, n in sorted(states.items()))) + ".</p>\n"]
     why = attacker_text(run)
@@ -88,7 +90,7 @@ def bgpsec_html(run: RunResult, e) -> str:
     shown = [r for r in rows if r.adopts][:MAX_ROWS]
     lines.append('<p class="note">Each route from its origin: ✓ a signature that verified, ✗ the one that failed, '
                  '· not checked (a later one had already failed). ' + (
-                     f"The first {count(len(shown))} adopters by AS number"
+                     f"The first {plural(len(shown), 'adopter')} by AS number"
                      if len(shown) < sum(r.adopts for r in rows) else "The adopters")
                  + "; <code>bgpsec.csv</code> lists every AS."
                  + '</p>\n<div class="table-wrap">\n<table class="ases">\n<thead><tr><th>ASN</th><th>Verdict</th>'

@@ -55,7 +55,8 @@ def _defence_words(run) -> str:
         return "No defence is deployed: this is the baseline."
     without = (f" Without it, {run.baseline * 100:.1f} % of ASes would reach the attacker once routing settles "
                f"(the converged-state engine)." if run.baseline is not None else "")
-    return (f"Defence: {d.policy}, deployed by {plural(d.adopters, 'AS', 'ASes')}" + (f" ({d.settings})" if d.settings else "")
+    return (f"Defence: {d.policy}, deployed by {plural(d.adopters, 'AS', 'ASes')}"
+            + (f" ({d.settings})" if d.settings else "")
             + ("; adopters wear a ring." if run.topo.n <= MAX_DRAWN_ASES else ".") + without)
 
 
