@@ -12,7 +12,6 @@ incident replay (its figure is the bench's)."""
 
 from __future__ import annotations
 
-import argparse
 import re
 import shlex
 import shutil

@@ -11,7 +11,6 @@ import re
 import pytest
 from helpers import ROOT, cli_commands
 
-from bgpsim.cli import build_parser
 from bgpsim.commands import _Renamed
 
 # options whose argument differs by command, on purpose (the table says how)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import cli_commands
 
-from bgpsim.cli import build_parser, main
+from bgpsim.cli import main
 
 TEACHING = str(files("bgpsim.scenarios") / "topologies" / "teaching.toml")
 CLOSED = "mqtt://127.0.0.1:1"  # nothing listens on port 1: refused at once, no name looked up

@@ -1,4 +1,5 @@
-"""The matplotlib side every figure shares: the backend, saving, the percentage axis.
+"""The matplotlib side every figure shares: the backend, saving, the percentage axis, and `crowding`,
+which says what in a drawn figure hides what.
 
 Every figure is drawn on its own `Figure` (no pyplot state, nothing left open) with the Agg backend and
 saved without the "Software" metadata entry, which names the matplotlib version: so the same input gives
@@ -76,28 +77,24 @@ def crowding(fig: Figure) -> list[str]:
 
     FigureCanvasAgg(fig).draw()
     r = fig.canvas.get_renderer()
-    boxes = []  # (name, bbox in pixels)
     legends = [a for a in fig.findobj(Legend) if a.get_visible()]
+    boxes = [("legend", lg.get_window_extent(r)) for lg in legends]  # (name, box in pixels)
     skip = {id(t) for lg in legends for t in lg.findobj(Text)}
-    ticks = []
+    texts = []
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            skip |= {id(t) for tick in axis.get_major_ticks() + axis.get_minor_ticks() for t in (tick.label1, tick.label2)}
-            if ax.axison and axis.get_visible():
-                ticks += [t for tick in axis._update_ticks() for t in (tick.label1, tick.label2) if t.get_visible()]
-    boxes = [("legend", lg.get_window_extent(r)) for lg in legends]
-    for t in [t for t in fig.findobj(Text) if id(t) not in skip] + ticks:
-        if not t.get_visible() or not t.get_text().strip():
-            continue
-        box = Text.get_window_extent(t, r)  # an annotation's own would hold its arrow too
-        if t.get_bbox_patch() is not None:
-            box = Bbox.union([box, t.get_bbox_patch().get_window_extent(r)])
-        boxes.append((_name(t.get_text()), box))
-    out = []
-    for i, (a, ba) in enumerate(boxes):
-        for b, bb in boxes[i + 1:]:
-            if _overlap(ba, bb):
-                out.append(f"{a} overlaps {b}")
+            ticks = axis.get_major_ticks() + axis.get_minor_ticks()
+            skip |= {id(t) for tick in ticks for t in (tick.label1, tick.label2)}
+            if ax.axison and axis.get_visible():  # only the ticks drawn (in view) keep their labels' places
+                texts += [t for tick in axis._update_ticks() for t in (tick.label1, tick.label2)]
+    texts += [t for t in fig.findobj(Text) if id(t) not in skip]
+    for t in texts:
+        if t.get_visible() and t.get_text().strip():
+            box = Text.get_window_extent(t, r)  # an annotation's own would hold its arrow too
+            if t.get_bbox_patch() is not None:
+                box = Bbox.union([box, t.get_bbox_patch().get_window_extent(r)])
+            boxes.append((_name(t.get_text()), box))
+    out = [f"{a} overlaps {b}" for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if _overlap(ba, bb)]
     for ax in fig.axes:
         if not ax.axison and not ax.collections:
             continue

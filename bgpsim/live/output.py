@@ -10,6 +10,7 @@ counts of every run so far: a resumed monitor adds its own to those it finds.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from bgpsim.base import outdir
