@@ -293,7 +293,7 @@ def test_two_processes_count_as_one(keys, key_dir, files, tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("extra,message", [
     (["--router-keys", "/nonexistent/keys"], "/nonexistent/keys: no such file or directory"),
-    (["--target-as", "65537"], "--bgpsec-target: want --router-keys too"),
+    (["--target-as", "65537"], "--target-as: want --router-keys too"),
 ])
 def test_bad_key_input(files, tmp_path, capsys, extra, message):
     code, out, err = _run(capsys, files / "updates.mrt", "--vrps", files / "vrps.csv", *extra,

@@ -476,7 +476,7 @@ def test_cli_default_json_and_stdin(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--vrps", "{missing}"], "--from: cannot read"),
+    (["--vrps", "{missing}"], "--vrps: cannot read"),
     (["--vrps", "{bird}"], "unknown format (this looks like an OpenBGPD or BIRD"),
     (["--vrps", "{csv}", "--slurm", "{csv}"], "101.csv:1:1: bad JSON"),
     (["--vrps", "{csv}", "--out", "{tmp}/no/such/dir/x.json"], "x.json: no such directory"),
