@@ -62,30 +62,20 @@ def cmd_monitor(args) -> int:
     from bgpsim.base.console import Status, write_stdout
     from bgpsim.live.monitor import Monitor, run
     from bgpsim.live.output import MonitorOutput
-    from bgpsim.validate import load, output
-    from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, Checker
+    from bgpsim.validate.validation import Validation, header
 
     addr, topics = broker_of(args)
     status = Status(not args.quiet and sys.stderr.isatty(), "update")
     warn = lambda m: status.write(f"bgpsim: warning: {m}")
-    header = ",".join(COLUMNS + (BGPSEC_COLUMNS if args.router_keys else ())) + "\n"
-    out = MonitorOutput(args.out, header, warn)  # checked before anything: nothing is written until connected
-    vrps = load.with_slurm(args.vrps, args.slurm) if args.slurm else load.load_vrps(args.vrps)
-    aspa, topo = load.path_checks(args.aspa, args.relationships)
-    bgpsec = None
-    if args.router_keys:
-        from bgpsim.rpki.bgpsec.keys import RouterKeys
-        from bgpsim.rpki.bgpsec.verify import Verifier
-        from bgpsim.validate.bgpsec import RouteVerdicts
-
-        bgpsec = RouteVerdicts(Verifier(RouterKeys.load(args.router_keys)))
+    out = MonitorOutput(args.out, header(bool(args.router_keys)), warn)  # checked first; written once connected
+    v = Validation.from_args(args)
     watcher = None
     if args.watch:
         from bgpsim.live.watch import Watcher, load_watch
         from bgpsim.validate.paths import PathJudge
 
-        watcher = Watcher(load_watch(args.watch), vrps, aspa, PathJudge(topo) if topo is not None else None)
-    checker = Checker(vrps, lambda lines, unit: out.routes(lines), aspa=aspa, topo=topo, bgpsec=bgpsec)
+        watcher = Watcher(load_watch(args.watch), v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None)
+    checker = v.checker(lambda lines, unit: out.routes(lines))
 
     def alerted(alert: dict) -> None:
         out.alert(alert)
@@ -118,15 +108,7 @@ def cmd_monitor(args) -> int:
         raise
     finally:
         status.close()
-    findings = checker.finish()
-    info = None
-    if bgpsec is not None:  # as `bgpsim validate`: routes not valid are findings of their own kind
-        from bgpsim.validate.bgpsec import NOT_VALID
-
-        findings.by_kind[NOT_VALID] = checker.tally.bgpsec.findings()
-        info = (len(bgpsec.verifier.keys), None)
-    doc = output.summary(checker.tally, findings, [f"{addr}/{topics.updates}"], len(checker.vrps),
-                         len(aspa) if aspa is not None else None, info)
+    doc = v.summary(checker, checker.finish(), [f"{addr}/{topics.updates}"])
     c = monitor.counts
     took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
     doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.repeats, "unreadable": c.unreadable,

@@ -80,94 +80,51 @@ def register(sub, parser_class) -> None:
 def cmd_validate(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.base.datafiles import check_input
-    from bgpsim.validate import load, split
+    from bgpsim.validate import split
+    from bgpsim.validate.validation import Validation
 
     for f in args.files:
         check_input(f)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
-    args.bgpsec = _bgpsec(args)
-    two = split.possible()
-    if args.slurm:
-        vrps = load.with_slurm(args.vrps, args.slurm)
-    elif two:  # a big file is read by the second process, while this one reads the dumps
-        vrps = args.vrps if load.big(args.vrps) else load.load_vrps(args.vrps)
-    else:
-        vrps = load.load_vrps(args.vrps)
-    return _check(args, vrps, two)
+    two = split.possible()  # two processes: a big VRP file is read by the second one while this reads dumps
+    return _check(args, Validation.from_args(args, later=two), two)
 
 
-def _bgpsec(args):
-    """The BGPsec verdicts (bgpsim.validate.bgpsec.RouteVerdicts) with --router-keys, else None."""
-    from bgpsim.base.errors import InputError
-
-    if not args.router_keys:
-        if args.target_as is not None:
-            raise InputError("--target-as: want --router-keys too (the keys that verify the routes)")
-        return None
-    from bgpsim.rpki.bgpsec.keys import RouterKeys
-    from bgpsim.rpki.bgpsec.verify import Verifier
-
-    from bgpsim.base.errors import stderr_warning
-    from bgpsim.validate.bgpsec import RouteVerdicts
-
-    keys = RouterKeys.load(args.router_keys)
-    if not len(keys):
-        stderr_warning(f"--router-keys: no router key in {', '.join(args.router_keys)}: every signed route "
-                       "will be not-valid (no-key)")
-    return RouteVerdicts(Verifier(keys), args.target_as)
-
-
-def _check(args, vrps, two: bool) -> int:
+def _check(args, v, two: bool) -> int:
     from bgpsim.base.console import Bar, end_now
     from bgpsim.base.outdir import staged, write_atomic, write_pieces
     from bgpsim.validate import load
 
-    aspa, topo = load.path_checks(args.aspa, args.relationships)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
-    bgpsec = args.bgpsec
-
-    def make_checker(v, write):
-        from bgpsim.validate.check import Checker
-
-        return Checker(v, write, aspa=aspa, topo=topo, bgpsec=bgpsec)
-
     with staged(args.out, "validate") as d:
         if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
             from bgpsim.validate.split import Split
 
             # forked before numpy and the checks are imported: the other process reads the VRPs meanwhile
-            run = Split(args.files, d, make_checker, vrps, load.load_vrps)
+            run = Split(args.files, d, lambda vrps, write: v.checker(write, vrps), v.vrps, load.load_vrps)
         from bgpsim.validate import output
-        from bgpsim.validate.check import BGPSEC_COLUMNS, COLUMNS, check_files
+        from bgpsim.validate.check import check_files
         from bgpsim.validate.findings import scenario_toml
 
-        header = ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec is not None else ())) + "\n"
         if two:
-            checker, conflicts = run.run(d / "routes.csv", header, progress=lambda n: bar(n, None))
+            checker, conflicts = run.run(d / "routes.csv", v.header, progress=lambda n: bar(n, None))
             findings = checker.findings.finish(conflicts)
         else:
             with open(d / "routes.csv", "wb") as fh:
-                fh.write(header.encode())
-                checker = make_checker(vrps, lambda lines, unit: write_pieces(fh, lines))
+                fh.write(v.header.encode())
+                checker = v.checker(lambda lines, unit: write_pieces(fh, lines))
                 check_files(checker, args.files, progress=lambda n: bar(n, None))
                 findings = checker.finish()
         bar.close()
-        info = None
-        if bgpsec is not None:  # the routes not valid: findings of their own kind
-            from bgpsim.validate.bgpsec import NOT_VALID
-
-            findings.by_kind[NOT_VALID] = checker.tally.bgpsec.findings()
-            info = (len(bgpsec.verifier.keys), bgpsec.target_as)
-        doc = output.summary(checker.tally, findings, [str(f) for f in args.files], len(checker.vrps),
-                             len(aspa) if aspa is not None else None, info)
-        if topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
+        doc = v.summary(checker, findings, [str(f) for f in args.files])
+        if v.topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
             for kind in ("moas", "subprefix"):
                 made = 0
                 for f in findings.by_kind[kind]:
                     if made >= MAX_SCENARIOS:
                         break
                     name = f"{kind}-{made + 1}"
-                    text = scenario_toml(f, str(Path(args.relationships).resolve()), topo, name)
+                    text = scenario_toml(f, str(Path(args.relationships).resolve()), v.topo, name)
                     if text is not None:
                         write_atomic(d / "scenarios" / f"{name}.toml", text)
                         f["scenario"] = f"scenarios/{name}.toml"

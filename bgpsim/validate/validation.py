@@ -1,0 +1,84 @@
+"""What `bgpsim validate` and `bgpsim monitor` check routes against, built once from the options they
+share: the VRPs (RFC 6811, with RFC 8416 SLURM files), the ASPAs or the CAIDA relationships standing
+in for them, and the BGPsec router keys (RFC 8205) with the receiving AS where the input does not say.
+Both commands get their Checker, routes.csv's header and summary.json from here, so a dump validated
+and the same dump monitored give the same routes.csv.
+
+Nothing here imports numpy or the checks until a Checker is asked for: `validate` forks its second
+process before that (bgpsim.validate.split), and the VRPs may still be a path that process reads.
+"""
+
+from __future__ import annotations
+
+from bgpsim.base.errors import InputError, stderr_warning
+
+from . import load
+
+
+def header(bgpsec: bool) -> str:
+    """routes.csv's first line: the columns of every route, and the BGPsec ones with router keys."""
+    from .check import BGPSEC_COLUMNS, COLUMNS
+
+    return ",".join(COLUMNS + (BGPSEC_COLUMNS if bgpsec else ())) + "\n"
+
+
+class Validation:
+    def __init__(self, vrps, slurm=None, aspa=None, relationships=None, router_keys=None, target_as=None,
+                 later: bool = False):
+        """`vrps`: a VRP file; `later`: a big one is left as its path for the process that reads it
+        (load.big). The router keys are read first: a fault in them costs no VRP load."""
+        self.bgpsec = _verdicts(router_keys, target_as)
+        if slurm:
+            self.vrps = load.with_slurm(vrps, slurm)
+        elif later and load.big(vrps):
+            self.vrps = vrps
+        else:
+            self.vrps = load.load_vrps(vrps)
+        self.aspa, self.topo = load.path_checks(aspa, relationships)
+
+    @classmethod
+    def from_args(cls, args, later: bool = False) -> Validation:
+        return cls(args.vrps, args.slurm, args.aspa, args.relationships, args.router_keys,
+                   getattr(args, "target_as", None), later)
+
+    @property
+    def header(self) -> str:
+        return header(self.bgpsec is not None)
+
+    def checker(self, write, vrps=None):
+        """A Checker writing routes.csv's lines to `write`; `vrps`: the table, where `self.vrps` was left a path."""
+        from .check import Checker
+
+        return Checker(self.vrps if vrps is None else vrps, write, aspa=self.aspa, topo=self.topo, bgpsec=self.bgpsec)
+
+    def summary(self, checker, findings, sources: list[str]) -> dict:
+        """summary.json's document for what `checker` saw; BGPsec's routes not valid become findings of
+        their own kind."""
+        from . import output
+
+        info = None
+        if self.bgpsec is not None:
+            from .bgpsec import NOT_VALID
+
+            findings.by_kind[NOT_VALID] = checker.tally.bgpsec.findings()
+            info = (len(self.bgpsec.verifier.keys), self.bgpsec.target_as)
+        return output.summary(checker.tally, findings, sources, len(checker.vrps),
+                              len(self.aspa) if self.aspa is not None else None, info)
+
+
+def _verdicts(router_keys, target_as):
+    """The BGPsec verdicts (bgpsim.validate.bgpsec.RouteVerdicts) with router keys, else None."""
+    if not router_keys:
+        if target_as is not None:
+            raise InputError("--target-as: want --router-keys too (the keys that verify the routes)")
+        return None
+    from bgpsim.rpki.bgpsec.keys import RouterKeys
+    from bgpsim.rpki.bgpsec.verify import Verifier
+
+    from .bgpsec import RouteVerdicts
+
+    keys = RouterKeys.load(router_keys)
+    if not len(keys):
+        stderr_warning(f"--router-keys: no router key in {', '.join(router_keys)}: every signed route "
+                       "will be not-valid (no-key)")
+    return RouteVerdicts(Verifier(keys), target_as)
