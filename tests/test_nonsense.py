@@ -11,7 +11,7 @@ from importlib.resources import files
 import pytest
 
 from bgpsim.cli import build_parser, main
-from bgpsim.commands.run import TIMED_ONLY
+from bgpsim.sim.choices import TIMED_ONLY
 
 LEAK = str(files("bgpsim.scenarios") / "teaching-leak.toml")
 

@@ -7,14 +7,15 @@ import argparse
 import math
 from importlib.resources import files
 
+from bgpsim.base.asn import parse_asn
 from bgpsim.base.errors import InputError
 
 
 def asn(text: str) -> int:
-    t = text.upper().removeprefix("AS")
-    if not t.isdigit() or not 0 < int(t) < 2**32:
-        raise argparse.ArgumentTypeError(f"want an ASN such as 64500 or AS64500, got {text!r}")
-    return int(t)
+    try:
+        return parse_asn(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _number(text: str, ok, want: str) -> float:

@@ -10,9 +10,10 @@ from pathlib import Path
 from bgpsim.base.console import Progress
 from bgpsim.base.errors import InputError
 
+from bgpsim.sim.choices import DEFAULT_SCENARIO, parse_asns, scenario_from
+
 from . import asn, factor, renamed, seconds, seed_arg, share
 
-DEFAULT_SCENARIO = "teaching-subprefix"
 DEFAULT_PACE = 10.0  # --pace: why, in its help
 
 RUN_EPILOG = """\
@@ -135,8 +136,10 @@ def register(sub, parser_class) -> None:
     run.set_defaults(handler=cmd_run)
 
 
-TIMED_ONLY = ("mrai", "until", "crypto", "signing_keys", "pcap", "pcap_ases", "publish", "pace", "publish_ases", "topic",
-              "cafile")  # options about messages and time, which the converged state has not
+def _summary(run, out: Path, wall: float) -> str:
+    from bgpsim.sim.output import summary_text
+
+    return summary_text(run, out, wall)
 
 
 def _list(fmt: str) -> int:
@@ -149,129 +152,6 @@ def _list(fmt: str) -> int:
         print(json.dumps({"name": name, "description": scn.description}) if fmt == "json"
               else f"{name:<24} {scn.description}")
     return 0
-
-
-def scenario_from(args):
-    from bgpsim.base.datafiles import check_input
-    from bgpsim.base.prefix import parse_prefix
-    from bgpsim.sim.attacks import attack
-    from bgpsim.sim.scenario import DEFAULT_PREFIX, WEIGHTINGS, Scenario, find_scenario, load_scenario
-
-    if args.engine == "steady":
-        for flag in TIMED_ONLY:
-            if getattr(args, flag) not in (None, False):
-                raise InputError(f"--{flag.replace('_', '-')} needs the timed engine: the steady one computes the "
-                                 "converged state, with no messages or time")
-    if args.topology:
-        if args.scenario:
-            raise InputError("give a scenario file or --topology, not both")
-        if not args.attack:
-            raise InputError("--topology needs --attack KIND")
-        prefix = parse_prefix(args.prefix if args.prefix else DEFAULT_PREFIX, where="--prefix")
-        scn = Scenario(name=f"{args.attack}-{Path(args.topology).name.split('.')[0]}", topology=args.topology,
-                       prefixes=[prefix], attack=attack(args.attack))
-        if args.attack_prefix:
-            scn.attack.prefix = parse_prefix(args.attack_prefix, where="--attack-prefix")
-    else:
-        for flag in ("attack", "prefix", "attack_prefix"):
-            if getattr(args, flag):
-                raise InputError(f"--{flag.replace('_', '-')} needs --topology (a scenario file says it itself)")
-        scn = load_scenario(find_scenario(args.scenario or DEFAULT_SCENARIO))
-    if args.attacker is not None:
-        if scn.attack is None:
-            raise InputError("--attacker: the scenario has no attack")
-        scn.attack.attacker = args.attacker
-    if args.victim is not None:
-        scn.victim = args.victim
-    if args.mrai is not None:
-        from dataclasses import replace
-        scn.timing = replace(scn.timing, mrai=args.mrai)
-    if args.weighting:
-        scn.weighting = args.weighting
-        if args.weighting not in WEIGHTINGS:
-            if not Path(args.weighting).exists():
-                raise InputError(f"--weighting: want uniform, cone, space or a CSV file; no such file {args.weighting!r}")
-            check_input(args.weighting, "--weighting")
-    if args.pfx2as:
-        if scn.weighting != "space":
-            raise InputError("--pfx2as is used only with --weighting space (the traffic of each AS by the address "
-                             "space it originates)")
-        scn.pfx2as = args.pfx2as
-    if scn.weighting == "space" and not scn.pfx2as:
-        raise InputError("--weighting space needs --pfx2as FILE (a prefix-to-AS table)")
-    if (args.adopters or args.adoption is not None) and not args.policy:
-        raise InputError(f"--{'adopters' if args.adopters else 'adoption'} needs --policy NAME")
-    if args.adopters and args.adoption is not None:
-        raise InputError("give --adopters or --adoption, not both")
-    if args.policy:
-        from bgpsim.sim.defences import policy_name
-        from bgpsim.sim.scenario import Defence
-
-        policy_name(args.policy, "--policy")
-        if args.adoption is not None:
-            scn.defence = Defence(policy=args.policy, adoption=args.adoption)
-        elif not args.adopters:
-            raise InputError("--policy needs --adopters ASN,ASN,... (or @FILE) or --adoption SHARE")
-        else:
-            listed = parse_asns(args.adopters, "--adopters")
-            scn.defence = Defence(policy=args.policy, adopters=[a for a, _ in listed])
-            args.adopters_where = dict(listed)
-    from bgpsim.sim.defences import SETTINGS
-
-    for key, setting in SETTINGS.items():  # --longest, --max-prefix
-        value, flag = getattr(args, key), "--" + key.replace("_", "-")
-        if value is None:
-            continue
-        if scn.defence is None or not setting.applies(scn.defence.policy):
-            raise InputError(f"{flag} needs --policy {setting.policy.name} (or a combination with it)")
-        try:
-            scn.defence.settings[key] = setting.read(value)
-        except ValueError as e:
-            raise InputError(f"{flag}: {e}") from None
-    if args.crypto:
-        if scn.defence is None or scn.defence.policy != "bgpsec":
-            raise InputError("--crypto needs --policy bgpsec (or a scenario whose defence is bgpsec)")
-        scn.defence.crypto = True
-    if args.signing_keys:
-        if scn.defence is None or not scn.defence.crypto:
-            raise InputError("--signing-keys needs --crypto")
-        scn.defence.router_keys = args.signing_keys
-    if args.seed is not None:
-        scn.seed = args.seed
-    if args.until is not None:
-        scn.until = args.until
-    return scn
-
-
-def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
-    """ASNs from "64500,AS64501" or from @FILE (spaces, commas, newlines; '#' comments), each with
-    where it was written (for errors)."""
-    if text.startswith("@"):
-        path = Path(text[1:])
-        try:
-            lines = path.read_text().splitlines()
-        except (OSError, UnicodeDecodeError) as e:
-            raise InputError(f"{what}: cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-        where = lambda n: f"{path}:{n}"
-    else:
-        lines = [text]
-        where = lambda n: what
-    out = []
-    for n, line in enumerate(lines, start=1):
-        for tok in line.split("#", 1)[0].replace(",", " ").split():
-            try:
-                out.append((asn(tok), where(n)))
-            except argparse.ArgumentTypeError as e:
-                raise InputError(f"{where(n)}: {e}") from None
-    if not out:  # asked for ASes, given none: the policy would be deployed nowhere
-        raise InputError(f"{what} {text[1:]}: no ASN in the file" if text.startswith("@") else f"{what}: no ASN given")
-    return out
-
-
-def _summary(run, out: Path, wall: float) -> str:
-    from bgpsim.sim.output import summary_text
-
-    return summary_text(run, out, wall)
 
 
 def _tap_ases(args, scn, topo) -> list[int] | None:
@@ -316,7 +196,7 @@ def cmd_run(args) -> int:
     if args.list:
         return _list(args.format)
 
-    scn = scenario_from(args)
+    scn, adopters_where = scenario_from(args)
     live = _broker(args)
     out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
     outdir.check(out, "run")  # before the work: a refused --out or --pcap costs nothing
@@ -325,7 +205,7 @@ def cmd_run(args) -> int:
     started = time.perf_counter()
     progress = Progress(enabled=not (args.quiet or args.format == "json") and sys.stderr.isatty())
     topo = load_topology(scn.topology)
-    for adopter, where in getattr(args, "adopters_where", {}).items():
+    for adopter, where in adopters_where.items():
         if adopter not in topo.index:
             raise InputError(f"{where}: AS{adopter} is not in the topology {topo.source}")
     tap = _tap_ases(args, scn, topo)
