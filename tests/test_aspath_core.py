@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bgpsim import _core
-from bgpsim.bogons import ASN_RANGES
+from bgpsim.base.bogons import ASN_RANGES
 from bgpsim.validate.paths import flat_path
 from bgpsim.validate.paths import PathJudge
 from bgpsim.wire.aspath import AS_SET, path_text, path_words

@@ -1,4 +1,4 @@
-"""Bogon prefixes and AS numbers (bgpsim.bogons): each block and range at its edges, and the array
+"""Bogon prefixes and AS numbers (bgpsim.base.bogons): each block and range at its edges, and the array
 form agreeing with the scalar one."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import ipaddress
 import numpy as np
 import pytest
 
-from bgpsim.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind, prefix_mask
+from bgpsim.base.bogons import ASN_RANGES, KINDS, asn_kind, asn_kinds, prefix_kind, prefix_mask
 
 
 @pytest.mark.parametrize("prefix,bogon", [

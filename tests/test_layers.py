@@ -1,7 +1,9 @@
 """The layers of the code, read from the source with `ast`: no import cycles; the base layer imports
 nothing else of bgpsim; rpki imports only the base and itself; viz only the base, itself and the
 run's result type; command modules are imported by the CLI entry alone; every module is small
-enough to read at once. Imports inside functions count like any other."""
+enough to read at once. Imports inside functions count like any other. The compiled core
+(bgpsim._core, core/*.c) is a module too: it imports nothing of bgpsim, and it sits beside the base,
+where any layer may use it."""
 
 from __future__ import annotations
 
@@ -58,7 +60,12 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
 def graph() -> dict[str, set[str]]:
     mods = modules()
     assert "bgpsim.rpki" in mods and "bgpsim.base" in mods and "bgpsim.viz" in mods
-    return {name: imports(name, path, set(mods)) for name, path in mods.items()}
+    known = set(mods) | {CORE}
+    return {name: imports(name, path, known) for name, path in mods.items()}
+
+
+CORE = "bgpsim._core"  # built from core/*.c by setup.py
+LEAVES = ("bgpsim.base", CORE)  # what every layer may import
 
 
 def under(name: str, package: str) -> bool:
@@ -102,15 +109,21 @@ def _allowed(graph, package: str, allowed: tuple[str, ...]) -> list[str]:
 
 
 def test_the_base_imports_nothing_else_of_bgpsim(graph):
-    assert _allowed(graph, "bgpsim.base", ("bgpsim.base",)) == []
+    assert _allowed(graph, "bgpsim.base", LEAVES) == []
+
+
+def test_the_core_is_seen_and_imports_nothing_of_bgpsim(graph):
+    users = sorted(m for m, ts in graph.items() if CORE in ts)
+    assert "bgpsim.rpki.rov" in users and "bgpsim.validate.check" in users  # its imports are seen
+    assert not [p for p in (ROOT / "core").glob("*.c") if "PyImport_" in p.read_text()]
 
 
 def test_rpki_imports_only_the_base_and_itself(graph):
-    assert _allowed(graph, "bgpsim.rpki", ("bgpsim.base", "bgpsim.rpki")) == []
+    assert _allowed(graph, "bgpsim.rpki", (*LEAVES, "bgpsim.rpki")) == []
 
 
 def test_viz_imports_only_the_base_itself_and_the_result(graph):
-    assert _allowed(graph, "bgpsim.viz", ("bgpsim.base", "bgpsim.viz", "bgpsim.sim.result")) == []
+    assert _allowed(graph, "bgpsim.viz", (*LEAVES, "bgpsim.viz", "bgpsim.sim.result")) == []
 
 
 def test_only_the_cli_imports_command_modules(graph):

@@ -63,8 +63,8 @@ class Topology:
 
     @cached_property
     def bogon_ases(self) -> np.ndarray:
-        """Which ASes have special-purpose numbers (bgpsim.bogons), for the bogon filter."""
-        from bgpsim.bogons import asn_kinds
+        """Which ASes have special-purpose numbers (bgpsim.base.bogons), for the bogon filter."""
+        from bgpsim.base.bogons import asn_kinds
 
         return asn_kinds(self.asns) > 0
 

@@ -38,7 +38,7 @@ from bgpsim.rpki.aspa_path import AspaTable
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
 from bgpsim import _core
-from bgpsim.bogons import ASN_RANGES, prefix_mask
+from bgpsim.base.bogons import ASN_RANGES, prefix_mask
 from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from bgpsim.wire.aspath import path_of_words, path_words
 from .findings import Findings, Found
@@ -56,7 +56,7 @@ _BITS = {1: 32, 2: 64}  # AFI -> what VRPTable.validate_arrays compares
 _VERSION = {1: 4, 2: 6}
 _REASON = {VALID: "a VRP for the origin covers it, within its maxLength", NOT_FOUND: "no VRP covers the prefix"}
 _STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the status and reason fields
-# the special-purpose AS numbers (bgpsim.bogons) and the flags bgpsim._core.PathTable gives a path
+# the special-purpose AS numbers (bgpsim.base.bogons) and the flags bgpsim._core.PathTable gives a path
 _SPECIAL = tuple(np.array([r[k] for r in ASN_RANGES], dtype=np.uint32) for k in (0, 1))
 _NOTHING = _core.PathTable.NOTHING
 _JUDGED = _core.PathTable.HAS_SET | _core.PathTable.SUSPECT  # a path that may hold a finding

@@ -3,7 +3,7 @@
 Per path (each distinct AS_PATH is judged once; bgpsim.validate.paths): `loop`, `private-asn`,
 `bogon-asn`, `as-set` and, with CAIDA relationships, `leak`.
 Per prefix:
-- `bogon-prefix`: a special-purpose prefix (bgpsim.bogons).
+- `bogon-prefix`: a special-purpose prefix (bgpsim.base.bogons).
 Over the whole dump (after the pass):
 - `moas`: one prefix announced with more than one origin AS (RFC 1930 section 7 allows it, but a
   hijack looks like it);
@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from bgpsim.bogons import prefix_kind
+from bgpsim.base.bogons import prefix_kind
 from .conflicts import Rows, Subprefixes, find_conflicts
 from .paths import PathJudge, path_text
 
@@ -98,7 +98,7 @@ class Findings:
         return out
 
     def bogon_route(self, where: tuple[int, int, int], text: str, origin: int) -> None:
-        """A route in a special-purpose prefix (bgpsim.bogons.prefix_mask): `where` is (IP version,
+        """A route in a special-purpose prefix (bgpsim.base.bogons.prefix_mask): `where` is (IP version,
         network as an integer, length), `text` the prefix as text."""
         f = self.per_prefix.get(where)
         if f is None:

@@ -3,7 +3,7 @@
 - `loop`: an AS appears twice, apart (prepending, an AS repeated next to itself, is not a loop);
 - `private-asn`: a private AS (RFC 6996) in the path, which should have been stripped at the edge;
 - `bogon-asn`: a reserved (RFC 7607, RFC 7300), documentation (RFC 5398) or AS_TRANS (RFC 6793)
-  number in the path (bgpsim.bogons);
+  number in the path (bgpsim.base.bogons);
 - `leak`: with CAIDA relationships, a path that is not valley-free (Gao-Rexford): after going down
   (provider to customer) or across (a peering) it goes up or across again. The leaker is the AS that
   sent the route on the wrong way. Links missing from the graph give no verdict, nor does a path
@@ -18,9 +18,9 @@ paths that can hold no finding at once, without relationships.
 
 from __future__ import annotations
 
-from bgpsim.sim.policy import CUSTOMER, PEER, PROVIDER
+from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
 
-from bgpsim.bogons import asn_kind
+from bgpsim.base.bogons import asn_kind
 from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET
 
 PRIVATE = "private"

@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from bgpsim.bogons import prefix_kind
+from bgpsim.base.bogons import prefix_kind
 
 from ..policy import CUSTOMER, PEER, Candidate, Policy
 
