@@ -18,8 +18,8 @@ examples:
   bgpsim validate rib.bz2 --vrps vrps.csv --slurm local.json --aspa rpki-client.json \\
                   --relationships ../shared/data/caida/20250901.as-rel2.txt.bz2 --out check
   bgpsim validate rib.bz2 --vrps vrps.json --format json --quiet | jq .rpki
-  bgpsim validate updates.mrt --vrps rp/vrps.json --router-keys rp/vrps.json
-      and a BGPsec verdict for every route, the router keys from the relying party's output
+  bgpsim rpki validate --tal repo/ta.tal --repo repo --out vrps.json && bgpsim validate updates.mrt --vrps vrps.json --router-keys vrps.json
+      a BGPsec verdict for every route too, the router keys from the relying party's output
 
 what each route gets:
   rpki      RFC 6811: valid, invalid-asn, invalid-length or not-found, with the reason
