@@ -152,7 +152,7 @@ class AsRow:
     name: str
     role: str
     outcome: str
-    attacker_at: float | str  # when it last started sending to the attacker ("" if never)
+    attacker_at: float | str  # when its traffic first reached the attacker ("" if never)
     switched_at: float | str  # when its outcome last changed ("" if never)
     prefix: str
     path: str
