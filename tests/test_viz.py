@@ -310,6 +310,22 @@ def test_outcome_figure(tmp_path):
     assert _check_png(a) == b.read_bytes() and c.read_bytes() != a.read_bytes()
 
 
+def test_figure_words_agree_with_their_counts(topo):
+    """'1 trial', '1 change', '1 of the 6 other ASes sends its traffic', never '1 trials'."""
+    from bgpsim.viz.sweep import sweep_plot
+    from bgpsim.viz.timeaxis import _zoom_title
+
+    one = {"start": 10.0, "stop": 10.2, "changes": 1, "mark": (9.9, "x"), "after": 0.1}
+    assert _zoom_title("A", one).startswith("A: 1 change within 0.2 s, 0.1 s after “x”")
+    assert _zoom_title("B", {**one, "changes": 3, "mark": None}).startswith("B: 3 changes within 0.2 s")
+    cell = {"attack": "subprefix", "policy": "rov", "adoption": 0.5, "attacker_frac": {"mean": 0.2, "ci90": [0.1, 0.3]}}
+    for n, words in ((1, "1 trial per point"), (20, "20 trials per point")):
+        fig = sweep_plot({"cells": [cell], "sweep": {"topology": "t", "trials": n, "adopt": "random"}})
+        assert words in fig.texts[0].get_text()
+    fig = topology_plot(topo, {**{a: "victim" for a in OUTCOMES}, 10: "attacker"}, 1000, 2000)
+    assert fig.axes[0].get_title(loc="left").startswith("1 of the 5 other ASes sends its traffic to the attacker")
+
+
 def test_row_captions_from_roles(topo, tmp_path):
     _, rows, _ = layout(topo)
     assert row_captions(topo, rows) == ["tier-1", "transit", "stubs\n(no customers)"]

@@ -45,6 +45,15 @@ def save(fig: Figure, path: str | os.PathLike) -> Path:
     return write_atomic(path, buf.getvalue())
 
 
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """The width of one line of text in the figures' font, in points (no figure needed)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(size=size, weight="bold" if bold else "normal")
+    return text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0]
+
+
 def percent_axis(ax) -> None:
     """A y-axis from 0 to 100 %, with a light grid, and no box on the top and right."""
     ax.set_ylim(-2, 102)
@@ -69,8 +78,8 @@ _SLACK = 1.0  # pixels two boxes may share before they overlap (antialiasing)
 
 def crowding(fig: Figure) -> list[str]:
     """What makes `fig` hard to read, once drawn, one line each: a text over another text, a text
-    over plotted data (lines, markers, fills, bars; a legend counts as one text), an axes panel that
-    shows no data. Empty when the figure reads."""
+    over plotted data (lines, markers, fills, bars; a legend counts as one text), a text cut off by the
+    figure's edge, an axes panel that shows no data. Empty when the figure reads."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.legend import Legend
     from matplotlib.text import Text
@@ -95,6 +104,9 @@ def crowding(fig: Figure) -> list[str]:
                 box = Bbox.union([box, t.get_bbox_patch().get_window_extent(r)])
             boxes.append((_name(t.get_text()), box))
     out = [f"{a} overlaps {b}" for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if _overlap(ba, bb)]
+    page = fig.bbox.padded(_SLACK)
+    out += [f"{a} is cut off by the figure's edge" for a, box in boxes
+            if box.x0 < page.x0 or box.y0 < page.y0 or box.x1 > page.x1 or box.y1 > page.y1]
     for ax in fig.axes:
         if not ax.axison and not ax.collections:
             continue
@@ -143,7 +155,7 @@ def _data(ax):
             yield line, "line"
     for c in ax.collections:
         if c.get_visible() and isinstance(c, (PathCollection, PolyCollection, LineCollection)):
-            yield c, {PathCollection: "markers", PolyCollection: "area"}.get(type(c), "line")
+            yield c, "markers" if isinstance(c, PathCollection) else "area" if isinstance(c, PolyCollection) else "line"
     for p in ax.patches:
         if isinstance(p, Rectangle) and p.get_visible() and p.get_gid() != GUIDE:
             yield p, "bar"

@@ -8,6 +8,7 @@ and traffic figures.
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,9 @@ def outcome_plot(outcome: Shares, traffic: Traffic, title: str = "") -> Figure:
     ax.set_xlabel("source ASes (attacker and victim aside)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_title((title + "\n" if title else "") + f"traffic diverted to the attacker: "
+    # over the whole figure, not the axes (which the long outcome names push right), and wrapped to its
+    # width (about 11 characters an inch at this size), so no end is cut off
+    fig.suptitle((textwrap.fill(title, 66) + "\n" if title else "") + f"traffic diverted to the attacker: "
                  f"{100 * traffic.diverted:.1f} % ({traffic.weighting})", fontsize=10)
     return fig
 

@@ -26,8 +26,8 @@ from bgpsim.base.outdir import write_atomic
 
 from .bgpsec import bgpsec_html
 from .steps import steps_html
-from .story import KIND_NAMES, json_timeline, summary_text
-from .style import COLOURS, COMMUNITY_WORDS, OUTCOME_LABELS, as_label, count, pct, secs, weighting_text
+from .story import KIND_NAMES, summary_text
+from .style import COLOURS, COMMUNITY_WORDS, OUTCOME_LABELS, as_label, count, pct, plural, secs, weighting_text
 from .style import escape as _e
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _details(run: RunResult) -> list[tuple[str, str]]:
     if sc.attributes:
         rows.append(("Set on routes by operators", "; ".join(sc.attributes)))
     defence = sc.defence
-    rows.append(("Defence", f"{defence.policy} deployed by {count(defence.adopters)} ASes"
+    rows.append(("Defence", f"{defence.policy} deployed by {plural(defence.adopters, 'AS', 'ASes')}"
                  + (f"; {defence.settings}" if defence.settings else "") if defence else "none"))
     if timing:
         rows.append(("MRAI (minimum time between updates)", f"{secs(timing.mrai)} s"))
@@ -110,21 +110,17 @@ def _details(run: RunResult) -> list[tuple[str, str]]:
 
 
 def _at_peak(run: RunResult) -> dict[str, float]:
-    """The shares at the peak of the attack, as result.json tells them: the attacker's and the diverted
-    traffic from `run.peak`, the victim's from the timeline row in force then (the last at or before it).
-    Those rows have no disconnected or loop column, so these two are known (as 0) only when attacker
-    and victim make up the whole row; otherwise they are left out."""
+    """The shares at the peak of the attack: the attacker's and the diverted traffic from `run.peak`,
+    the victim's, the disconnected and the looping ASes from the timeline row in force then (the last
+    at or before it)."""
     peak = run.peak
-    out = {"attacker": peak.attacker}
+    out = {"attacker": peak.attacker, "diverted": peak.diverted}
     row = None
-    for r in json_timeline(run):
-        if r[0] <= peak.at + 1e-9:
+    for r in run.timeline:
+        if round(r[0], 6) <= peak.at + 1e-9:
             row = r
     if row is not None:
-        out["victim"] = row[2]
-        if abs(1.0 - row[1] - row[2]) < 1e-6:
-            out["disconnected"] = out["loop"] = 0.0
-    out["diverted"] = peak.diverted
+        out.update(zip(("victim", "disconnected", "loop"), (round(v, 6) for v in row[2:5])))
     return out
 
 

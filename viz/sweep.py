@@ -6,8 +6,8 @@ order they first appear, so the same sweep gives the same picture.
 
 Defences often give the same numbers (ROV, ASPA, BGPsec and path-end all drop a sub-prefix hijack the
 ROA covers), and a line drawn over another hides it. So where curves coincide, each is drawn dashed
-in turn with the others (a striped line that shows every colour), their markers nested (the first
-largest), and the panel's title names the curves that coincide all along.
+in turn with the others (a striped line that shows every colour), their markers drawn as rings inside
+rings (the first largest), and the panel's title names the curves that coincide all along.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
-from .canvas import new_figure, percent_axis, save
+from .canvas import new_figure, percent_axis, save, text_width
 from .style import join, plural
 
 MARKERS = "osD^vP*Xph"
@@ -69,12 +69,15 @@ def _panel(ax, curves: dict[str, tuple], colour: dict, marker: dict) -> list[lis
             style = "-" if m == 1 else (((m - r) % m) * _DASH, (_DASH, (m - 1) * _DASH))
             ax.plot(x[i:i + 2], mean[i:i + 2], color=colour[p], linestyle=style, linewidth=_WIDTH,
                     solid_capstyle="butt", dash_capstyle="butt", zorder=3)
-        for i in range(len(x)):  # nested where points coincide: the first drawn largest
+        for i in range(len(x)):  # where points coincide, rings inside rings: the first drawn largest
             share = [q for q in names if i < len(curves[q][0]) and curves[q][0][i] == x[i]
                      and abs(curves[q][1][i] - mean[i]) <= SAME]
             m, r = len(share), share.index(p)
+            step = min(3.5, 12.0 / max(m - 1, 1))  # points between rings; the outermost at most 16.5
+            ring = dict(markerfacecolor="white", markeredgecolor=colour[p], markeredgewidth=min(1.5, step / 2)) \
+                if m > 1 else dict(markeredgecolor="white", markeredgewidth=0.6)
             ax.plot([x[i]], [mean[i]], linestyle="none", marker=marker[p], color=colour[p],
-                    markersize=4.0 + 2.0 * (m - 1 - r), markeredgecolor="white", markeredgewidth=0.6, zorder=4 + r)
+                    markersize=4.5 + step * (m - 1 - r), zorder=4 + r, **ring)
     return [g for g in whole if len(g) > 1]
 
 
@@ -99,8 +102,10 @@ def sweep_plot(summary: Mapping) -> Figure:
         ax.set_title(f"{attack} attack" + ("\n" + textwrap.fill(note, 62) if note else ""), fontsize=10)
     handles = [Line2D([], [], color=colour[p], marker=marker[p], markersize=5, linewidth=_WIDTH, label=p)
                for p in policies]
-    # under the panels, not in one: a legend inside would cover curves or bands
-    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(policies), 6), fontsize=8.5,
+    # under the panels, not in one: a legend inside would cover curves or bands; as many columns as fit
+    entry = max(text_width(p, 8.5) for p in policies) + 4.5 * 8.5  # the line, the gaps
+    ncol = max(1, min(len(policies), int((5.2 * len(attacks) * 72 - 20) // entry)))
+    fig.legend(handles=handles, loc="outside lower center", ncol=ncol, fontsize=8.5,
                title="defence (band: 90 % confidence interval of the mean)", title_fontsize=8.5, frameon=False)
     sw = summary.get("sweep", {})
     trials = sw.get("trials")

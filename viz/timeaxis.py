@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
-from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedLocator, MaxNLocator, MultipleLocator
 
-from .canvas import GUIDE, percent_axis
+from .canvas import GUIDE, percent_axis, text_width
 from .style import duration, plural, secs
 
 if TYPE_CHECKING:
@@ -36,10 +34,13 @@ if TYPE_CHECKING:
 MARK_COLOUR = "#333333"
 QUIET_COLOUR = "#8c8c8c"  # "routing settled": a lighter, dotted line
 ZOOM_COLOUR = "#1f4e8c"
-ZOOM_TITLE_CHARS = 44  # the lines of a zoom panel's title are at most this long
+ZOOM_TITLE_CHARS = 44  # a mark's label in a zoom panel's title is shortened to two lines of about this
+ZOOM_TITLE_FONT = 8.5
+ZOOM_TITLE_WIDTH = 185.0  # points: a third of the figure's width, less the margins
 KEY_FONT = 8.5
 BADGE_FONT = 8.0
 BURST_SHARE = 0.05  # a burst of changes shorter than this share of the x-axis gets a zoom panel
+VISIBLE = 0.01  # ... if it moves a share by this much (a point on the panel's 0-100 % axis) or more
 _BURST_GAP = 0.01  # changes closer than this share of the x-axis belong to the same burst
 MAX_ZOOMS = 3
 _ZOOM_LETTERS = "ABC"
@@ -48,6 +49,7 @@ _LIFT = 4.0  # points between the data area and the circles
 _BADGE_ROW = 16.0  # points: the row of numbered circles
 _ROW = 16.0  # points: each row of tags and notes above it
 _KEY_LINE = 13.0  # points between the lines of the key
+_INDENT = 16.0  # points from a key's circle to its text
 
 
 # ------------------------------------------------------------------------------------------ the data
@@ -119,12 +121,6 @@ def key_text(labels: Sequence[tuple[float, str]]) -> str:
     return "; ".join(f"{x} (t = {secs(t)} s)" for t, x in labels)
 
 
-def _width(text: str, size: float, bold: bool = False) -> float:
-    """The width of one line of text, in points."""
-    prop = FontProperties(size=size, weight="bold" if bold else "normal")
-    return text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0]
-
-
 def _badge(ax, n: int, quiet: bool, **kw):
     colour = QUIET_COLOUR if quiet else MARK_COLOUR
     return ax.annotate(str(n), fontsize=BADGE_FONT, fontweight="bold", color=colour, ha="center", va="center",
@@ -134,7 +130,7 @@ def _badge(ax, n: int, quiet: bool, **kw):
 
 # ------------------------------------------------------------------------------------------ the marks
 
-def draw_mark_lines(ax, groups: Sequence[tuple[float, list[str], bool]]) -> None:
+def draw_mark_lines(ax, groups: Sequence[tuple[float, list, bool]]) -> None:
     """Each group a dashed line over the data area (dotted and lighter when quiet)."""
     for t, _, quiet in groups:
         if quiet:
@@ -143,30 +139,40 @@ def draw_mark_lines(ax, groups: Sequence[tuple[float, list[str], bool]]) -> None
             ax.plot([t, t], [-2, _TOP], color=MARK_COLOUR, linestyle=(0, (5, 3)), linewidth=1.1, zorder=4, gid=GUIDE)
 
 
-def draw_key(ax, groups: Sequence[tuple[float, list[str], bool]], axes_width_in: float) -> None:
-    """Under the axis label, what each numbered mark is: '3  AS64510 originates 198.51.100.0/24
-    (t = 4800 s)'. Two columns when every entry fits half the width, else one, long entries wrapped.
-    Constrained layout makes room for it as for any label of the axes."""
-    entries = [(n, t, q) for n, (t, _, q) in enumerate(groups, 1)]
-    if not entries:
-        return
+def key_entries(groups: Sequence[tuple[float, list, bool]], axes_width_in: float) -> list[tuple]:
+    """The key under the axis, what each numbered mark is, as (number, text, quiet, column, line):
+    '3  AS64510 originates 198.51.100.0/24 (t = 4800 s)'. Two columns when every entry fits half the
+    width, else one, long entries wrapped."""
     texts = [key_text(labels) for _, labels, _ in groups]
-    indent = 16.0  # points from the circle's centre to its text
     full = axes_width_in * 72.0
-    two = len(texts) > 1 and max(_width(x, KEY_FONT) for x in texts) + indent + 12 <= full / 2
+    two = len(texts) > 1 and max(text_width(x, KEY_FONT) for x in texts) + _INDENT + 12 <= full / 2
     per_col = -(-len(texts) // 2) if two else len(texts)
-    line = [0, 0]
-    for k, ((n, _, quiet), text) in enumerate(zip(entries, texts)):
+    line, out = [0, 0], []
+    for k, ((_, _, quiet), text) in enumerate(zip(groups, texts)):
         col = k // per_col if two else 0
-        if not two:  # wrapped to the width, by the mean width of a character of this entry
-            chars = max(30, int(len(text) * (full - indent - 12) / max(_width(text, KEY_FONT), 1.0)))
-            text = "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False))
-        y = -(5.0 + _KEY_LINE * (line[col] + 0.5))
+        if not two:
+            text = _fill(text, KEY_FONT, full - _INDENT - 12)
+        out.append((k + 1, text, quiet, col, line[col]))
+        line[col] += text.count("\n") + 1
+    return out
+
+
+def key_inches(marks: Sequence[Mark], end: float | None, x_lo: float, x_hi: float, axes_width_in: float) -> float:
+    """The height the key takes under the axis: the figures grow by it."""
+    entries = key_entries(mark_groups(marks, end, x_lo, x_hi), axes_width_in)
+    lines = max((line + text.count("\n") + 1 for _, text, _, _, line in entries), default=0)
+    return (8.0 + _KEY_LINE * lines) / 72.0
+
+
+def draw_key(ax, groups: Sequence[tuple[float, list, bool]], axes_width_in: float) -> None:
+    """The key (`key_entries`) under the axis label; constrained layout makes room for it as for any
+    label of the axes."""
+    for n, text, quiet, col, line in key_entries(groups, axes_width_in):
+        y = -(5.0 + _KEY_LINE * (line + 0.5))
         where = dict(xy=(0.5 * col, 0), xycoords=("axes fraction", ax.xaxis.label), textcoords="offset points")
         _badge(ax, n, quiet, xytext=(6, y), **where)
-        ax.annotate(text, xytext=(6 + indent, y + _KEY_LINE * 0.5), ha="left", va="top", fontsize=KEY_FONT,
+        ax.annotate(text, xytext=(6 + _INDENT, y + _KEY_LINE * 0.5), ha="left", va="top", fontsize=KEY_FONT,
                     color=QUIET_COLOUR if quiet else MARK_COLOUR, linespacing=1.25, **where)
-        line[col] += text.count("\n") + 1
 
 
 # ---------------------------------------------------------------------------------------- the strip
@@ -185,6 +191,8 @@ class Strip:
         self.items.append((x, text, side, dict(style)))
 
     def place(self, fig: Figure) -> None:
+        """Lay the figure out, then set the circles and rows above the data area in points (the axes'
+        size known), and raise the y-limit just enough to hold them. The figure's last step."""
         fig.get_layout_engine().execute(fig)
         ax = self.ax
         pos = ax.get_position()
@@ -192,12 +200,12 @@ class Strip:
         h = pos.height * fig.get_figheight() * 72.0
         scale = w / (self.x_hi - self.x_lo)
         at = [(t - self.x_lo) * scale for t, _, _ in self.groups]
-        sizes = [_width(str(n), BADGE_FONT, True) + 2 * 0.18 * BADGE_FONT + 5 for n in range(1, len(at) + 1)]
+        sizes = [text_width(str(n), BADGE_FONT, True) + 2 * 0.18 * BADGE_FONT + 5 for n in range(1, len(at) + 1)]
         spots = _spread(at, sizes, w)
         rows: list[list[tuple[float, float]]] = []
         placed = []
         for x, text, side, style in self.items:
-            tw = _width(text, style.get("fontsize", 8.5), style.get("fontweight") == "bold") + 2 * 0.3 * 9 + 2
+            tw = text_width(text, style.get("fontsize", 8.5), style.get("fontweight") == "bold") + 2 * 0.3 * 9 + 2
             u = (x - self.x_lo) * scale
             left, row = _pack(rows, u, tw, side, w)
             placed.append((x, text, style, left - u, row))
@@ -261,7 +269,7 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: f
 
     A change is a row whose `values` (n, k) differ from the previous row's. Changes less than
     _BURST_GAP of the x-range apart form one burst; a burst of at least two changes lasting less than
-    BURST_SHARE of the x-range becomes a window `{"lo", "hi", "start", "stop", "changes", "mark",
+    BURST_SHARE of the x-range and moving some value by VISIBLE or more becomes a window `{"lo", "hi", "start", "stop", "changes", "mark",
     "after"}`: at most MAX_ZOOMS, the busiest, in time order. A mark shortly before the burst is its
     `mark`; the window starts at it only when the lull from the mark to the first change is no longer
     than the burst itself (else most of the panel would show nothing happening), and `after` is that
@@ -288,6 +296,10 @@ def bursts(times: np.ndarray, values: np.ndarray, marks: Sequence[Mark], x_lo: f
         if len(g) < 2:
             continue
         start, stop = g[0], g[-1]
+        inside = (times >= start) & (times <= stop)
+        inside[max(int(np.argmax(inside)) - 1, 0)] = True  # and the row before: where the burst started from
+        if np.ptp(vals[inside], axis=0).max() < VISIBLE:
+            continue  # a few ASes of thousands: nothing a panel would show
         before = [m for m in mark_list if start - gap <= m[0] <= start]
         mark = before[-1] if before else None
         after = start - mark[0] if mark else 0.0
@@ -335,10 +347,22 @@ def _zoom_title(letter: str, b: Mapping) -> str:
         label = textwrap.shorten(b["mark"][1], 2 * ZOOM_TITLE_CHARS - 24, placeholder="…")
         what = (f"the {dur} after “{label}”" if not b["after"] else
                 f"{plural(b['changes'], 'change')} within {dur}, {duration(b['after'], '.2g')} after “{label}”")
-        head = textwrap.fill(f"{letter}: {what}", ZOOM_TITLE_CHARS, break_on_hyphens=False)  # three panels share a row
+        head = _fill(f"{letter}: {what}", ZOOM_TITLE_FONT, ZOOM_TITLE_WIDTH)  # three panels share a row
     else:
         head = f"{letter}: {plural(b['changes'], 'change')} within {dur}"
-    return f"{head}\nt = {b['start']:.2f}–{b['stop']:.2f} s, a dot per change"
+    return f"{head}\n" + _fill(f"t = {b['start']:.2f}–{b['stop']:.2f} s, a dot per change", ZOOM_TITLE_FONT,
+                              ZOOM_TITLE_WIDTH)
+
+
+def _fill(text: str, size: float, width: float) -> str:
+    """`text` wrapped at spaces into lines at most `width` points wide (as measured in this font)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(lines[-1] + " " + word, size) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
 
 
 def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel: str | None) -> None:
@@ -359,7 +383,7 @@ def _zoom_panel(ax, letter: str, b: Mapping, marks: Sequence[Mark], draw, ylabel
     ax.set_xlabel("Simulated time (seconds)", fontsize=9)
     if ylabel:
         ax.set_ylabel(ylabel, fontsize=9)
-    ax.set_title(_zoom_title(letter, b), fontsize=8.5, loc="left")
+    ax.set_title(_zoom_title(letter, b), fontsize=ZOOM_TITLE_FONT, loc="left")
     for side in ("top", "right", "left", "bottom"):
         ax.spines[side].set_visible(True)
         ax.spines[side].set_color(ZOOM_COLOUR)
@@ -389,6 +413,36 @@ def time_axes(ax, zooms_axes: Sequence, zooms: Sequence[Mapping], marks: Sequenc
         _zoom_panel(za, _ZOOM_LETTERS[k], b, marks, draw_zoom, zoom_ylabel if k == 0 else None)
         strip.add_note(b["start"], f"zoom {_ZOOM_LETTERS[k]} ↓", "right", tag)
     return strip
+
+
+def idle_zooms(fig: Figure) -> list[str]:
+    """The zoom panels (every axes below the first) of a time figure that do not show a burst: fewer than
+    two changes (dots), dots spread over less than a third of the panel (a lull with the changes at one
+    end, as a panel drawn from a mark long before them would be), or changes too small to see (no
+    series moving by a percentage point). For tests and bench/."""
+    out = []
+    for ax in fig.axes[1:]:
+        dots = [x for line in ax.lines if line.get_linestyle() == "None" for x in line.get_xdata()]
+        steps = [line for line in ax.lines if line.get_linestyle() != "None" and line.get_gid() != GUIDE]
+        lo, hi = ax.get_xlim()
+        spread = max(dots) - min(dots) if dots else 0.0
+        if len(dots) < 2 or spread < (hi - lo) / 3:
+            out.append(f"zoom panel {_name(ax)} shows {plural(len(dots), 'change')} over {spread:.3g} s of its "
+                       f"{hi - lo:.3g} s")
+        elif max((_moves(line, lo, hi) for line in steps), default=0.0) < 100 * VISIBLE:
+            out.append(f"zoom panel {_name(ax)}: its changes move no share by a percentage point")
+    return out
+
+
+def _moves(line, lo: float, hi: float) -> float:
+    """How far a step line ('post') moves between lo and hi: the values it holds there, highest less lowest."""
+    x, y = np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+    held = (x <= hi) & (np.append(x[1:], np.inf) >= lo)
+    return float(np.ptp(y[held])) if held.any() else 0.0
+
+
+def _name(ax) -> str:
+    return "“" + ax.get_title(loc="left").split(":")[0] + "”"
 
 
 def no_data(ax) -> None:

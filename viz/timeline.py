@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 
 from .canvas import new_figure, save
 from .style import COLOURS, OUTCOME_LABELS, secs, weighting_text
-from .timeaxis import Strip, bursts, change_dots, columns, extended, no_data, time_axes, x_range, zoom_axes
+from .timeaxis import (Strip, bursts, change_dots, columns, extended, key_inches, no_data, time_axes, x_range,
+                       zoom_axes)
 
 if TYPE_CHECKING:
     from bgpsim.sim.result import Mark
@@ -47,7 +48,7 @@ def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], ti
             continue
         drawn.append((key, col, width, z))
     zooms = bursts(data[:, 0], data[:, [c for _, c, _, _ in drawn]], marks, x_lo, x_hi) if drawn else []
-    fig = new_figure(figsize=(10, 5.7 + _key_height(marks, end) + (3.0 if zooms else 0.0)))
+    fig = new_figure(figsize=(10, 5.7 + key_inches(marks, end, x_lo, x_hi, 8.8) + (3.0 if zooms else 0.0)))
     ax, zoomed = zoom_axes(fig, len(zooms), 5.1, 2.6)
 
     def draw(a, lo, hi, markers=False):
@@ -75,19 +76,14 @@ def timeline_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], ti
     return fig
 
 
-def _key_height(marks: Sequence[Mark], end: float | None) -> float:
-    """Inches for the key of the marks under the axis (about: two columns of short entries)."""
-    n = len({round(m.time, 3) for m in marks}) + (end is not None)
-    return 0.1 + (-(-n // 2)) * 13.0 / 72.0 * 1.3
-
-
 def timeline_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], path: str | os.PathLike,
                     title: str | None = None, end: float | None = None) -> Path:
     """Step plot over simulated time of where the source ASes' traffic goes.
 
     `timeline` rows are `(time_s, attacker, victim, disconnected, loop, diverted)`, fractions 0..1 of
     the source ASes (`diverted` is not drawn here; see `traffic_figure`). The loop line is drawn only
-    if it is ever above zero. `marks` are the run's events (`Mark`: time, label) drawn as dashed lines.
+    if it is ever above zero. `marks` are the run's events (`Mark`: time, label): dashed lines, numbered
+    on a strip above the data and named in a key under the axis.
     `end` (simulated seconds, e.g. when routing settled) extends the x-axis so the last state is drawn
     up to it. Bursts of changes too quick to see on the whole axis get zoom panels below (`bursts`).
     """
@@ -102,7 +98,7 @@ def traffic_plot(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], wei
     vals = data[:, 5] if len(data) else np.array([])
     recorded = len(vals) > 0 and not np.isnan(vals).all()
     zooms = bursts(data[:, 0], data[:, [5]], marks, x_lo, x_hi) if recorded else []
-    fig = new_figure(figsize=(10, 5.3 + _key_height(marks, end) + (3.0 if zooms else 0.0)))
+    fig = new_figure(figsize=(10, 5.3 + key_inches(marks, end, x_lo, x_hi, 8.6) + (3.0 if zooms else 0.0)))
     ax, zoomed = zoom_axes(fig, len(zooms), 4.7, 2.6)
     draw = None
     if recorded:
@@ -148,6 +144,6 @@ def _final_and_peak(ax, strip: Strip, times: np.ndarray, vals: np.ndarray, x_hi:
 def traffic_figure(timeline: Sequence[Sequence[float]], marks: Sequence[Mark], weighting: str,
                    path: str | os.PathLike, end: float | None = None) -> Path:
     """Filled step area over time: the share of traffic (weighted by `weighting`) that reaches the
-    attacker, with the same event marks, the final value and the peak written on the plot. `end` and
-    the zoom panels as in `timeline_figure`."""
+    attacker, with the same event marks, the final value and the peak written above the data (the peak
+    ringed on the curve). `end` and the zoom panels as in `timeline_figure`."""
     return save(traffic_plot(timeline, marks, weighting, end), path)

@@ -22,7 +22,7 @@ from matplotlib.patches import FancyArrowPatch, Patch
 from bgpsim.sim.result import MAX_DRAWN_ASES
 
 from .canvas import UNDER_LABELS, save
-from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, secs
+from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, plural, secs
 
 ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
 # behind AS labels, so links passing under a label do not strike through it
@@ -202,7 +202,8 @@ def row_captions(topo, rows: list[list[int]]) -> list[str]:
 def _count_line(topo, outcomes: Mapping[int, str], attacker: int | None, victim: int) -> str:
     others = [a for a in topo.asns.tolist() if a not in (attacker, victim)]
     hit = sum(1 for a in others if outcomes.get(a) == "attacker")
-    return (f"{hit} of the {len(others)} other ASes send their traffic to the attacker, "
+    return (f"{hit} of the {plural(len(others), 'other AS', 'other ASes')} "
+            f"{'sends its' if hit == 1 else 'send their'} traffic to the attacker, "
             f"{sum(1 for a in others if outcomes.get(a) == 'victim')} to the victim")
 
 

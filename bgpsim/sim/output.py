@@ -27,6 +27,7 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
     """The run's files in `out`, an output of `command`; `incident`: the report's incident section
     (HTML); `files`: more files to write there (name -> text)."""
     from bgpsim.viz.outcome import outcome_figure
+    from bgpsim.viz.style import plural
     from bgpsim.viz.timeline import timeline_figure, traffic_figure
     from bgpsim.viz.topology import topology_figure
     from bgpsim.viz.report import write_report
@@ -61,7 +62,7 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
         steady = run.engine == "steady"
         if steady:
             d = run.scenario.defence
-            under = f"{d.policy} deployed by {d.adopters:,} ASes" if d else "no defence"
+            under = f"{d.policy} deployed by {plural(d.adopters, 'AS', 'ASes')}" if d else "no defence"
             outcome_figure(run.outcome, run.traffic, tmp / "outcome.png", title=f"{name}: converged state, {under}")
             figures.append(("Where the traffic of every other AS goes once routing has converged.", tmp / "outcome.png"))
         else:
