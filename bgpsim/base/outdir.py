@@ -88,13 +88,6 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     return path
 
 
-FILE_KINDS = {  # what a single-file command writes -> (how a refusal names it, the test of a file's head)
-    "pcap": ("a packet capture (pcap or pcapng)",
-             lambda head: head[:4] in (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d",
-                                       b"\x4d\x3c\xb2\xa1", b"\x0a\x0d\x0d\x0a")),
-    "vrps": ("VRPs (rpki-client JSON, Routinator CSV, a BIRD 2 ROA table or an OpenBGPD roa-set)",
-             lambda head: _vrps_head(head)),
-}
 HEAD = 1 << 16  # bytes of an existing file read to tell its kind
 
 
@@ -108,14 +101,21 @@ def _vrps_head(head: bytes) -> bool:
             or (first.startswith("route ") and " max " in first and first.endswith(";")))
 
 
+FILE_KINDS = {  # what a single-file command writes -> (how a refusal names it, the test of a file's head)
+    "pcap": ("a packet capture (pcap or pcapng)",
+             lambda head: head[:4] in (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d",
+                                       b"\x4d\x3c\xb2\xa1", b"\x0a\x0d\x0d\x0a")),
+    "vrps": ("VRPs (rpki-client JSON, Routinator CSV, a BIRD 2 ROA table or an OpenBGPD roa-set)",
+             _vrps_head),
+}
+
+
 def check_file(path: str | os.PathLike, kind: str, flag: str = "--out") -> Path:
     """Whether a command writing `kind` (FILE_KINDS) may write the file `path`: a new file in a
     writable directory, an empty file, or a file of that kind (the command's earlier output); else
     an InputError naming it. Called before any work, and again as the file is written."""
     path = Path(path)
     what, is_kind = FILE_KINDS[kind]
-    if str(path) == "":
-        raise InputError(f"{flag}: empty file name; want a file name")
     try:
         if path.is_dir():
             raise InputError(f"{flag} {path}: is a directory; want a file name")
@@ -132,12 +132,7 @@ def check_file(path: str | os.PathLike, kind: str, flag: str = "--out") -> Path:
                                  "the kind it writes: name a new file")
     except OSError as e:
         raise InputError(f"{flag} {path}: cannot use it: {e.strerror or e}") from None
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".bgpsim-probe.", dir=path.parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise InputError(f"{flag} {path}: cannot write in {path.parent}: {e.strerror or e}") from None
+    _probe(path.parent, path, flag)
     return path
 
 

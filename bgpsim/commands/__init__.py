@@ -58,15 +58,16 @@ class _Renamed(argparse.Action):
         setattr(namespace, self.dest, value)
 
 
-def renamed(p, old: str, new: argparse.Action, type=None, const=None) -> None:
-    """Keep the option name `old` working as `new` (its destination; its type unless `type` is given),
-    hidden from --help. With `const`, `old` is a switch that sets `new` to it (--json: --format json)."""
+def renamed(p, old: str, new: argparse.Action, const=None) -> None:
+    """Keep the option name `old` working as `new` (its destination and type), hidden from --help.
+    With `const`, `old` is a switch that sets `new` to it (--json: --format json)."""
     if new.required:  # either name will do: bgpsim.cli's parser asks for one of them after parsing
         new.required = False
         p.set_defaults(**{f"_required {new.option_strings[0]}": new.dest})
-    flag = new.nargs == 0 or const is not None
-    kw = {"nargs": 0, "const": new.const if const is None else const} if flag else {"type": type or new.type}
-    spelled = new.option_strings[0] + (f" {const}" if const is not None and new.nargs != 0 else "")
+    if const is None:
+        kw, spelled = {"type": new.type}, new.option_strings[0]
+    else:
+        kw, spelled = {"nargs": 0, "const": const}, f"{new.option_strings[0]} {const}"
     p.add_argument(old, action=_Renamed, dest=new.dest, new=spelled, help=argparse.SUPPRESS,
                    append=isinstance(new, argparse._AppendAction), metavar=new.metavar, **kw)
 

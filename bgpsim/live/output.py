@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bgpsim.base import outdir
 from bgpsim.base.errors import InputError
+from bgpsim.validate.output import summary_json
 
 FILES = ("routes.csv", "alerts.jsonl", "summary.json")
 
@@ -73,7 +74,7 @@ class MonitorOutput:
         if doc is not None:
             if self.previous is not None:
                 doc = merged(self.previous, doc)
-            outdir.write_atomic(self.out / "summary.json", json.dumps(doc, indent=1) + "\n")
+            outdir.write_atomic(self.out / "summary.json", summary_json(doc))
 
 
 # How summary.json's fields add up over runs: a count adds; these keep the later value, or the largest;
