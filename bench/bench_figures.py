@@ -30,6 +30,7 @@ def main() -> None:
 
     from bgpsim.graph.topology import load_topology
     from bgpsim.sim import incident as inc
+    from bgpsim.sim.plan import resolve
     from bgpsim.sim.run import simulate
     from bgpsim.viz.canvas import crowding, save
     from bgpsim.viz.timeaxis import idle_zooms
@@ -46,7 +47,7 @@ def main() -> None:
     for name in names:
         scn = inc.load_incident(inc.find(name), topology=args.topology).scenario
         t = time.perf_counter()
-        run = simulate(scn, topo)
+        run = simulate(resolve(scn, topo))
         replay = time.perf_counter() - t
         print(f"{name}: replayed in {replay:.1f} s ({len(run.timeline):,} timeline rows, {len(run.marks)} marks, "
               f"settled at t = {run.converged_at:.1f} s)")

@@ -45,13 +45,14 @@ def breakdown(out: Path) -> dict:
     from bgpsim.commands.run import scenario_from
     from bgpsim.graph.topology import load_topology
     from bgpsim.sim import output
+    from bgpsim.sim.plan import resolve
     from bgpsim.sim.run import simulate
 
     scn = scenario_from(build_parser("run").parse_args(["run", *ARGS]))
     t0 = time.perf_counter()
     topo = load_topology(scn.topology)
     t1 = time.perf_counter()
-    run = simulate(scn, topo)
+    run = simulate(resolve(scn, topo))
     t2 = time.perf_counter()
     output.write(run, out)
     t3 = time.perf_counter()

@@ -5,6 +5,7 @@ import ipaddress
 import pytest
 from helpers import ROOT
 
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.engine.timing import Timing
 from bgpsim.sim.attacks import attack
@@ -24,7 +25,7 @@ def run(kind, attacker=ROGUE, defence=None, **kw):
     if defence:
         scn.defence = Defence("rov", adopters=ADOPTERS)
         scn.roas = [VRP(PFX, 24, VIDEOTUBE)]
-    return simulate(scn)
+    return simulate(resolve(scn))
 
 
 def test_squat_takes_space_nobody_announced():
@@ -80,7 +81,7 @@ def test_mitigation_with_more_specifics_wins_back_a_prefix_hijack():
 def test_ipv6_subprefix(tmp_path):
     scn = Scenario(name="v6", topology=TEACHING, victim=VIDEOTUBE, prefixes=[ipaddress.ip_network("2001:db8::/32")],
                    attack=attack("subprefix", attacker=ROGUE))
-    r = simulate(scn)
+    r = simulate(resolve(scn))
     assert r.scenario.attack.prefixes == ["2001:db8::/48"] and r.scenario.target == "2001:db8::1"
     assert r.outcome.attacker == 1.0
 

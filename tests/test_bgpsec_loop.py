@@ -17,6 +17,7 @@ from bgpsim.cli import main
 from bgpsim.graph.generate import internet_like
 from bgpsim.rpki.rov import VRP
 from bgpsim.sim.attacks import attack
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.scenario import Defence, Scenario
 
@@ -40,8 +41,8 @@ def _routes(result):
        adoption=st.sampled_from([0.3, 0.7, 1.0]), warm=st.booleans())
 def test_real_signatures_give_the_abstract_policys_outcomes(n, seed, kind, adoption, warm):
     topo = internet_like(n, seed)
-    abstract = simulate(_scenario(topo, seed, kind, adoption, False, warm), topo)
-    real = simulate(_scenario(topo, seed, kind, adoption, True, warm), topo)
+    abstract = simulate(resolve(_scenario(topo, seed, kind, adoption, False, warm), topo))
+    real = simulate(resolve(_scenario(topo, seed, kind, adoption, True, warm), topo))
     assert _routes(real) == _routes(abstract)
     assert real.outcome == abstract.outcome
     assert real.crypto is not None and abstract.crypto is None
@@ -49,7 +50,7 @@ def test_real_signatures_give_the_abstract_policys_outcomes(n, seed, kind, adopt
 
 def test_every_as_adopting_signs_and_verifies_and_reuses():
     topo = internet_like(60, 7)
-    res = simulate(_scenario(topo, 7, "forged-origin", 1.0, True, True), topo)
+    res = simulate(resolve(_scenario(topo, 7, "forged-origin", 1.0, True, True), topo))
     c = res.crypto
     assert c.signatures > 0 and c.updates_signed > 0 and c.updates_verified > 0
     assert c.verified > 0 and c.reused > 0  # older signatures are checked once, then reused
@@ -92,8 +93,8 @@ def test_the_attackers_forgeries_fail_verification():
 
 def test_the_same_seed_gives_the_same_result(tmp_path):
     topo = internet_like(40, 11)
-    one = simulate(_scenario(topo, 11, "subprefix", 0.5, True, False), topo).to_json()
-    two = simulate(_scenario(topo, 11, "subprefix", 0.5, True, False), topo).to_json()
+    one = simulate(resolve(_scenario(topo, 11, "subprefix", 0.5, True, False), topo)).to_json()
+    two = simulate(resolve(_scenario(topo, 11, "subprefix", 0.5, True, False), topo)).to_json()
     for doc in (one, two):
         doc["crypto"] = {k: v for k, v in doc["crypto"].items() if not k.endswith("seconds")}
     assert json.dumps(one) == json.dumps(two)

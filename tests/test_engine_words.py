@@ -14,9 +14,9 @@ from helpers import ROOT
 from bgpsim.base.prefix import parse_prefix
 from bgpsim.cli import main
 from bgpsim.graph.generate import internet_like, write_caida
-from bgpsim.graph.topology import load_topology
 from bgpsim.sim.attacks import attack
 from bgpsim.sim.output import summary_text
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.scenario import Scenario
 
@@ -71,8 +71,8 @@ def test_timed_summary_keeps_time_messages_and_events(tmp_path, capsys):
 
 
 def test_summary_counts_in_the_singular_and_plural(tmp_path):
-    run = simulate(Scenario(name="x", topology=str(TEACHING), prefixes=[parse_prefix("1.2.0.0/16")],
-                            attack=attack("prefix")), load_topology(str(TEACHING)))
+    run = simulate(resolve(Scenario(name="x", topology=str(TEACHING), prefixes=[parse_prefix("1.2.0.0/16")],
+                                    attack=attack("prefix"))))
     one = summary_text(replace(run, events=1, messages=1), tmp_path, 0.0)
     assert "1 event, 1 message (" in one
     two = summary_text(replace(run, events=2, messages=1234), tmp_path, 0.0)

@@ -23,6 +23,7 @@ from bgpsim.graph.topology import load_topology
 from bgpsim.sim import incident as inc
 from bgpsim.sim.converged import converged
 from bgpsim.sim.result import MAX_DRAWN_ASES, Mark
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.scenario import load_scenario
 from bgpsim.viz.canvas import crowding
@@ -68,9 +69,9 @@ def problems(run, topology: bool = True) -> list[str]:
 def test_every_bundled_scenarios_figures_read(path):
     scn = load_scenario(path)
     topo = load_topology(scn.topology)
-    runs = [simulate(scn, topo)]
+    runs = [simulate(resolve(scn, topo))]
     try:
-        runs.append(converged(load_scenario(path), topo))
+        runs.append(converged(resolve(load_scenario(path), topo)))
     except InputError as e:  # mitigation, events, sessions, real signatures: the timed engine's alone
         assert "needs the timed engine" in str(e)
     assert [p for run in runs for p in problems(run)] == []
@@ -100,7 +101,7 @@ def on_teaching(name: str, tmp_path):
 def test_every_incidents_figures_read_on_the_teaching_graph(name, tmp_path):
     """Its timeline and traffic figures: the incident's marks over hours, with bursts of a fraction of
     a second (the topology figure is the scenarios' own, checked above)."""
-    run = simulate(on_teaching(name, tmp_path).scenario)
+    run = simulate(resolve(on_teaching(name, tmp_path).scenario))
     assert run.victim == 64510 and run.traffic.weighting != "uniform"
     assert problems(run, topology=False) == []
 

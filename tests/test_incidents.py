@@ -98,11 +98,12 @@ def test_the_youtube_timeline_is_ripes():
     """RIPE NCC's timeline on the time axis: the hijack at 0 (18:47), YouTube's /24 at 80 min, its
     /25s at 91, the prepending at 124, the end at 134."""
     need_data()
+    from bgpsim.sim.plan import resolve
     from bgpsim.sim.run import simulate
 
     i = inc.load_incident(inc.find("youtube-2008"), topology=str(CAIDA))
     i.scenario.until = 1.0  # the marks are scheduled at the start; the replay itself is not needed here
-    marks = [(m.time, m.label) for m in simulate(i.scenario).marks]
+    marks = [(m.time, m.label) for m in simulate(resolve(i.scenario)).marks]
     assert marks == [(0.0, "attack starts"), (4800.0, "AS43515 originates 208.65.153.0/24"),
                      (5460.0, "AS43515 originates 208.65.153.0/25"), (5460.0, "AS43515 originates 208.65.153.128/25"),
                      (7440.0, "AS17557 prepends its AS 1 more time toward every neighbour"), (8040.0, "attack stops")]

@@ -19,8 +19,9 @@ import pytest
 from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, Broker, free_port, wait_online
 
 from bgpsim.cli import main
-from bgpsim.live.simfeed import EPOCH, collector_peers
+from bgpsim.live.simfeed import EPOCH, CollectorPeers
 from bgpsim.sim import output
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.scenario import load_scenario
 
@@ -179,13 +180,11 @@ def test_no_broker_is_one_line_within_ten_seconds(tmp_path):
 
 def test_the_recorder_sees_the_peers_and_changes_nothing():
     scn = load_scenario(SCENARIO)
-    plain = simulate(scn)
-    scn = load_scenario(SCENARIO)
-    from bgpsim.graph.topology import load_topology
-
-    topo = load_topology(scn.topology)
-    rec = collector_peers(scn, topo, None)
-    watched = simulate(scn, topo, observer=rec)
+    plain = simulate(resolve(scn))
+    plan = resolve(load_scenario(SCENARIO), publish=True)
+    topo = plan.topo
+    rec = CollectorPeers(plan.peers)
+    watched = simulate(plan, observer=rec)
     assert output.result_json(watched) == output.result_json(plain)
     asns = topo.asns.tolist()
     assert sorted(asns[i] for i in rec.peers) == [64496, 64497, 64498, 64499, 64505]

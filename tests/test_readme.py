@@ -4,6 +4,7 @@ import re
 
 from helpers import ROOT
 
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.scenario import load_scenario
 
@@ -27,7 +28,7 @@ def test_readme_scenario_examples_run(tmp_path):
         path = tmp_path / f"example{k}.toml"
         path.write_text(text)
         scn = load_scenario(path)
-        run = simulate(scn)
+        run = simulate(resolve(scn))
         assert abs(sum(run.outcome.__dict__.values()) - 1) < 1e-5
         if scn.events:  # the full example: its link failure shows up as a mark
             assert any("fails" in m.label for m in run.marks)

@@ -6,9 +6,10 @@ import pytest
 from helpers import SHARED, graph
 
 from bgpsim.base.errors import InputError
+from bgpsim.sim.plan import resolve
 from bgpsim.sim.run import simulate
 from bgpsim.sim.scenario import load_scenario
-from bgpsim.sim.weighting import address_space, from_csv
+from bgpsim.sim.weighting import weights
 
 # Tier-1s 1 and 2 peer; 1 sells to 3 and 4, 2 to 5; victim 6 buys from 3, attacker 7 from 5. In an
 # exact-prefix hijack 1, 3, 4 reach the victim and 2, 5 the attacker (tests/test_routing.py).
@@ -39,7 +40,7 @@ def scenario(tmp_path, weighting):
     (tmp_path / "t.toml").write_text(TOPO)
     (tmp_path / "s.toml").write_text(f'name = "w"\ntopology = "t.toml"\nweighting = {weighting}\n'
                                      '[victim]\nasn = 6\nprefixes = ["10.0.0.0/16"]\n[attack]\nkind = "prefix"\nattacker = 7\n')
-    return simulate(load_scenario(tmp_path / "s.toml"))
+    return simulate(resolve(load_scenario(tmp_path / "s.toml")))
 
 
 def test_uniform(tmp_path):
@@ -77,19 +78,19 @@ def test_bad_weight_files(tmp_path):
     f = tmp_path / "w.csv"
     f.write_text("asn,weight\n1,2\n2,-1\n")
     with pytest.raises(InputError, match=r"w\.csv:3:"):
-        from_csv(t, str(f))
+        weights(str(f), t)
     f.write_text("5,1\n")
     with pytest.raises(InputError, match="no AS of the topology"):
-        from_csv(t, str(f))
+        weights(str(f), t)
     p = tmp_path / "p.txt"
     p.write_text("10.0.0.0/8\t1\nnot a line\n")
     with pytest.raises(InputError, match=r"p\.txt:2:"):
-        address_space(t, str(p))
+        weights("space", t, 4, str(p))
 
 
 @pytest.mark.skipif(not (SHARED / "pfx2as").exists(), reason="needs ../shared/data/pfx2as (the shared data directory)")
 def test_real_pfx2as_table():
     # RouteViews 2014-05-13: about 2.7 billion IPv4 addresses announced; AS3356 originates many of them.
     t = graph(p2c=[(3356, 701), (3356, 4200000001)])  # a private ASN originates nothing
-    w = address_space(t, str(SHARED / "pfx2as" / "ipasn_20140513.dat.gz"))
+    w, _ = weights("space", t, 4, str(SHARED / "pfx2as" / "ipasn_20140513.dat.gz"))
     assert w[t.index[3356]] > 1e6 and w[t.index[4200000001]] == 0

@@ -85,6 +85,7 @@ def _replay(args, incident) -> int:
     from bgpsim.graph.topology import load_topology
     from bgpsim.sim import output
     from bgpsim.sim.incident import Counterfactual, counterfactuals
+    from bgpsim.sim.plan import resolve
     from bgpsim.sim.run import simulate
     from bgpsim.viz.incident import incident_html
 
@@ -95,7 +96,7 @@ def _replay(args, incident) -> int:
     topo = load_topology(incident.scenario.topology)
     progress = Progress(enabled=talk and sys.stderr.isatty())
     try:
-        run = simulate(incident.scenario, topo, progress)
+        run = simulate(resolve(incident.scenario, topo), progress)
     finally:
         progress.close()
     bar = Bar(talk and sys.stderr.isatty(), "trial")

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
 
-from bgpsim.base.console import Progress
-from bgpsim.base.errors import InputError
 
-from bgpsim.sim.choices import DEFAULT_SCENARIO, parse_asns, scenario_from
+from bgpsim.sim.choices import DEFAULT_PACE, DEFAULT_SCENARIO
 
 from . import asn, factor, renamed, seconds, seed_arg, share
-
-DEFAULT_PACE = 10.0  # --pace: why, in its help
 
 RUN_EPILOG = """\
 examples:
@@ -136,12 +130,6 @@ def register(sub, parser_class) -> None:
     run.set_defaults(handler=cmd_run)
 
 
-def _summary(run, out: Path, wall: float) -> str:
-    from bgpsim.sim.output import summary_text
-
-    return summary_text(run, out, wall)
-
-
 def _list(fmt: str) -> int:
     import json
 
@@ -154,92 +142,16 @@ def _list(fmt: str) -> int:
     return 0
 
 
-def _tap_ases(args, scn, topo) -> list[int] | None:
-    """The ASNs whose sessions --pcap records, checked against the topology; None without --pcap."""
-    if args.pcap_ases and not args.pcap:
-        raise InputError("--pcap-ases needs --pcap FILE")
-    if not args.pcap:
-        return None
-    if args.pcap_ases:
-        ases = [a for a, _ in parse_asns(args.pcap_ases, "--pcap-ases")]
-    else:
-        from bgpsim.sim.plan import parties
-
-        who = parties(scn, topo)
-        ases = [x for x in (who.attacker, who.victim) if x is not None]
-    for a in ases:
-        if a not in topo.index:
-            raise InputError(f"--pcap-ases: AS{a} is not in the topology {topo.source}")
-    return ases
-
-
-def _broker(args):
-    """--publish and its options checked before any work: (address, topics), or None without it."""
-    from bgpsim.live.broker import DEFAULT_TOPIC, parse_url, topic_prefix
-    from bgpsim.live.topics import Topics
-
-    if not args.publish:
-        for flag in ("pace", "publish_ases", "topic", "cafile"):
-            if getattr(args, flag) is not None:
-                raise InputError(f"--{flag.replace('_', '-')} needs --publish URL")
-        return None
-    return parse_url(args.publish, args.cafile, "--publish"), Topics(topic_prefix(args.topic or DEFAULT_TOPIC))
-
-
 def cmd_run(args) -> int:
-    from bgpsim.base import outdir
-    from bgpsim.graph.topology import load_topology
-    from bgpsim.sim import output
-    from bgpsim.sim.converged import converged
-    from bgpsim.sim.run import simulate
+    from bgpsim.sim.choices import RunJob
+    from bgpsim.sim.output import result_json, summary_text
 
     if args.list:
         return _list(args.format)
-
-    scn, adopters_where = scenario_from(args)
-    live = _broker(args)
-    out = Path(args.out) if args.out else Path("bgpsim-out") / scn.name
-    outdir.check(out, "run")  # before the work: a refused --out or --pcap costs nothing
-    if args.pcap:
-        outdir.check_file(args.pcap, "pcap", "--pcap")
-    started = time.perf_counter()
-    progress = Progress(enabled=not (args.quiet or args.format == "json") and sys.stderr.isatty())
-    topo = load_topology(scn.topology)
-    for adopter, where in adopters_where.items():
-        if adopter not in topo.index:
-            raise InputError(f"{where}: AS{adopter} is not in the topology {topo.source}")
-    tap = _tap_ases(args, scn, topo)
-    peers = None
-    if live:
-        from bgpsim.live.simfeed import collector_peers, publish_run
-
-        chosen = [a for a, _ in parse_asns(args.publish_ases, "--publish-ases")] if args.publish_ases else None
-        peers = collector_peers(scn, topo, chosen)
-    talk = not (args.quiet or args.format == "json")
-    walls = []
-
-    def work():
-        try:
-            run = converged(scn, topo) if args.engine == "steady" else simulate(scn, topo, progress, tap, peers)
-        finally:
-            progress.close()
-        walls.append(time.perf_counter() - started)
-        output.write(run, out)
-        if args.pcap:
-            outdir.write_file(args.pcap, run.wiretap.capture(), "pcap", "--pcap")
-            if talk:
-                print(f"bgpsim: {run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {args.pcap}",
-                      file=sys.stderr)
-        return run
-
-    if live:
-        run = publish_run(work, peers, *live, args.pace or DEFAULT_PACE,
-                          say=(lambda text: print(f"bgpsim: {text}", file=sys.stderr, flush=True)) if talk else None)
-    else:
-        run = work()
-    wall = walls[0]
+    job = RunJob(args)  # every option checked, nothing run yet
+    run = job.run()
     if args.format == "json":
-        sys.stdout.write(output.result_json(run))
+        sys.stdout.write(result_json(run))
     elif not args.quiet:
-        print(_summary(run, out, wall))
+        print(summary_text(run, job.out, job.wall))
     return 0

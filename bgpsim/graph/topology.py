@@ -131,6 +131,13 @@ class Topology:
         """Indices of ASes with no customers."""
         return np.flatnonzero(np.bincount(self.p2c[:, 0], minlength=self.n) == 0).tolist()
 
+    def largest_cones(self, k: int, exclude=()) -> list[int]:
+        """The ASNs of the `k` ASes with the largest customer cones (ties: the lower ASN), leaving
+        out the ASNs in `exclude`."""
+        asns, cones = self.asns.tolist(), self.cone_sizes.tolist()
+        order = sorted(range(self.n), key=lambda i: (-cones[i], asns[i]))
+        return [asns[i] for i in order if asns[i] not in exclude][:k]
+
     @cached_property
     def ranks(self) -> np.ndarray:
         """Customer-to-provider rank: 0 for ASes without customers, else 1 + the highest customer rank."""

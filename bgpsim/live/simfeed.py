@@ -30,40 +30,12 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from bgpsim.base.errors import InputError
 from bgpsim.capture.session import START as EPOCH
 from bgpsim.sim.wiretap import address
 
 from .broker import BrokerAddress, client, connect_error
 from .rislive import sim_message
 from .topics import Topics, status
-
-DEFAULT_PEERS = 5  # collector peers by default: the ASes with the largest customer cones
-
-
-def default_peers(topo, exclude=()) -> list[int]:
-    """The ASNs of the DEFAULT_PEERS ASes with the largest customer cones (ties: the lower ASN), leaving
-    out `exclude` (the attacker and the victim): large transit networks, the kind that feed RIS and
-    RouteViews full tables, and far enough from both parties to show the hijack arriving."""
-    asns = topo.asns.tolist()
-    cones = topo.cone_sizes.tolist()
-    order = sorted(range(topo.n), key=lambda i: (-cones[i], asns[i]))
-    return [asns[i] for i in order if asns[i] not in exclude][:DEFAULT_PEERS]
-
-
-def collector_peers(scn, topo, asns: list[int] | None) -> "CollectorPeers":
-    """The recorder for the ASNs of --publish-ases, checked against the topology, or for the default
-    peers of scenario `scn` (its attacker and victim left out)."""
-    from bgpsim.sim.plan import parties
-
-    for a in asns or ():
-        if a not in topo.index:
-            raise InputError(f"--publish-ases: AS{a} is not in the topology {topo.source}")
-    if not asns:
-        who = parties(scn, topo)
-        asns = default_peers(topo, exclude={who.attacker, who.victim})
-    return CollectorPeers([topo.index[a] for a in asns])
-
 
 class CollectorPeers:
     """Records the best-route changes of the collector peers (AS indices) as the timed engine runs.

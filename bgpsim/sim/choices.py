@@ -1,19 +1,98 @@
-"""A scenario from the choices a user makes on the command line (`bgpsim run`): a scenario file or a
+"""`bgpsim run`'s work from the choices a user makes on the command line: a scenario file or a
 bundled one by name, or an ad-hoc attack on a topology; then the attacker, victim, timing, weighting,
-defence and its adopters, BGPsec in the loop, seed and end. Each choice is checked against the others
-(an option the chosen engine would ignore is refused) and named in the error when it is wrong.
-`opts` is any object with the attributes `bgpsim run`'s parser gives."""
+defence and its adopters, BGPsec in the loop, seed and end; where the results go, a capture, a live
+feed. Each choice is checked against the others (an option the chosen engine would ignore is
+refused) and named in the error when it is wrong, all before any work. `opts` is any object with
+the attributes `bgpsim run`'s parser gives."""
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 
-from bgpsim.base.asn import parse_asn
+from bgpsim.base.asn import parse_asns
+from bgpsim.base.console import Progress
 from bgpsim.base.errors import InputError
 
 DEFAULT_SCENARIO = "teaching-subprefix"
 TIMED_ONLY = ("mrai", "until", "crypto", "signing_keys", "pcap", "pcap_ases", "publish", "pace", "publish_ases", "topic",
               "cafile")  # options about messages and time, which the converged state has not
+DEFAULT_PACE = 10.0  # --pace: why, in its help
+
+
+class RunJob:
+    """One `bgpsim run`: the scenario, its plan on the topology, where its results go (--out,
+    --pcap) and, with --publish, the broker and topics. Everything is checked when it is made:
+    a refused --out or a broker address that cannot be costs no simulation."""
+
+    def __init__(self, opts):
+        from bgpsim.base import outdir
+        from bgpsim.live.broker import DEFAULT_TOPIC, parse_url, topic_prefix
+        from bgpsim.live.topics import Topics
+
+        from .plan import resolve
+
+        self.opts = opts
+        scn, where = scenario_from(opts)
+        if opts.pcap_ases and not opts.pcap:
+            raise InputError("--pcap-ases needs --pcap FILE")
+        tap = [a for a, _ in parse_asns(opts.pcap_ases, "--pcap-ases")] if opts.pcap_ases else [] if opts.pcap else None
+        peers = [a for a, _ in parse_asns(opts.publish_ases, "--publish-ases")] if opts.publish_ases else None
+        self.live = None
+        if opts.publish:
+            topic = topic_prefix(opts.topic or DEFAULT_TOPIC)
+            self.live = (parse_url(opts.publish, opts.cafile, "--publish"), Topics(topic))
+        else:
+            for flag in ("pace", "publish_ases", "topic", "cafile"):
+                if getattr(opts, flag) is not None:
+                    raise InputError(f"--{flag.replace('_', '-')} needs --publish URL")
+        self.out = Path(opts.out) if opts.out else Path("bgpsim-out") / scn.name
+        outdir.check(self.out, "run")  # before the work: a refused --out or --pcap costs nothing
+        if opts.pcap:
+            outdir.check_file(opts.pcap, "pcap", "--pcap")
+        self.talk = not (opts.quiet or opts.format == "json")
+        self.progress = Progress(enabled=self.talk and sys.stderr.isatty())
+        self.started = time.perf_counter()
+        self.plan = resolve(scn, tap=tap, peers=peers, publish=self.live is not None, where=where)
+        self.wall = 0.0
+
+    def run(self):
+        """Simulate (published live with --publish), write --out and --pcap; the RunResult."""
+        from bgpsim.base import outdir
+
+        from .converged import converged
+        from .output import write
+        from .run import simulate
+
+        opts = self.opts
+        observer = None
+        if self.live:
+            from bgpsim.live.simfeed import CollectorPeers
+
+            observer = CollectorPeers(self.plan.peers)
+
+        def work():
+            try:
+                run = converged(self.plan) if opts.engine == "steady" else simulate(self.plan, self.progress, observer)
+            finally:
+                self.progress.close()
+            self.wall = time.perf_counter() - self.started
+            write(run, self.out)
+            if opts.pcap:
+                outdir.write_file(opts.pcap, run.wiretap.capture(), "pcap", "--pcap")
+                self.say(f"{run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {opts.pcap}")
+            return run
+
+        if not self.live:
+            return work()
+        from bgpsim.live.simfeed import publish_run
+
+        return publish_run(work, observer, *self.live, opts.pace or DEFAULT_PACE, say=self.say if self.talk else None)
+
+    def say(self, text: str) -> None:
+        if self.talk:
+            print(f"bgpsim: {text}", file=sys.stderr, flush=True)
 
 
 def scenario_from(opts) -> tuple:
@@ -35,15 +114,16 @@ def scenario_from(opts) -> tuple:
         if not opts.attack:
             raise InputError("--topology needs --attack KIND")
         prefix = parse_prefix(opts.prefix if opts.prefix else DEFAULT_PREFIX, where="--prefix")
+        announced = parse_prefix(opts.attack_prefix, where="--attack-prefix") if opts.attack_prefix else None
         scn = Scenario(name=f"{opts.attack}-{Path(opts.topology).name.split('.')[0]}", topology=opts.topology,
                        prefixes=[prefix], attack=attack(opts.attack))
-        if opts.attack_prefix:
-            scn.attack.prefix = parse_prefix(opts.attack_prefix, where="--attack-prefix")
+        scn.attack.prefix = announced
     else:
         for flag in ("attack", "prefix", "attack_prefix"):
             if getattr(opts, flag):
                 raise InputError(f"--{flag.replace('_', '-')} needs --topology (a scenario file says it itself)")
-        scn = load_scenario(find_scenario(opts.scenario or DEFAULT_SCENARIO))
+        path = find_scenario(opts.scenario or DEFAULT_SCENARIO)
+        scn = load_scenario(path)
     if opts.attacker is not None:
         if scn.attack is None:
             raise InputError("--attacker: the scenario has no attack")
@@ -108,30 +188,3 @@ def scenario_from(opts) -> tuple:
     if opts.until is not None:
         scn.until = opts.until
     return scn, where
-
-
-def parse_asns(text: str, what: str) -> list[tuple[int, str]]:
-    """ASNs from "64500,AS64501" or from @FILE (spaces, commas, newlines; '#' comments), each with
-    where it was written (for errors)."""
-    if text.startswith("@"):
-        path = Path(text[1:])
-        try:
-            lines = path.read_text().splitlines()
-        except (OSError, UnicodeDecodeError) as e:
-            raise InputError(f"{what}: cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-        where = lambda n: f"{path}:{n}"
-    else:
-        lines = [text]
-        where = lambda n: what
-    out = []
-    for n, line in enumerate(lines, start=1):
-        for tok in line.split("#", 1)[0].replace(",", " ").split():
-            try:
-                out.append((parse_asn(tok), where(n)))
-            except ValueError as e:
-                raise InputError(f"{where(n)}: {e}") from None
-    if not out:  # asked for ASes, given none: the policy would be deployed nowhere
-        raise InputError(f"{what} {text[1:]}: no ASN in the file" if text.startswith("@") else f"{what}: no ASN given")
-    return out
-
-

@@ -6,18 +6,15 @@ from __future__ import annotations
 from bgpsim.base.errors import InputError
 from bgpsim.rpki.rov import VRPTable
 
-from ..graph.topology import Topology, load_topology
 from . import trial
 from .dataplane import OUTCOMES
 from .engine.steady import NONE
-from .plan import parties, scenario_info, topology_info
+from .plan import AttackPlan, scenario_info, topology_info
 from .result import REL_NAMES, AsRow, AttackInfo, Peak, RunResult, Shares, Traffic
-from .scenario import Scenario
-from .weighting import weights
 
 
-def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
-    topo = topo or load_topology(scn.topology)
+def converged(plan: AttackPlan) -> RunResult:
+    scn, topo = plan.scn, plan.topo
     if scn.attack is None:
         raise InputError("the steady engine runs an attack: give --attack KIND (or a scenario with [attack])")
     crypto = scn.defence is not None and scn.defence.crypto
@@ -25,17 +22,8 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
                         ("sessions (LOCAL_PREF, prepending)", scn.sessions)):
         if given:
             raise InputError(f"the steady engine computes one converged state; the scenario's {what} needs the timed engine")
-    who = parties(scn, topo)
-    vrps = VRPTable(scn.roas) if scn.roas else None
-    # What the attacker announces and whose traffic is followed: the scenario's defaults, as on the
-    # timed engine (trial's own default sub-prefix is BGPy's, which `bgpsim run` does not take).
-    att = scn.attack
-    attacked = att.announced(scn.prefixes)
-    target = scn.target_address()
-    res = trial.run(topo, att.kind, who.a, who.v, scn.defence.policy if scn.defence else None, who.adopters,
-                    prefix=scn.prefixes[0] if att.victim_announces else attacked, vrps=vrps,
-                    attack_prefix=attacked if att.more_specific else att.prefix, via=att.via,
-                    **(scn.defence.settings if scn.defence else {}))
+    att, target = scn.attack, plan.target
+    res = settle(plan)
 
     asns = topo.asns.tolist()
     ribs = res.ribs  # most specific first
@@ -53,15 +41,26 @@ def converged(scn: Scenario, topo: Topology | None = None) -> RunResult:
         raise InputError(f"target {target}: the steady engine follows an address inside {ribs[0].prefix}, "
                          "the most specific prefix announced")
     fr = res.fractions()
-    w, label = weights(scn.weighting, topo, target.version, scn.pfx2as)
-    diverted = res.diverted(w)
+    diverted = res.diverted(plan.weights)
     announced = [str(r.prefix) for r in ribs if any(s.at == res.attacker for s in r.seeds)]
-    info = scenario_info(scn, who, target, attack=AttackInfo(att.kind, announced, 0.0, None))
+    info = scenario_info(plan, attack=AttackInfo(att.kind, announced, 0.0, None))
     shares = Shares(*(round(fr[k], 6) for k in OUTCOMES))
     return RunResult(
         engine="steady", scenario=info, seed=scn.seed, topology=topology_info(topo),
-        attacker=who.attacker, victim=who.victim, events=0, messages=0, converged=True, converged_at=0.0,
-        outcome=shares, traffic=Traffic(label, round(diverted, 6)),
+        attacker=plan.attacker, victim=plan.victim, events=0, messages=0, converged=True, converged_at=0.0,
+        outcome=shares, traffic=Traffic(plan.weighting, round(diverted, 6)),
         peak=Peak(shares.attacker, 0.0, round(diverted, 6)), marks=[],
         timeline=[(0.0, fr["attacker"], fr["victim"], fr["disconnected"], fr["loop"], diverted)],
-        ases=ases, topo=topo, adopters=[int(topo.asns[i]) for i in who.adopters])
+        ases=ases, topo=topo, adopters=[int(topo.asns[i]) for i in plan.adopters])
+
+
+def settle(plan: AttackPlan, defended: bool = True) -> trial.Result:
+    """The routes the plan's attack settles to, with its defence (`defended`) or without it. What
+    the attacker announces is the scenario's, as on the timed engine (trial's own default
+    sub-prefix is BGPy's, which `bgpsim run` does not take)."""
+    scn, att, attacked = plan.scn, plan.scn.attack, plan.attacked
+    d = scn.defence if defended else None
+    return trial.run(plan.topo, att.kind, plan.a, plan.v, d.policy if d else None, plan.adopters if d else (),
+                     prefix=scn.prefixes[0] if att.victim_announces else attacked,
+                     vrps=VRPTable(scn.roas) if scn.roas else None,
+                     attack_prefix=attacked if att.more_specific else att.prefix, via=att.via, **(d.settings if d else {}))

@@ -32,9 +32,9 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
     from bgpsim.viz.topology import topology_figure
     from bgpsim.viz.report import write_report
 
-    out = Path(out)
+    out, doc = Path(out), result_json(run)
     with staged(out, command) as tmp:
-        (tmp / "result.json").write_text(result_json(run), encoding="utf-8")
+        (tmp / "result.json").write_text(doc, encoding="utf-8")
         with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(AsRow.COLUMNS)

@@ -4,58 +4,45 @@ queue, the data plane followed as routes change, and what happened as a RunResul
 from __future__ import annotations
 
 from bgpsim.base.errors import InputError
-from bgpsim.base.prefix import halves
 from bgpsim.rpki.rov import VRPTable
 
-from ..graph.topology import Topology, load_topology
 from .attacks import TIMED_KINDS, Leak
+from .converged import settle
 from .dataplane import OUTCOMES, VICTIM, Forwarding
 from .defences import defence
 from .engine.events import EventQueue
 from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
 from .journal import Journal
-from .plan import parties, scenario_info, topology_info
+from .plan import AttackPlan, scenario_info, topology_info
 from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, Interception, Mark, MitigationInfo,
                      Peak, RunResult, Shares, TimingInfo, Traffic)
-from .scenario import Scenario
-from .weighting import weights
 
 
-def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: list[int] | None = None,
-             observer=None) -> RunResult:
-    """Run `scn`. `progress(events, now)` is called now and then during the run. `tap`: ASNs whose
-    sessions are recorded (the result's `wiretap` then writes them as a capture). `observer`: its
-    `attach(engine)` is called once the start is set up and before the first event, to watch the run
-    (bgpsim.live.simfeed.CollectorPeers chains `engine.on_change`)."""
-    topo = topo or load_topology(scn.topology)
-    attack = scn.attack
+def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
+    """Run the plan's scenario. `progress(events, now)` is called now and then during the run. With
+    `plan.tap`, those ASes' sessions are recorded (the result's `wiretap` then writes them as a
+    capture). `observer`: its `attach(engine)` is called once the start is set up and before the
+    first event, to watch the run (bgpsim.live.simfeed.CollectorPeers chains `engine.on_change`)."""
+    scn, topo, attack = plan.scn, plan.topo, plan.scn.attack
     if attack and not attack.timed:
         raise InputError(f"the {attack.kind} attack needs --engine steady; the timed engine runs {', '.join(TIMED_KINDS)}")
-    who = parties(scn, topo)
-    a, v = who.a, who.v
-
-    # What is announced: the victim's prefixes, the attacker's, the mitigation's, the events'.
-    attacked = attack.announced(scn.prefixes) if attack else None
-    mitigation = list(scn.mitigation.prefixes) if scn.mitigation else []
-    if scn.mitigation and not mitigation:
-        mitigation = halves(attacked if attacked is not None else scn.prefixes[0])
-    prefixes = list(dict.fromkeys(scn.prefixes + ([attacked] if attacked else []) + mitigation
-                                  + [e.prefix for e in scn.events if e.prefix is not None]))
-    pid = {p: k for k, p in enumerate(prefixes)}
-
-    # Where packets go: a host address in the most specific prefix of the attack.
-    target = scn.target_address()
-    covering = sorted((k for k, p in enumerate(prefixes) if p.version == target.version and target in p),
-                      key=lambda k: -prefixes[k].prefixlen)
+    a, v, prefixes, pid, covering = plan.a, plan.v, plan.prefixes, plan.pid, plan.covering
     if not covering:
-        raise InputError(f"target {target} is in none of the scenario's prefixes")
+        raise InputError(f"target {plan.target} is in none of the scenario's prefixes")
 
     pol = None
     if scn.defence:
-        pol = defence(scn.defence.policy, topo, who.adopters, VRPTable(scn.roas), **scn.defence.settings)
-    policies = {i: pol for i in who.adopters} if pol is not None else {}
-    w, weighting_label = weights(scn.weighting, topo, target.version, scn.pfx2as)
+        pol = defence(scn.defence.policy, topo, plan.adopters, VRPTable(scn.roas), **scn.defence.settings)
+    policies = {i: pol for i in plan.adopters} if pol is not None else {}
+    # Announcements at t = 0: warm-started (their converged routes installed), or simulated from the start.
+    start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if attack is None or attack.victim_announces else {}
+    for e, (i,) in ((e, ix) for e, ix in plan.events if e.type == "originate" and e.at == 0):
+        start_origins.setdefault(pid[e.prefix], {})[i] = ()
+    configured = [(x, ends) for x, ends in plan.sessions if x.at == 0]  # from the start; the others are events
+    warm = scn.warm_start and not configured  # the converged state knows no LOCAL_PREF: simulate from t = 0
+    installed = {p: propagate(topo, prefixes[p], [Seed(i, path) for i, path in origins.items()], pol).entries()
+                 for p, origins in start_origins.items()} if warm else {}
 
     crypto = None
     if scn.defence and scn.defence.crypto:
@@ -66,33 +53,20 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
             from bgpsim.rpki.bgpsec.keys import signing_keys
 
             given = signing_keys([scn.defence.router_keys])
-        crypto = CryptoLoop(topo, prefixes, who.adopters, a, scn.seed, given)
+        crypto = CryptoLoop(topo, prefixes, plan.adopters, a, scn.seed, given)
     q = EventQueue()
-    sessions = [(x, _ends(topo, x)) for x in scn.sessions]  # each setting with the sessions it applies to
-    configured = [(x, ends) for x, ends in sessions if x.at == 0]  # from the start; the others are events
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto,
                          local_pref={e: x.local_pref for x, ends in configured if x.local_pref is not None for e in ends},
                          prepend={e: x.prepend for x, ends in configured if x.prepend is not None for e in ends})
-    if tap:
+    if plan.tap:  # before the warm start, whose routes count as sent at t = 0
         from .wiretap import Wiretap
 
-        engine.tap = Wiretap(topo, prefixes, [topo.idx(x, "--pcap-ases AS") for x in tap],
-                             None if crypto is None else crypto.adopter, engine.tagged, engine.aggregates)
-    # Announcements at t = 0: warm-started, or simulated from the start.
-    start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if attack is None or attack.victim_announces else {}
-    for e in scn.events:
-        if e.type == "originate" and e.at == 0:
-            start_origins.setdefault(pid[e.prefix], {})[topo.idx(e.asn, "event AS")] = ()
-    if scn.warm_start and not configured:  # the converged state knows no LOCAL_PREF: simulate from t = 0
-        for p, origins in start_origins.items():
-            seeds = [Seed(i, path) for i, path in origins.items()]
-            engine.install(p, propagate(topo, prefixes[p], seeds, pol).entries())
-    else:
-        for p, origins in start_origins.items():
-            for i in origins:
-                q.at(0.0, engine.originate, i, p)
+        engine.tap = Wiretap(topo, prefixes, plan.tap, None if crypto is None else crypto.adopter, engine.tagged,
+                             engine.aggregates)
+    for p, entries in installed.items():
+        engine.install(p, entries)
 
-    fwd = Forwarding(engine.loc, covering, topo.n, a, v, w, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
+    fwd = Forwarding(engine.loc, covering, topo.n, a, v, plan.weights, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
                      tagged=engine.tagged)
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
@@ -102,7 +76,7 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
     if observer is not None:
         observer.attach(engine)
 
-    marks = _schedule(scn, topo, engine, q, a, v, pid, attacked, mitigation, pol, sessions)
+    marks = _schedule(plan, engine, q, pol, [] if warm else [(p, i) for p, origins in start_origins.items() for i in origins])
     q.run(until=scn.until, tick=progress)
     if progress is not None:
         progress(q.processed, q.now)
@@ -125,11 +99,17 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
             "" if pfx is None else str(pfx), "" if path is None else " ".join(str(asns[x]) for x in path),
             "none" if entry is None else REL_NAMES[entry[1]]))
 
+    interception = None
+    if attack and attack.kind == "intercept":  # does the attacker still have a route to pass the traffic on?
+        rib = engine.rib_in[pid[plan.attacked]][a] or {}
+        best = min(rib.values())[2] if rib else None
+        interception = Interception(None if best is None else " ".join(str(asns[x]) for x in (a,) + best),
+                                    best is not None and (best[0] == v or fwd.outcome[best[0]] == VICTIM))
     t = scn.timing
     info = scenario_info(
-        scn, who, target,
-        attack=AttackInfo(attack.kind, [str(attacked)], attack.start, attack.stop) if attack else None,
-        mitigation=MitigationInfo(scn.mitigation.start, [str(p) for p in mitigation], scn.mitigation.community)
+        plan,
+        attack=AttackInfo(attack.kind, [str(plan.attacked)], attack.start, attack.stop) if attack else None,
+        mitigation=MitigationInfo(scn.mitigation.start, [str(p) for p in plan.mitigation], scn.mitigation.community)
         if scn.mitigation else None,
         timing=TimingInfo(t.mrai, list(t.jitter), t.mrai_withdrawals, str(t.link_delay), str(t.processing_delay),
                           scn.warm_start))
@@ -139,18 +119,19 @@ def simulate(scn: Scenario, topo: Topology | None = None, progress=None, tap: li
         peak = {asn: OUTCOMES[o] for asn, o in zip(asns, fwd.peak_outcome)}
     return RunResult(
         engine="timed", scenario=info, seed=scn.seed, topology=topology_info(topo),
-        attacker=who.attacker, victim=who.victim, events=q.processed, messages=engine.messages,
+        attacker=plan.attacker, victim=plan.victim, events=q.processed, messages=engine.messages,
         converged=not q, converged_at=round(engine.last_change, 6), outcome=Shares(*shares),
-        traffic=Traffic(weighting_label, round(fwd.final_diverted(), 6)),
+        traffic=Traffic(plan.weighting, round(fwd.final_diverted(), 6)),
         peak=Peak(round(fwd.peak[0] / (fwd.sources or 1), 6), round(fwd.peak[1], 6),
                   round(max(0.0, fwd.peak_diverted), 6)),
         marks=marks, timeline=fwd.timeline, ases=ases, topo=topo,
-        interception=_interception(engine, fwd, pid[attacked], a, v, asns) if attack and attack.kind == "intercept" else None,
+        interception=interception,
         peak_outcomes=peak, crypto=None if crypto is None else crypto.info(), wiretap=engine.tap,
         router_keys=None if crypto is None else crypto.router_keys(),
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen),
-        journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in who.adopters],
-        baseline=_baseline(scn, topo, a, v))
+        journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in plan.adopters],
+        # with a defence, the share that would reach the attacker without it, for the report to compare
+        baseline=round(settle(plan, defended=False).fractions()["attacker"], 6) if scn.defence and attack else None)
 
 
 MITIGATION_MARKS = {
@@ -162,81 +143,51 @@ MITIGATION_MARKS = {
 TABLE_ARRIVES = 1.0  # seconds from a leak's first UPDATE on a session to a max-prefix limit tripping
 
 
-def _schedule(scn: Scenario, topo: Topology, engine: TimedEngine, q: EventQueue, a, v, pid, attacked, mitigation,
-              pol, sessions) -> list[Mark]:
-    """The attack, the mitigation, the session changes and the scenario's events on the queue; their
-    marks for the timeline. `pol`: the defence deployed (None without one); `sessions`: each session
-    setting with the (AS, neighbour) index pairs it applies to."""
+def _schedule(plan: AttackPlan, engine: TimedEngine, q: EventQueue, pol, start: list[tuple[int, int]]) -> list[Mark]:
+    """The announcements at t = 0 (`start`: (prefix, AS) pairs, none after a warm start), the
+    attack, the mitigation, the session changes and the scenario's events on the queue, in that
+    order; their marks for the timeline. `pol`: the defence deployed (None without one)."""
+    scn, asns, a, v, pid = plan.scn, plan.topo.asns, plan.a, plan.v, plan.pid
+    todo = [(0.0, engine.originate, i, p) for p, i in start]  # (time, action, its arguments)
     marks = []
     attack = scn.attack
     if attack:
-        k = pid[attacked]
-        q.at(attack.start, attack.start_on, engine, a, v, k)
+        k = pid[plan.attacked]
+        todo.append((attack.start, attack.start_on, engine, a, v, k))
         marks.append(Mark(attack.start, attack.start_label))
         if attack.stop is not None:
-            q.at(attack.stop, attack.stop_on, engine, a, k, engine.policy[a])  # its own, before the attack
+            todo.append((attack.stop, attack.stop_on, engine, a, k, engine.policy[a]))  # its own, before the attack
             marks.append(Mark(attack.stop, attack.stop_label))
         if isinstance(attack, Leak):  # max-prefix: closed once the leaked routes have come in; they stay closed
-            for r in sorted(Leak.closing(topo, a, pol)):
+            for r in sorted(Leak.closing(plan.topo, a, pol)):
                 at = attack.start + engine.session(a, r)[0] + TABLE_ARRIVES
-                q.at(at, engine.link_down, a, r)
-                marks.append(Mark(at, f"AS{topo.asns[r]} closes its session with AS{topo.asns[a]} (max-prefix)"))
+                todo.append((at, engine.link_down, a, r))
+                marks.append(Mark(at, f"AS{asns[r]} closes its session with AS{asns[a]} (max-prefix)"))
     if scn.mitigation:
         community = scn.mitigation.community
         # RFC 7999 section 3: a customer asks its providers to blackhole; the others are not told
-        exclude = set(topo.customers[v] + topo.peers[v]) if community == "blackhole" else ()
-        for p in mitigation:
-            q.at(scn.mitigation.start, engine.originate, v, pid[p], (), exclude, community)
+        exclude = set(plan.topo.customers[v] + plan.topo.peers[v]) if community == "blackhole" else ()
+        todo += [(scn.mitigation.start, engine.originate, v, pid[p], (), exclude, community) for p in plan.mitigation]
         marks.append(Mark(scn.mitigation.start, MITIGATION_MARKS[community]))
-    for x, ends in sessions:
+    for x, ends in plan.sessions:
         if x.at > 0:
-            for r, s in ends:
-                q.at(x.at, engine.configure, r, s, x.local_pref, x.prepend)
+            todo += [(x.at, engine.configure, r, s, x.local_pref, x.prepend) for r, s in ends]
             marks.append(Mark(x.at, str(x)))
-    for e in scn.events:
+    for e, ix in plan.events:
         if e.type == "originate" and e.at > 0:  # those at t = 0 are announced from the start
-            q.at(e.at, engine.originate, topo.idx(e.asn, "event AS"), pid[e.prefix])
+            todo.append((e.at, engine.originate, ix[0], pid[e.prefix]))
         elif e.type == "withdraw":
-            q.at(e.at, engine.withdraw, topo.idx(e.asn, "event AS"), pid[e.prefix])
+            todo.append((e.at, engine.withdraw, ix[0], pid[e.prefix]))
         elif e.type == "aggregate":
-            q.at(e.at, engine.aggregate, topo.idx(e.asn, "event AS"), pid[e.prefix], e.summary_only)
+            todo.append((e.at, engine.aggregate, ix[0], pid[e.prefix], e.summary_only))
             marks.append(Mark(e.at, f"AS{e.asn} announces the aggregate {e.prefix} (ATOMIC_AGGREGATE, AGGREGATOR AS{e.asn})"
                                     + (" and stops advertising its more-specifics" if e.summary_only else "")))
         elif e.type in ("link-down", "link-up"):
-            x, y = (topo.idx(s, "event AS") for s in e.link)
-            engine.session(x, y)  # fail now, not mid-run, if they are not neighbours
-            q.at(e.at, engine.link_down if e.type == "link-down" else engine.link_up, x, y)
+            engine.session(*ix)  # fail now, not mid-run, if they are not neighbours
+            todo.append((e.at, engine.link_down if e.type == "link-down" else engine.link_up, *ix))
             marks.append(Mark(e.at, f"link AS{e.link[0]}-AS{e.link[1]} {'fails' if e.type == 'link-down' else 'restored'}"))
         if e.type == "withdraw" or (e.type == "originate" and e.at > 0):  # (those at 0 are the start)
             marks.append(Mark(e.at, f"AS{e.asn} {e.type}s {e.prefix}"))
+    for t, action, *args in todo:
+        q.at(t, action, *args)
     return sorted(marks, key=lambda m: m.time)
-
-
-def _baseline(scn: Scenario, topo: Topology, a, v) -> float | None:
-    """With a defence: the share of ASes that would reach the attacker without it, once routing has
-    settled (the converged-state engine), for the report to compare."""
-    if scn.defence is None or scn.attack is None:
-        return None
-    from . import trial
-
-    res = trial.run(topo, scn.attack.kind, a, v, None, (), prefix=scn.prefixes[0], attack_prefix=scn.attack.prefix,
-                    via=scn.attack.via)
-    return round(res.fractions()["attacker"], 6)
-
-
-def _ends(topo: Topology, x) -> list[tuple[int, int]]:
-    """The sessions (AS, neighbour) a [[session]] setting applies to, as indices."""
-    r = topo.idx(x.asn, "session AS")
-    if x.neighbour is None:
-        return [(r, s) for s in topo.neighbours(r)]
-    return [(r, topo.idx(x.neighbour, "session neighbour"))]
-
-
-def _interception(engine, fwd, p, a, v, asns) -> Interception:
-    """Does the attacker still have a working route to forward intercepted traffic to the victim?"""
-    rib = engine.rib_in[p][a] or {}
-    best = min(rib.values()) if rib else None
-    if best is None:
-        return Interception(None, False)
-    first = best[2][0]
-    return Interception(" ".join(str(asns[x]) for x in (a,) + best[2]), first == v or fwd.outcome[first] == VICTIM)

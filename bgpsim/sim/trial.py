@@ -101,11 +101,11 @@ def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, 
     (an ASN: the neighbour whose route the leaker leaks; default its best)."""
     if attacker == victim:
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
-    plan = plan or plan_for(topo)
     if vrps is None:
         vrps = vrps_for(topo, victim, prefix)
-    pol = defence(policy, topo, adopters, vrps, **settings) if policy not in (None, "none", "bgp") else None
     sub = attack_prefix or (SUBPREFIX if prefix == PREFIX else sub_prefix(prefix))
+    pol = defence(policy, topo, adopters, vrps, **settings) if policy not in (None, "none", "bgp") else None
+    plan = plan or plan_for(topo)
     ann = attack(kind, via=via, prefix=attack_prefix if via is not None else None).seeds(
         topo, attacker, victim, pol, plan, prefix, sub)
     ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]

@@ -23,18 +23,20 @@ def weights(kind: str, topo, version: int = 4, pfx2as: str | None = None) -> tup
     if kind == "space":
         if not pfx2as:
             raise InputError("weighting 'space' needs a prefix-to-AS table (--pfx2as FILE)")
-        return address_space(topo, pfx2as, version), f"IPv{version} address space originated ({Path(pfx2as).name})"
-    return from_csv(topo, kind), f"weights from {Path(kind).name}"
+    path = pfx2as if kind == "space" else kind
+    text = _open_text(Path(path)).decode("utf-8", errors="replace")
+    if kind == "space":
+        return address_space(topo, text, path, version), f"IPv{version} address space originated ({Path(path).name})"
+    return from_csv(topo, text, path), f"weights from {Path(path).name}"
 
 
-def address_space(topo, path: str, version: int = 4) -> np.ndarray:
+def address_space(topo, text: str, path: str, version: int = 4) -> np.ndarray:
     """Sum of the sizes of the prefixes each AS originates (IPv4 in addresses, IPv6 in /64s).
 
     Reads pyasn's `prefix<TAB>asn` lines (';' comments) and CAIDA's routeviews-prefix2as
     `address<TAB>length<TAB>asns` lines, where a MOAS origin `a_b` or an AS set `a,b` splits the
     prefix evenly between its ASes.
     """
-    text = _open_text(Path(path)).decode("utf-8", errors="replace")
     w = np.zeros(topo.n)
     index = topo.index
     unit = 32 if version == 4 else 64
@@ -70,10 +72,9 @@ def address_space(topo, path: str, version: int = 4) -> np.ndarray:
     return w
 
 
-def from_csv(topo, path: str) -> np.ndarray:
+def from_csv(topo, text: str, path: str) -> np.ndarray:
     """`asn,weight` rows (a header row is allowed). ASes of the graph not listed weigh 0; listed ASNs
     that are not in the graph are ignored."""
-    text = _open_text(Path(path)).decode("utf-8", errors="replace")
     w = np.zeros(topo.n)
     for number, row in enumerate(csv.reader(io.StringIO(text)), 1):
         if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):

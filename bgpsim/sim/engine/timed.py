@@ -63,7 +63,6 @@ class TimedEngine:
         self.q = queue if queue is not None else EventQueue()
         n = topo.n
         self.rng = random.Random(seed)
-        self._proc = timing.processing_delay.sampler(self.rng)
         self.policy: list[Policy | None] = [None] * n
         for i, pol in (policies or {}).items():
             self.policy[i] = pol
@@ -93,6 +92,7 @@ class TimedEngine:
         self.down: set[tuple[int, int]] = set()
         self.messages = 0
         self.last_change = 0.0
+        self._proc = timing.processing_delay.sampler(self.rng)
 
     @staticmethod
     def _sessions(topo, timing: Timing, seed: int) -> list[tuple]:
