@@ -170,13 +170,11 @@ def test_the_summary_counts_victims_in_words():
     from pathlib import Path
     from types import SimpleNamespace as NS
 
-    from bgpsim.commands.incident import _summary
-
     run = NS(topo=NS(name="g", n=2), outcome=NS(attacker=0.5), peak=NS(attacker=0.5, at=1.0))
-    i = NS(name="x", title="t", date="2000-01-01")
+    replay = inc.Replay(NS(name="x", title="t", date="2000-01-01"), Path("o"), talk=True)
     for n, words in ((1, "1 victim:"), (19, "19 victims:")):
         rows = [inc.Counterfactual(None, 0.0, n, 0.5, 0.0, 0.5)]
-        assert f"(traffic diverted), {words}" in _summary(i, run, rows, Path("o"), 1.0)
+        assert f"(traffic diverted), {words}" in replay.summary(run, rows)
 
 
 def test_bad_input(tmp_path, capsys, monkeypatch):

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import sys
-import time
 from pathlib import Path
 
 from . import renamed
@@ -80,56 +76,13 @@ def cmd_incident(args) -> int:
 
 
 def _replay(args, incident) -> int:
-    from bgpsim.base import outdir
-    from bgpsim.base.console import Bar, Progress
-    from bgpsim.graph.topology import load_topology
-    from bgpsim.sim import output
-    from bgpsim.sim.incident import Counterfactual, counterfactuals
-    from bgpsim.sim.plan import resolve
-    from bgpsim.sim.run import simulate
-    from bgpsim.viz.incident import incident_html
+    from bgpsim.sim.incident import Counterfactual, Replay
 
-    out = Path(args.out) if args.out else Path("bgpsim-out") / incident.name
-    outdir.check(out, "incident")
-    talk = not (args.quiet or args.format == "json")
-    started = time.perf_counter()
-    topo = load_topology(incident.scenario.topology)
-    progress = Progress(enabled=talk and sys.stderr.isatty())
-    try:
-        run = simulate(resolve(incident.scenario, topo), progress)
-    finally:
-        progress.close()
-    bar = Bar(talk and sys.stderr.isatty(), "trial")
-    try:
-        rows = counterfactuals(incident, topo, bar)
-    finally:
-        bar.close()
-    table = io.StringIO()
-    w = csv.writer(table, lineterminator="\n")
-    w.writerow(Counterfactual.COLUMNS)
-    w.writerows(r.row() for r in rows)
-    section = incident_html(incident, rows, topo.name, run.traffic.weighting)
-    output.write(run, out, section, {"counterfactuals.csv": table.getvalue()}, "incident")
+    replay = Replay(incident, Path(args.out) if args.out else Path("bgpsim-out") / incident.name,
+                    talk=not (args.quiet or args.format == "json"))
+    run, rows = replay.run()
     if args.format == "json":
         print(json.dumps([dict(zip(Counterfactual.COLUMNS, r.row())) for r in rows], indent=1))
-    elif talk:
-        print(_summary(incident, run, rows, out, time.perf_counter() - started))
+    elif not args.quiet:
+        print(replay.summary(run, rows))
     return 0
-
-
-def _summary(incident, run, rows, out: Path, wall: float) -> str:
-    pct = lambda x: f"{100 * x:5.1f} %"
-    lines = [f"bgpsim: {incident.name}: {incident.title} ({incident.date}), on {run.topo.name} "
-             f"({run.topo.n:,} ASes); {wall:.1f} s",
-             f"  replayed: at the end {pct(run.outcome.attacker).strip()} of source ASes reach the attacker "
-             f"(peak {pct(run.peak.attacker).strip()} at t = {run.peak.at:.0f} s)"]
-    if rows:
-        n = rows[0].trials
-        lines.append(f"  converged state, ASes reaching the attacker (traffic diverted), {n} victim{'s' if n != 1 else ''}:")
-        lines.append(f"    {'none':<14} {pct(rows[0].attacker)} ({pct(rows[0].diverted).strip()})")
-        for name in dict.fromkeys(r.defence for r in rows[1:]):
-            half, full = (r for r in rows[1:] if r.defence == name)
-            lines.append(f"    {name:<14} half deploy {pct(half.attacker)} ({pct(half.diverted).strip()}), "
-                         f"all deploy {pct(full.attacker)} ({pct(full.diverted).strip()})")
-    lines.append(f"  written to {out}/ (report.html, counterfactuals.csv, result.json, ...)")
-    return "\n".join(lines)

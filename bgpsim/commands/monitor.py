@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from . import broker_args, broker_of, seconds
 
@@ -57,74 +56,11 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_monitor(args) -> int:
-    import asyncio
+    from bgpsim.base.console import write_stdout
+    from bgpsim.live.monitoring import MonitorRun
 
-    from bgpsim.base.console import Status, write_stdout
-    from bgpsim.live.monitor import Monitor, run
-    from bgpsim.live.output import MonitorOutput
-    from bgpsim.validate.validation import Validation, header
-
-    addr, topics = broker_of(args)
-    status = Status(not args.quiet and sys.stderr.isatty(), "update")
-    warn = lambda m: status.write(f"bgpsim: warning: {m}")
-    out = MonitorOutput(args.out, header(bool(args.router_keys)), warn)  # checked first; written once connected
-    v = Validation.from_args(args)
-    watcher = None
-    if args.watch:
-        from bgpsim.live.watch import Watcher, load_watch
-        from bgpsim.validate.paths import PathJudge
-
-        watcher = Watcher(load_watch(args.watch), v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None)
-    checker = v.checker(lambda lines, unit: out.routes(lines))
-
-    def alerted(alert: dict) -> None:
-        out.alert(alert)
-        if not args.quiet:
-            status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
-                         f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")
-
-    monitor = Monitor(checker, topics, warn, watcher, alerted)
-
-    def flushed():
-        if status.enabled:
-            c, t = monitor.counts, checker.tally
-            status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
-                   + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
-                   + (f"; {c.unreadable:,} unreadable" if c.unreadable else "") + (f"; {c.dropped:,} dropped" if c.dropped else ""))
-
-    async def main() -> None:
-        import signal
-
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
-            loop.add_signal_handler(sig, stop.set)
-        await run(monitor, addr, args.client_id, args.until_idle, flushed, stop, on_connected=out.open)
-
-    try:
-        asyncio.run(main())
-    except BaseException:
-        out.close(None)  # what was checked stays in routes.csv; the counts of a failed run are not added
-        raise
-    finally:
-        status.close()
-    doc = v.summary(checker, checker.finish(), [f"{addr}/{topics.updates}"])
-    c = monitor.counts
-    took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
-    doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.repeats, "unreadable": c.unreadable,
-                   "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "dropped": c.dropped,
-                   "most_waiting": c.most_waiting, "reconnects": c.reconnects, "seconds": round(took, 3),
-                   "updates_per_second": round(c.updates / took) if took > 0 else None}
-    if watcher is not None:
-        kinds: dict[str, int] = {}
-        for a in watcher.alerts.values():
-            kinds[a.kind] = kinds.get(a.kind, 0) + 1
-        doc["alerts"] = {"watched": len(watcher.watched), "by_kind": kinds,
-                         "routes": sum(a.count for a in watcher.alerts.values())}
-    out.close(doc)
+    job = MonitorRun(args, *broker_of(args))
+    doc = job.run()
     if not args.quiet:
-        runs = f" (with the earlier runs': {out.previous['routes'] + doc['routes']:,})" if out.previous else ""
-        write_stdout(f"{c.updates:,} updates ({c.unreadable:,} unreadable, {c.repeats:,} repeats) from {addr}; "
-                     f"{doc['routes']:,} announced routes checked{runs}; written: {out.out}/routes.csv, alerts.jsonl, "
-                     "summary.json\n")
+        write_stdout(job.said(doc))
     return 0

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from . import asn, renamed
 
-MAX_SCENARIOS = 10  # per kind
 MAX_LISTED = 10  # BGPsec findings on the terminal
 EPILOG = """\
 examples:
@@ -79,6 +78,7 @@ def register(sub, parser_class) -> None:
 
 def cmd_validate(args) -> int:
     from bgpsim.base import outdir
+    from bgpsim.base.console import Bar, end_now
     from bgpsim.base.datafiles import check_input
     from bgpsim.validate import split
     from bgpsim.validate.validation import Validation
@@ -87,55 +87,18 @@ def cmd_validate(args) -> int:
         check_input(f)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
     two = split.possible()  # two processes: a big VRP file is read by the second one while this reads dumps
-    return _check(args, Validation.from_args(args, later=two), two)
-
-
-def _check(args, v, two: bool) -> int:
-    from bgpsim.base.console import Bar, end_now
-    from bgpsim.base.outdir import staged, write_atomic, write_pieces
-    from bgpsim.validate import load
-
+    v = Validation.from_args(args, later=two)
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
-    with staged(args.out, "validate") as d:
-        if two:  # two processes, each reading part of the dumps (bgpsim.validate.split)
-            from bgpsim.validate.split import Split
-
-            # forked before numpy and the checks are imported: the other process reads the VRPs meanwhile
-            run = Split(args.files, d, lambda vrps, write: v.checker(write, vrps), v.vrps, load.load_vrps)
-        from bgpsim.validate import output
-        from bgpsim.validate.check import check_files
-        from bgpsim.validate.findings import scenario_toml
-
-        if two:
-            checker, conflicts = run.run(d / "routes.csv", v.header, progress=lambda n: bar(n, None))
-            findings = checker.findings.finish(conflicts)
-        else:
-            with open(d / "routes.csv", "wb") as fh:
-                fh.write(v.header.encode())
-                checker = v.checker(lambda lines, unit: write_pieces(fh, lines))
-                check_files(checker, args.files, progress=lambda n: bar(n, None))
-                findings = checker.finish()
+    try:
+        doc, findings = v.run(args.files, args.out, two, progress=lambda n: bar(n, None))
+    finally:
         bar.close()
-        doc = v.summary(checker, findings, [str(f) for f in args.files])
-        if v.topo is not None:  # the first MAX_SCENARIOS conflicts of each kind, ready for `bgpsim run`
-            for kind in ("moas", "subprefix"):
-                made = 0
-                for f in findings.by_kind[kind]:
-                    if made >= MAX_SCENARIOS:
-                        break
-                    name = f"{kind}-{made + 1}"
-                    text = scenario_toml(f, str(Path(args.relationships).resolve()), v.topo, name)
-                    if text is not None:
-                        write_atomic(d / "scenarios" / f"{name}.toml", text)
-                        f["scenario"] = f"scenarios/{name}.toml"
-                        made += 1
-        write_atomic(d / "summary.json", output.summary_json(doc))
-        write_atomic(d / "findings.json", output.findings_json(findings))
-        write_atomic(d / "report.html", output.report_html(doc))
     if args.format == "csv":  # from the output in place: a reader that stops early (`| head`) leaves it whole
         sys.stdout.write((Path(args.out) / "routes.csv").read_text())
     elif args.format == "json":
-        sys.stdout.write(output.summary_json(doc))
+        from bgpsim.validate.output import summary_json
+
+        sys.stdout.write(summary_json(doc))
     elif args.format == "table" and not args.quiet:
         _table(doc, args.out, findings)
     if args.at_once:  # the command ends here: the table's objects are not freed one by one

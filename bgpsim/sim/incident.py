@@ -195,3 +195,70 @@ def _roas(scn: Scenario, asn: int, prefix: Prefix) -> VRPTable:
 
 
 __all__ = ["COUNTERFACTUALS", "PARTIAL", "Counterfactual", "Incident", "counterfactuals", "find", "load_incident", "names"]
+
+
+class Replay:
+    """`bgpsim incident NAME`: the incident replayed on the timed engine as written, then its
+    counterfactuals on the converged state, written to `out` (an output of `bgpsim incident`,
+    checked when the replay is made, before any work)."""
+
+    def __init__(self, incident: Incident, out: Path, talk: bool):
+        from bgpsim.base import outdir
+
+        outdir.check(out, "incident")
+        self.incident, self.out, self.talk = incident, out, talk
+        self.wall = 0.0
+
+    def run(self):
+        """The timed run and the counterfactual rows, once written."""
+        import csv
+        import io
+        import sys
+        import time
+
+        from bgpsim.base.console import Bar, Progress
+        from bgpsim.graph.topology import load_topology
+        from bgpsim.viz.incident import incident_html
+
+        from .output import write
+        from .plan import resolve
+        from .run import simulate
+
+        started = time.perf_counter()
+        shown = self.talk and sys.stderr.isatty()
+        topo = load_topology(self.incident.scenario.topology)
+        progress = Progress(enabled=shown)
+        try:
+            run = simulate(resolve(self.incident.scenario, topo), progress)
+        finally:
+            progress.close()
+        bar = Bar(shown, "trial")
+        try:
+            rows = counterfactuals(self.incident, topo, bar)
+        finally:
+            bar.close()
+        table = io.StringIO()
+        w = csv.writer(table, lineterminator="\n")
+        w.writerow(Counterfactual.COLUMNS)
+        w.writerows(r.row() for r in rows)
+        section = incident_html(self.incident, rows, topo.name, run.traffic.weighting)
+        write(run, self.out, section, {"counterfactuals.csv": table.getvalue()}, "incident")
+        self.wall = time.perf_counter() - started
+        return run, rows
+
+    def summary(self, run, rows: list[Counterfactual]) -> str:
+        pct = lambda x: f"{100 * x:5.1f} %"
+        i = self.incident
+        lines = [f"bgpsim: {i.name}: {i.title} ({i.date}), on {run.topo.name} ({run.topo.n:,} ASes); {self.wall:.1f} s",
+                 f"  replayed: at the end {pct(run.outcome.attacker).strip()} of source ASes reach the attacker "
+                 f"(peak {pct(run.peak.attacker).strip()} at t = {run.peak.at:.0f} s)"]
+        if rows:
+            n = rows[0].trials
+            lines.append(f"  converged state, ASes reaching the attacker (traffic diverted), {n} victim{'s' if n != 1 else ''}:")
+            lines.append(f"    {'none':<14} {pct(rows[0].attacker)} ({pct(rows[0].diverted).strip()})")
+            for name in dict.fromkeys(r.defence for r in rows[1:]):
+                half, full = (r for r in rows[1:] if r.defence == name)
+                lines.append(f"    {name:<14} half deploy {pct(half.attacker)} ({pct(half.diverted).strip()}), "
+                             f"all deploy {pct(full.attacker)} ({pct(full.diverted).strip()})")
+        lines.append(f"  written to {self.out}/ (report.html, counterfactuals.csv, result.json, ...)")
+        return "\n".join(lines)

@@ -2,7 +2,8 @@
 share: the VRPs (RFC 6811, with RFC 8416 SLURM files), the ASPAs or the CAIDA relationships standing
 in for them, and the BGPsec router keys (RFC 8205) with the receiving AS where the input does not say.
 Both commands get their Checker, routes.csv's header and summary.json from here, so a dump validated
-and the same dump monitored give the same routes.csv.
+and the same dump monitored give the same routes.csv; `validate`'s whole run over dump files is
+`Validation.run`.
 
 Nothing here imports numpy or the checks until a Checker is asked for: `validate` forks its second
 process before that (bgpsim.validate.split), and the VRPs may still be a path that process reads.
@@ -14,6 +15,7 @@ from bgpsim.base.errors import InputError, stderr_warning
 
 from . import load
 
+MAX_SCENARIOS = 10  # conflicts of each kind written as scenarios to replay
 
 def header(bgpsec: bool) -> str:
     """routes.csv's first line: the columns of every route, and the BGPsec ones with router keys."""
@@ -35,6 +37,7 @@ class Validation:
         else:
             self.vrps = load.load_vrps(vrps)
         self.aspa, self.topo = load.path_checks(aspa, relationships)
+        self.relationships = relationships
 
     @classmethod
     def from_args(cls, args, later: bool = False) -> Validation:
@@ -64,6 +67,62 @@ class Validation:
             info = (len(self.bgpsec.verifier.keys), self.bgpsec.target_as)
         return output.summary(checker.tally, findings, sources, len(checker.vrps),
                               len(self.aspa) if self.aspa is not None else None, info)
+
+
+    def run(self, files: list, out, two: bool, progress):
+        """Every route of the dump `files`, written to `out` (an output of `bgpsim validate`, appearing
+        whole or not at all): routes.csv, summary.json, findings.json, report.html and, with
+        relationships, scenarios/*.toml. `two`: two processes share the work (bgpsim.validate.split;
+        `self` made with later=two). `progress(routes)` now and then. (summary.json's document, the
+        findings.)"""
+        from bgpsim.base.outdir import staged, write_atomic, write_pieces
+
+        with staged(out, "validate") as d:
+            if two:  # forked before numpy and the checks are imported: the other process reads the VRPs meanwhile
+                from .split import Split
+
+                split = Split(files, d, lambda vrps, write: self.checker(write, vrps), self.vrps, load.load_vrps)
+            from . import output
+            from .check import check_files
+
+            if two:
+                checker, conflicts = split.run(d / "routes.csv", self.header, progress=progress)
+                findings = checker.findings.finish(conflicts)
+            else:
+                with open(d / "routes.csv", "wb") as fh:
+                    fh.write(self.header.encode())
+                    checker = self.checker(lambda lines, unit: write_pieces(fh, lines))
+                    check_files(checker, files, progress=progress)
+                    findings = checker.finish()
+            doc = self.summary(checker, findings, [str(f) for f in files])
+            for name, text in self._scenarios(findings):
+                write_atomic(d / "scenarios" / f"{name}.toml", text)
+            write_atomic(d / "summary.json", output.summary_json(doc))
+            write_atomic(d / "findings.json", output.findings_json(findings))
+            write_atomic(d / "report.html", output.report_html(doc))
+        return doc, findings
+
+    def _scenarios(self, findings):
+        """With relationships: the first MAX_SCENARIOS conflicts of each kind as scenarios for `bgpsim
+        run` on that graph, (name, TOML); each finding made one names its file."""
+        if self.topo is None:
+            return
+        from pathlib import Path
+
+        from .findings import scenario_toml
+
+        graph = str(Path(self.relationships).resolve())
+        for kind in ("moas", "subprefix"):
+            made = 0
+            for f in findings.by_kind[kind]:
+                if made >= MAX_SCENARIOS:
+                    break
+                name = f"{kind}-{made + 1}"
+                text = scenario_toml(f, graph, self.topo, name)
+                if text is not None:
+                    f["scenario"] = f"scenarios/{name}.toml"
+                    made += 1
+                    yield name, text
 
 
 def _verdicts(router_keys, target_as):

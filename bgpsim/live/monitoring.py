@@ -1,0 +1,95 @@
+"""One `bgpsim monitor` from its options: the output checked first, the validation built (as
+`bgpsim validate` builds it), the watch list, the monitor on the broker until idle or stopped, and
+summary.json with the feed's counts and the alerts."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from bgpsim.base.console import Status
+from bgpsim.validate.validation import Validation, header
+
+from .monitor import Monitor, run
+from .output import MonitorOutput
+
+
+class MonitorRun:
+    def __init__(self, opts, addr, topics):
+        """`opts`: what `bgpsim monitor`'s parser gives; `addr`, `topics`: its broker, checked."""
+        self.opts, self.addr, self.topics = opts, addr, topics
+        self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
+        self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn)  # checked; written once connected
+        self.v = Validation.from_args(opts)
+        self.watcher = None
+        if opts.watch:
+            from bgpsim.validate.paths import PathJudge
+
+            from .watch import Watcher, load_watch
+
+            v = self.v
+            self.watcher = Watcher(load_watch(opts.watch), v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None)
+        self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
+        self.monitor = Monitor(self.checker, topics, self.warn, self.watcher, self.alerted)
+
+    def warn(self, message: str) -> None:
+        self.status.write(f"bgpsim: warning: {message}")
+
+    def alerted(self, alert: dict) -> None:
+        self.out.alert(alert)
+        if not self.opts.quiet:
+            self.status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
+                              f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")
+
+    def flushed(self) -> None:
+        if self.status.enabled:
+            c, t, watcher = self.monitor.counts, self.checker.tally, self.watcher
+            self.status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
+                        + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
+                        + (f"; {c.unreadable:,} unreadable" if c.unreadable else "")
+                        + (f"; {c.dropped:,} dropped" if c.dropped else ""))
+
+    def run(self) -> dict:
+        """Monitor until idle for --until-idle or stopped (SIGTERM, Ctrl-C: what came is checked, then
+        the session is left); summary.json's document, once written."""
+        opts, out = self.opts, self.out
+
+        async def main() -> None:
+            import signal
+
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
+                loop.add_signal_handler(sig, stop.set)
+            await run(self.monitor, self.addr, opts.client_id, opts.until_idle, self.flushed, stop, on_connected=out.open)
+
+        try:
+            asyncio.run(main())
+        except BaseException:
+            out.close(None)  # what was checked stays in routes.csv; the counts of a failed run are not added
+            raise
+        finally:
+            self.status.close()
+        doc = self.v.summary(self.checker, self.checker.finish(), [f"{self.addr}/{self.topics.updates}"])
+        c = self.monitor.counts
+        took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
+        doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.repeats, "unreadable": c.unreadable,
+                       "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "dropped": c.dropped,
+                       "most_waiting": c.most_waiting, "reconnects": c.reconnects, "seconds": round(took, 3),
+                       "updates_per_second": round(c.updates / took) if took > 0 else None}
+        if self.watcher is not None:
+            kinds: dict[str, int] = {}
+            for a in self.watcher.alerts.values():
+                kinds[a.kind] = kinds.get(a.kind, 0) + 1
+            doc["alerts"] = {"watched": len(self.watcher.watched), "by_kind": kinds,
+                             "routes": sum(a.count for a in self.watcher.alerts.values())}
+        out.close(doc)
+        return doc
+
+    def said(self, doc: dict) -> str:
+        """The line for the terminal at the end."""
+        c, out = self.monitor.counts, self.out
+        runs = f" (with the earlier runs': {out.previous['routes'] + doc['routes']:,})" if out.previous else ""
+        return (f"{c.updates:,} updates ({c.unreadable:,} unreadable, {c.repeats:,} repeats) from {self.addr}; "
+                f"{doc['routes']:,} announced routes checked{runs}; written: {out.out}/routes.csv, alerts.jsonl, "
+                "summary.json\n")
