@@ -94,7 +94,8 @@ def _ts(dt: datetime) -> int:
 
 class Validator:
     def __init__(self, tal_path: str | Path, repo: str | Path, at: datetime | None = None, *,
-                 max_depth: int = MAX_DEPTH, max_objects: int = MAX_OBJECTS, workers: int | None = None):
+                 max_depth: int = MAX_DEPTH, max_objects: int = MAX_OBJECTS, workers: int | None = None,
+                 progress=None):
         self.tal_path = Path(tal_path)
         self.repo = Path(repo)
         self.at = at or datetime.now(timezone.utc)
@@ -109,6 +110,7 @@ class Validator:
         self.workers = auto_workers(MAX_AUTO_WORKERS, needs_fork=True) if workers is None else max(1, workers)
         self.pool = None
         self.dirs: dict[str, Path] = {}  # URI up to its last "/" -> the directory `local` gave for it
+        self.progress = progress  # progress(objects looked at, None) now and then
 
     # ---- helpers --------------------------------------------------------------------------------
     def reject(self, uri: str, e: Exception) -> None:
@@ -143,6 +145,8 @@ class Validator:
 
     def count(self, uri: str) -> None:
         self.result.objects += 1
+        if self.progress is not None and not self.result.objects % 256:
+            self.progress(self.result.objects, None)
         if self.result.objects > self.max_objects:
             self.stopped = True
             raise ObjectError(f"want at most {self.max_objects} objects in one validation run, stopping here",
@@ -406,16 +410,17 @@ def _leaves(ca, crl, leaves, ip, asr, expires, at, ta_name) -> list[tuple[str, o
 
 
 def validate(tal: str | Path, repo: str | Path, at: datetime | None = None, *, max_depth: int = MAX_DEPTH,
-             max_objects: int = MAX_OBJECTS, workers: int | None = None) -> Result:
+             max_objects: int = MAX_OBJECTS, workers: int | None = None, progress=None) -> Result:
     """Validate the repository at `repo` from the TAL at `tal` at time `at` (default now).
 
     `workers`: processes that check the ROAs and ASPAs of a large publication point (1: all in
     this process; None: one per CPU, as rpki-client and FORT spread their work, at most
     MAX_AUTO_WORKERS, and 1 where processes cannot be forked). The result is the same whatever
-    the number.
+    the number. `progress(objects, None)` is told now and then how many objects were looked at.
     Raises InputError (ObjectError) only for an unusable TAL or repository directory; everything
     wrong inside the repository becomes a Rejection in the result."""
-    return Validator(tal, repo, at, max_depth=max_depth, max_objects=max_objects, workers=workers).run()
+    return Validator(tal, repo, at, max_depth=max_depth, max_objects=max_objects, workers=workers,
+                     progress=progress).run()
 
 
 def write_json_with_rejections(result: Result) -> str:

@@ -105,3 +105,49 @@ def cli_commands(parser=None, path: tuple[str, ...] = ()):
     for sub in subs:
         for name, p in sub.choices.items():
             yield from cli_commands(p, (*path, name))
+
+
+def undescribed(out: Path, shallow=("router-keys.json",)) -> list[str]:
+    """What the README's "Every output, file by file" does not name, of the outputs under `out`: every
+    file name (`chunk-NNNNNN.npz`, `scenarios/*.toml` for the numbered ones), every CSV column, every
+    JSON key to the second level (of a list of objects, its first object's). `shallow`: files in
+    another tool's format (rpki-client's JSON), checked at their top level only. Each as 'where: name'."""
+    import csv
+    import json
+    import re
+
+    names = set()
+    for span in re.findall(r"`([^`\n]+)`", (ROOT / "README.md").read_text()):
+        names.update(t for t in re.split(r"[^\w.\-*/]+", span) if t)
+        names.update(t for t in re.split(r"[^\w\-]+", span) if t)
+    missing = []
+
+    def need(name: str, where: str) -> None:
+        if not name.isdigit() and name not in names:
+            missing.append(f"{where}: {name}")
+
+    def keys(doc, where: str, depth: int) -> None:
+        if isinstance(doc, list):
+            doc = next((x for x in doc if isinstance(x, dict)), None)
+        if isinstance(doc, dict):
+            for k, v in doc.items():
+                need(k, where)
+                if depth:
+                    keys(v, where, depth - 1)
+
+    for path in sorted(out.rglob("*")):
+        where = str(path.relative_to(out))
+        if path.parent.name == "scenarios" and path.suffix == ".toml":
+            need("scenarios/*.toml", where)
+        elif path.parent.name != "scenarios" or path.is_dir():
+            need(re.sub(r"\d{6}", "NNNNNN", path.name), where)
+        if path.suffix == ".csv":
+            with open(path, newline="") as f:
+                for column in next(csv.reader(f), []):
+                    need(column, where)
+        elif path.suffix == ".json":
+            keys(json.loads(path.read_text()), where, 0 if path.name in shallow else 1)
+        elif path.suffix == ".jsonl":
+            for line in path.read_text().splitlines():
+                keys(json.loads(line), where, 1)
+    return missing

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import undescribed
 from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, Broker, wait_online
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason=NO_MOSQUITTO)
@@ -44,6 +45,7 @@ def alerts_of(broker: Broker, tmp_path: Path, scenario: str, *monitor_args) -> l
     assert run.returncode == 0, run.stderr
     _, err = mon.communicate(timeout=120)
     assert mon.returncode == 0, err
+    assert undescribed(tmp_path / "live") == []  # every file, column and key in the README
     return [json.loads(line) for line in (tmp_path / "live" / "alerts.jsonl").read_text().splitlines()]
 
 

@@ -87,6 +87,14 @@ def test_ours_gives_the_spec(synthetic):
     assert sorted(k.asn for k in r.payloads.router_keys) == sorted(k["asn"] for k in spec["router_key"])
 
 
+def test_progress_is_told_the_objects_looked_at(synthetic):
+    _, out, r = synthetic
+    told = []
+    again = validate(out / "ta.tal", out, progress=lambda n, total: told.append((n, total)))
+    assert told == [(n, None) for n in range(256, r.objects + 1, 256)]  # `rpki validate`'s bar, every 256
+    assert again.objects == r.objects and again.payloads.origins == r.payloads.origins
+
+
 @need_rpki_client
 def test_rpki_client_agrees(synthetic):
     text, out, r = synthetic

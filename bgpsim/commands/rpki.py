@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from bgpsim.base import outdir
-from bgpsim.base.console import write_stdout
+from bgpsim.base.console import Bar, write_stdout
 from bgpsim.base.errors import InputError
 from bgpsim.base.errors import stderr_warning as warn
 
@@ -131,8 +131,8 @@ def register(sub, parser_class) -> None:
     validate.add_argument("--workers", type=count, metavar="N",
                           help="processes checking the ROAs and ASPAs of large publication points "
                                "(default: one per CPU; 1: none besides this one); the output is the same")
-    validate.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the "
-                                                                 "command prints no summary)")
+    validate.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal after a second); "
+                                                                 "warnings and errors only")
     validate.set_defaults(handler=cmd_validate)
 
 
@@ -154,7 +154,11 @@ def cmd_validate(args) -> int:
 
     if args.out:
         outdir.check_file(args.out, "vrps")  # before the work
-    result = validate(args.tal, args.repo, _time_arg("--now", args.now), workers=args.workers)
+    bar = Bar(sys.stderr.isatty() and not args.quiet, "object", delay=1.0)
+    try:
+        result = validate(args.tal, args.repo, _time_arg("--now", args.now), workers=args.workers, progress=bar)
+    finally:
+        bar.close()
     if result.ta_failed:  # no output: an empty VRP set in place of a good one would drop every ROA
         raise InputError(f"the trust anchor is not valid, nothing written: {result.ta_failed}")
     p = result.payloads
@@ -181,8 +185,6 @@ def _emit(text: str, out: str | None) -> None:
 
 def cmd_ca_build(args) -> int:
     from bgpsim.rpki.ca import build_repository
-
-    from bgpsim.base.console import Bar
 
     now = _time_arg("--now", args.now)
     bar = Bar(sys.stderr.isatty() and not args.quiet, "object", delay=1.0)
