@@ -4,9 +4,7 @@ the monitor's outputs are held to it in test_live_detect.py, where a real broker
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
 from helpers import ROOT, shared, undescribed
 from test_figures_read import on_teaching
 
