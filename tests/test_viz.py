@@ -318,7 +318,7 @@ def test_figure_words_agree_with_their_counts(topo):
     one = {"start": 10.0, "stop": 10.2, "changes": 1, "mark": (9.9, "x"), "after": 0.1}
     assert _zoom_title("A", one).startswith("A: 1 change within 0.2 s, 0.1 s after “x”")
     assert _zoom_title("B", {**one, "changes": 3, "mark": None}).startswith("B: 3 changes within 0.2 s")
-    cell = {"attack": "subprefix", "policy": "rov", "adoption": 0.5, "attacker_frac": {"mean": 0.2, "ci90": [0.1, 0.3]}}
+    cell = {"attack": "subprefix", "policy": "rov", "label": "rov", "adoption": 0.5, "attacker_frac": {"mean": 0.2, "ci90": [0.1, 0.3]}}
     for n, words in ((1, "1 trial per point"), (20, "20 trials per point")):
         fig = sweep_plot({"cells": [cell], "sweep": {"topology": "t", "trials": n, "adopt": "random"}})
         assert words in fig.texts[0].get_text()

@@ -86,6 +86,7 @@ def sweep_plot(summary: Mapping) -> Figure:
     cells = summary["cells"]
     attacks = list(dict.fromkeys(c["attack"] for c in cells))
     policies = list(dict.fromkeys(c["policy"] for c in cells))
+    label = {c["policy"]: c["label"] for c in cells}  # what a composite deploys: rov+aspa, not aspa
     tab = matplotlib.colormaps["tab10"]
     colour = {p: tab(k % 10) for k, p in enumerate(policies)}
     marker = {p: MARKERS[k % len(MARKERS)] for k, p in enumerate(policies)}
@@ -98,12 +99,12 @@ def sweep_plot(summary: Mapping) -> Figure:
         ax.xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
         ax.set_xlabel("ASes deploying the defence")
         ax.set_ylabel("ASes whose traffic reaches the attacker")
-        note = "; ".join(f"{join(g)} coincide (striped)" for g in alike)
+        note = "; ".join(f"{join([label[x] for x in g])} coincide (striped)" for g in alike)
         ax.set_title(f"{attack} attack" + ("\n" + textwrap.fill(note, 62) if note else ""), fontsize=10)
-    handles = [Line2D([], [], color=colour[p], marker=marker[p], markersize=5, linewidth=_WIDTH, label=p)
+    handles = [Line2D([], [], color=colour[p], marker=marker[p], markersize=5, linewidth=_WIDTH, label=label[p])
                for p in policies]
     # under the panels, not in one: a legend inside would cover curves or bands; as many columns as fit
-    entry = max(text_width(p, 8.5) for p in policies) + 4.5 * 8.5  # the line, the gaps
+    entry = max(text_width(label[p], 8.5) for p in policies) + 4.5 * 8.5  # the line, the gaps
     ncol = max(1, min(len(policies), int((5.2 * len(attacks) * 72 - 20) // entry)))
     fig.legend(handles=handles, loc="outside lower center", ncol=ncol, fontsize=8.5,
                title="defence (band: 90 % confidence interval of the mean)", title_fontsize=8.5, frameon=False)

@@ -127,6 +127,6 @@ def _sweep_table(summary: dict, topo, wall: float, out: Path) -> str:
     for attack in sw["attacks"]:
         for policy in sw["policies"]:
             vals = "".join(f"{100 * cell[(attack, policy, x)]['attacker_frac']['mean']:>7.1f}" for x in levels)
-            lines.append(f"  {attack:<24}{policy:<17}{vals}")
+            lines.append(f"  {attack:<24}{cell[(attack, policy, levels[0])]['label']:<17}{vals}")
     lines.append(f"  results: {out / 'results.csv'}, {out / 'summary.json'}, {out / 'success.png'}")
     return "\n".join(lines)
