@@ -39,6 +39,9 @@ BASE = {
     "bgpsec verify": ["{signed.hex}", "--router-keys", "{rp.json}", "--target-as", "64497"],
     "stream publish": ["{dump.txt}", "--broker", CLOSED],
     "monitor": ["--broker", CLOSED, "--vrps", "{vrps.csv}", "--out", "{out}"],
+    # 192.0.2.1 is no address of this machine: a server that took every option would still not listen
+    "rtr serve": ["--listen", "192.0.2.1:8323", "--vrps", "{vrps.csv}"],
+    "rtr client": ["127.0.0.1:1"],
 }
 
 # What an option needs beside it to be used at all (else it is an error of its own, or ignored).
@@ -94,6 +97,9 @@ WRONG = {  # kind -> wrong values
     "weighting": ["banana", "{a-dir}", "/dev/null", "{empty}", "{garbage}"],
     "incident": ["banana", "{a-dir}", "/dev/null", "{empty}", "{garbage}"],
     "text": [],  # any text will do (a client ID): only the empty value is wrong
+    "listen": ["banana", "127.0.0.1", "127.0.0.1:99999", "localhost:8323", "192.0.2.1:8323"],
+    "networks": ["banana", "10.0.0.0/33", "192.0.2.0/24,banana"],
+    "cache": ["banana", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1"],
 }
 
 # Wrong values legitimately taken: (command, option, value) -> why. Each is still told: the first
@@ -122,6 +128,7 @@ def kind(action: argparse.Action) -> str:
         "TIME": "time", "PREFIX": "topic", "P": "prefix", "ASN,ASN,...": "asns", "ASN,ASN,...|@FILE": "asns-or-file",
         "NAME[+NAME...]": "policies", "KIND[,KIND]": "list", "NAME[,NAME]": "list", "SHARE,SHARE,...": "shares",
         "ADDRESS": "address", "V4,V6": "lengths", "N": "integer", "uniform|cone|space|FILE": "weighting", "NAME": "incident", "ID": "text",
+        "ADDRESS:PORT": "listen", "NET,NET,...": "networks", "HOST:PORT": "cache",
     }
     assert action.metavar in by_metavar, f"{action.option_strings or action.dest}: classify metavar {action.metavar!r}"
     return by_metavar[action.metavar]

@@ -1,0 +1,203 @@
+"""An RTR cache on TCP (RFC 8210 sections 6-10; draft-ietf-sidrops-8210bis): sessions with routers,
+each on its own task.
+
+- Version: the router's first PDU picks it (0, 1 or 2); a higher one gets "Unsupported Protocol
+  Version" in our highest, and the router may try again lower (RFC 8210 section 7). A PDU of another
+  version later in the session gets "Unexpected Protocol Version".
+- Reset Query: the whole set; Serial Query: what changed since its serial, or a Cache Reset when the
+  history is too short, or when a router's first query names another session (a router back after
+  this cache restarted); before the first load, "No Data Available". Another session ID once the
+  session is open is "Corrupt Data" (RFC 8210 section 5.1).
+- A new serial sends every session that has had data a Serial Notify, at most one a minute
+  (draft-ietf-sidrops-8210bis-27 section 8.2: a later change waits for the minute to pass); a session
+  busy sending gets it once that is done, and a router that reads nothing holds up only itself.
+- Every error the router causes gets the Error Report its RFC asks for, one log line, and the session
+  closed; nothing of it touches another session. A router's Error Report closes its session.
+- Safe by default: sessions are refused past `max_sessions` and from addresses outside `allow`, each
+  with one log line; a connection that sends no query within FIRST_QUERY seconds is closed; writes go
+  out CHUNK octets at a time, each waiting for the one before, so a router that does not read costs
+  at most one chunk of memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+
+from . import pdu
+from .cache import Cache
+
+FIRST_QUERY = 60.0  # seconds a new connection has to send its first query
+NOTIFY_GAP = 60.0  # seconds between Serial Notifies
+CHUNK = 64 * 1024  # octets written at a time
+HIGHEST = max(pdu.VERSIONS)
+
+
+class Server:
+    def __init__(self, cache: Cache, log, warn, allow=None, max_sessions: int = 1000, notify_gap: float = NOTIFY_GAP):
+        """`allow`: networks (ipaddress) whose clients are served, None for every one; `log(line)` for
+        sessions coming and going, `warn(line)` for refusals and errors."""
+        self.cache, self.log, self.warn, self.allow, self.max_sessions = cache, log, warn, allow, max_sessions
+        self.sessions: set[Session] = set()
+        self.refused = 0
+        self.notify_gap = notify_gap
+        self._last_notify = -notify_gap
+        self._notify_later = None
+
+    async def serve(self, host: str, port: int, ssl=None) -> asyncio.base_events.Server:
+        return await asyncio.start_server(self.connected, host, port, ssl=ssl, limit=CHUNK)
+
+    async def connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        where = f"{peer[0]}:{peer[1]}" if ":" not in peer[0] else f"[{peer[0]}]:{peer[1]}"
+        why = None
+        if self.allow is not None and not any(ipaddress.ip_address(peer[0].split("%")[0]) in n for n in self.allow):
+            why = "not in --allow"
+        elif len(self.sessions) >= self.max_sessions:
+            why = f"{self.max_sessions} sessions already (--max-sessions)"
+        if why:
+            self.refused += 1
+            self.warn(f"{where}: refused: {why}")
+            writer.close()
+            return
+        s = Session(self, reader, writer, where)
+        self.sessions.add(s)
+        try:
+            await s.run()
+        finally:
+            self.sessions.discard(s)
+            writer.close()
+
+    def notify(self) -> None:
+        """A new serial: a Serial Notify to every session that has had data, now or, within a minute
+        of the last, when the minute is over (one for all the changes of that minute)."""
+        loop = asyncio.get_running_loop()
+        wait = self._last_notify + self.notify_gap - loop.time()
+        if wait > 0:
+            if self._notify_later is None:
+                self._notify_later = loop.call_later(wait, self._notify_now)
+            return
+        self._notify_now()
+
+    def _notify_now(self) -> None:
+        self._notify_later = None
+        self._last_notify = asyncio.get_running_loop().time()
+        for s in list(self.sessions):
+            s.notify()
+
+
+class Session:
+    def __init__(self, server: Server, reader, writer, where: str):
+        self.server, self.reader, self.writer, self.where = server, reader, writer, where
+        self.version: int | None = None
+        self.served = False  # has had a full set or a delta: Serial Notifies are for it
+        self.sending = asyncio.Lock()
+        self.notify_due = False
+        writer.transport.set_write_buffer_limits(high=CHUNK)
+
+    async def run(self) -> None:
+        buf = bytearray()
+        first = True
+        try:
+            while True:
+                try:
+                    data = await (asyncio.wait_for(self.reader.read(CHUNK), FIRST_QUERY) if first
+                                  else self.reader.read(CHUNK))
+                except asyncio.TimeoutError:
+                    self.server.warn(f"{self.where}: no query in {FIRST_QUERY:g} s, closed")
+                    return
+                if not data:
+                    if buf:
+                        self.server.warn(f"{self.where}: closed in the middle of a PDU")
+                    else:
+                        self.server.log(f"{self.where}: closed by the router")
+                    return
+                first = False
+                buf += data
+                while True:  # header() bounds a PDU to MAX_PDU octets, so buf never holds more than one and a read
+                    got = pdu.decode(buf)
+                    if got is None:
+                        break
+                    p, n = got
+                    del buf[:n]
+                    if not await self.handle(p):
+                        return
+        except pdu.PduError as e:
+            if e.pdu[1:2] == bytes((pdu.ERROR_REPORT,)):  # never an Error Report for an Error Report
+                self.server.warn(f"{self.where}: a malformed Error Report from the router ({e.text}); closed")
+            else:
+                await self.fail(e)
+        except (ConnectionError, OSError) as e:
+            self.server.warn(f"{self.where}: {e.__class__.__name__}: {e}")
+
+    async def handle(self, p) -> bool:
+        """Answer one PDU from the router; False ends the session."""
+        log = self.server.log
+        if self.version is None:
+            if p.version > HIGHEST:  # pdu.decode takes only versions we know; kept for clarity
+                raise pdu.PduError(pdu.UNSUPPORTED_VERSION, f"version {p.version}")
+            self.version = p.version
+            log(f"{self.where}: connected, protocol version {p.version}")
+        elif p.version != self.version:
+            raise pdu.PduError(pdu.UNEXPECTED_VERSION, f"a PDU of version {p.version} in a version {self.version} "
+                                                       "session", pdu.encode(p))
+        cache = self.server.cache
+        if isinstance(p, pdu.ErrorReport):
+            self.server.warn(f"{self.where}: the router reports {p}; closed")
+            return False
+        if not isinstance(p, (pdu.ResetQuery, pdu.SerialQuery)):
+            raw = pdu.encode(p)
+            raise pdu.PduError(pdu.INVALID_REQUEST, f"a {pdu.TYPE_NAMES[raw[1]]} PDU, which a cache sends, from a router",
+                               raw)
+        if cache.state is None:  # not fatal (RFC 8210 section 12): the router asks again later
+            await self.send(pdu.error_report(self.version, pdu.PduError(pdu.NO_DATA, "no data loaded yet",
+                                                                         pdu.encode(p))))
+            return True
+        if isinstance(p, pdu.ResetQuery):
+            answer = cache.full(self.version)
+        elif p.session != cache.session:
+            if self.served:
+                raise pdu.PduError(pdu.CORRUPT_DATA, f"session ID {p.session}, where this session's is {cache.session}",
+                                   pdu.encode(p))
+            answer = pdu.encode(pdu.CacheReset(self.version))
+        else:
+            answer = cache.since(self.version, p.serial) or pdu.encode(pdu.CacheReset(self.version))
+        await self.send(answer)
+        self.served = self.served or answer[1] == pdu.CACHE_RESPONSE
+        return True
+
+    async def send(self, data: bytes) -> None:
+        async with self.sending:
+            view = memoryview(data)
+            for at in range(0, len(view), CHUNK):
+                self.writer.write(view[at:at + CHUNK])
+                await self.writer.drain()
+            while self.notify_due:
+                self.notify_due = False
+                self.writer.write(self._notify_pdu())
+                await self.writer.drain()
+
+    def _notify_pdu(self) -> bytes:
+        c = self.server.cache
+        return pdu.encode(pdu.SerialNotify(self.version, c.session, c.serial))
+
+    def notify(self) -> None:
+        if not self.served or self.version is None:
+            return
+        if self.sending.locked():
+            self.notify_due = True  # sent when the answer under way is out
+            return
+        task = asyncio.get_running_loop().create_task(self.send(b""))
+        self.notify_due = True
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    async def fail(self, e: pdu.PduError) -> None:
+        """The Error Report for a fault of the router's, one log line, and the end of the session."""
+        self.server.warn(f"{self.where}: {e}; closed")
+        try:
+            async with self.sending:
+                self.writer.write(pdu.error_report(self.version if self.version is not None else
+                                                   min(HIGHEST, e.pdu[0] if e.pdu else HIGHEST), e))
+                await asyncio.wait_for(self.writer.drain(), 5.0)
+        except (ConnectionError, OSError, asyncio.TimeoutError):
+            pass

@@ -1,0 +1,416 @@
+"""The RTR cache and client: serials, deltas and answers (bgpsim.rtr.cache), then our server and
+client over real sockets, then real peers on loopback: rtrclient (RTRlib 0.8, rtr-tools) reading our
+cache, stayrtr 0.5.1 as the other cache that our client reads, and rtrmon comparing the two."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bgpsim.rpki.rov import VRP
+from bgpsim.rpki.vrps.payloads import ASPA, Origin, Payloads, RouterKey
+from bgpsim.rtr import pdu
+from bgpsim.rtr.cache import Cache, Delta, State, serial_add, serial_newer
+from bgpsim.rtr.client import CacheError, Client
+from bgpsim.rtr.server import Server
+
+ROOT = Path(__file__).resolve().parent.parent
+RTRCLIENT, STAYRTR, RTRMON = shutil.which("rtrclient"), shutil.which("stayrtr"), shutil.which("rtrmon")
+need_rtrclient = pytest.mark.skipif(RTRCLIENT is None, reason="needs rtrclient (Debian package rtr-tools)")
+need_stayrtr = pytest.mark.skipif(STAYRTR is None, reason="needs stayrtr and rtrmon (Debian package stayrtr)")
+
+
+def vrps(n: int, seed: int = 1) -> list[Origin]:
+    """`n` VRPs (synthetic): /24s of 10.0.0.0/8 and /48s of 2001:db8::/32, each with its own AS."""
+    rng = random.Random(seed)
+    out = set()
+    while len(out) < n:
+        if rng.random() < 0.8:
+            net = ipaddress.ip_network((0x0A000000 | rng.randrange(1 << 16) << 8, 24))
+            out.add(VRP(net, rng.choice((24, 24, 25)), rng.randrange(64496, 64511)))
+        else:
+            net = ipaddress.ip_network((0x20010DB8 << 96 | rng.randrange(1 << 16) << 80, 48))
+            out.add(VRP(net, 48, rng.randrange(64496, 64511)))
+    return [Origin(v) for v in sorted(out, key=lambda v: (v.prefix.version, v.prefix, v.max_length, v.asn))]
+
+
+KEY = RouterKey(64496, bytes(range(20)), b"\x30\x59" + bytes(89))
+
+
+def payloads(origins, keys=(), aspas=()) -> Payloads:
+    return Payloads(list(origins), list(keys), list(aspas))
+
+
+def csv_text(origins) -> str:
+    return "ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
+        f"AS{o.vrp.asn},{o.vrp.prefix},{o.vrp.max_length},test\n" for o in origins)
+
+
+# ---- serials and deltas ------------------------------------------------------------------------------
+
+def test_serials_wrap_as_rfc_1982_says():
+    assert serial_add(2**32 - 1, 1) == 0 and serial_add(0, -1) == 2**32 - 1
+    assert serial_newer(0, 2**32 - 1) and not serial_newer(2**32 - 1, 0)
+    assert serial_newer(5, 3) and not serial_newer(3, 5) and not serial_newer(3, 3)
+
+
+def test_a_serial_query_across_the_wrap_gets_the_net_change():
+    c = Cache(7)
+    c.serial = 2**32 - 2  # two loads from the wrap
+    a, b = vrps(3)[:2], vrps(3)[2:]
+    c.load(payloads(a))
+    c.load(payloads(a + b))  # serial 2^32 - 1
+    c.load(payloads(b))  # serial 0: a withdrawn
+    assert c.serial == 0
+    answer = c.since(1, 2**32 - 2)
+    kinds = [p for p in _pdus(answer) if isinstance(p, pdu.Prefix)]
+    assert {(p.announce, p.prefix) for p in kinds} == {(True, b[0].vrp.prefix), (False, a[0].vrp.prefix),
+                                                       (False, a[1].vrp.prefix)}
+
+
+def test_what_comes_and_goes_in_between_is_not_mentioned():
+    one, two = vrps(2)
+    d = Delta.between(State.of(payloads([])), State.of(payloads([one]))).then(
+        Delta.between(State.of(payloads([one])), State.of(payloads([two]))))
+    assert len(d.announced) == 1 and not d.withdrawn  # one came and went: only two is news
+    aspa = Delta(aspas={64496: (None, (64497,))}).then(Delta(aspas={64496: ((64497,), None)}))
+    assert not aspa.aspas
+
+
+def test_a_history_too_short_is_a_cache_reset():
+    c = Cache(1, history=2)
+    sets = [vrps(10, seed=s) for s in range(5)]
+    for s in sets:
+        c.load(payloads(s))
+    assert c.serial == 4 and c.since(1, 3) is not None and c.since(1, 2) is not None
+    assert c.since(1, 1) is None and c.since(1, 9) is None
+
+
+def test_an_unchanged_load_keeps_the_serial():
+    c = Cache(1)
+    c.load(payloads(vrps(5)))
+    c.load(payloads(vrps(5)))
+    assert c.serial == 0
+
+
+def test_the_order_of_payload_pdus():
+    """draft-ietf-sidrops-8210bis-27 section 11.2, a total order: by type (IPv4, IPv6, router keys,
+    ASPAs), announcements first; prefix announcements by descending (address, max length, prefix
+    length, AS), withdrawals ascending; keys by SKI, SPKI length, SPKI, AS; ASPAs by customer."""
+    old, new = vrps(40, seed=1), vrps(40, seed=2)
+    key2 = RouterKey(64497, bytes(range(20)), b"\x30\x59" + bytes(88))  # same SKI, shorter SPKI: first
+    c = Cache(1)
+    c.load(payloads(old, [KEY], [ASPA(64500, (64501,)), ASPA(64510, (64511,))]))
+    c.load(payloads(new, [key2], [ASPA(64502, (64503,)), ASPA(64501, (64503,))]))
+    got = [p for p in _pdus(c.since(2, 0)) if not isinstance(p, (pdu.CacheResponse, pdu.EndOfData))]
+    rank = {pdu.Prefix: 0, pdu.RouterKey: 2, pdu.Aspa: 3}
+    kinds = [(rank[type(p)] + (p.prefix.version == 6 if isinstance(p, pdu.Prefix) else 0), not p.announce) for p in got]
+    assert kinds == sorted(kinds) and len(set(kinds)) == 8  # every kind, each announced and withdrawn
+    for family in (4, 6):
+        ann = [(int(p.prefix.network_address), p.max_length, p.prefix.prefixlen, p.asn) for p in got
+               if isinstance(p, pdu.Prefix) and p.prefix.version == family and p.announce]
+        wd = [(int(p.prefix.network_address), p.max_length, p.prefix.prefixlen, p.asn) for p in got
+              if isinstance(p, pdu.Prefix) and p.prefix.version == family and not p.announce]
+        assert ann == sorted(ann, reverse=True) and wd == sorted(wd) and ann and wd
+    assert [(p.announce, p.asn) for p in got if isinstance(p, pdu.RouterKey)] == [(True, 64497), (False, 64496)]
+    assert [(p.announce, p.customer) for p in got if isinstance(p, pdu.Aspa)] == [(True, 64501), (True, 64502),
+                                                                                  (False, 64500), (False, 64510)]
+
+
+def test_versions_carry_what_they_can():
+    c = Cache(1)
+    c.load(payloads(vrps(3), [KEY], [ASPA(64500, (64501, 64502))]))
+    kinds = {v: {type(p).__name__ for p in _pdus(c.full(v))} for v in (0, 1, 2)}
+    assert "RouterKey" not in kinds[0] and "Aspa" not in kinds[1] and {"RouterKey", "Aspa"} <= kinds[2]
+
+
+def _pdus(data: bytes) -> list:
+    out, at = [], 0
+    while at < len(data):
+        p, n = pdu.decode(data, at)
+        out.append(p)
+        at += n
+    return out
+
+
+# ---- our server and our client ------------------------------------------------------------------------
+
+class Running:
+    """Our server on an ephemeral port of 127.0.0.1, in this test's event loop."""
+
+    def __init__(self, cache: Cache, **kw):
+        self.lines: list[str] = []
+        self.server = Server(cache, self.lines.append, self.lines.append, **kw)
+
+    async def __aenter__(self):
+        self.listener = await self.server.serve("127.0.0.1", 0)
+        self.port = self.listener.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc):
+        self.listener.close()
+
+
+def test_client_and_server_through_a_full_load_an_update_and_a_notify():
+    async def main():
+        c = Cache(99)
+        first = vrps(2000)
+        c.load(payloads(first, [KEY], [ASPA(64500, (64501,))]))
+        async with Running(c) as srv:
+            client = Client("127.0.0.1", srv.port, 2, timeout=5)
+            await client.reset()
+            assert client.table.payloads().origins == first and client.serial == 0 and client.session == 99
+            assert len(client.table.keys) == 1 and client.table.aspas == {64500: (64501,)}
+            # 1 % withdrawn and 1 % new; the ASPA's providers replaced
+            rng = random.Random(3)
+            kept = rng.sample(first, len(first) - 20)
+            second = sorted(kept + vrps(20, seed=77), key=Origin.sort_key)
+            changes = []
+            task = asyncio.ensure_future(client.follow(lambda before, table: changes.append(len(table.vrps))))
+            await asyncio.sleep(0.1)
+            c.load(payloads(second, [KEY], [ASPA(64500, (64501, 64502))]))
+            srv.server.notify()
+            for _ in range(50):
+                if changes:
+                    break
+                await asyncio.sleep(0.05)
+            task.cancel()
+            assert changes and client.serial == 1
+            assert client.table.payloads().origins == sorted(set(second), key=Origin.sort_key)
+            assert client.table.aspas == {64500: (64501, 64502)}
+            await client.close()
+
+    asyncio.run(main())
+
+
+def test_version_negotiation_and_errors_touch_only_their_session():
+    async def raw(port: int, data: bytes, closes: bool = True) -> list:
+        """What the server answers `data` with; `closes`: it then ends the session."""
+        r, w = await asyncio.open_connection("127.0.0.1", port)
+        w.write(data)
+        await w.drain()
+        got = await asyncio.wait_for(r.read() if closes else r.read(8), 5)
+        w.close()
+        return _pdus(got)
+
+    async def main():
+        c = Cache(5)
+        c.load(payloads(vrps(50)))
+        async with Running(c) as srv:
+            good = Client("127.0.0.1", srv.port, 1, timeout=5)
+            await good.reset()
+            # a version 3 query: "Unsupported Protocol Version" in our highest, 2
+            [e] = await raw(srv.port, bytes.fromhex("03020000 00000008"))
+            assert (type(e), e.version, e.code) == (pdu.ErrorReport, 2, pdu.UNSUPPORTED_VERSION)
+            # a version change mid-session: "Unexpected Protocol Version", then closed
+            got = await raw(srv.port, pdu.encode(pdu.ResetQuery(1)) + pdu.encode(pdu.ResetQuery(0)))
+            assert isinstance(got[-1], pdu.ErrorReport) and got[-1].code == pdu.UNEXPECTED_VERSION
+            # a length of gigabytes: Corrupt Data at once, without waiting for them
+            [e] = await raw(srv.port, bytes.fromhex("01020000 7fffffff"))
+            assert e.code == pdu.CORRUPT_DATA and "length" in e.text
+            # a PDU a cache sends, from a router: Invalid Request
+            [e] = await raw(srv.port, pdu.encode(pdu.CacheResponse(1, 5)))
+            assert e.code == pdu.INVALID_REQUEST
+            # a serial query with another session ID: a Cache Reset; an old serial: a Cache Reset
+            [r] = await raw(srv.port, pdu.encode(pdu.SerialQuery(1, 6, 0)), closes=False)
+            assert isinstance(r, pdu.CacheReset)
+            # the first session is untouched: it still gets its deltas
+            c.load(payloads(vrps(50, seed=9)))
+            await good._send(pdu.SerialQuery(1, good.session, good.serial))
+            assert await good._response() and good.serial == 1
+            assert good.table.payloads().origins == vrps(50, seed=9)
+            await good.close()
+            assert sum("closed" in line for line in srv.lines) >= 4
+
+    asyncio.run(main())
+
+
+def test_no_data_before_the_first_load_and_the_client_downgrades():
+    async def main():
+        c = Cache(1)
+        async with Running(c) as srv:
+            client = Client("127.0.0.1", srv.port, 2, timeout=5)
+            with pytest.raises(CacheError, match="No Data Available"):
+                await client.reset()
+            await client.close()
+
+    asyncio.run(main())
+
+
+def test_refusals_past_the_limits(monkeypatch):
+    async def main():
+        c = Cache(1)
+        c.load(payloads(vrps(5)))
+        async with Running(c, max_sessions=1, allow=[ipaddress.ip_network("127.0.0.0/8")]) as srv:
+            one = Client("127.0.0.1", srv.port, 1, timeout=5)
+            await one.reset()
+            two = Client("127.0.0.1", srv.port, 1, timeout=2)
+            with pytest.raises(CacheError, match="closed the connection"):
+                await two.reset()
+            assert any("refused: 1 sessions already" in line for line in srv.lines)
+            await one.close()
+        async with Running(c, allow=[ipaddress.ip_network("192.0.2.0/24")]) as srv:
+            three = Client("127.0.0.1", srv.port, 1, timeout=2)
+            with pytest.raises(CacheError, match="closed the connection"):
+                await three.reset()
+            assert any("refused: not in --allow" in line for line in srv.lines)
+
+    asyncio.run(main())
+
+
+def test_a_router_that_reads_nothing_holds_up_only_itself():
+    async def main():
+        c = Cache(1)
+        c.load(payloads(vrps(20000)))  # about half a megabyte an answer
+        async with Running(c) as srv:
+            stuck = []
+            for _ in range(5):  # ask, never read
+                r, w = await asyncio.open_connection("127.0.0.1", srv.port)
+                w.write(pdu.encode(pdu.ResetQuery(1)))
+                stuck.append(w)
+            await asyncio.sleep(0.3)
+            reader = Client("127.0.0.1", srv.port, 1, timeout=5)
+            await reader.reset()
+            assert len(reader.table.vrps) == 20000
+            await reader.close()
+            for w in stuck:
+                buffered = w.transport.get_write_buffer_size()
+                assert buffered == 0
+                w.close()
+
+    asyncio.run(main())
+
+
+# ---- real peers -----------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"exited {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listens on {port}")
+
+
+class Serve:
+    """`bgpsim rtr serve` as a process, on a free port."""
+
+    def __init__(self, tmp: Path, *files: Path, port: int | None = None):
+        self.port = port or free_port()
+        self.proc = subprocess.Popen([sys.executable, "-m", "bgpsim", "rtr", "serve", "--listen",
+                                      f"127.0.0.1:{self.port}", *[a for f in files for a in ("--vrps", str(f))]],
+                                     stderr=subprocess.PIPE, text=True, cwd=tmp)
+
+    def __enter__(self):
+        wait_port(self.port, self.proc)
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def rtrclient_table(port: int) -> set:
+    out = subprocess.run([RTRCLIENT, "-e", "-t", "csv", "tcp", "127.0.0.1", str(port)], capture_output=True,
+                         text=True, timeout=30)
+    rows = [line.split(",") for line in out.stdout.splitlines() if line and line[0].isdigit() or ":" in line[:5]]
+    return {(ipaddress.ip_network(f"{a.strip()}/{p.strip()}"), int(m), int(asn)) for a, p, m, asn in rows}
+
+
+@need_rtrclient
+def test_rtrclient_holds_our_vrps(tmp_path):
+    origins = vrps(3000)
+    (tmp_path / "vrps.csv").write_text(csv_text(origins))
+    with Serve(tmp_path, tmp_path / "vrps.csv") as s:
+        assert rtrclient_table(s.port) == {(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in origins}
+
+
+@need_rtrclient
+def test_rtrclient_follows_an_update_through_a_serial_notify(tmp_path):
+    origins = vrps(1000)
+    (tmp_path / "vrps.csv").write_text(csv_text(origins))
+    with Serve(tmp_path, tmp_path / "vrps.csv") as s:
+        follower = subprocess.Popen([RTRCLIENT, "tcp", "127.0.0.1", str(s.port)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+        try:
+            time.sleep(1.0)
+            rng = random.Random(5)
+            second = rng.sample(origins, 990) + vrps(10, seed=42)  # 1 % withdrawn, 1 % new
+            (tmp_path / "new.csv").write_text(csv_text(second))
+            (tmp_path / "new.csv").rename(tmp_path / "vrps.csv")
+            time.sleep(2.5)
+        finally:
+            follower.terminate()
+            log = follower.communicate(timeout=10)[0]
+        assert "Serial Notify received (1)" in log and "sending serial query, SN: 0" in log, log[-2000:]
+        assert "received 20 Prefix PDUs" in log and "SN: 1" in log, log[-2000:]
+        assert rtrclient_table(s.port) == {(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in second}
+
+
+@need_stayrtr
+def test_our_client_reads_stayrtr_and_rtrmon_sees_no_difference(tmp_path):
+    from bgpsim.rpki.vrps import write_json
+
+    origins = vrps(3000)
+    doc = payloads(origins, [KEY])
+    (tmp_path / "vrps.json").write_text(write_json(doc))
+    port = free_port()
+    stay = subprocess.Popen([STAYRTR, "-bind", f"127.0.0.1:{port}", "-cache", str(tmp_path / "vrps.json"),
+                             "-checktime=false", "-metrics.addr", ""], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_port(port, stay)
+        with Serve(tmp_path, tmp_path / "vrps.json") as ours:
+            got = subprocess.run([sys.executable, "-m", "bgpsim", "rtr", "client", f"127.0.0.1:{port}", "--rtr-version",
+                                  "1", "--format", "json", "--quiet"], capture_output=True, text=True, timeout=60)
+            assert got.returncode == 0, got.stderr
+            theirs = json.loads(got.stdout)
+            mine = json.loads(subprocess.run([sys.executable, "-m", "bgpsim", "rtr", "client", f"127.0.0.1:{ours.port}",
+                                              "--rtr-version", "1", "--quiet"], capture_output=True, text=True,
+                                             timeout=60).stdout)
+            assert theirs["roas"] == mine["roas"] and len(mine["roas"]) == 3000
+            assert theirs["bgpsec_keys"] == mine["bgpsec_keys"] and len(mine["bgpsec_keys"]) == 1
+            # rtrmon, stayrtr's monitor, holds both caches side by side and serves what differs
+            web = free_port()
+            mon = subprocess.Popen([RTRMON, "-primary.host", f"tcp://127.0.0.1:{port}", "-secondary.host",
+                                    f"tcp://127.0.0.1:{ours.port}", "-addr", f"127.0.0.1:{web}", "-primary.refresh", "2s",
+                                    "-secondary.refresh", "2s"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            try:
+                diff = None
+                for _ in range(100):
+                    time.sleep(0.2)
+                    try:
+                        with urllib.request.urlopen(f"http://127.0.0.1:{web}/diff.json", timeout=2) as r:
+                            diff = json.loads(r.read())
+                    except OSError:
+                        continue
+                    if diff["metadata-primary"]["count"] and diff["metadata-secondary"]["count"]:
+                        break
+            finally:
+                mon.terminate()
+                mon.wait(10)
+            assert diff["metadata-primary"]["count"] == diff["metadata-secondary"]["count"] == 3001, diff
+            assert diff["only-primary"] == [] and diff["only-secondary"] == [], diff
+    finally:
+        stay.terminate()
+        stay.wait(10)
