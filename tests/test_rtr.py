@@ -316,10 +316,10 @@ def wait_port(port: int, proc: subprocess.Popen, timeout: float = 10.0) -> None:
 class Serve:
     """`bgpsim rtr serve` as a process, on a free port."""
 
-    def __init__(self, tmp: Path, *files: Path, port: int | None = None):
+    def __init__(self, tmp: Path, *files: Path, port: int | None = None, options: tuple = ()):
         self.port = port or free_port()
         self.proc = subprocess.Popen([sys.executable, "-m", "bgpsim", "rtr", "serve", "--listen",
-                                      f"127.0.0.1:{self.port}", *[a for f in files for a in ("--vrps", str(f))]],
+                                      f"127.0.0.1:{self.port}", *[a for f in files for a in ("--vrps", str(f))], *options],
                                      stderr=subprocess.PIPE, text=True, cwd=tmp)
 
     def __enter__(self):

@@ -133,7 +133,8 @@ def cmd_client(args) -> int:
             else:
                 write_stdout(text)
             if args.follow:
-                await client.follow(changed)
+                await client.follow(changed, warn=lambda text: print(f"bgpsim rtr: warning: {text}", file=sys.stderr,
+                                                                     flush=True))
         except CacheError as e:
             raise InputError(str(e)) from None
         finally:

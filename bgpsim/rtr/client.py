@@ -135,7 +135,7 @@ class Client:
         if isinstance(p, pdu.CacheReset):
             return False
         if not isinstance(p, pdu.CacheResponse):
-            raise CacheError(f"{self.where}: a {type(p).__name__} PDU where a Cache Response was due")
+            raise CacheError(f"{self.where}: a {pdu.TYPE_NAMES[pdu.encode(p)[1]]} PDU where a Cache Response was due")
         if self.session is not None and p.session != self.session:
             self.table = Table()  # RFC 8210 section 5.5: a new session, a new set
         self.session = p.session
@@ -146,7 +146,7 @@ class Client:
                 self.timers = (p.refresh, p.retry, p.expire) if p.version else None
                 return True
             if not isinstance(p, (pdu.Prefix, pdu.RouterKey, pdu.Aspa)):
-                raise CacheError(f"{self.where}: a {type(p).__name__} PDU inside a Cache Response")
+                raise CacheError(f"{self.where}: a {pdu.TYPE_NAMES[pdu.encode(p)[1]]} PDU inside a Cache Response")
             try:
                 self.table.apply(p)
             except pdu.PduError as e:  # reported to the cache, then the session is over
@@ -172,26 +172,47 @@ class Client:
             raise CacheError(f"{self.where}: a version {p.version} PDU in a version {self.version} session")
         return p
 
-    async def follow(self, changed) -> None:
-        """Stay on: at each Serial Notify (or the refresh interval), a Serial Query; `changed(delta)`
-        gets each change as a list of PDUs. A Cache Reset starts again from a Reset Query."""
+    async def follow(self, changed, warn=None, retry: float = 5.0) -> None:
+        """Stay on: at each Serial Notify (or the refresh interval), a Serial Query; `changed(before,
+        table)` after each change. A Cache Reset starts again from a Reset Query; a cache that goes
+        away (closed, "Cache Restart") is dialled again every `retry` seconds, `warn(text)` told."""
         while True:
-            refresh = self.timers[0] if self.timers else 3600
-            try:
-                p = await self.next_pdu(refresh)
-            except asyncio.TimeoutError:
-                p = None
-            else:
-                if p is None:
-                    raise CacheError(f"{self.where}: the cache closed the connection")
-                if not isinstance(p, pdu.SerialNotify):
-                    raise CacheError(f"{self.where}: a {type(p).__name__} PDU between answers")
-            await self._send(pdu.SerialQuery(self.version, self.session, self.serial))
             before = (set(self.table.vrps), set(self.table.keys), dict(self.table.aspas))
-            if not await self._response():
+            try:
+                await self._poll()
+            except CacheError as e:
+                if warn is not None:
+                    warn(f"{e}; reconnecting every {retry:g} s")
                 await self.close()
-                await self.reset()
+                while True:
+                    await asyncio.sleep(retry)
+                    try:
+                        await self.reset()
+                        break
+                    except (CacheError, InputError):
+                        continue
             changed(before, self.table)
+
+    async def _poll(self) -> None:
+        """Wait for a Serial Notify or the refresh interval, then take what changed."""
+        refresh = self.timers[0] if self.timers else pdu.REFRESH
+        try:
+            p = await self.next_pdu(refresh)
+        except asyncio.TimeoutError:
+            p = None
+        except pdu.PduError as e:
+            raise CacheError(f"{self.where}: {e}") from None
+        else:
+            if p is None:
+                raise CacheError(f"{self.where}: the cache closed the connection")
+            if isinstance(p, pdu.ErrorReport):
+                raise CacheError(f"{self.where}: the cache reports {p}")
+            if not isinstance(p, pdu.SerialNotify):
+                raise CacheError(f"{self.where}: a {pdu.TYPE_NAMES[pdu.encode(p)[1]]} PDU between answers")
+        await self._send(pdu.SerialQuery(self.version, self.session, self.serial))
+        if not await self._response():
+            await self.close()
+            await self.reset()
 
 
 def parse_cache(text: str) -> tuple[str, int]:

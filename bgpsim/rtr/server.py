@@ -64,9 +64,24 @@ class Server:
         self.sessions.add(s)
         try:
             await s.run()
+        except asyncio.CancelledError:  # the server stopped before the session ended
+            pass
         finally:
             self.sessions.discard(s)
             writer.close()
+
+    async def stop(self) -> None:
+        """Going down: version 2 sessions are told "Cache Restart" (draft-ietf-sidrops-8210bis-27
+        section 8.5: back within the Expire Interval, so routers keep their data), then every session
+        is closed."""
+        for s in list(self.sessions):
+            if s.version == 2 and not s.sending.locked():
+                s.writer.write(pdu.error_report(2, pdu.PduError(pdu.CACHE_RESTART, "the cache is restarting")))
+            s.writer.close()
+        for _ in range(40):  # each session's task ends once its connection is closed
+            if not self.sessions:
+                break
+            await asyncio.sleep(0.05)
 
     def notify(self) -> None:
         """A new serial: a Serial Notify to every session that has had data, now or, within a minute

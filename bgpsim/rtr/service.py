@@ -159,4 +159,6 @@ class Service:
                 if hup.is_set() or self.files.changed():
                     hup.clear()
                     self.reload()
-        self.log(f"stopped; {len(self.server.sessions):,} sessions closed")
+        closed = len(self.server.sessions)
+        await self.server.stop()
+        self.log(f"stopped; {closed:,} sessions closed")
