@@ -230,6 +230,13 @@ def connect(address: str, timeout: float = 8.0):
             raise ValueError("want tcp://HOST:PORT")
     except ValueError as e:
         raise InputError(f"--scheduler {address}: {e}") from None
+    if url.scheme in ("tcp", "tls"):  # nothing listening: said at once, not after Dask's retries
+        import socket
+
+        try:
+            socket.create_connection((url.hostname, url.port), timeout).close()
+        except OSError as e:
+            raise InputError(f"--scheduler {address}: no Dask scheduler answers there ({e.strerror or e})") from None
     try:
         return Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as e:
