@@ -236,6 +236,25 @@ def test_version_negotiation_and_errors_touch_only_their_session():
     asyncio.run(main())
 
 
+def test_a_stopping_cache_tells_version_2_sessions_it_restarts():
+    async def main():
+        c = Cache(3)
+        c.load(payloads(vrps(5)))
+        async with Running(c) as srv:
+            two, one = Client("127.0.0.1", srv.port, 2, timeout=5), Client("127.0.0.1", srv.port, 1, timeout=5)
+            await two.reset()
+            await one.reset()
+            await srv.server.stop()
+            told = await two.next_pdu(5)
+            assert (type(told), told.code) == (pdu.ErrorReport, pdu.CACHE_RESTART)  # section 8.5: keep the data
+            assert await one.next_pdu(5) is None  # version 1 has no such code: the connection just closes
+            assert not srv.server.sessions
+            await two.close()
+            await one.close()
+
+    asyncio.run(main())
+
+
 def test_no_data_before_the_first_load_and_the_client_downgrades():
     async def main():
         c = Cache(1)
