@@ -2,9 +2,10 @@
 `read_batches`), pcap/pcapng (`bgpsim.capture.read_capture_routes`), `bgpdump -m` text
 (`bgpsim.mrt.text.read_text_routes`, strict and lenient), BGPsec_PATH attribute values
 (`bgpsim.rpki.bgpsec.path.decode`, then validation with `Verifier.verify_value`) and VRP files of
-every CSV flavour and both tools' JSON (`bgpsim.rpki.vrps.read_vrp_columns` and `read_payloads`).
+every CSV flavour and both tools' JSON (`bgpsim.rpki.vrps.read_vrp_columns` and `read_payloads`), and
+RTR PDU streams (`bgpsim.rtr.pdu.decode`, and the load-test framing `bgpsim._core.rtr_frames`).
 
-    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|bzip2|all] [--count 100000] [--seed 1]
+    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|bzip2|rtr|all] [--count 100000] [--seed 1]
                                   [--case N] [--save DIR] [--no-damage-check]
 
 Seeds are real files from ../shared/data (mrt/, pcap/, the bgpdump reference text) cut to a few dozen
@@ -19,6 +20,12 @@ BGPsec_PATH seeds: the two RFC 8208 example attributes and paths of 1 to 6 hops 
 prepending, some with a second Signature_Block of another suite) signed here with the example keys;
 the fields mutated are the lengths, pCounts, flags, ASes, suite IDs and signature lengths. A value
 that decodes must encode back to the same bytes, and its validation must give a verdict.
+
+RTR: a cache's answers in versions 0, 1 and 2 (prefixes, router keys, ASPAs, End of Data), queries and
+Error Reports, encoded here (synthetic); the fields mutated are the versions, types, 16-bit fields and
+lengths of the headers, the flags and lengths of prefixes and the provider lists of ASPAs. A stream
+read PDU by PDU must end in a PduError or be whole, be framed by rtr_frames where the reader framed
+it, and each PDU read must encode to a PDU that reads the same.
 
 bzip2: streams of several blocks (real dumps compressed again) damaged, cut and spliced, often at a
 block magic; the threads' decompression (bgpsim.mrt.bzip2) must give what the sequential decoder gives.
@@ -588,9 +595,10 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
             bzip2_op(rng, data, donors)
         return name, bytes(data)
-    if reader == "bgpsec":
+    if reader in ("bgpsec", "rtr"):
+        fields = bgpsec_fields if reader == "bgpsec" else rtr_fields
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4, 5))):
-            if rng.random() < 0.6 and corrupt_field(rng, data, bgpsec_fields(bytes(data))):
+            if rng.random() < 0.6 and corrupt_field(rng, data, fields(bytes(data))):
                 continue
             byte_op(rng, data, donors)
         return name, bytes(data)
@@ -819,6 +827,77 @@ def run_vrps(path: str, warn) -> None:
         vrps.read_payloads(vrps.decode_text(data, path), path, warn)
 
 
+# --- RTR PDU streams ------------------------------------------------------------------------------------------
+
+def rtr_seeds() -> list[tuple[str, bytes]]:
+    """A cache's answers of each version (synthetic): prefixes, router keys, ASPAs, End of Data; queries,
+    notifies, resets and Error Reports."""
+    import ipaddress
+
+    from bgpsim.rtr import pdu
+
+    out = []
+    for v in (0, 1, 2):
+        body = [pdu.CacheResponse(v, 7)]
+        body += [pdu.Prefix(v, i % 3 > 0, ipaddress.ip_network(f"10.{i}.0.0/16"), 16 + i % 9, 64496 + i) for i in range(6)]
+        body += [pdu.Prefix(v, True, ipaddress.ip_network(f"2001:db8:{i:x}::/48"), 48 + i, 64500 + i) for i in range(3)]
+        if v >= 1:
+            body += [pdu.RouterKey(v, i % 2 == 0, bytes(range(i, i + 20)), 64496 + i, b"\x30\x59" + bytes(89)) for i in range(2)]
+        if v >= 2:
+            body += [pdu.Aspa(v, True, 64496, (64497, 64498, 64510)), pdu.Aspa(v, False, 64499), pdu.Aspa(v, True, 64500, (0,))]
+        body += [pdu.EndOfData(v, 7, 42)]
+        out.append((f"answer-v{v}", b"".join(pdu.encode(x) for x in body)))
+        out.append((f"queries-v{v}", b"".join(pdu.encode(x) for x in (
+            pdu.ResetQuery(v), pdu.SerialQuery(v, 7, 41), pdu.SerialNotify(v, 7, 42), pdu.CacheReset(v),
+            pdu.ErrorReport(v, pdu.CORRUPT_DATA, pdu.encode(pdu.ResetQuery(v)), "bad")))))
+    return out
+
+
+def rtr_fields(data: bytes) -> list:
+    """The header fields of each PDU (version, type, 16 bits, length), prefix flags and lengths, and
+    an ASPA's customer and first provider."""
+    out, at = [], 0
+    while at + 8 <= len(data):
+        length = int.from_bytes(data[at + 4:at + 8], "big")
+        out += [(at, 1, ">"), (at + 1, 1, ">"), (at + 2, 2, ">"), (at + 2, 1, ">"), (at + 4, 4, ">")]
+        if data[at + 1] in (4, 6) and at + 12 <= len(data):
+            out += [(at + 8, 1, ">"), (at + 9, 1, ">"), (at + 10, 1, ">")]
+        if data[at + 1] == 11 and at + 16 <= len(data):
+            out += [(at + 8, 4, ">"), (at + 12, 4, ">")]
+        if length < 8:
+            break
+        at += length
+    return out
+
+
+def run_rtr(path: str, warn) -> None:
+    from bgpsim import _core
+    from bgpsim.rtr import pdu
+
+    data = Path(path).read_bytes()
+    at, count, fault = 0, 0, None
+    try:
+        while (got := pdu.decode(data, at)) is not None:
+            p, n = got
+            again = pdu.decode(pdu.encode(p))[0]
+            if again != p:
+                raise AssertionError(f"PDU {count} reads back as {again}, not {p}")
+            at, count = at + n, count + 1
+    except pdu.PduError as e:
+        fault = e
+    try:
+        framed = _core.rtr_frames(data, 0)
+    except ValueError:
+        framed = None
+    if fault is None:
+        if framed is None or framed[:2] != (at, count):
+            raise AssertionError(f"rtr_frames {framed} where the reader framed ({at}, {count})")
+        return
+    if fault.code not in pdu.ERROR_NAMES or not str(fault):
+        raise AssertionError(f"a PduError without a known code: {fault.code}")
+    raise InputError(str(fault))
+
+
 # --- bzip2 streams, decompressed by threads ----------------------------------------------------------------
 
 def bzip2_seeds() -> list[tuple[str, bytes]]:
@@ -890,7 +969,7 @@ def run_bzip2(path: str, warn) -> None:
 
 RUNNERS = {"mrt": (run_mrt, mrt_seeds), "pcap": (run_pcap, pcap_seeds), "text": (run_text, text_seeds),
            "bgpsec": (run_bgpsec, bgpsec_seeds), "vrps": (run_vrps, vrp_seeds),
-           "bzip2": (run_bzip2, bzip2_seeds)}
+           "bzip2": (run_bzip2, bzip2_seeds), "rtr": (run_rtr, rtr_seeds)}
 
 
 def fuzz(reader: str, count: int, seed: int, only: int | None, save: str | None, tmp: str) -> dict:
@@ -1035,7 +1114,7 @@ def damage_check(tmp: str, rng: random.Random) -> tuple[int, int, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "bzip2", "all"), default="all")
+    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "bzip2", "rtr", "all"), default="all")
     ap.add_argument("--count", type=int, default=100_000, help="mutated inputs per reader")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", type=int, help="run this one case only (shows its traceback and warnings)")
@@ -1043,7 +1122,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-damage-check", action="store_true")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
-    readers = ("mrt", "text", "pcap", "bgpsec", "vrps", "bzip2") if a.reader == "all" else (a.reader,)
+    readers = ("mrt", "text", "pcap", "bgpsec", "vrps", "bzip2", "rtr") if a.reader == "all" else (a.reader,)
     bad = False
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="bgpsim-fuzz-", dir=shm) as tmp:

@@ -120,5 +120,6 @@ extern PyMethodDef rov_reasons_methods[];
 extern PyMethodDef rov_index_methods[];
 extern PyMethodDef conflicts_methods[];
 extern PyMethodDef bzip2_methods[];
+extern PyMethodDef rtr_methods[];
 
 #endif

@@ -33,6 +33,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(bgptext_methods, &n);
     join(conflicts_methods, &n);
     join(bzip2_methods, &n);
+    join(rtr_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0))

@@ -131,3 +131,23 @@ def test_random_octets_never_raise_anything_but_pdu_errors():
             continue
         if got is not None:
             assert pdu.decode(pdu.encode(got[0]))[0] == got[0]
+
+
+def test_the_load_test_clients_framing_agrees_with_the_reader():
+    """bgpsim._core.rtr_frames (bench/bench_rtr.py's client) frames a stream where pdu.decode does."""
+    from bgpsim import _core
+
+    rng = random.Random(5)
+    good = [h(o.replace("|", "")) for _, o in CASES]
+    for _ in range(200):
+        stream = b"".join(rng.choice(good) for _ in range(rng.randint(0, 30)))
+        cut = rng.randint(0, len(stream))
+        at, count, eod, notify = 0, 0, -1, -1
+        while (got := pdu.decode(stream[:cut], at)) is not None:
+            kind = stream[at + 1]
+            eod = at if kind == pdu.END_OF_DATA and eod < 0 else eod
+            notify = at if kind == pdu.SERIAL_NOTIFY and notify < 0 else notify
+            at, count = at + got[1], count + 1
+        assert _core.rtr_frames(stream[:cut], 0) == (at, count, eod, notify)
+    with pytest.raises(ValueError, match="a PDU length of 4294967280 octets at offset 8"):
+        _core.rtr_frames(h("01020000 00000008 01020000 fffffff0"), 0)

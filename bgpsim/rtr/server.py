@@ -148,9 +148,7 @@ class Session:
     async def handle(self, p) -> bool:
         """Answer one PDU from the router; False ends the session."""
         log = self.server.log
-        if self.version is None:
-            if p.version > HIGHEST:  # pdu.decode takes only versions we know; kept for clarity
-                raise pdu.PduError(pdu.UNSUPPORTED_VERSION, f"version {p.version}")
+        if self.version is None:  # the first query sets it (pdu.decode refuses a version above ours)
             self.version = p.version
             log(f"{self.where}: connected, protocol version {p.version}")
         elif p.version != self.version:
