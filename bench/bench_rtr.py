@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import gzip
 import ipaddress
-import json
 import os
 import random
 import shutil

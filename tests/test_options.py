@@ -66,6 +66,9 @@ CONTEXT = {
     ("validate", "--target-as"): ["--router-keys", "{rp.json}"],
     ("stream publish", "--cafile"): ["--broker", "mqtts://127.0.0.1:1"],
     ("monitor", "--cafile"): ["--broker", "mqtts://127.0.0.1:1"],
+    ("rtr client", "--cafile"): ["--tls"],
+    ("rtr serve", "--tls-cert"): ["--tls-key", "{garbage}"],
+    ("rtr serve", "--tls-key"): ["--tls-cert", "{garbage}"],
 }
 
 FILES = ["{missing}", "{a-dir}", "/dev/null", "{empty}", "{garbage}"]

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -433,3 +434,53 @@ def test_our_client_reads_stayrtr_and_rtrmon_sees_no_difference(tmp_path):
     finally:
         stay.terminate()
         stay.wait(10)
+
+
+def _self_signed(tmp: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (synthetic, made here)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "rtr.test")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    (tmp / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                    serialization.NoEncryption()))
+    return tmp / "cert.pem", tmp / "key.pem"
+
+
+def test_tls_and_metrics(tmp_path):
+    """RTR over TLS (RFC 8210 section 9) between our client and server, and the Prometheus metrics."""
+    cert, key = _self_signed(tmp_path)
+    origins = vrps(100)
+    (tmp_path / "vrps.csv").write_text(csv_text(origins))
+    web = free_port()
+    with Serve(tmp_path, tmp_path / "vrps.csv", options=("--tls-cert", str(cert), "--tls-key", str(key), "--metrics",
+                                                          f"127.0.0.1:{web}")) as s:
+        client = [sys.executable, "-m", "bgpsim", "rtr", "client", f"127.0.0.1:{s.port}", "--format", "csv", "--quiet"]
+        got = subprocess.run([*client, "--tls", "--cafile", str(cert)], capture_output=True, text=True, timeout=60)
+        assert got.returncode == 0, got.stderr
+        assert got.stdout.count("\n") == 101
+        plain = subprocess.run([*client, "--timeout", "3"], capture_output=True, text=True, timeout=60)
+        assert plain.returncode == 2 and plain.stderr.count("\n") == 1  # TLS only: no answer to plain TCP
+        untrusted = subprocess.run([*client, "--tls"], capture_output=True, text=True, timeout=60)
+        assert untrusted.returncode == 2 and "certificate" in untrusted.stderr, untrusted.stderr
+        with urllib.request.urlopen(f"http://127.0.0.1:{web}/metrics", timeout=5) as r:
+            text = r.read().decode()
+        assert 'bgpsim_rtr_vrps{family="ipv4"} ' in text and "bgpsim_rtr_serial 0" in text
+        v4 = sum(1 for o in origins if o.vrp.prefix.version == 4)
+        assert f'bgpsim_rtr_vrps{{family="ipv4"}} {v4}' in text and f'bgpsim_rtr_vrps{{family="ipv6"}} {100 - v4}' in text
+        assert 'bgpsim_rtr_answers_total{kind="full"} 1' in text and 'bgpsim_rtr_reloads_total{result="ok"} 1' in text
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=5)

@@ -63,6 +63,11 @@ def register(sub, parser_class) -> None:
                        help="serve only clients in these networks (default: any that reaches --listen)")
     serve.add_argument("--max-sessions", type=count, metavar="N",
                        help="sessions at once (default 1000); one more is refused with a log line")
+    serve.add_argument("--tls-cert", metavar="PEM", help="serve RTR over TLS (RFC 8210 section 9) with this certificate")
+    serve.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
+    serve.add_argument("--metrics", metavar="ADDRESS:PORT",
+                       help="Prometheus metrics at http://ADDRESS:PORT/metrics: sessions, serial, VRPs, reloads, "
+                            "answers and errors")
     serve.add_argument("--quiet", action="store_true", help="warnings and errors only (no line per session)")
     serve.set_defaults(handler=cmd_serve)
 
@@ -77,6 +82,9 @@ def register(sub, parser_class) -> None:
     client.add_argument("--out", metavar="FILE", help="write here (new, empty or VRPs) instead of stdout")
     client.add_argument("--follow", action="store_true",
                         help="stay on after the first set and print each change (+ announced, - withdrawn)")
+    client.add_argument("--tls", action="store_true", help="RTR over TLS (RFC 8210 section 9), the cache's "
+                                                           "certificate checked against the system's CAs or --cafile")
+    client.add_argument("--cafile", metavar="PEM", help="with --tls: the CA certificate of a cache's private CA")
     client.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS",
                         help="how long to wait for the cache (default 30)")
     client.add_argument("--quiet", action="store_true", help="warnings and errors only")
@@ -102,13 +110,14 @@ def cmd_client(args) -> int:
     from bgpsim.base.errors import InputError
     from bgpsim.rpki.vrps import WRITERS
     from bgpsim.rtr.client import CacheError, Client, describe, parse_cache
+    from bgpsim.rtr.tls import client_context
 
     if args.out:
         outdir.check_file(args.out, "vrps", "--out")
     if args.follow and args.out:
         raise InputError("--follow prints each change on stdout; give it without --out")
     host, port = parse_cache(args.cache)
-    client = Client(host, port, args.rtr_version, args.timeout or None)
+    client = Client(host, port, args.rtr_version, args.timeout or None, client_context(args.tls, args.cafile))
 
     def changed(before, table) -> None:
         vrps, keys, aspas = before

@@ -67,8 +67,9 @@ class Table:
 
 
 class Client:
-    def __init__(self, host: str, port: int, version: int = 2, timeout: float = 30.0):
-        self.host, self.port, self.version, self.timeout = host, port, version, timeout
+    def __init__(self, host: str, port: int, version: int = 2, timeout: float = 30.0, ssl=None):
+        """`ssl`: a client SSLContext for RTR over TLS (bgpsim.rtr.tls), None for TCP."""
+        self.host, self.port, self.version, self.timeout, self.ssl = host, port, version, timeout, ssl
         self.table = Table()
         self.session: int | None = None
         self.serial: int | None = None
@@ -82,7 +83,8 @@ class Client:
 
     async def _connect(self) -> None:
         try:
-            self.reader, self.writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), self.timeout)
+            self.reader, self.writer = await asyncio.wait_for(
+                asyncio.open_connection(self.host, self.port, ssl=self.ssl, limit=READ), self.timeout)
         except (OSError, asyncio.TimeoutError) as e:
             raise InputError(f"cannot connect to the cache at {self.where}: {getattr(e, 'strerror', None) or e or 'timed out'}") from None
         self._buf.clear()

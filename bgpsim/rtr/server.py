@@ -26,6 +26,7 @@ import ipaddress
 
 from . import pdu
 from .cache import Cache
+from .metrics import Counters
 
 FIRST_QUERY = 60.0  # seconds a new connection has to send its first query
 NOTIFY_GAP = 60.0  # seconds between Serial Notifies
@@ -40,6 +41,7 @@ class Server:
         self.cache, self.log, self.warn, self.allow, self.max_sessions = cache, log, warn, allow, max_sessions
         self.sessions: set[Session] = set()
         self.refused = 0
+        self.counters = Counters()
         self.notify_gap = notify_gap
         self._last_notify = -notify_gap
         self._notify_later = None
@@ -162,7 +164,9 @@ class Session:
             raw = pdu.encode(p)
             raise pdu.PduError(pdu.INVALID_REQUEST, f"a {pdu.TYPE_NAMES[raw[1]]} PDU, which a cache sends, from a router",
                                raw)
+        counts = self.server.counters.answers
         if cache.state is None:  # not fatal (RFC 8210 section 12): the router asks again later
+            counts["no_data"] += 1
             await self.send(pdu.error_report(self.version, pdu.PduError(pdu.NO_DATA, "no data loaded yet",
                                                                          pdu.encode(p))))
             return True
@@ -175,6 +179,8 @@ class Session:
             answer = pdu.encode(pdu.CacheReset(self.version))
         else:
             answer = cache.since(self.version, p.serial) or pdu.encode(pdu.CacheReset(self.version))
+        counts["full" if isinstance(p, pdu.ResetQuery) else "delta" if answer[1] == pdu.CACHE_RESPONSE
+               else "cache_reset"] += 1
         await self.send(answer)
         self.served = self.served or answer[1] == pdu.CACHE_RESPONSE
         return True
@@ -207,6 +213,8 @@ class Session:
     async def fail(self, e: pdu.PduError) -> None:
         """The Error Report for a fault of the router's, one log line, and the end of the session."""
         self.server.warn(f"{self.where}: {e}; closed")
+        errors = self.server.counters.errors
+        errors[e.code] = errors.get(e.code, 0) + 1
         try:
             async with self.sending:
                 self.writer.write(pdu.error_report(self.version if self.version is not None else

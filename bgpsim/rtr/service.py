@@ -15,6 +15,7 @@ import ipaddress
 import os
 import secrets
 import signal
+import time
 
 from bgpsim.base.datafiles import check_input
 from bgpsim.base.errors import InputError
@@ -22,6 +23,7 @@ from bgpsim.base.errors import InputError
 from . import pdu
 from .cache import Cache
 from .server import Server
+from .tls import server_context
 
 POLL = 1.0  # seconds between looks at the files
 
@@ -107,6 +109,8 @@ class Service:
     def __init__(self, opts, log, warn):
         """`log(line)`: what happens (nothing with --quiet); `warn(line)`: what goes wrong."""
         self.host, self.port = parse_listen(opts.listen)
+        self.metrics = parse_listen(opts.metrics, "--metrics") if opts.metrics else None
+        self.tls = server_context(opts.tls_cert, opts.tls_key)
         self.allow = parse_networks(opts.allow) if opts.allow else None
         self.files = VrpFiles(opts.vrps, opts.slurm or [])
         self.cache = Cache(secrets.randbits(16), timers(opts))
@@ -120,13 +124,17 @@ class Service:
         except InputError as e:
             if self.cache.state is None:  # the first load: bad input, before any work
                 raise
+            self.server.counters.reloads["failed"] += 1
             if not self.failing:  # said once, until a load succeeds again
                 kept = f"still serving serial {self.cache.serial}" if self.cache.state is not None else "no data yet"
                 self.warn(f"{e} ({kept})")
             self.failing = True
             return
         self.failing = False
+        self.server.counters.reloads["ok"] += 1
         delta = self.cache.load(payloads)  # None for the first load
+        if delta is None or len(delta):
+            self.server.counters.last_reload = time.time()
         if delta is not None and len(delta):
             self.log(f"serial {self.cache.serial}: {len(delta.announced):,} VRPs announced, {len(delta.withdrawn):,} "
                      f"withdrawn, {len(delta.keys_announced) + len(delta.keys_withdrawn):,} router keys and "
@@ -136,11 +144,20 @@ class Service:
     async def run(self) -> None:
         self.reload()
         try:
-            listener = await self.server.serve(self.host, self.port)
+            listener = await self.server.serve(self.host, self.port, self.tls)
         except OSError as e:
             raise InputError(f"--listen {self.host}:{self.port}: cannot listen: {e.strerror or e}") from None
+        if self.metrics:
+            from .metrics import serve_metrics
+
+            try:
+                web = await serve_metrics(self.server, self.server.counters, *self.metrics)
+            except OSError as e:
+                raise InputError(f"--metrics {self.metrics[0]}:{self.metrics[1]}: cannot listen: {e.strerror or e}") from None
         s = self.cache.state
-        self.log(f"listening on {self.host}:{self.port} (RTR versions 0, 1 and 2): {len(s.vrps):,} VRPs, "
+        self.log(f"listening on {self.host}:{self.port} ({'TLS' if self.tls else 'TCP'}; RTR versions 0, 1 and 2"
+                 + (f"; metrics on http://{self.metrics[0]}:{self.metrics[1]}/metrics" if self.metrics else "")
+                 + f"): {len(s.vrps):,} VRPs, "
                  f"{len(s.keys):,} router keys, {len(s.aspas):,} ASPAs; session {self.cache.session}, serial "
                  f"{self.cache.serial}")
         loop = asyncio.get_running_loop()
@@ -161,4 +178,6 @@ class Service:
                     self.reload()
         closed = len(self.server.sessions)
         await self.server.stop()
+        if self.metrics:
+            web.close()
         self.log(f"stopped; {closed:,} sessions closed")
