@@ -84,7 +84,7 @@ def test_what_comes_and_goes_in_between_is_not_mentioned():
     one, two = vrps(2)
     d = Delta.between(State.of(payloads([])), State.of(payloads([one]))).then(
         Delta.between(State.of(payloads([one])), State.of(payloads([two]))))
-    assert len(d.announced) == 1 and not d.withdrawn  # one came and went: only two is news
+    assert len(d.announced) == 1 and len(d.withdrawn) == 0  # one came and went: only two is news
     aspa = Delta(aspas={64496: (None, (64497,))}).then(Delta(aspas={64496: ((64497,), None)}))
     assert not aspa.aspas
 

@@ -1,10 +1,11 @@
 """What an RTR cache serves: the payload set under a session ID and serial number, the deltas that
 led to it, and each answer encoded once for every session that asks.
 
-- The set (RFC 8210 section 5.6, 5.10; draft-ietf-sidrops-8210bis section 5.12): VRPs as (family,
-  address, prefix length, max length, AS), router keys as (SKI, AS, SubjectPublicKeyInfo), ASPAs
-  as customer -> providers. Each VRP and each key is a record of its own; an ASPA is the customer's
-  whole provider set, so a change of providers is a new announcement that replaces the old one.
+- The set (RFC 8210 section 5.6, 5.10; draft-ietf-sidrops-8210bis section 5.12): VRPs as fixed-width
+  keys in a sorted array (a set of half a million is diffed and encoded as arrays, in tens of
+  milliseconds), router keys as (SKI, AS, SubjectPublicKeyInfo), ASPAs as customer -> providers.
+  Each VRP and each key is a record of its own; an ASPA is the customer's whole provider set, so a
+  change of providers is a new announcement that replaces the old one.
 - Serials are RFC 1982 arithmetic on 32 bits (RFC 8210 section 4): they wrap from 2^32 - 1 to 0.
 - A Serial Query from a serial in the history gets the net change since then (an item announced
   and withdrawn in between is not mentioned); from one older than the history, a Cache Reset.
@@ -15,8 +16,9 @@ led to it, and each answer encoded once for every session that asks.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from bgpsim.rpki.vrps.payloads import Payloads
 
@@ -25,8 +27,15 @@ from . import pdu
 HISTORY = 64  # deltas kept: a router that was away longer gets a Cache Reset
 SERIAL_BITS = 32
 
-PFX4 = struct.Struct("!BBHIBBBBII")  # IPv4 Prefix PDU: header, flags, lengths, zero, address, AS
-PFX6 = struct.Struct("!BBHIBBBB16sI")
+# A VRP as one fixed-width key whose octets sort as section 11.2 orders prefixes: family, address,
+# max length, prefix length, AS (an IPv4 address in the low 32 bits of `lo`, as the VRP readers keep it)
+KEY = np.dtype([("v", "u1"), ("hi", ">u8"), ("lo", ">u8"), ("maxlen", "u1"), ("plen", "u1"), ("asn", ">u4")])
+KEYS = f"S{KEY.itemsize}"
+NONE = np.empty(0, KEYS)
+PFX4 = np.dtype([("ver", "u1"), ("type", "u1"), ("zero", ">u2"), ("len", ">u4"), ("flags", "u1"), ("plen", "u1"),
+                 ("maxlen", "u1"), ("z", "u1"), ("addr", ">u4"), ("asn", ">u4")])  # IPv4 Prefix PDU, 20 octets
+PFX6 = np.dtype([("ver", "u1"), ("type", "u1"), ("zero", ">u2"), ("len", ">u4"), ("flags", "u1"), ("plen", "u1"),
+                 ("maxlen", "u1"), ("z", "u1"), ("hi", ">u8"), ("lo", ">u8"), ("asn", ">u4")])  # IPv6, 32 octets
 
 
 def serial_add(s: int, n: int) -> int:
@@ -39,23 +48,42 @@ def serial_newer(a: int, b: int) -> bool:
     return a != b and ((a > b and a - b < half) or (a < b and b - a > half))
 
 
+def vrp_keys(version, hi, lo, plen, maxlen, asn) -> np.ndarray:
+    """VRP columns (as the VRP readers give them) as sorted, distinct keys."""
+    rec = np.empty(len(asn), KEY)
+    rec["v"], rec["hi"], rec["lo"], rec["maxlen"], rec["plen"], rec["asn"] = version, hi, lo, maxlen, plen, asn
+    return np.unique(rec.view(KEYS))
+
+
 @dataclass(frozen=True)
 class State:
-    """A payload set: VRP records, router-key records, ASPAs by customer."""
+    """A payload set: VRP keys (sorted, distinct), router-key records (SKI, AS, SPKI), ASPAs by customer."""
 
-    vrps: frozenset = frozenset()
+    vrps: np.ndarray = field(default_factory=lambda: NONE)
     keys: frozenset = frozenset()
     aspas: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, p: Payloads) -> State:
-        vrps = frozenset((o.vrp.prefix.version, int(o.vrp.prefix.network_address), o.vrp.prefix.prefixlen,
-                          o.vrp.max_length, o.vrp.asn) for o in p.origins)
+    def of(cls, p: Payloads, columns: list[dict] = ()) -> State:
+        """The payloads' (and the VRP readers' `columns'`) VRPs, keys and ASPAs; several ASPAs of one
+        customer become one record (draft-ietf-sidrops-8210bis-27 section 5.12: their union)."""
+        nets = [o.vrp.prefix for o in p.origins]
+        addr = [int(n.network_address) for n in nets]
+        parts = [(np.array([n.version for n in nets], "u1"), np.array([a >> 64 for a in addr], "u8"),
+                  np.array([a & (2**64 - 1) for a in addr], "u8"), np.array([n.prefixlen for n in nets], "u1"),
+                  np.array([o.vrp.max_length for o in p.origins], "u1"), np.array([o.vrp.asn for o in p.origins], "u4"))]
+        parts += [(c["version"], c["hi"], c["lo"], c["plen"], c["maxlen"], c["asn"]) for c in columns]
+        vrps = vrp_keys(*(np.concatenate([x[i] for x in parts]) for i in range(6)))
         keys = frozenset((k.ski, k.asn, k.spki) for k in p.router_keys)
         aspas: dict[int, tuple[int, ...]] = {}
-        for a in p.aspas:  # one record per customer (RFC 8210bis section 5.12): several ASPAs, their union
+        for a in p.aspas:
             aspas[a.customer] = tuple(sorted(set(aspas.get(a.customer, ())) | set(a.providers)))
         return cls(vrps, keys, aspas)
+
+    def families(self) -> tuple[int, int]:
+        """How many IPv4 and IPv6 VRPs."""
+        v4 = int(np.count_nonzero(self.vrps.view("u1")[::KEY.itemsize] == 4)) if len(self.vrps) else 0
+        return v4, len(self.vrps) - v4
 
     def __len__(self) -> int:
         return len(self.vrps) + len(self.keys) + len(self.aspas)
@@ -63,11 +91,12 @@ class State:
 
 @dataclass
 class Delta:
-    """What changed between two serials: records announced and withdrawn; for ASPAs, each customer's
-    provider set before and after (None: no record)."""
+    """What changed between two serials: VRP keys announced and withdrawn, router-key records
+    announced and withdrawn, and each changed customer's provider set before and after (None: no
+    record)."""
 
-    announced: set = field(default_factory=set)
-    withdrawn: set = field(default_factory=set)
+    announced: np.ndarray = field(default_factory=lambda: NONE)
+    withdrawn: np.ndarray = field(default_factory=lambda: NONE)
     keys_announced: set = field(default_factory=set)
     keys_withdrawn: set = field(default_factory=set)
     aspas: dict = field(default_factory=dict)  # customer -> (before, after)
@@ -76,32 +105,30 @@ class Delta:
     def between(cls, old: State, new: State) -> Delta:
         aspas = {c: (old.aspas.get(c), new.aspas.get(c)) for c in old.aspas.keys() | new.aspas.keys()
                  if old.aspas.get(c) != new.aspas.get(c)}
-        return cls(set(new.vrps - old.vrps), set(old.vrps - new.vrps), set(new.keys - old.keys),
+        return cls(np.setdiff1d(new.vrps, old.vrps, assume_unique=True),
+                   np.setdiff1d(old.vrps, new.vrps, assume_unique=True), set(new.keys - old.keys),
                    set(old.keys - new.keys), aspas)
 
     def then(self, later: Delta) -> Delta:
-        """This change followed by `later`, as one net change."""
-        out = Delta(set(self.announced), set(self.withdrawn), set(self.keys_announced), set(self.keys_withdrawn),
-                    dict(self.aspas))
-        for ann, wd, a2, w2 in ((out.announced, out.withdrawn, later.announced, later.withdrawn),
-                                (out.keys_announced, out.keys_withdrawn, later.keys_announced, later.keys_withdrawn)):
-            for x in w2:
-                if x in ann:
-                    ann.discard(x)
-                else:
-                    wd.add(x)
-            for x in a2:
-                if x in wd:
-                    wd.discard(x)
-                else:
-                    ann.add(x)
+        """This change followed by `later`, as one net change: what `later` withdraws of what this
+        announced is no news, and what it announces again of what this withdrew neither."""
+        ann = np.setdiff1d(self.announced, later.withdrawn, assume_unique=True)
+        wd = np.union1d(self.withdrawn, np.setdiff1d(later.withdrawn, self.announced, assume_unique=True))
+        ann = np.union1d(ann, np.setdiff1d(later.announced, wd, assume_unique=True))
+        wd = np.setdiff1d(wd, later.announced, assume_unique=True)
+        kann, kwd = set(self.keys_announced), set(self.keys_withdrawn)
+        for x in later.keys_withdrawn:
+            kann.discard(x) if x in kann else kwd.add(x)
+        for x in later.keys_announced:
+            kwd.discard(x) if x in kwd else kann.add(x)
+        aspas = dict(self.aspas)
         for c, (_, after) in later.aspas.items():
-            before = out.aspas[c][0] if c in out.aspas else later.aspas[c][0]
+            before = aspas[c][0] if c in aspas else later.aspas[c][0]
             if before == after:
-                out.aspas.pop(c, None)
+                aspas.pop(c, None)
             else:
-                out.aspas[c] = (before, after)
-        return out
+                aspas[c] = (before, after)
+        return Delta(ann, wd, kann, kwd, aspas)
 
     def __len__(self) -> int:
         return (len(self.announced) + len(self.withdrawn) + len(self.keys_announced) + len(self.keys_withdrawn)
@@ -115,11 +142,19 @@ def payload_pdus(version: int, delta: Delta) -> bytes:
     length, prefix length and AS, their withdrawals ascending; router keys by SKI, SPKI length, SPKI
     and AS; ASPAs by customer. Version 0 carries no router keys, versions 0 and 1 no ASPAs."""
     out = []
-    for family, pack, kind in ((4, _pfx4, pdu.IPV4_PREFIX), (6, _pfx6, pdu.IPV6_PREFIX)):
-        ann = sorted((r for r in delta.announced if r[0] == family), key=lambda r: (-r[1], -r[3], -r[2], -r[4]))
-        out += [pack(version, kind, 1, r) for r in ann]
-        wd = sorted((r for r in delta.withdrawn if r[0] == family), key=lambda r: (r[1], r[3], r[2], r[4]))
-        out += [pack(version, kind, 0, r) for r in wd]
+    ann = np.frombuffer(delta.announced.tobytes(), KEY)[::-1]  # keys sort ascending: announcements go down
+    wd = np.frombuffer(delta.withdrawn.tobytes(), KEY)
+    for family, dtype, kind in ((4, PFX4, pdu.IPV4_PREFIX), (6, PFX6, pdu.IPV6_PREFIX)):
+        for flag, rec in ((1, ann), (0, wd)):
+            rec = rec[rec["v"] == family]
+            pdus = np.zeros(len(rec), dtype)
+            pdus["ver"], pdus["type"], pdus["len"], pdus["flags"] = version, kind, dtype.itemsize, flag
+            pdus["plen"], pdus["maxlen"], pdus["asn"] = rec["plen"], rec["maxlen"], rec["asn"]
+            if family == 4:
+                pdus["addr"] = rec["lo"] & 0xFFFFFFFF
+            else:
+                pdus["hi"], pdus["lo"] = rec["hi"], rec["lo"]
+            out.append(pdus.tobytes())
     if version >= 1:
         key = lambda r: (r[0], len(r[2]), r[2], r[1])  # (SKI, AS, SPKI) records
         for flag, records in ((1, delta.keys_announced), (0, delta.keys_withdrawn)):
@@ -130,14 +165,6 @@ def payload_pdus(version: int, delta: Delta) -> bytes:
                 if after is not None]
         out += [pdu.encode(pdu.Aspa(version, False, c)) for c, (_, after) in sorted(delta.aspas.items()) if after is None]
     return b"".join(out)
-
-
-def _pfx4(version: int, kind: int, flag: int, r) -> bytes:
-    return PFX4.pack(version, kind, 0, 20, flag, r[2], r[3], 0, r[1], r[4])
-
-
-def _pfx6(version: int, kind: int, flag: int, r) -> bytes:
-    return PFX6.pack(version, kind, 0, 32, flag, r[2], r[3], 0, r[1].to_bytes(16, "big"), r[4])
 
 
 class Cache:
@@ -154,9 +181,9 @@ class Cache:
         self.deltas: dict[int, Delta] = {}  # serial s -> the change from s to s + 1
         self._answers: dict[tuple[int, int | None], bytes] = {}
 
-    def load(self, payloads: Payloads) -> Delta | None:
+    def load(self, new: State | Payloads) -> Delta | None:
         """Take a new payload set: the change it makes (None for the first; an empty change keeps the serial)."""
-        new = State.of(payloads)
+        new = new if isinstance(new, State) else State.of(new)
         if self.state is None:
             self.state = new
             return None
@@ -178,7 +205,7 @@ class Cache:
         key = (version, None)
         if key not in self._answers:
             s = self.state
-            everything = Delta(set(s.vrps), set(), set(s.keys), set(), {c: (None, p) for c, p in s.aspas.items()})
+            everything = Delta(s.vrps, NONE, set(s.keys), set(), {c: (None, p) for c, p in s.aspas.items()})
             self._answers[key] = pdu.encode(pdu.CacheResponse(version, self.session)) \
                 + payload_pdus(version, everything) + self.end_of_data(version)
         return self._answers[key]

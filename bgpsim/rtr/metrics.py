@@ -22,7 +22,7 @@ class Counters:
 
 def exposition(server, counters: Counters) -> str:
     c, s = server.cache, server.cache.state
-    v4 = sum(1 for r in s.vrps if r[0] == 4) if s is not None else 0
+    v4, v6 = s.families() if s is not None else (0, 0)
     lines = []
 
     def metric(name: str, kind: str, text: str, samples) -> None:
@@ -33,7 +33,7 @@ def exposition(server, counters: Counters) -> str:
     metric("sessions_refused_total", "counter", "Connections refused (--allow, --max-sessions).", [("", server.refused)])
     metric("session_id", "gauge", "The cache's session ID.", [("", c.session)])
     metric("serial", "gauge", "The serial number served.", [("", c.serial if s is not None else -1)])
-    metric("vrps", "gauge", "VRPs served.", [('{family="ipv4"}', v4), ('{family="ipv6"}', len(s.vrps) - v4 if s else 0)])
+    metric("vrps", "gauge", "VRPs served.", [('{family="ipv4"}', v4), ('{family="ipv6"}', v6)])
     metric("router_keys", "gauge", "BGPsec router keys served.", [("", len(s.keys) if s else 0)])
     metric("aspas", "gauge", "ASPA records served (one per customer).", [("", len(s.aspas) if s else 0)])
     metric("reloads_total", "counter", "Loads of the sources, by result.",

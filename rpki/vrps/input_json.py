@@ -56,12 +56,19 @@ Warn = Callable[[str], None]  # where a warning goes, one message a call
 def read_json(text: str, source: str | None = None, warn: Warn | None = None) -> Payloads:
     """rpki-client's or Routinator's JSON, told apart by the metadata; warnings (unknown metadata
     keys) go to `warn` (default: standard error)."""
-    data = text.encode()
+    cols, out = json_columns(text.encode(), source, warn)
+    out.origins = origins(cols)
+    return out
+
+
+def json_columns(data: bytes, source: str | None = None, warn: Warn | None = None) -> tuple[dict, Payloads]:
+    """The route origins as the core's columns (rpki.vrps.columns), and the rest (router keys,
+    ASPAs, the time) as payloads, with no origins: a large file without an object per VRP."""
     cols = read_columns(data, source)
     doc, tool, generated = check_document(data, cols, source, warn)
-    out = Payloads(origins=origins(cols), generated=generated)
+    out = Payloads(generated=generated)
     (_read_rpki_client if tool == "rpki-client" else _read_routinator)(doc, out, source)
-    return out
+    return cols, out
 
 
 def check_document(data: bytes, cols: dict, source, warn: Warn | None) -> tuple[JSONObject, str, object]:
