@@ -268,6 +268,32 @@ def test_no_data_before_the_first_load_and_the_client_downgrades():
     asyncio.run(main())
 
 
+def test_the_client_reports_a_bad_aspa_to_the_cache():
+    """A cache sending an ASPA announcement without providers: the client sends it Error Report 9
+    ("ASPA Provider List Error", draft-ietf-sidrops-8210bis-27 section 5.12) with the PDU, and stops."""
+    async def main():
+        told = asyncio.get_running_loop().create_future()
+
+        async def cache(reader, writer):
+            await reader.readexactly(8)  # the Reset Query
+            bad = bytes.fromhex("020b0100 0000000c 0000fbf0")
+            writer.write(pdu.encode(pdu.CacheResponse(2, 1)) + bad)
+            await writer.drain()
+            told.set_result(pdu.decode(await reader.read(1000))[0])
+            writer.close()
+
+        listener = await asyncio.start_server(cache, "127.0.0.1", 0)
+        client = Client("127.0.0.1", listener.sockets[0].getsockname()[1], 2, timeout=5)
+        with pytest.raises(CacheError, match="ASPA Provider List Error"):
+            await client.reset()
+        report = await asyncio.wait_for(told, 5)
+        assert (report.code, report.pdu) == (pdu.ASPA_PROVIDER_LIST_ERROR, bytes.fromhex("020b0100 0000000c 0000fbf0"))
+        await client.close()
+        listener.close()
+
+    asyncio.run(main())
+
+
 def test_refusals_past_the_limits(monkeypatch):
     async def main():
         c = Cache(1)

@@ -161,7 +161,10 @@ class Client:
             p = await self.next_pdu(self.timeout)
         except asyncio.TimeoutError:
             raise CacheError(f"{self.where}: nothing from the cache in {self.timeout:g} s") from None
-        except pdu.PduError as e:
+        except pdu.PduError as e:  # reported to the cache, as a router must (never for an Error Report)
+            if e.pdu[1:2] != bytes((pdu.ERROR_REPORT,)):
+                self.writer.write(pdu.error_report(self.version, e))
+                await self.writer.drain()
             raise CacheError(f"{self.where}: {e}") from None
         if p is None:
             raise CacheError(f"{self.where}: the cache closed the connection")
