@@ -510,3 +510,40 @@ def test_tls_and_metrics(tmp_path):
         assert 'bgpsim_rtr_answers_total{kind="full"} 1' in text and 'bgpsim_rtr_reloads_total{result="ok"} 1' in text
         with pytest.raises(urllib.error.HTTPError, match="404"):
             urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=5)
+
+
+def test_serving_what_our_relying_party_validates(tmp_path):
+    """--tal and --repo: the cache validates the repository (`rpki validate` in a process of its
+    own) once it listens and serves what the relying party gives."""
+    spec = subprocess.run([sys.executable, "-m", "bgpsim", "rpki", "ca", "example"], capture_output=True, text=True)
+    (tmp_path / "spec.toml").write_text(spec.stdout)
+    built = subprocess.run([sys.executable, "-m", "bgpsim", "rpki", "ca", "build", str(tmp_path / "spec.toml"), "--out",
+                            str(tmp_path / "repo"), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    rp = subprocess.run([sys.executable, "-m", "bgpsim", "rpki", "validate", "--tal", str(tmp_path / "repo" / "ta.tal"),
+                         "--repo", str(tmp_path / "repo")], capture_output=True, text=True, timeout=300)
+    want = json.loads(rp.stdout)
+    port = free_port()
+    serve = subprocess.Popen([sys.executable, "-m", "bgpsim", "rtr", "serve", "--listen", f"127.0.0.1:{port}", "--tal",
+                              str(tmp_path / "repo" / "ta.tal"), "--repo", str(tmp_path / "repo")],
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        wait_port(port, serve)
+        for _ in range(100):  # "No Data Available" until the first validation is done
+            got = subprocess.run([sys.executable, "-m", "bgpsim", "rtr", "client", f"127.0.0.1:{port}", "--quiet"],
+                                 capture_output=True, text=True, timeout=60)
+            if got.returncode == 0:
+                break
+            assert "No Data Available" in got.stderr, got.stderr
+            time.sleep(0.2)
+        mine = json.loads(got.stdout)
+        strip = lambda roas: sorted((r["asn"], r["prefix"], r["maxLength"]) for r in roas)  # noqa: E731
+        assert strip(mine["roas"]) == strip(want["roas"]) and mine["roas"]
+        assert [k["ski"] for k in mine["bgpsec_keys"]] == [k["ski"] for k in want["bgpsec_keys"]]
+        aspas = lambda doc: {f: [(a["customer_asid"], a["providers"]) for a in doc["provider_authorizations"][f]]  # noqa: E731
+                             for f in ("ipv4", "ipv6")}  # RTR carries no expiry times
+        assert aspas(mine) == aspas(want) and aspas(mine)["ipv4"]
+    finally:
+        serve.terminate()
+        err = serve.communicate(timeout=30)[1]
+    assert "first validation:" in err, err

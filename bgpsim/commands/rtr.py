@@ -12,6 +12,8 @@ examples:
   bgpsim rtr serve --listen 127.0.0.1:8323 --vrps vrps.json
       serve rpki-client's (or Routinator's) JSON, or any VRP CSV we read, to routers on 127.0.0.1
   bgpsim rtr serve --listen [::]:8323 --allow 192.0.2.0/24,2001:db8::/32 --vrps vrps.json --slurm local.json
+  bgpsim rtr serve --listen 127.0.0.1:8323 --tal repo/ta.tal --repo repo --revalidate 300
+      our relying party validates the repository every 5 minutes; "No Data Available" until the first is done
 
 protocol: RTR versions 0 (RFC 6810), 1 (RFC 8210: router keys, timers in End of Data) and 2
 (draft-ietf-sidrops-8210bis: ASPAs), as the router's first query asks. One session ID per run;
@@ -50,8 +52,12 @@ def register(sub, parser_class) -> None:
     serve.add_argument("--listen", required=True, metavar="ADDRESS:PORT",
                        help="where to listen: an address and port (127.0.0.1:8323; [::]:8323 for every IPv6 and "
                             "IPv4 address); no default, so it is always said")
-    serve.add_argument("--vrps", required=True, action="append", metavar="FILE",
+    serve.add_argument("--vrps", action="append", metavar="FILE",
                        help="validated payloads: rpki-client or Routinator JSON, or their CSV; repeatable (the union)")
+    serve.add_argument("--tal", metavar="FILE", help="instead of --vrps: validate here, from this trust anchor locator ...")
+    serve.add_argument("--repo", metavar="DIR", help="... the repository on disk (rsync layout), as `rpki validate` does")
+    serve.add_argument("--revalidate", type=seconds, metavar="SECONDS",
+                       help="with --tal and --repo: seconds between validations (default 600); SIGHUP: now")
     serve.add_argument("--slurm", action="append", metavar="FILE", help="local exceptions (RFC 8416); repeatable")
     serve.add_argument("--refresh-interval", type=seconds, metavar="SECONDS",
                        help="End of Data: how often a router should ask (default 3600; 1 to 86400)")
