@@ -325,7 +325,7 @@ def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps, stop):
             assert bgpsim("stream", "publish", dump, "--broker", b.url("plain"), "--topic", "stop", "--flat-out",
                           "--quiet").returncode == 0
 
-        whole, first = monitor("whole", "whole", 8), monitor("halves", "first", 60)
+        whole, first = monitor("whole", "whole", 6), monitor("halves", "first", 60)
         wait_online(b, "stop", first)
         wait_online(b, "stop", whole)
         publish(CAPTURE)

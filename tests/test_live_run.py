@@ -83,7 +83,7 @@ def test_the_monitor_catches_the_hijack(broker, vrps, tmp_path):
     topic, pace = "class1", 200
     watch = sub(broker, "-t", f"{topic}/sim/#", "-W", "90")
     mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url(), "--vrps", str(vrps),
-                            "--out", str(tmp_path / "live"), "--topic", topic, "--client-id", topic, "--until-idle", "15"],
+                            "--out", str(tmp_path / "live"), "--topic", topic, "--client-id", topic, "--until-idle", "10"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     wait_online(broker, topic, mon)
     run = bgpsim("run", SCENARIO, "--publish", broker.url(), "--pace", pace, "--topic", topic, "--out",
