@@ -15,6 +15,7 @@ import asyncio
 import ipaddress
 
 from bgpsim.base.errors import InputError
+from bgpsim.base.hostport import host_port
 
 from . import pdu
 
@@ -22,7 +23,12 @@ READ = 256 * 1024
 
 
 class CacheError(Exception):
-    """The cache said no (an Error Report) or broke the protocol."""
+    """The cache said no (an Error Report) or broke the protocol; `downgrade`: the version a cache
+    that does not speak ours names in its "Unsupported Protocol Version"."""
+
+    def __init__(self, text: str, downgrade: int | None = None):
+        super().__init__(text)
+        self.downgrade = downgrade
 
 
 class Table:
@@ -125,11 +131,10 @@ class Client:
                 await self._response()
                 return
             except CacheError as e:
-                lower = getattr(e, "downgrade", None)
                 await self.close()
-                if lower is None or lower >= self.version:
+                if e.downgrade is None or e.downgrade >= self.version:
                     raise
-                self.version = lower
+                self.version = e.downgrade
 
     async def _response(self) -> bool:
         """Read a Cache Response through its End of Data, applying it; False for a Cache Reset."""
@@ -137,7 +142,7 @@ class Client:
         if isinstance(p, pdu.CacheReset):
             return False
         if not isinstance(p, pdu.CacheResponse):
-            raise CacheError(f"{self.where}: a {pdu.TYPE_NAMES[pdu.encode(p)[1]]} PDU where a Cache Response was due")
+            raise CacheError(f"{self.where}: a {pdu.name(p)} PDU where a Cache Response was due")
         if self.session is not None and p.session != self.session:
             self.table = Table()  # RFC 8210 section 5.5: a new session, a new set
         self.session = p.session
@@ -148,31 +153,30 @@ class Client:
                 self.timers = (p.refresh, p.retry, p.expire) if p.version else None
                 return True
             if not isinstance(p, (pdu.Prefix, pdu.RouterKey, pdu.Aspa)):
-                raise CacheError(f"{self.where}: a {pdu.TYPE_NAMES[pdu.encode(p)[1]]} PDU inside a Cache Response")
+                raise CacheError(f"{self.where}: a {pdu.name(p)} PDU inside a Cache Response")
             try:
                 self.table.apply(p)
-            except pdu.PduError as e:  # reported to the cache, then the session is over
-                self.writer.write(pdu.error_report(self.version, e))
-                await self.writer.drain()
-                raise CacheError(f"{self.where}: {e}") from None
+            except pdu.PduError as e:
+                await self._report(e)
+
+    async def _report(self, e: pdu.PduError):
+        """A fault of the cache's: reported to it, as a router must, and the end of the session."""
+        if e.reportable:
+            self.writer.write(pdu.error_report(self.version, e))
+            await self.writer.drain()
+        raise CacheError(f"{self.where}: {e}") from None
 
     async def _expect(self):
         try:
             p = await self.next_pdu(self.timeout)
         except asyncio.TimeoutError:
             raise CacheError(f"{self.where}: nothing from the cache in {self.timeout:g} s") from None
-        except pdu.PduError as e:  # reported to the cache, as a router must (never for an Error Report)
-            if e.pdu[1:2] != bytes((pdu.ERROR_REPORT,)):
-                self.writer.write(pdu.error_report(self.version, e))
-                await self.writer.drain()
-            raise CacheError(f"{self.where}: {e}") from None
+        except pdu.PduError as e:
+            await self._report(e)
         if p is None:
             raise CacheError(f"{self.where}: the cache closed the connection")
         if isinstance(p, pdu.ErrorReport):
-            e = CacheError(f"{self.where}: the cache reports {p}")
-            if p.code == pdu.UNSUPPORTED_VERSION:
-                e.downgrade = p.version
-            raise e
+            raise CacheError(f"{self.where}: the cache reports {p}", p.version if p.code == pdu.UNSUPPORTED_VERSION else None)
         if p.version != self.version:
             raise CacheError(f"{self.where}: a version {p.version} PDU in a version {self.version} session")
         return p
@@ -213,7 +217,7 @@ class Client:
             if isinstance(p, pdu.ErrorReport):
                 raise CacheError(f"{self.where}: the cache reports {p}")
             if not isinstance(p, pdu.SerialNotify):
-                raise CacheError(f"{self.where}: a {pdu.TYPE_NAMES[pdu.encode(p)[1]]} PDU between answers")
+                raise CacheError(f"{self.where}: a {pdu.name(p)} PDU between answers")
         await self._send(pdu.SerialQuery(self.version, self.session, self.serial))
         if not await self._response():
             await self.close()
@@ -222,15 +226,7 @@ class Client:
 
 def parse_cache(text: str) -> tuple[str, int]:
     """HOST:PORT (a name, an IPv4 address or a bracketed IPv6 one)."""
-    host, sep, port = text.rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    try:
-        number = int(port)
-        if not sep or not host or not 0 < number < 65536:
-            raise ValueError
-    except ValueError:
-        raise InputError(f"want the cache as HOST:PORT (127.0.0.1:8323, [::1]:8323), got {text!r}") from None
-    return host, number
+    return host_port(text, "want the cache as HOST:PORT (127.0.0.1:8323, [::1]:8323)")
 
 
 def describe(record) -> str:

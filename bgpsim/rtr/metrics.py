@@ -14,6 +14,7 @@ class Counters:
 
     def __init__(self):
         self.started = time.time()
+        self.refused = 0  # connections refused (--allow, --max-sessions)
         self.reloads = {"ok": 0, "failed": 0}
         self.last_reload = 0.0
         self.answers = {"full": 0, "delta": 0, "cache_reset": 0, "no_data": 0}
@@ -30,7 +31,7 @@ def exposition(server, counters: Counters) -> str:
         lines.extend(f"bgpsim_rtr_{name}{labels} {value}" for labels, value in samples)
 
     metric("sessions", "gauge", "RTR sessions open now.", [("", len(server.sessions))])
-    metric("sessions_refused_total", "counter", "Connections refused (--allow, --max-sessions).", [("", server.refused)])
+    metric("sessions_refused_total", "counter", "Connections refused (--allow, --max-sessions).", [("", counters.refused)])
     metric("session_id", "gauge", "The cache's session ID.", [("", c.session)])
     metric("serial", "gauge", "The serial number served.", [("", c.serial if s is not None else -1)])
     metric("vrps", "gauge", "VRPs served.", [('{family="ipv4"}', v4), ('{family="ipv6"}', v6)])

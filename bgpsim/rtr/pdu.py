@@ -62,6 +62,11 @@ class PduError(Exception):
     def __str__(self) -> str:
         return f"{ERROR_NAMES.get(self.code, f'error {self.code}')}: {self.text}"
 
+    @property
+    def reportable(self) -> bool:
+        """Whether an Error Report may answer it: never one for an Error Report (RFC 8210 section 5.11)."""
+        return self.pdu[1:2] != bytes((ERROR_REPORT,))
+
 
 @dataclass(frozen=True)
 class SerialNotify:
@@ -147,6 +152,15 @@ class ErrorReport:
 
 Pdu = (SerialNotify | SerialQuery | ResetQuery | CacheResponse | Prefix | EndOfData | CacheReset | RouterKey
        | Aspa | ErrorReport)
+
+
+def name(p: Pdu) -> str:
+    """The PDU's type as the RFCs name it."""
+    if isinstance(p, Prefix):
+        return "IPv4 Prefix" if p.prefix.version == 4 else "IPv6 Prefix"
+    return {SerialNotify: "Serial Notify", SerialQuery: "Serial Query", ResetQuery: "Reset Query",
+            CacheResponse: "Cache Response", EndOfData: "End of Data", CacheReset: "Cache Reset",
+            RouterKey: "Router Key", Aspa: "ASPA", ErrorReport: "Error Report"}[type(p)]
 
 
 # ---- encoding ------------------------------------------------------------------------------------------

@@ -40,7 +40,6 @@ class Server:
         sessions coming and going, `warn(line)` for refusals and errors."""
         self.cache, self.log, self.warn, self.allow, self.max_sessions = cache, log, warn, allow, max_sessions
         self.sessions: set[Session] = set()
-        self.refused = 0
         self.counters = Counters()
         self.notify_gap = notify_gap
         self._last_notify = -notify_gap
@@ -58,7 +57,7 @@ class Server:
         elif len(self.sessions) >= self.max_sessions:
             why = f"{self.max_sessions} sessions already (--max-sessions)"
         if why:
-            self.refused += 1
+            self.counters.refused += 1
             self.warn(f"{where}: refused: {why}")
             writer.close()
             return
@@ -140,10 +139,10 @@ class Session:
                     if not await self.handle(p):
                         return
         except pdu.PduError as e:
-            if e.pdu[1:2] == bytes((pdu.ERROR_REPORT,)):  # never an Error Report for an Error Report
-                self.server.warn(f"{self.where}: a malformed Error Report from the router ({e.text}); closed")
-            else:
+            if e.reportable:
                 await self.fail(e)
+            else:
+                self.server.warn(f"{self.where}: a malformed Error Report from the router ({e.text}); closed")
         except (ConnectionError, OSError) as e:
             self.server.warn(f"{self.where}: {e.__class__.__name__}: {e}")
 
@@ -161,9 +160,8 @@ class Session:
             self.server.warn(f"{self.where}: the router reports {p}; closed")
             return False
         if not isinstance(p, (pdu.ResetQuery, pdu.SerialQuery)):
-            raw = pdu.encode(p)
-            raise pdu.PduError(pdu.INVALID_REQUEST, f"a {pdu.TYPE_NAMES[raw[1]]} PDU, which a cache sends, from a router",
-                               raw)
+            raise pdu.PduError(pdu.INVALID_REQUEST, f"a {pdu.name(p)} PDU, which a cache sends, from a router",
+                               pdu.encode(p))
         counts = self.server.counters.answers
         if cache.state is None:  # not fatal (RFC 8210 section 12): the router asks again later
             counts["no_data"] += 1
@@ -193,22 +191,17 @@ class Session:
                 await self.writer.drain()
             while self.notify_due:
                 self.notify_due = False
-                self.writer.write(self._notify_pdu())
+                c = self.server.cache
+                self.writer.write(pdu.encode(pdu.SerialNotify(self.version, c.session, c.serial)))
                 await self.writer.drain()
 
-    def _notify_pdu(self) -> bytes:
-        c = self.server.cache
-        return pdu.encode(pdu.SerialNotify(self.version, c.session, c.serial))
-
     def notify(self) -> None:
-        if not self.served or self.version is None:
+        if not self.served:
             return
-        if self.sending.locked():
-            self.notify_due = True  # sent when the answer under way is out
-            return
-        task = asyncio.get_running_loop().create_task(self.send(b""))
-        self.notify_due = True
-        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        self.notify_due = True  # sent once the answer under way, if any, is out
+        if not self.sending.locked():
+            task = asyncio.get_running_loop().create_task(self.send(b""))
+            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
 
     async def fail(self, e: pdu.PduError) -> None:
         """The Error Report for a fault of the router's, one log line, and the end of the session."""

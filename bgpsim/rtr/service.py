@@ -24,6 +24,7 @@ import time
 
 from bgpsim.base.datafiles import check_input
 from bgpsim.base.errors import InputError
+from bgpsim.base.hostport import host_port
 
 from . import pdu
 from .cache import Cache, State
@@ -35,17 +36,8 @@ REVALIDATE = 600.0  # --revalidate: seconds between runs of the relying party, a
 
 
 def parse_listen(text: str, flag: str = "--listen") -> tuple[str, int]:
-    """HOST:PORT or [IPv6]:PORT, the host an address (no name: where we listen must be exact)."""
-    host, sep, port = text.rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    try:
-        ipaddress.ip_address(host)
-        number = int(port)
-        if not sep or not 0 < number < 65536:
-            raise ValueError
-    except ValueError:
-        raise InputError(f"{flag}: want ADDRESS:PORT (127.0.0.1:8323, [::1]:8323), got {text!r}") from None
-    return host, number
+    """ADDRESS:PORT or [IPv6]:PORT: an address, not a name (where we listen must be exact)."""
+    return host_port(text, f"{flag}: want ADDRESS:PORT (127.0.0.1:8323, [::1]:8323)", numeric=True)
 
 
 def parse_networks(text: str, flag: str = "--allow") -> list:

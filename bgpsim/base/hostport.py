@@ -1,0 +1,23 @@
+"""HOST:PORT as people write it: 127.0.0.1:8323, [2001:db8::1]:8323, or a name with a port."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from .errors import InputError
+
+
+def host_port(text: str, want: str, numeric: bool = False) -> tuple[str, int]:
+    """(host, port) of `text`; `numeric`: the host must be an address (where a server listens must be
+    exact). A fault is an InputError: "`want`, got 'text'"."""
+    host, sep, port = text.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        if numeric:
+            ipaddress.ip_address(host)
+        number = int(port)
+        if not sep or not host or not 0 < number < 65536:
+            raise ValueError
+    except ValueError:
+        raise InputError(f"{want}, got {text!r}") from None
+    return host, number
