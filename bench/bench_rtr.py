@@ -56,11 +56,15 @@ def vrp_set() -> list[tuple[str, int, int]]:
 
 
 def write_json(path: Path, vrps) -> None:
-    roas = ",\n".join(f'\t\t{{ "asn": {a}, "prefix": "{p}", "maxLength": {m}, "ta": "synthetic", "expires": 1900000000 }}'
-                      for p, m, a in vrps)
+    """The VRPs as rpki-client JSON (rpki.vrps.write_json), renamed into place whole."""
+    from datetime import datetime, timezone
+
+    from bgpsim.rpki.rov import VRP
+    from bgpsim.rpki.vrps import Origin, Payloads, write_json as rpki_client_json
+
+    origins = [Origin(VRP(ipaddress.ip_network(p), m, a), "synthetic", 1900000000) for p, m, a in vrps]
     tmp = path.with_suffix(".tmp")
-    tmp.write_text('{\n\t"metadata": {\n\t\t"buildmachine": "bench_rtr (synthetic)",\n\t\t"buildtime": '
-                   '"2026-11-28T00:00:00Z",\n\t\t"roas": %d\n\t},\n\t"roas": [\n%s\n\t]\n}\n' % (len(vrps), roas))
+    tmp.write_text(rpki_client_json(Payloads(origins), datetime(2026, 11, 28, tzinfo=timezone.utc)))
     tmp.rename(path)
 
 

@@ -116,11 +116,10 @@ class Delta:
         wd = np.union1d(self.withdrawn, np.setdiff1d(later.withdrawn, self.announced, assume_unique=True))
         ann = np.union1d(ann, np.setdiff1d(later.announced, wd, assume_unique=True))
         wd = np.setdiff1d(wd, later.announced, assume_unique=True)
-        kann, kwd = set(self.keys_announced), set(self.keys_withdrawn)
-        for x in later.keys_withdrawn:
-            kann.discard(x) if x in kann else kwd.add(x)
-        for x in later.keys_announced:
-            kwd.discard(x) if x in kwd else kann.add(x)
+        kann = self.keys_announced - later.keys_withdrawn  # the router keys, as the VRPs above
+        kwd = self.keys_withdrawn | (later.keys_withdrawn - self.keys_announced)
+        kann |= later.keys_announced - kwd
+        kwd -= later.keys_announced
         aspas = dict(self.aspas)
         for c, (_, after) in later.aspas.items():
             before = aspas[c][0] if c in aspas else later.aspas[c][0]
