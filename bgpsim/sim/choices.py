@@ -88,7 +88,7 @@ class RunJob:
             return work()
         from bgpsim.live.simfeed import publish_run
 
-        return publish_run(work, observer, *self.live, opts.pace or DEFAULT_PACE, say=self.say if self.talk else None)
+        return publish_run(work, observer, *self.live, opts.pace or DEFAULT_PACE, say=self.say)
 
     def say(self, text: str) -> None:
         if self.talk:
