@@ -34,7 +34,7 @@ class Router:
 
     proc: subprocess.Popen
 
-    def roas(self) -> set:
+    def roas(self) -> set:  # each router's own CLI, below
         raise NotImplementedError
 
     def wait_for(self, want: set, timeout: float = 20.0) -> set:

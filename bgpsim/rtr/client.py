@@ -12,6 +12,7 @@ replaces the customer's record.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 
 from bgpsim.base.errors import InputError
@@ -98,10 +99,8 @@ class Client:
     async def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
-            try:
+            with contextlib.suppress(OSError):  # a connection the cache already dropped
                 await self.writer.wait_closed()
-            except (OSError, ConnectionError):
-                pass
             self.writer = None
 
     async def next_pdu(self, timeout: float | None):

@@ -64,7 +64,7 @@ async def serve_metrics(server, counters: Counters, host: str, port: int):
             await writer.drain()
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError,
                 ConnectionError):
-            pass
+            pass  # no request we can read, or a client gone: nothing to answer
         finally:
             writer.close()
 

@@ -214,4 +214,4 @@ class Session:
                                                    min(HIGHEST, e.pdu[0] if e.pdu else HIGHEST), e))
                 await asyncio.wait_for(self.writer.drain(), 5.0)
         except (ConnectionError, OSError, asyncio.TimeoutError):
-            pass
+            pass  # the router is gone or reads nothing: the session ends all the same
