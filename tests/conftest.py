@@ -13,6 +13,13 @@ VRPS = "ASN,IP Prefix,Max Length,Trust Anchor\nAS64501,198.51.100.0/24,24,synthe
 CA_NOW, RP_TIME = "2026-03-01T12:00:00", "2026-03-01T13:00:00"
 
 
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto`: one worker more than the CPUs this process may use. Many tests spend seconds waiting
+    on a daemon (mosquitto, a router, a cache) or a subprocess; the extra worker keeps the CPUs busy
+    meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 @pytest.fixture(scope="module")
 def cli_inputs(tmp_path_factory) -> Path:
     """Small good inputs for every command: a one-route dump (dump.txt), VRPs (vrps.csv), a CA's spec

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from bgpsim.sim.engine.events import EventQueue
@@ -23,6 +26,21 @@ def shared(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not found: {path} (../shared/data beside the repository)")
     return path
+
+
+@contextmanager
+def built_once(tmp_path_factory, name: str):
+    """(folder, whether to fill it): a folder for this whole run, which pytest-xdist's workers share
+    (their base directories have one parent). The first worker to come fills it while the others wait
+    on its lock, then they take what it built; a build that fails is tried again by the next."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        folder, built = shared / name, shared / f"{name}.built"
+        folder.mkdir(exist_ok=True)
+        yield folder, not built.exists()
+        built.touch()
 
 
 def graph(p2c=(), p2p=(), name="test"):

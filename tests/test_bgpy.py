@@ -20,7 +20,7 @@ from bgpsim.sim import trial
 from bgpsim.graph.generate import internet_like, write_caida
 from bgpsim.graph.topology import read_caida
 
-from helpers import ROOT
+from helpers import ROOT, built_once
 
 ORACLE = Path(__file__).parent / "oracles"
 ATTACKS = ("prefix", "subprefix", "forged-origin")
@@ -53,11 +53,9 @@ def _requests(graphs: list[tuple[Path, int, int]], seed: int) -> list[dict]:
     return reqs
 
 
-@pytest.fixture(scope="session")
-def agreement(tmp_path_factory):
-    """(request, BGPy's outcomes, ours) for every request."""
-    py = bgpy_python()
-    tmp = tmp_path_factory.mktemp("bgpy")
+def _ask_bgpy(py: str, tmp: Path) -> None:
+    """BGPy's engine-test graphs and random ones in `tmp`, the requests on them (requests.json) and
+    BGPy's answers (out.json)."""
     subprocess.run([py, str(ORACLE / "export_engine_test_graphs.py"), str(tmp / "engine")], check=True,
                    capture_output=True, timeout=600)
     graphs = []
@@ -75,9 +73,21 @@ def agreement(tmp_path_factory):
             graphs.append((f, a, v))
     reqs = _requests(graphs, seed=7)
     (tmp / "requests.json").write_text(json.dumps(reqs))
+    (tmp / "graphs.json").write_text(json.dumps({"engine": engine_graphs}))
     done = subprocess.run([py, str(ORACLE / "run_bgpy.py"), str(tmp / "requests.json"), "-o", str(tmp / "out.json")],
                           capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.fixture(scope="session")
+def agreement(tmp_path_factory):
+    """(request, BGPy's outcomes, ours) for every request."""
+    py = bgpy_python()
+    with built_once(tmp_path_factory, "bgpy") as (tmp, fill):  # BGPy runs once for all the workers
+        if fill:
+            _ask_bgpy(py, tmp)
+    engine_graphs = json.loads((tmp / "graphs.json").read_text())["engine"]
+    reqs = json.loads((tmp / "requests.json").read_text())
     theirs = json.loads((tmp / "out.json").read_text())
     rows = []
     topos = {}

@@ -14,9 +14,7 @@ The references validate at the real time, so repositories are built a few minute
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -24,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from helpers import built_once
 from rpki_oracles import FORT, NO_FORT, NO_RPKI_CLIENT, RPKI_CLIENT, fort, rpki_client
 from rpki_tamper import add_roa, ca_cert, ca_key, pub, resign_manifest
 from test_ca import spec_vrps
@@ -61,16 +60,8 @@ SIZES = {"1-roa": (1, 2), "10-roas": (10, 5), "301-roas": (301, 10)}
 def synthetic(request, tmp_path_factory):
     roas, cas = SIZES[request.param]
     text = synthetic_spec(roas, cas, aspas=min(cas - 1, 4), router_keys=min(cas - 1, 3), aspa_profile="draft-13")
-    # built once for the whole run: pytest-xdist's workers share their base directory's parent
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    with open(shared / f"synthetic-{request.param}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the build, then takes it
-        out = shared / f"synthetic-{request.param}" / "out"
-        if not (out.parent / "built").exists():
-            out.parent.mkdir(exist_ok=True)
-            out = make(out.parent, text)
-            (out.parent / "built").touch()
+    with built_once(tmp_path_factory, f"synthetic-{request.param}") as (folder, fill):
+        out = make(folder, text) if fill else folder / "out"
     told = []  # what `rpki validate`'s progress bar is told
     r = validate(out / "ta.tal", out, progress=lambda n, total: told.append((n, total)))
     assert told == [(n, None) for n in range(256, r.objects + 1, 256)]  # every 256 objects looked at
