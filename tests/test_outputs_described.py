@@ -21,6 +21,7 @@ def test_run_outputs(tmp_path):
                  str(tmp_path / "run.pcap"), "--out", str(tmp_path / "crypto"), *adhoc]) == 0
     assert main(["run", "--attack", "intercept", "--out", str(tmp_path / "intercept"), *adhoc]) == 0
     assert main(["run", "--engine", "steady", "--attack", "subprefix", "--out", str(tmp_path / "steady"), *adhoc]) == 0
+    assert main(["run", "teaching-roa-delay", "--out", str(tmp_path / "rpki"), "--quiet"]) == 0
     assert (tmp_path / "crypto" / "bgpsec.csv").exists() and (tmp_path / "crypto" / "router-keys.json").exists()
     assert [p.name for p in tmp_path.iterdir() if p.is_file()] == ["run.pcap"]  # the user's name, not ours
     (tmp_path / "run.pcap").unlink()

@@ -121,8 +121,8 @@ def attack_sentence(run: RunResult, names: Mapping[int, str] | None = None) -> s
 
 def _told(mark, attack, mit, attributes) -> bool:
     """Whether another sentence of the story tells `mark` already: the attack starting or stopping,
-    the victim's more-specifics, a setting on routes."""
-    if any(a.startswith(mark.label) for a in attributes):
+    the victim's more-specifics, a setting on routes, the end of an RPKI window."""
+    if any(a.startswith(mark.label) for a in attributes) or mark.label.startswith("every adopter's routers have"):
         return True
     if attack and mark.time in (attack.start, attack.stop) and mark.label.startswith(("attack", "leak", "interception")):
         return True
@@ -157,6 +157,26 @@ def _no_route_episode(rows: Sequence[tuple[float, float, float]]) -> tuple[float
         start -= 1
     end = next((rows[i][0] for i in range(k + 1, len(rows)) if rows[i][1] <= final + 1e-9), None)
     return worst, rows[start][0], None if end is None else end - rows[start][0]
+
+
+def _rpki_windows(run: RunResult) -> list[tuple[float, int, str]]:
+    """For each ROA published or revoked during the run, the window in which not every adopter acted
+    on it yet, and why (bgpsim.sim.rpki_delays)."""
+    if run.rpki is None:
+        return []
+    out = []
+    heard = sum(s.notify for s in run.rpki.schedules.values())
+    n = len(run.rpki.schedules)
+    for c in run.rpki.changes:
+        if c.last is None or c.last <= c.at:
+            continue
+        act = "drop routes it makes invalid" if c.change.endswith("published") else "stop dropping routes for it"
+        out.append((c.last, 3, f"For {duration(c.last - c.at)} after the ROA change (t = {secs(round(c.at, 1))} s to "
+                               f"{secs(round(c.last, 1))} s) not every ROV adopter could {act}: each waited for its "
+                               f"relying party's next run, and {count(n - heard)} of the {count(n)} for their "
+                               f"routers' next RTR poll, having no Serial Notify from their cache. Only at "
+                               f"t = {secs(round(c.last, 1))} s did every adopter's routers have it."))
+    return out
 
 
 def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
@@ -199,6 +219,7 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     # the scenario's own events (announcements, withdrawals, links, sessions closing) in time order
     events += [(m.time, 2, f"At t = {secs(round(m.time, 1))} s: {m.label}.") for m in run.marks
                if not _told(m, attack, mit, sc.attributes)]
+    events += _rpki_windows(run)
     if attack and attack.stop is not None:
         events.append((attack.stop, 2,
                        "The attacker "

@@ -19,7 +19,8 @@ def converged(plan: AttackPlan) -> RunResult:
         raise InputError("the steady engine runs an attack: give --attack KIND (or a scenario with [attack])")
     crypto = scn.defence is not None and scn.defence.crypto
     for what, given in (("events", scn.events), ("mitigation", scn.mitigation), ("crypto (real BGPsec signatures)", crypto),
-                        ("sessions (LOCAL_PREF, prepending)", scn.sessions)):
+                        ("sessions (LOCAL_PREF, prepending)", scn.sessions),
+                        ("ROAs published or revoked (roa-publish, roa-revoke)", scn.roa_changes)):
         if given:
             raise InputError(f"the steady engine computes one converged state; the scenario's {what} needs the timed engine")
     att, target = scn.attack, plan.target

@@ -78,6 +78,40 @@ class SignedRoute:
 
 
 @dataclass(frozen=True)
+class RoaChangeInfo:
+    """A ROA published or revoked during the run, and when the adopters' routers had it."""
+
+    at: float
+    change: str  # in words
+    first: float | None  # when the first adopter's routers had it (None: no adopter)
+    last: float | None  # ... every adopter's: the end of the window in which it does not yet act everywhere
+    routers: dict[int, float]  # adopter ASN -> when its routers had it
+
+
+@dataclass(frozen=True)
+class RouterSchedule:
+    """When one adopter's relying party runs and its routers poll their RTR cache (seconds)."""
+
+    fetch_every: float
+    first_fetch: float
+    notify: bool  # its routers hear Serial Notify: they have what the relying party found at once
+    poll_every: float
+    first_poll: float
+
+
+@dataclass(frozen=True)
+class RpkiInfo:
+    """RPKI's delays (bgpsim.sim.rpki_delays): the model's intervals, each adopter's schedule and
+    each ROA change."""
+
+    fetch_interval: str  # of each adopter's relying party
+    refresh_interval: str  # of its routers' RTR polls, without Serial Notify
+    notify: float  # share of adopters whose routers hear Serial Notify
+    schedules: dict[int, RouterSchedule]  # adopter ASN -> its schedule
+    changes: list[RoaChangeInfo]
+
+
+@dataclass(frozen=True)
 class TimingInfo:
     mrai: float
     mrai_jitter: list[float]
@@ -196,6 +230,7 @@ class RunResult:
     prefixes: list[str] = field(default_factory=list)  # the prefixes of the run, by the journal's index
     adopters: list[int] = field(default_factory=list)  # ASNs deploying the defence
     baseline: float | None = None  # with a defence: the attacker's share without it, converged
+    rpki: RpkiInfo | None = None  # ROAs published or revoked during the run, and RPKI's delays
 
     @property
     def outcomes(self) -> dict[int, str]:
@@ -225,6 +260,9 @@ class RunResult:
             doc["interception"] = _plain(self.interception)
         if self.crypto is not None:
             doc["crypto"] = _plain(self.crypto)
+        if self.rpki is not None:
+            doc["rpki"] = _plain(self.rpki) | {"schedules": {k: _plain(x) for k, x in self.rpki.schedules.items()},
+                                               "changes": [_plain(c) for c in self.rpki.changes]}
         return doc
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bgpsim.base.errors import InputError
 from bgpsim.rpki.rov import VRPTable
 
+from . import rpki_delays
 from .attacks import TIMED_KINDS, Leak
 from .converged import settle
 from .dataplane import OUTCOMES, VICTIM, Forwarding
@@ -13,6 +14,7 @@ from .defences import defence
 from .engine.events import EventQueue
 from .engine.steady import Seed, propagate
 from .engine.timed import TimedEngine
+from .engine.warm import warm_start
 from .journal import Journal
 from .plan import AttackPlan, scenario_info, topology_info
 from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, Interception, Mark, MitigationInfo,
@@ -58,13 +60,14 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
     engine = TimedEngine(topo, prefixes, scn.timing, scn.seed, q, policies, crypto=crypto,
                          local_pref={e: x.local_pref for x, ends in configured if x.local_pref is not None for e in ends},
                          prepend={e: x.prepend for x, ends in configured if x.prepend is not None for e in ends})
+    delays = rpki_delays.schedule(plan, engine, q, pol)  # before the warm start too: adopters keep what they hear
     if plan.tap:  # before the warm start, whose routes count as sent at t = 0
         from .wiretap import Wiretap
 
         engine.tap = Wiretap(topo, prefixes, plan.tap, None if crypto is None else crypto.adopter, engine.tagged,
                              engine.aggregates)
     for p, entries in installed.items():
-        engine.install(p, entries)
+        warm_start(engine, p, entries)
 
     fwd = Forwarding(engine.loc, covering, topo.n, a, v, plan.weights, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
                      tagged=engine.tagged)
@@ -77,6 +80,8 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         observer.attach(engine)
 
     marks = _schedule(plan, engine, q, pol, [] if warm else [(p, i) for p, origins in start_origins.items() for i in origins])
+    if delays is not None:
+        marks = sorted(marks + delays.marks(), key=lambda m: m.time)
     q.run(until=scn.until, tick=progress)
     if progress is not None:
         progress(q.processed, q.now)
@@ -130,6 +135,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         router_keys=None if crypto is None else crypto.router_keys(),
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen),
         journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in plan.adopters],
+        rpki=None if delays is None else delays.info(topo.asns),
         # with a defence, the share that would reach the attacker without it, for the report to compare
         baseline=round(settle(plan, defended=False).fractions()["attacker"], 6) if scn.defence and attack else None)
 

@@ -16,6 +16,7 @@ from bgpsim.rpki.rov import VRP
 from .attacks import KINDS, Attack, attack
 from .defences import SETTINGS, policy_name
 from .engine.timing import Delay, Timing
+from .rpki_delays import CHANGES, RoaChange, RpkiTiming
 from bgpsim.base import datafiles
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Address, Prefix, parse_address, parse_prefix
@@ -23,7 +24,7 @@ from bgpsim.base.tomlfile import TomlFile
 
 ATTACK_HELP = {kind: c.help for kind, c in KINDS.items()}
 ATTACKS = tuple(KINDS)
-EVENT_TYPES = ("originate", "withdraw", "aggregate", "link-down", "link-up")
+EVENT_TYPES = ("originate", "withdraw", "aggregate", "link-down", "link-up", *CHANGES)
 COMMUNITIES = ("no-export", "no-advertise", "blackhole")  # what a mitigation may tag its routes with
 WEIGHTINGS = ("uniform", "cone", "space")
 MAX_PREPEND = 32  # more than any operator uses; routers cap it lower still
@@ -99,8 +100,10 @@ class Scenario:
     attack: Attack | None = None
     mitigation: Mitigation | None = None
     defence: Defence | None = None
-    roas: list[VRP] = field(default_factory=list)
+    roas: list[VRP] = field(default_factory=list)  # known to every relying party from the start
     events: list[Event] = field(default_factory=list)
+    roa_changes: list[RoaChange] = field(default_factory=list)  # ROAs published or revoked during the run
+    rpki: RpkiTiming | None = None  # how long a change takes to reach the routers (with roa_changes)
     sessions: list[Session] = field(default_factory=list)  # LOCAL_PREF and prepending (the timed engine)
     weighting: str = "uniform"  # uniform | cone | space | a CSV file of asn,weight
     pfx2as: str | None = None  # prefix-to-AS table for weighting "space"
@@ -133,7 +136,7 @@ def host_address(prefix: Prefix) -> Address:
 # ---- TOML -------------------------------------------------------------------------------------
 
 TOP_KEYS = {"name", "description", "topology", "seed", "timing", "victim", "attack", "mitigation", "defence",
-            "roa", "event", "session", "weighting", "target",
+            "roa", "event", "session", "weighting", "target", "rpki",
             "incident"}  # an incident file's facts: bgpsim.sim.incident reads them
 
 
@@ -183,6 +186,49 @@ def _delay(doc: TomlFile, value, *key) -> Delay:
     if kind == "uniform" and vals[1] < vals[0]:
         raise doc.error("high must not be below low", *key)
     return Delay(kind, vals[0], vals[1] if len(vals) > 1 else 0.0)
+
+
+def _roa(doc: TomlFile, r: dict, *key) -> VRP:
+    """A ROA's prefix, asn and max_length (default: the prefix's length) from a [[roa]] table or a
+    roa-publish or roa-revoke event."""
+    if "prefix" not in r or "asn" not in r:
+        raise doc.error("want prefix and asn", *key)
+    pfx = _prefix(doc, r["prefix"], *key, "prefix")
+    asn = r["asn"]
+    if isinstance(asn, bool) or not isinstance(asn, int) or not 0 <= asn < 2**32:
+        raise doc.error("want an ASN (0 for an AS0 ROA)", *key, "asn")
+    ml = r.get("max_length", pfx.prefixlen)
+    if isinstance(ml, bool) or not isinstance(ml, int) or not pfx.prefixlen <= ml <= pfx.max_prefixlen:
+        raise doc.error(f"want {pfx.prefixlen}..{pfx.max_prefixlen}", *key, "max_length")
+    return VRP(pfx, ml, asn)
+
+
+def _rpki(doc: TomlFile, d: dict, scn: Scenario, where: list[int]) -> None:
+    """The ROA changes (roa-publish and roa-revoke events, already in scn.roa_changes; `where`: their
+    places in [[event]]) checked against the ROAs of their time, and the [rpki] table of how long they
+    take to reach routers."""
+    held = set(scn.roas)
+    for k, c in sorted(zip(where, scn.roa_changes), key=lambda x: x[1].at):
+        if c.type == "roa-publish" and c.vrp in held:
+            raise doc.error(f"this ROA is already published at t = {c.at:g} s", "event", k)
+        if c.type == "roa-revoke" and c.vrp not in held:
+            raise doc.error(f"no such ROA is published at t = {c.at:g} s ([[roa]] or an earlier roa-publish)",
+                            "event", k)
+        held = held | {c.vrp} if c.type == "roa-publish" else held - {c.vrp}
+    scn.roa_changes.sort(key=lambda c: c.at)
+    t = _table(doc, d, "rpki", {"fetch_interval", "refresh_interval", "notify"})
+    if t is None:
+        scn.rpki = RpkiTiming() if scn.roa_changes else None
+        return
+    if not scn.roa_changes:
+        raise doc.error("the delays apply to ROAs published or revoked during the run: add a roa-publish or "
+                        "roa-revoke [[event]]", "rpki")
+    kw = {key: _delay(doc, t[key], "rpki", key) for key in ("fetch_interval", "refresh_interval") if key in t}
+    if "notify" in t:
+        kw["notify"] = _num(doc, t["notify"], "rpki", "notify")
+        if kw["notify"] > 1:
+            raise doc.error("want the share of adopters whose routers hear Serial Notify, 0..1", "rpki", "notify")
+    scn.rpki = RpkiTiming(**kw)
 
 
 def bundled_scenarios() -> dict[str, Path]:
@@ -341,16 +387,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
         raise doc.error("want [[roa]] tables", "roa")
     for i, r in enumerate(roas):
         doc.check_keys(r, {"prefix", "asn", "max_length"}, "roa", i)
-        if "prefix" not in r or "asn" not in r:
-            raise doc.error("want prefix and asn", "roa", i)
-        pfx = _prefix(doc, r["prefix"], "roa", i, "prefix")
-        asn = r["asn"]
-        if isinstance(asn, bool) or not isinstance(asn, int) or not 0 <= asn < 2**32:
-            raise doc.error("want an ASN (0 for an AS0 ROA)", "roa", i, "asn")
-        ml = r.get("max_length", pfx.prefixlen)
-        if isinstance(ml, bool) or not isinstance(ml, int) or not pfx.prefixlen <= ml <= pfx.max_prefixlen:
-            raise doc.error(f"want {pfx.prefixlen}..{pfx.max_prefixlen}", "roa", i, "max_length")
-        scn.roas.append(VRP(pfx, ml, asn))
+        scn.roas.append(_roa(doc, r, "roa", i))
 
     sessions = d.get("session", [])
     if not isinstance(sessions, list):
@@ -373,13 +410,19 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
     events = d.get("event", [])
     if not isinstance(events, list):
         raise doc.error("want [[event]] tables", "event")
+    changes_at = []  # where the ROA changes are among the events
     for i, e in enumerate(events):
-        doc.check_keys(e, {"at", "type", "asn", "prefix", "link", "summary_only"}, "event", i)
         typ = e.get("type")
+        doc.check_keys(e, {"at", "type", "asn", "prefix", "max_length"} if typ in CHANGES else
+                       {"at", "type", "asn", "prefix", "link", "summary_only"}, "event", i)
         if typ not in EVENT_TYPES:
             raise doc.error(f"want one of {', '.join(EVENT_TYPES)}, got {typ!r}", "event", i, "type")
         if "at" not in e:
             raise doc.error("missing 'at' (seconds)", "event", i)
+        if typ in CHANGES:
+            changes_at.append(i)
+            scn.roa_changes.append(RoaChange(_num(doc, e["at"], "event", i, "at"), typ, _roa(doc, e, "event", i)))
+            continue
         ev = Event(at=_num(doc, e["at"], "event", i, "at"), type=typ)
         if "summary_only" in e and (typ != "aggregate" or not isinstance(e["summary_only"], bool)):
             raise doc.error("want true or false, on an aggregate", "event", i, "summary_only")
@@ -395,6 +438,7 @@ def load_scenario(path: str | Path, text: str | None = None) -> Scenario:
                 raise doc.error("want link = [ASN, ASN]", "event", i, "link")
             ev.link = (_asn(doc, link[0], "event", i, "link"), _asn(doc, link[1], "event", i, "link"))
         scn.events.append(ev)
+    _rpki(doc, d, scn, changes_at)
 
     if "weighting" in d:
         w = d["weighting"]

@@ -64,6 +64,11 @@ def includes_rov(part: str) -> bool:
     return getattr(DEFENCES.get(part), "includes_rov", False)
 
 
+def checks_roas(name: str) -> bool:
+    """Whether the defence `name` (one, or several joined by "+") judges routes by their ROAs."""
+    return any(getattr(DEFENCES.get(p), "checks_roas", False) or includes_rov(p) for p in name.split("+"))
+
+
 def label(name: str) -> str:
     """`name` as tables and legends show it: saying that ROV is in it when a part includes ROV
     (`aspa` -> `rov+aspa`). The label is itself a policy name that means the same."""
@@ -91,7 +96,7 @@ def settings_text(policy: str, settings: dict) -> str:
     return "; ".join(s.words(settings.get(k, s.default)) for k, s in SETTINGS.items() if s.applies(policy))
 
 
-__all__ = ["DEFENCES", "SETTINGS", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
+__all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
            "Combined"]

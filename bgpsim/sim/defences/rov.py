@@ -15,6 +15,7 @@ class ROV(Policy):
 
     name = "rov"
     path_constant = True
+    checks_roas = True
 
     def accept(self, c: Candidate):
         return c.a["invalid"] == 0
@@ -28,6 +29,7 @@ class ROVDeprefer(Policy):
 
     name = "rov-deprefer"
     path_constant = True
+    checks_roas = True
 
     def prefer(self, c: Candidate):
         return c.a["invalid"]
@@ -39,6 +41,7 @@ class PeerROV(Policy):
 
     name = "peer-rov"
     path_constant = True
+    checks_roas = True
 
     def accept(self, c: Candidate):
         return (c.a["invalid"] == 0) | (c.rel != PEER)

@@ -93,6 +93,9 @@ class TimedEngine:
         self.messages = 0
         self.last_change = 0.0
         self._proc = timing.processing_delay.sampler(self.rng)
+        self.heard: dict[tuple[int, int], dict] | None = None  # (p, r) -> {s: (path, rel, signed)}: watch_rpki
+        self.revalidating: set[int] = set()
+        self.views: list[Policy] = []
 
     @staticmethod
     def _sessions(topo, timing: Timing, seed: int) -> list[tuple]:
@@ -132,24 +135,40 @@ class TimedEngine:
         `signed`: its BGPsec_PATH under crypto."""
         if self.down and (s, r) in self.down:
             return  # the session died while the message was in flight
+        if self.heard is not None and r in self.revalidating:  # kept whole, for new VRPs (RFC 9324)
+            heard = self.heard.setdefault((p, r), {})
+            if path is None:
+                heard.pop(s, None)
+            else:
+                heard[s] = (path, rel, signed)
+        self._take(s, r, p, None if path is None else self._judge(s, r, p, path, rel, signed))
+
+    def _judge(self, s: int, r: int, p: int, path, rel: int, signed):
+        """The Adj-RIB-In entry r makes of `path` from s, or None: a loop or a route r's policy rejects
+        withdraws whatever s sent before."""
+        if r in path:
+            return None
         pol = self.policy[r]
         pref = 0
-        if path is not None:
-            if r in path:
-                path = None  # a loop withdraws whatever s sent before
-            elif pol is not None:
-                hops = _collapse(path) if self._hops else path
-                if self.crypto is None:
-                    pref = pol.check(self.prefixes[p], s, r, rel, hops)
-                else:
-                    pref = self.crypto.check(pol, p, s, r, rel, hops, signed)
-                if pref is None:
-                    path = None  # and so does a rejected route
+        if pol is not None:
+            hops = _collapse(path) if self._hops else path
+            if self.crypto is None:
+                pref = pol.check(self.prefixes[p], s, r, rel, hops)
+            else:
+                pref = self.crypto.check(pol, p, s, r, rel, hops, signed)
+            if pref is None:
+                return None
+        key = (rel, 0, len(path), s) if pol is None else pol.key(rel, pref, len(path), s)
+        if self._rank and (r, s) in self._rank:
+            key = (self._rank[(r, s)],) + key[1:]
+        return (key, rel, path)
+
+    def _take(self, s: int, r: int, p: int, entry) -> None:
+        """r's Adj-RIB-In for p from s becomes `entry` (None: nothing); r chooses again."""
         ribs = self.rib_in[p]
         rib = ribs[r]
-        loc = self.loc[p]
-        cur = loc[r]
-        if path is None:
+        cur = self.loc[p][r]
+        if entry is None:
             if rib is None or s not in rib:
                 return
             old = rib.pop(s)
@@ -159,10 +178,6 @@ class TimedEngine:
                 return
             new = min(rib.values()) if rib else None
         else:
-            key = (rel, 0, len(path), s) if pol is None else pol.key(rel, pref, len(path), s)
-            if self._rank and (r, s) in self._rank:
-                key = (self._rank[(r, s)],) + key[1:]
-            entry = (key, rel, path)
             if rib is None:
                 rib = ribs[r] = {}
             old = rib.get(s)
@@ -176,6 +191,26 @@ class TimedEngine:
             else:
                 return
         self._install(r, p, new)
+
+    def watch_rpki(self, adopters, views: list[Policy]) -> None:
+        """`adopters` will get new VRPs during the run (bgpsim.sim.rpki_delays): each keeps what its
+        neighbours send, the routes its policy drops included, to judge it again then. `views`: the
+        policy under each ROA set of the run, told of every announcement as the deployed one is."""
+        self.revalidating = set(adopters)
+        self.heard = {}
+        self.views = list(views)
+
+    def revalidate(self, r: int, policy: Policy) -> None:
+        """AS r's routers have new VRPs: `policy`, its defence checking against them, judges again
+        what r's neighbours sent it, the routes ROV dropped included, and r chooses again (RFC 9324:
+        from a full Adj-RIB-In, with no route refresh)."""
+        self.policy[r] = policy
+        for p in range(len(self.prefixes)):
+            rib = self.rib_in[p][r] or {}
+            for s, (path, rel, signed) in list(self.heard.get((p, r), {}).items()):
+                entry = self._judge(s, r, p, path, rel, signed)
+                if entry != rib.get(s):
+                    self._take(s, r, p, entry)
 
     def _install(self, r: int, p: int, new) -> None:
         self.loc[p][r] = new
@@ -320,7 +355,7 @@ class TimedEngine:
             self.withheld[(p, r)] = frozenset(exclude)
         if community is not None:
             self.tagged[(p, r)] = community
-        for pol in {id(x): x for x in self.policy if x is not None}.values():
+        for pol in {id(x): x for x in (*self.policy, *self.views) if x is not None}.values():
             pol.announce(self.prefixes[p], r, (r,) + tuple(path))  # what the announcer attaches
         self._install(r, p, (ORIGIN_KEY, ORIGIN, tuple(path)))
 
@@ -401,6 +436,8 @@ class TimedEngine:
             for x, y in ((a, b), (b, a)):
                 if self.rib_out[p][x]:
                     self.rib_out[p][x].pop(y, None)
+                if self.heard is not None:
+                    self.heard.get((p, y), {}).pop(x, None)
                 rib = self.rib_in[p][y]
                 if rib and x in rib:
                     old = rib.pop(x)
@@ -417,59 +454,6 @@ class TimedEngine:
                     if self.rib_out[p][x] is None:
                         self.rib_out[p][x] = {}
                     self._transmit(x, y, p, val, delay, rel_at_y, self.rib_out[p][x])
-
-    def install(self, p: int, loc: list) -> None:
-        """Warm start: take a converged Loc-RIB for prefix p (one entry per AS, from the
-        converged-state solver) and fill the Adj-RIBs-In and -Out as if every update had been sent."""
-        self.loc[p] = list(loc)
-        adv = self.adv[p] = [None if e is None else (i,) + e[2] for i, e in enumerate(loc)]
-        rib_in, rib_out = self.rib_in[p], self.rib_out[p]
-        prefix = self.prefixes[p]
-        crypto = self.crypto
-        # under crypto an AS signs what it received: nearer the origin first
-        order = range(len(adv)) if crypto is None else sorted(
-            (i for i, out in enumerate(adv) if out is not None), key=lambda i: len(adv[i]))
-        for i in order:
-            out = adv[i]
-            if out is None:
-                continue
-            e = loc[i]
-            first_hop = e[2][0] if e[2] else -1
-            pol_i = self.policy[i]
-            sent = rib_out[i] = {}
-            for nbrs, _, rel_at_j, j_is in self._groups[i]:
-                if not (e[1] <= CUSTOMER or j_is == CUSTOMER if pol_i is None else pol_i.exports(e[1], j_is)):
-                    continue
-                for j in nbrs:
-                    if j == first_hop or (i, j) in self.down:
-                        continue
-                    sent[j] = out
-                    pol = self.policy[j]
-                    signed = None if crypto is None else crypto.outgoing(self, p, i, j)
-                    if self.tap is not None:
-                        self.tap.sent(0.0, i, j, p, out, signed)
-                    if j in out:
-                        continue
-                    if pol is None:
-                        pref = 0
-                    elif crypto is None:
-                        pref = pol.check(prefix, i, j, rel_at_j, out)
-                    else:
-                        pref = crypto.check(pol, p, i, j, rel_at_j, out, signed)
-                    if pref is None:
-                        continue
-                    rib = rib_in[j]
-                    if rib is None:
-                        rib = rib_in[j] = {}
-                    key = (rel_at_j, 0, len(out), i) if pol is None else pol.key(rel_at_j, pref, len(out), i)
-                    rib[i] = (key, rel_at_j, out)
-        # The solver's entries must be the very objects in the Adj-RIBs-In (selection compares identity).
-        for j, e in enumerate(loc):
-            if e is not None and e[1] != ORIGIN:
-                chosen = rib_in[j].get(e[2][0])
-                if chosen != e:
-                    raise AssertionError(f"warm start disagrees with the Adj-RIB-In at AS{self.topo.asns[j]}")
-                self.loc[p][j] = chosen
 
 
 def _collapse(path: tuple) -> tuple:

@@ -28,11 +28,12 @@ class Delay:
             raise InputError(f"bad delay parameters for {self.kind}: {self.a}, {self.b}")
 
     def __str__(self) -> str:
+        scale, unit = (1, "s") if max(self.a, self.b) >= 1 else (1000, "ms")  # links in ms, RPKI in seconds
         if self.kind == "uniform":
-            return f"uniform {self.a * 1000:g}-{self.b * 1000:g} ms"
+            return f"uniform {self.a * scale:g}-{self.b * scale:g} {unit}"
         if self.kind == "constant":
-            return f"constant {self.a * 1000:g} ms"
-        return f"exponential, mean {self.a * 1000:g} ms"
+            return f"constant {self.a * scale:g} {unit}"
+        return f"exponential, mean {self.a * scale:g} {unit}"
 
     def sampler(self, rng: random.Random):
         if self.kind == "uniform":
