@@ -414,6 +414,32 @@ def test_rtrclient_follows_an_update_through_a_serial_notify(tmp_path):
         assert rtrclient_table(s.port) == {(o.vrp.prefix, o.vrp.max_length, o.vrp.asn) for o in second}
 
 
+def test_diff_names_what_only_one_cache_holds(tmp_path):
+    """`rtr client A --diff B` between two of our caches: each VRP and ASPA only one holds, one line
+    each (- only in A, + only in B), a replaced ASPA as both records; exit status 1, and 0 for a cache
+    against itself."""
+    from bgpsim.rpki.vrps import write_json
+
+    origins = vrps(300)
+    new = vrps(1, seed=77)
+    (tmp_path / "a.json").write_text(write_json(payloads(origins, [KEY], [ASPA(64500, (64501,)), ASPA(64502, (64503,))])))
+    (tmp_path / "b.json").write_text(write_json(payloads(origins[2:] + new, [KEY], [ASPA(64500, (64501, 64504))])))
+    with Serve(tmp_path, tmp_path / "a.json") as a, Serve(tmp_path, tmp_path / "b.json") as b:
+        def diff(x, y):
+            return subprocess.run([sys.executable, "-m", "bgpsim", "rtr", "client", f"127.0.0.1:{x.port}", "--diff",
+                                   f"127.0.0.1:{y.port}", "--quiet"], capture_output=True, text=True, timeout=60)
+
+        same = diff(a, a)
+        assert (same.returncode, same.stdout) == (0, ""), same.stderr
+        got = diff(a, b)
+    assert got.returncode == 1, got.stderr
+    v = lambda o, sign: f"{sign} {o.vrp.prefix} max {o.vrp.max_length} AS{o.vrp.asn}"  # noqa: E731
+    assert got.stdout.splitlines() == [v(new[0], "+"), *sorted(v(o, "-") for o in origins[:2]),
+                                       "- ASPA AS64500: AS64501", "+ ASPA AS64500: AS64501 AS64504",
+                                       "- ASPA AS64502: AS64503"]
+    assert f"4 only in 127.0.0.1:{a.port}, 2 only in 127.0.0.1:{b.port}" in got.stderr
+
+
 @need_stayrtr
 def test_our_client_reads_stayrtr_and_rtrmon_sees_no_difference(tmp_path):
     from bgpsim.rpki.vrps import write_json
@@ -436,6 +462,10 @@ def test_our_client_reads_stayrtr_and_rtrmon_sees_no_difference(tmp_path):
                                              timeout=60).stdout)
             assert theirs["roas"] == mine["roas"] and len(mine["roas"]) == 3000
             assert theirs["bgpsec_keys"] == mine["bgpsec_keys"] and len(mine["bgpsec_keys"]) == 1
+            same = subprocess.run([sys.executable, "-m", "bgpsim", "rtr", "client", f"127.0.0.1:{ours.port}", "--diff",
+                                   f"127.0.0.1:{port}", "--rtr-version", "1"], capture_output=True, text=True, timeout=60)
+            assert (same.returncode, same.stdout) == (0, ""), same.stderr
+            assert f"0 only in 127.0.0.1:{ours.port}, 0 only in 127.0.0.1:{port}" in same.stderr
             # rtrmon, stayrtr's monitor, holds both caches side by side and serves what differs
             web = free_port()
             mon = subprocess.Popen([RTRMON, "-primary.host", f"tcp://127.0.0.1:{port}", "-secondary.host",

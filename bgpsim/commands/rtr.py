@@ -35,9 +35,12 @@ examples:
   bgpsim rtr client rpki.example.net:8323 --rtr-version 1 --out vrps.json
   bgpsim rtr client 127.0.0.1:8323 --follow
       stay on: each change the cache sends, one line per record (+ announced, - withdrawn)
+  bgpsim rtr client 127.0.0.1:8323 --diff 127.0.0.1:8282
+      compare two caches (ours and stayrtr, say): - only in the first, + only in the second
 
 It asks in --rtr-version (default 2) and takes the version the cache answers with if that is lower.
-exit status: 0 done, 2 bad input, a cache that cannot be reached or that breaks the protocol (one line).
+exit status: 0 done (with --diff: the same payloads), 1 with --diff when the caches differ, 2 bad input,
+a cache that cannot be reached or that breaks the protocol (one line).
 """
 
 
@@ -88,6 +91,9 @@ def register(sub, parser_class) -> None:
     client.add_argument("--out", metavar="FILE", help="write here (new, empty or VRPs) instead of stdout")
     client.add_argument("--follow", action="store_true",
                         help="stay on after the first set and print each change (+ announced, - withdrawn)")
+    client.add_argument("--diff", metavar="HOST:PORT",
+                        help="compare with a second cache, read at the same time: one line per record that differs "
+                             "(- only in the first, + only in the second) and a count of each on stderr")
     client.add_argument("--tls", action="store_true", help="RTR over TLS (RFC 8210 section 9), the cache's "
                                                            "certificate checked against the system's CAs or --cafile")
     client.add_argument("--cafile", metavar="PEM", help="with --tls: the CA certificate of a cache's private CA")
@@ -115,33 +121,43 @@ def cmd_client(args) -> int:
     from bgpsim.base.console import write_stdout
     from bgpsim.base.errors import InputError
     from bgpsim.rpki.vrps import WRITERS
-    from bgpsim.rtr.client import CacheError, Client, describe, parse_cache
+    from bgpsim.rtr.client import CacheError, Client, parse_cache
     from bgpsim.rtr.tls import client_context
 
     if args.out:
         outdir.check_file(args.out, "vrps", "--out")
     if args.follow and args.out:
         raise InputError("--follow prints each change on stdout; give it without --out")
-    host, port = parse_cache(args.cache)
-    client = Client(host, port, args.rtr_version, args.timeout or None, client_context(args.tls, args.cafile))
+    if args.diff and (args.follow or args.out):
+        raise InputError(f"--diff prints the differences on stdout; give it without {'--follow' if args.follow else '--out'}")
+    ssl = client_context(args.tls, args.cafile)
+    clients = [Client(*parse_cache(where), args.rtr_version, args.timeout or None, ssl)
+               for where in (args.cache, *([args.diff] if args.diff else []))]
+    client = clients[0]
+    differ = False
 
     def changed(before, table) -> None:
-        vrps, keys, aspas = before
-        lines = [f"+ {describe(r)}" for r in sorted(table.vrps - vrps, key=str)]
-        lines += [f"- {describe(r)}" for r in sorted(vrps - table.vrps, key=str)]
-        lines += [f"+ {describe(r)}" for r in sorted(table.keys - keys)] + [f"- {describe(r)}" for r in sorted(keys - table.keys)]
-        lines += [f"{'+' if c in table.aspas else '-'} ASPA AS{c}: {' '.join(f'AS{x}' for x in table.aspas.get(c, ()))}"
-                  for c in sorted(set(aspas) | set(table.aspas)) if aspas.get(c) != table.aspas.get(c)]
-        write_stdout(f"serial {client.serial}\n" + "".join(line + "\n" for line in lines))
+        write_stdout(f"serial {client.serial}\n" + "".join(line + "\n" for line in before.diff(table)))
+
+    def said(c) -> None:
+        if not args.quiet:
+            t = c.table
+            print(f"bgpsim rtr: {c.where}: version {c.version}, session {c.session}, serial {c.serial}: "
+                  f"{len(t.vrps):,} VRPs, {len(t.keys):,} router keys, {len(t.aspas):,} ASPAs", file=sys.stderr, flush=True)
 
     async def main() -> None:
+        nonlocal differ
         try:
-            await client.reset()
-            if not args.quiet:
-                t = client.table
-                print(f"bgpsim rtr: {client.where}: version {client.version}, session {client.session}, serial "
-                      f"{client.serial}: {len(t.vrps):,} VRPs, {len(t.keys):,} router keys, {len(t.aspas):,} ASPAs",
-                      file=sys.stderr, flush=True)
+            await asyncio.gather(*(c.reset() for c in clients))
+            for c in clients:
+                said(c)
+            if args.diff:
+                lines = clients[0].table.diff(clients[1].table)
+                differ = bool(lines)
+                write_stdout("".join(line + "\n" for line in lines))
+                print(f"bgpsim rtr: {sum(x[0] == '-' for x in lines):,} only in {clients[0].where}, "
+                      f"{sum(x[0] == '+' for x in lines):,} only in {clients[1].where}", file=sys.stderr, flush=True)
+                return
             text = WRITERS[args.format](client.table.payloads())
             if args.out:
                 outdir.write_file(args.out, text, "vrps")
@@ -153,10 +169,11 @@ def cmd_client(args) -> int:
         except CacheError as e:
             raise InputError(str(e)) from None
         finally:
-            await client.close()
+            for c in clients:
+                await c.close()
 
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
         return 130
-    return 0
+    return 1 if differ else 0

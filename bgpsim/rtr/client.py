@@ -63,6 +63,25 @@ class Table:
         else:
             raise pdu.PduError(pdu.UNKNOWN_WITHDRAWAL, f"a withdrawal of {record[0]}, which is not held", pdu.encode(p))
 
+    def copy(self) -> "Table":
+        t = Table()
+        t.vrps, t.keys, t.aspas = set(self.vrps), set(self.keys), dict(self.aspas)
+        return t
+
+    def diff(self, other: "Table") -> list[str]:
+        """What `other` holds that this table does not ("+ ...") and the reverse ("- ..."), one line per
+        record: VRPs, then router keys, then ASPAs (a customer whose providers differ: both records)."""
+        lines = [f"+ {describe(r)}" for r in sorted(other.vrps - self.vrps, key=str)]
+        lines += [f"- {describe(r)}" for r in sorted(self.vrps - other.vrps, key=str)]
+        lines += [f"+ {describe(r)}" for r in sorted(other.keys - self.keys)]
+        lines += [f"- {describe(r)}" for r in sorted(self.keys - other.keys)]
+        for c in sorted(set(self.aspas) | set(other.aspas)):
+            was, now = self.aspas.get(c), other.aspas.get(c)
+            if was != now:  # a replaced record: the one, then the other
+                lines += [f"{sign} ASPA AS{c}: {' '.join(f'AS{x}' for x in providers)}"
+                          for sign, providers in (("-", was), ("+", now)) if providers is not None]
+        return lines
+
     def payloads(self):
         """As the relying parties' payloads, for the VRP writers."""
         from bgpsim.rpki.rov import VRP
@@ -182,10 +201,10 @@ class Client:
 
     async def follow(self, changed, warn=None, retry: float = 5.0) -> None:
         """Stay on: at each Serial Notify (or the refresh interval), a Serial Query; `changed(before,
-        table)` after each change. A Cache Reset starts again from a Reset Query; a cache that goes
+        table)` after each change (`before`: a copy of the table as it was). A Cache Reset starts again from a Reset Query; a cache that goes
         away (closed, "Cache Restart") is dialled again every `retry` seconds, `warn(text)` told."""
         while True:
-            before = (set(self.table.vrps), set(self.table.keys), dict(self.table.aspas))
+            before = self.table.copy()
             try:
                 await self._poll()
             except CacheError as e:
