@@ -122,3 +122,40 @@ def test_a_leak_via_one_neighbour_and_an_optimizers_more_specific(tmp_path, engi
     assert outcomes("plain", "") == {"3": "victim", "4": "victim", "8": "victim"}
     assert outcomes("via", "via = 2\n") == {"3": "attacker", "4": "victim", "8": "attacker"}
     assert outcomes("optimized", 'via = 2\nprefix = "10.0.0.0/25"\n') == {"3": "attacker", "4": "victim", "8": "attacker"}
+
+
+# ---- the superprefix attacks, worked by hand on both engines -----------------------------------------
+# 100 is the provider of the attacker 666, the victim 777, 200 and 400; 200 (the only ROV adopter) of
+# 201 and 300; 400 of 300 too. 100 takes the attacker's /16 over the victim's (same length, the lower
+# neighbour ASN), so 200 has no valid /16 to take when it drops the invalid one. BGPy 13.0.13 gives
+# the same outcomes on this graph (docs/research/bgpy-13-policies.md, section 8).
+G1 = "100|666|-1\n100|777|-1\n100|200|-1\n100|400|-1\n200|300|-1\n200|201|-1\n400|300|-1\n"
+SUPER = {  # kind -> {AS: (outcome, prefix of its route, path)}
+    "superprefix-prefix": {  # 200 drops the /16 and follows the /8 that no ROA covers
+        200: ("attacker", "1.0.0.0/8", "200 100 666"), 201: ("attacker", "1.0.0.0/8", "201 200 100 666"),
+        300: ("attacker", "1.2.0.0/16", "300 400 100 666"), 400: ("attacker", "1.2.0.0/16", "400 100 666")},
+    "non-routed-superprefix": {  # nothing but the /8: not found, so ROV keeps it
+        200: ("attacker", "1.0.0.0/8", "200 100 666"), 201: ("attacker", "1.0.0.0/8", "201 200 100 666"),
+        300: ("attacker", "1.0.0.0/8", "300 200 100 666")},
+    "non-routed-superprefix-prefix": {  # the /16 under the AS0 ROA dropped at 200; 300 has it from 400
+        200: ("attacker", "1.0.0.0/8", "200 100 666"), 201: ("attacker", "1.0.0.0/8", "201 200 100 666"),
+        300: ("attacker", "1.2.0.0/16", "300 400 100 666")},
+    "squat": {  # BGPy's NonRoutedPrefixHijack: 200 drops the only route, and so does its customer 201
+        200: ("disconnected", "", ""), 201: ("disconnected", "", ""),
+        300: ("attacker", "1.2.0.0/16", "300 400 100 666")},
+}
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("kind", list(SUPER))
+def test_superprefix_and_non_routed_attacks_by_hand(tmp_path, kind, engine):
+    from bgpsim.sim.converged import converged
+
+    (tmp_path / "g1.txt").write_text(G1)
+    scn = Scenario(name=kind, topology=str(tmp_path / "g1.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack(kind, attacker=666), defence=Defence("rov", adopters=[200]))
+    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    rows = {r.asn: (r.outcome, r.prefix, r.path) for r in res.ases}
+    assert {asn: rows[asn] for asn in SUPER[kind]} == SUPER[kind]
+    announced = {"non-routed-superprefix": ["1.0.0.0/8"], "squat": ["1.2.0.0/16"]}.get(kind, ["1.2.0.0/16", "1.0.0.0/8"])
+    assert res.scenario.attack.prefixes == announced

@@ -1,5 +1,6 @@
 """Agreement with BGPy (pip package bgpy-pkg, run in its own venv): for prefix, sub-prefix and
-forged-origin hijacks under each defence BGPy has, every AS's data-plane outcome must equal BGPy's,
+forged-origin hijacks, squatting (BGPy's NonRoutedPrefixHijack) and the superprefix attacks under
+each defence BGPy has, every AS's data-plane outcome must equal BGPy's,
 on BGPy's own engine-test graphs and on random Internet-like graphs (synthetic, bgpsim.generate).
 
 BGPy runs once for all requests (tests/oracles/run_bgpy.py). Adopters are given explicitly: BGPy's
@@ -23,7 +24,8 @@ from bgpsim.graph.topology import read_caida
 from helpers import ROOT, built_once
 
 ORACLE = Path(__file__).parent / "oracles"
-ATTACKS = ("prefix", "subprefix", "forged-origin")
+ATTACKS = ("prefix", "subprefix", "forged-origin", "squat", "superprefix-prefix", "non-routed-superprefix",
+           "non-routed-superprefix-prefix")
 # Our name -> the run_bgpy policy it is compared with. BGPy 13.0's PeerROV filters on the relationship
 # the *sender* learned the route over, not the one it arrives on (its docstring says the latter; the
 # README explains); we compare with that documented behaviour, and show the difference below.

@@ -38,6 +38,14 @@ def sub_prefix(prefix: Prefix) -> Prefix:
     return next(prefix.subnets(new_prefix=length))
 
 
+def super_prefix(prefix: Prefix) -> Prefix:
+    """The covering prefix a superprefix hijacker announces: 8 bits shorter (BGPy's 1.0.0.0/8 over
+    1.2.0.0/16)."""
+    if prefix.prefixlen <= 8:
+        raise InputError(f"{prefix} is too short for a superprefix attack (want a prefix longer than /8)")
+    return prefix.supernet(prefixlen_diff=8)
+
+
 def halves(prefix: Prefix) -> list[Prefix]:
     """The two more-specifics a victim announces to win back its traffic."""
     if prefix.prefixlen >= prefix.max_prefixlen:

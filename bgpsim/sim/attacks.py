@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from bgpsim.base.errors import InputError
-from bgpsim.base.prefix import Prefix, covers, sub_prefix
+from bgpsim.base.prefix import Prefix, covers, sub_prefix, super_prefix
 
 from .engine.steady import Plan, Seed, propagate
 from .policy import Policy
@@ -40,6 +40,8 @@ class Attack:
     more_specific: ClassVar[bool] = False  # announces a prefix inside the victim's
     exact: ClassVar[bool] = False  # announces one of the victim's own prefixes
     victim_announces: ClassVar[bool] = True  # a squatter's victim announces nothing
+    routed: ClassVar[bool] = True  # False: the victim's space is held under an AS0 ROA (BGPy's non-routed kinds)
+    superprefix: ClassVar[bool] = False  # the attacker also announces the prefix 8 bits shorter
     start_label: ClassVar[str] = "attack starts"
     stop_label: ClassVar[str] = "attack stops"
 
@@ -54,6 +56,10 @@ class Attack:
         if self.more_specific and not any(covers(v, p) and v != p for v in victim_prefixes):
             raise InputError(f"{p} is not more specific than a prefix of the victim")
         return p
+
+    def announces(self, attacked: Prefix) -> list[Prefix]:
+        """Every prefix the attacker announces, `attacked` being the one whose traffic is followed."""
+        return [attacked, super_prefix(attacked)] if self.superprefix else [attacked]
 
     # ---- the converged state -------------------------------------------------------------------
     def seeds(self, topo, attacker: int, victim: int, pol: Policy | None, plan: Plan | None,
@@ -113,11 +119,49 @@ class ForgedOriginSubprefix(ForgedOrigin):
 
 class Squat(Attack):
     kind = "squat"
-    help = "the attacker originates space the victim holds but does not announce"
+    help = "the attacker originates space the victim holds, does not announce, and covers with an AS0 ROA"
     victim_announces = False
+    routed = False
 
     def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
         return {prefix: [Seed(attacker)]}
+
+
+class SuperprefixPrefix(Attack):
+    kind = "superprefix-prefix"
+    help = ("the attacker originates the victim's prefix and the prefix 8 bits shorter around it, which no "
+            "ROA covers: where ROV drops the first, traffic follows the second")
+    exact = True
+    superprefix = True
+
+    def seeds(self, topo, attacker, victim, pol, plan, prefix, subprefix):
+        return {p: [Seed(victim)] * (p == prefix and self.victim_announces) + [Seed(attacker)]
+                for p in self.announces(prefix)}
+
+    def start_on(self, engine, a, v, k):
+        for p in self.announces(engine.prefixes[k]):
+            engine.originate(a, engine.prefixes.index(p))
+
+    def stop_on(self, engine, a, k, policy):
+        for p in self.announces(engine.prefixes[k]):
+            engine.withdraw(a, engine.prefixes.index(p))
+
+
+class NonRoutedSuperprefixPrefix(SuperprefixPrefix):
+    kind = "non-routed-superprefix-prefix"
+    help = ("the victim announces nothing and holds its space under an AS0 ROA; the attacker originates its "
+            "prefix and the prefix 8 bits shorter around it")
+    victim_announces = False
+    routed = False
+
+
+class NonRoutedSuperprefix(NonRoutedSuperprefixPrefix):
+    kind = "non-routed-superprefix"
+    help = ("the victim announces nothing and holds its space under an AS0 ROA; the attacker originates the "
+            "prefix 8 bits shorter around it")
+
+    def announces(self, attacked):
+        return [super_prefix(attacked)]
 
 
 class FirstAsnStrip(Attack):
@@ -257,8 +301,8 @@ class Intercept(Attack):
 
 
 KINDS: dict[str, type[Attack]] = {c.kind: c for c in (
-    PrefixHijack, SubprefixHijack, ForgedOrigin, ForgedOriginSubprefix, Squat, FirstAsnStrip, ShortestPath,
-    Leak, Intercept)}
+    PrefixHijack, SubprefixHijack, ForgedOrigin, ForgedOriginSubprefix, Squat, SuperprefixPrefix,
+    NonRoutedSuperprefix, NonRoutedSuperprefixPrefix, FirstAsnStrip, ShortestPath, Leak, Intercept)}
 TIMED_KINDS = tuple(k for k, c in KINDS.items() if c.timed)
 
 

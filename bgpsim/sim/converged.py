@@ -63,5 +63,5 @@ def settle(plan: AttackPlan, defended: bool = True) -> trial.Result:
     d = scn.defence if defended else None
     return trial.run(plan.topo, att.kind, plan.a, plan.v, d.policy if d else None, plan.adopters if d else (),
                      prefix=scn.prefixes[0] if att.victim_announces else attacked,
-                     vrps=VRPTable(scn.roas) if scn.roas else None,
+                     vrps=VRPTable(plan.roas),
                      attack_prefix=attacked if att.more_specific else att.prefix, via=att.via, **(d.settings if d else {}))

@@ -12,6 +12,7 @@ import numpy as np
 
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import halves
+from bgpsim.rpki.rov import VRP
 
 from ..graph.topology import Topology, load_topology
 from .defences import settings_text
@@ -47,6 +48,7 @@ class AttackPlan:
     sessions: list = field(default_factory=list)  # (session setting, the (AS, neighbour) index pairs it sets)
     tap: list[int] | None = None  # ASes whose sessions are recorded (--pcap)
     peers: list[int] | None = None  # collector peers (--publish)
+    roas: list = field(default_factory=list)  # the VRPs both engines check against (at the start)
 
     @property
     def pid(self) -> dict:
@@ -111,12 +113,16 @@ def resolve(scn: Scenario, topo: Topology | None = None, *, tap: list[int] | Non
     mitigation = list(scn.mitigation.prefixes) if scn.mitigation else []
     if scn.mitigation and not mitigation:
         mitigation = halves(attacked if attacked is not None else scn.prefixes[0])
-    prefixes = list(dict.fromkeys(scn.prefixes + ([attacked] if attacked else []) + mitigation
+    prefixes = list(dict.fromkeys(scn.prefixes + (attack.announces(attacked) if attack else []) + mitigation
                                   + [e.prefix for e in scn.events if e.prefix is not None]))
     target = scn.target_address()
     w, label = weights(scn.weighting, topo, target.version, scn.pfx2as)
+    # A scenario that says nothing of ROAs: the victim holds one for its first prefix, maxLength its
+    # length (AS0's for space it does not route), as in BGPy
+    roas = list(scn.roas) if scn.roas or scn.roa_changes else [
+        VRP(p, p.prefixlen, victim if attack is None or attack.routed else 0) for p in scn.prefixes[:1]]
     return AttackPlan(scn, topo, attacker, victim, a, v, [i for i in adopters if i != a], attacked, mitigation,
-                      prefixes, target, w, label, events, sessions, tap, peers)
+                      prefixes, target, w, label, events, sessions, tap, peers, roas)
 
 
 def scenario_info(plan: AttackPlan, attack=None, mitigation=None, timing=None) -> ScenarioInfo:

@@ -131,7 +131,7 @@ def schedule(plan, engine, q, pol) -> RpkiDelays | None:
                          "checks: give a [defence] whose policy checks ROAs (rov, rov-deprefer, peer-rov, aspa, "
                          "bgpsec or path-end)")
     views = [pol] + [defence(scn.defence.policy, plan.topo, plan.adopters, VRPTable(roas), **scn.defence.settings)
-                     for roas in versions(scn.roas, scn.roa_changes)[1:]]
+                     for roas in versions(plan.roas, scn.roa_changes)[1:]]
     engine.watch_rpki(plan.adopters, views)
     delays = RpkiDelays(scn.rpki, scn.roa_changes, plan.adopters, scn.seed)
     for i, got in delays.arrivals.items():

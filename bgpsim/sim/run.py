@@ -35,7 +35,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
 
     pol = None
     if scn.defence:
-        pol = defence(scn.defence.policy, topo, plan.adopters, VRPTable(scn.roas), **scn.defence.settings)
+        pol = defence(scn.defence.policy, topo, plan.adopters, VRPTable(plan.roas), **scn.defence.settings)
     policies = {i: pol for i in plan.adopters} if pol is not None else {}
     # Announcements at t = 0: warm-started (their converged routes installed), or simulated from the start.
     start_origins = {pid[p]: {v: ()} for p in scn.prefixes} if attack is None or attack.victim_announces else {}
@@ -113,7 +113,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
     t = scn.timing
     info = scenario_info(
         plan,
-        attack=AttackInfo(attack.kind, [str(plan.attacked)], attack.start, attack.stop) if attack else None,
+        attack=AttackInfo(attack.kind, [str(x) for x in attack.announces(plan.attacked)], attack.start, attack.stop) if attack else None,
         mitigation=MitigationInfo(scn.mitigation.start, [str(p) for p in plan.mitigation], scn.mitigation.community)
         if scn.mitigation else None,
         timing=TimingInfo(t.mrai, list(t.jitter), t.mrai_withdrawals, str(t.link_delay), str(t.processing_delay),

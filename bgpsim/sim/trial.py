@@ -26,9 +26,10 @@ PREFIX = ipaddress.ip_network("1.2.0.0/16")
 SUBPREFIX = ipaddress.ip_network("1.2.3.0/24")
 MAX_HOPS = 64  # BGPy's data plane gives up (a loop) after this many ASes
 
-def vrps_for(topo, victim: int, prefix=PREFIX) -> VRPTable:
-    """The victim's ROA: its prefix (1.2.0.0/16), maxLength its length."""
-    return VRPTable([VRP(prefix, prefix.prefixlen, int(topo.asns[victim]))])
+def vrps_for(topo, victim: int, prefix=PREFIX, routed: bool = True) -> VRPTable:
+    """The victim's ROA: its prefix (1.2.0.0/16), maxLength its length; AS0's for space it does not
+    route (`routed` False)."""
+    return VRPTable([VRP(prefix, prefix.prefixlen, int(topo.asns[victim]) if routed else 0)])
 
 
 @dataclass
@@ -101,12 +102,12 @@ def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, 
     (an ASN: the neighbour whose route the leaker leaks; default its best)."""
     if attacker == victim:
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
+    att = attack(kind, via=via, prefix=attack_prefix if via is not None else None)
     if vrps is None:
-        vrps = vrps_for(topo, victim, prefix)
+        vrps = vrps_for(topo, victim, prefix, att.routed)
     sub = attack_prefix or (SUBPREFIX if prefix == PREFIX else sub_prefix(prefix))
     pol = defence(policy, topo, adopters, vrps, **settings) if policy not in (None, "none", "bgp") else None
     plan = plan or plan_for(topo)
-    ann = attack(kind, via=via, prefix=attack_prefix if via is not None else None).seeds(
-        topo, attacker, victim, pol, plan, prefix, sub)
+    ann = att.seeds(topo, attacker, victim, pol, plan, prefix, sub)
     ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]
     return Result(trace(ribs, topo.n, attacker, victim), ribs, attacker, victim)

@@ -9,7 +9,8 @@ REQUEST.json is one request object or a list of them:
 
     {
       "graph": "/path/to/caida.as-rel2.txt[.bz2]",  # or "edges": [[a, b, rel], ...]
-      "attack": "prefix" | "subprefix" | "forged-origin",
+      "attack": "prefix" | "subprefix" | "forged-origin" | "squat" | "superprefix-prefix" |
+                "non-routed-superprefix" | "non-routed-superprefix-prefix",
       "attacker": 666,
       "victim": 777,
       "policy": "rov" | "peer-rov" | "aspa" | "path-end" | "bgpsec" | "otc"
@@ -74,9 +75,13 @@ from bgpy.simulation_engine import (
 from bgpy.simulation_framework import (
     ASGraphAnalyzer,
     ForgedOriginPrefixHijack,
+    NonRoutedPrefixHijack,
+    NonRoutedSuperprefixHijack,
+    NonRoutedSuperprefixPrefixHijack,
     PrefixHijack,
     ScenarioConfig,
     SubprefixHijack,
+    SuperprefixPrefixHijack,
 )
 
 class PeerROVAsDocumented(PeerROV):
@@ -134,6 +139,10 @@ _NATIVE_SCENARIOS: dict[str, type] = {
     "prefix": PrefixHijack,
     "subprefix": SubprefixHijack,
     "forged-origin": ForgedOriginPrefixHijack,
+    "squat": NonRoutedPrefixHijack,
+    "superprefix-prefix": SuperprefixPrefixHijack,
+    "non-routed-superprefix": NonRoutedSuperprefixHijack,
+    "non-routed-superprefix-prefix": NonRoutedSuperprefixPrefixHijack,
 }
 _EXACT_SCENARIOS: dict[str, type] = {
     name: _exact_adopters(cls) for name, cls in _NATIVE_SCENARIOS.items()
