@@ -159,3 +159,26 @@ def test_superprefix_and_non_routed_attacks_by_hand(tmp_path, kind, engine):
     assert {asn: rows[asn] for asn in SUPER[kind]} == SUPER[kind]
     announced = {"non-routed-superprefix": ["1.0.0.0/8"], "squat": ["1.2.0.0/16"]}.get(kind, ["1.2.0.0/16", "1.0.0.0/8"])
     assert res.scenario.attack.prefixes == announced
+
+
+# 100 is the provider of the attacker 666 and of 200, above 250 and the victim 777: the victim's route
+# reaches 100 three ASes long, a forged origin (666, 777) two.
+G2 = "100|666|-1\n100|200|-1\n200|250|-1\n250|777|-1\n"
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("kind, policy, want", [
+    ("forged-origin", "none", "attacker"),  # (666, 777) is shorter than (200, 250, 777)
+    ("forged-origin", "edge-filter", "victim"),  # 666 is a stub: its path holds another AS, 100 drops it
+    ("prefix", "edge-filter", "attacker"),  # (666,) is 666 alone: it passes
+    ("prefix", "rov-edge-filter", "victim"),  # and ROV beside it drops the invalid origin
+])
+def test_edge_filters_by_hand(tmp_path, engine, kind, policy, want):
+    """Where AS100's traffic goes, the adopter; 200 and 250 keep their customer route to the victim."""
+    from bgpsim.sim.converged import converged
+
+    (tmp_path / "g2.txt").write_text(G2)
+    scn = Scenario(name=kind, topology=str(tmp_path / "g2.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack(kind, attacker=666), defence=None if policy == "none" else Defence(policy, adopters=[100]))
+    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: want, 200: "victim", 250: "victim"}

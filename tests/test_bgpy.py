@@ -30,7 +30,8 @@ ATTACKS = ("prefix", "subprefix", "forged-origin", "squat", "superprefix-prefix"
 # the *sender* learned the route over, not the one it arrives on (its docstring says the latter; the
 # README explains); we compare with that documented behaviour, and show the difference below.
 POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", "aspa": "aspa",
-            "path-end": "path-end", "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as"}
+            "path-end": "path-end", "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as",
+            "edge-filter": "edge-filter", "rov-edge-filter": "rov-edge-filter"}
 
 
 def bgpy_python() -> str:

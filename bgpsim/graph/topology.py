@@ -127,6 +127,16 @@ class Topology:
         pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
         return (a >= 0) & (b >= 0) & (len(keys) > 0) & (keys[pos] == key)
 
+    @cached_property
+    def edge_ases(self) -> np.ndarray:
+        """Which ASes are at the edge, as BGPy's EdgeFilter judges: one neighbour (a stub), or no
+        customers and more than one neighbour (multihomed)."""
+        n = self.n
+        cust = np.bincount(self.p2c[:, 0].astype(np.int64), minlength=n)
+        deg = cust + np.bincount(self.p2c[:, 1].astype(np.int64), minlength=n) + np.bincount(
+            self.p2p.ravel().astype(np.int64), minlength=n)
+        return (deg == 1) | ((cust == 0) & (deg > 1))
+
     def stubs(self) -> list[int]:
         """Indices of ASes with no customers."""
         return np.flatnonzero(np.bincount(self.p2c[:, 0], minlength=self.n) == 0).tolist()

@@ -65,11 +65,13 @@ from bgpy.simulation_engine import (
     BGP,
     ROV,
     BGPSec,
+    EdgeFilter,
     EnforceFirstAS,
     OnlyToCustomers,
     PathEnd,
     PeerROV,
     Policy,
+    ROVEdgeFilter,
     SimulationEngine,
 )
 from bgpy.simulation_framework import (
@@ -107,6 +109,8 @@ POLICIES: dict[str, type[Policy]] = {
     "bgpsec": BGPSec,
     "otc": OnlyToCustomers,
     "enforce-first-as": EnforceFirstAS,
+    "edge-filter": EdgeFilter,
+    "rov-edge-filter": ROVEdgeFilter,
 }
 
 OUTCOME_NAMES: dict[int, str] = {

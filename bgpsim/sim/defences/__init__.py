@@ -12,6 +12,7 @@ from bgpsim.base.errors import InputError
 from .aspa import ASPA, ASPAAlone
 from .bgpsec import BGPsec, BGPsecAlone
 from .combined import Combined
+from .edge_filter import EdgeFilter, ROVEdgeFilter
 from .filters import HEADROOM, LONGEST, Bogon, MaxLength, MaxPrefix, PrefixList, longest_limits, positive
 from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
@@ -21,7 +22,7 @@ from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
                                       PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
-                                      PrefixList, MaxPrefix)}
+                                      PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter)}
 
 
 @dataclass(frozen=True)
@@ -99,4 +100,4 @@ def settings_text(policy: str, settings: dict) -> str:
 __all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
-           "Combined"]
+           "EdgeFilter", "ROVEdgeFilter", "Combined"]
