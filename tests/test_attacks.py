@@ -182,3 +182,22 @@ def test_edge_filters_by_hand(tmp_path, engine, kind, policy, want):
                    attack=attack(kind, attacker=666), defence=None if policy == "none" else Defence(policy, adopters=[100]))
     res = (simulate if engine == "timed" else converged)(resolve(scn))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: want, 200: "victim", 250: "victim"}
+
+
+# The attacker 666 is the only provider of 300; the victim 777 buys from 100, as 666 does. 666 sends
+# 300 the forged origin (666, 777), two ASes long: from a provider, ASPA's downstream check passes
+# any path of two (each ramp is one AS at least). The victim adopts, so its records say 666 is
+# neither its provider nor its neighbour: ASRA finds the fake link past the up-ramp, ASPAwN at once.
+G3 = "100|777|-1\n100|666|-1\n666|300|-1\n"
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("policy, want", [("aspa", "attacker"), ("asra", "disconnected"), ("aspa-wn", "disconnected")])
+def test_neighbour_records_catch_the_forged_origin_aspa_lets_down(tmp_path, engine, policy, want):
+    from bgpsim.sim.converged import converged
+
+    (tmp_path / "g3.txt").write_text(G3)
+    scn = Scenario(name=policy, topology=str(tmp_path / "g3.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=[300, 777]))
+    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}

@@ -62,6 +62,8 @@ from bgpy.as_graphs.base.links import PeerLink
 from bgpy.shared.enums import Outcomes, Plane, Relationships
 from bgpy.simulation_engine import (
     ASPA,
+    ASRA,
+    ASPAwN,
     BGP,
     ROV,
     BGPSec,
@@ -111,6 +113,8 @@ POLICIES: dict[str, type[Policy]] = {
     "enforce-first-as": EnforceFirstAS,
     "edge-filter": EdgeFilter,
     "rov-edge-filter": ROVEdgeFilter,
+    "asra": ASRA,
+    "aspa-wn": ASPAwN,
 }
 
 OUTCOME_NAMES: dict[int, str] = {

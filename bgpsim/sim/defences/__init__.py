@@ -10,6 +10,7 @@ from typing import Callable
 
 from bgpsim.base.errors import InputError
 from .aspa import ASPA, ASPAAlone
+from .asra import ASRA, ASPAwN
 from .bgpsec import BGPsec, BGPsecAlone
 from .combined import Combined
 from .edge_filter import EdgeFilter, ROVEdgeFilter
@@ -22,7 +23,7 @@ from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
                                       PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
-                                      PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter)}
+                                      PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter, ASRA, ASPAwN)}
 
 
 @dataclass(frozen=True)
@@ -100,4 +101,4 @@ def settings_text(policy: str, settings: dict) -> str:
 __all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
-           "EdgeFilter", "ROVEdgeFilter", "Combined"]
+           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "Combined"]
