@@ -201,3 +201,22 @@ def test_neighbour_records_catch_the_forged_origin_aspa_lets_down(tmp_path, engi
                    attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=[300, 777]))
     res = (simulate if engine == "timed" else converged)(resolve(scn))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}
+
+
+# 300 is the attacker's provider and peers with 100, the victim's provider: it hears the forged
+# origin (666, 777) from its customer and (100, 777) from its peer, and a customer route wins. The
+# victim's provider cone is {100}; 300, an adopter, is outside it, so provider-cone ID drops the
+# forged route; ROV alone passes it (the origin is the victim's).
+G4 = "100|777|-1\n300|666|-1\n100|300|0\n"
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("policy, want", [("rov", "attacker"), ("provider-cone-id", "victim")])
+def test_provider_cone_id_drops_a_forged_origin_from_outside_the_cone(tmp_path, engine, policy, want):
+    from bgpsim.sim.converged import converged
+
+    (tmp_path / "g4.txt").write_text(G4)
+    scn = Scenario(name=policy, topology=str(tmp_path / "g4.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=[300]))
+    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}

@@ -31,7 +31,8 @@ ATTACKS = ("prefix", "subprefix", "forged-origin", "squat", "superprefix-prefix"
 # README explains); we compare with that documented behaviour, and show the difference below.
 POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", "aspa": "aspa",
             "path-end": "path-end", "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as",
-            "edge-filter": "edge-filter", "rov-edge-filter": "rov-edge-filter", "asra": "asra", "aspa-wn": "aspa-wn"}
+            "edge-filter": "edge-filter", "rov-edge-filter": "rov-edge-filter", "asra": "asra", "aspa-wn": "aspa-wn",
+            "provider-cone-id": "provider-cone-id"}
 
 
 def bgpy_python() -> str:

@@ -20,7 +20,7 @@ def outcomes(topo, kind, policy=None, adopters=(), attacker=666, victim=777):
 def test_every_defence_cites_its_source():
     for name, cls in DEFENCES.items():
         doc = (cls.__doc__ or "") + (__import__(cls.__module__, fromlist=["x"]).__doc__ or "")
-        assert any(s in doc for s in ("RFC", "draft-", "SIGCOMM", "NANOG")), name
+        assert any(s in doc for s in ("RFC", "draft-", "SIGCOMM", "NANOG", "NDSS")), name
 
 
 # 1 buys from nobody; its customers 2 and 3; 2 -> 4 -> 777 (the victim, two hops down), 3 -> 666.

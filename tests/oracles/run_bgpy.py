@@ -73,6 +73,7 @@ from bgpy.simulation_engine import (
     PathEnd,
     PeerROV,
     Policy,
+    ProviderConeID,
     ROVEdgeFilter,
     SimulationEngine,
 )
@@ -115,6 +116,7 @@ POLICIES: dict[str, type[Policy]] = {
     "rov-edge-filter": ROVEdgeFilter,
     "asra": ASRA,
     "aspa-wn": ASPAwN,
+    "provider-cone-id": ProviderConeID,
 }
 
 OUTCOME_NAMES: dict[int, str] = {
@@ -248,7 +250,7 @@ def graph_info_from_file(path: str | Path) -> ASGraphInfo:
 
 def build_engine(as_graph_info: ASGraphInfo) -> SimulationEngine:
     # Customer cones are only used for metrics/AS rank, not for propagation
-    as_graph = CAIDAASGraph(as_graph_info, store_customer_cone_size=False)
+    as_graph = CAIDAASGraph(as_graph_info, store_customer_cone_size=False, store_provider_cone_asns=True)
     return SimulationEngine(as_graph)
 
 

@@ -19,11 +19,13 @@ from .first_as import EnforceFirstAS
 from .otc import OnlyToCustomers
 from .path_end import PathEnd, PathEndAlone
 from .peerlock import PeerlockLite
+from .provider_cone import ProviderConeID
 from .rov import ROV, PeerROV, ROVDeprefer
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
                                       PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
-                                      PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter, ASRA, ASPAwN)}
+                                      PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter, ASRA, ASPAwN,
+                                      ProviderConeID)}
 
 
 @dataclass(frozen=True)
@@ -101,4 +103,4 @@ def settings_text(policy: str, settings: dict) -> str:
 __all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
-           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "Combined"]
+           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "Combined"]
