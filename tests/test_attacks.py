@@ -220,3 +220,22 @@ def test_provider_cone_id_drops_a_forged_origin_from_outside_the_cone(tmp_path, 
                    attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=[300]))
     res = (simulate if engine == "timed" else converged)(resolve(scn))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("policy, adopters, want", [
+    ("bgp-isec-transitive", [300, 777], "victim"),  # the victim adopts and signed nothing for 666
+    ("bgp-isec-transitive", [300], "attacker"),  # it does not: nobody on the path had to sign
+    ("bgp-isec-otc", [300, 777], "victim"),
+    ("bgp-isec-pcid", [300], "victim"),  # the cone check, as provider-cone-id's above
+    ("bgp-isec", [300, 777], "victim"),
+])
+def test_bgp_isec_by_hand(tmp_path, engine, policy, adopters, want):
+    """The forged origin of G4 at AS300 under each BGP-iSec variant."""
+    from bgpsim.sim.converged import converged
+
+    (tmp_path / "g4.txt").write_text(G4)
+    scn = Scenario(name=policy, topology=str(tmp_path / "g4.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=adopters))
+    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}

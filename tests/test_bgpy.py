@@ -32,7 +32,8 @@ ATTACKS = ("prefix", "subprefix", "forged-origin", "squat", "superprefix-prefix"
 POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", "aspa": "aspa",
             "path-end": "path-end", "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as",
             "edge-filter": "edge-filter", "rov-edge-filter": "rov-edge-filter", "asra": "asra", "aspa-wn": "aspa-wn",
-            "provider-cone-id": "provider-cone-id"}
+            "provider-cone-id": "provider-cone-id", "bgp-isec-transitive": "bgp-isec-transitive",
+            "bgp-isec-otc": "bgp-isec-otc", "bgp-isec-pcid": "bgp-isec-pcid", "bgp-isec": "bgp-isec"}
 
 
 def bgpy_python() -> str:

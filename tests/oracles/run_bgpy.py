@@ -66,6 +66,10 @@ from bgpy.simulation_engine import (
     ASPAwN,
     BGP,
     ROV,
+    BGPiSec,
+    BGPiSecTransitive,
+    BGPiSecTransitiveOnlyToCustomers,
+    BGPiSecTransitiveProConID,
     BGPSec,
     EdgeFilter,
     EnforceFirstAS,
@@ -117,6 +121,10 @@ POLICIES: dict[str, type[Policy]] = {
     "asra": ASRA,
     "aspa-wn": ASPAwN,
     "provider-cone-id": ProviderConeID,
+    "bgp-isec-transitive": BGPiSecTransitive,
+    "bgp-isec-otc": BGPiSecTransitiveOnlyToCustomers,
+    "bgp-isec-pcid": BGPiSecTransitiveProConID,
+    "bgp-isec": BGPiSec,
 }
 
 OUTCOME_NAMES: dict[int, str] = {

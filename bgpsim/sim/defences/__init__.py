@@ -11,6 +11,7 @@ from typing import Callable
 from bgpsim.base.errors import InputError
 from .aspa import ASPA, ASPAAlone
 from .asra import ASRA, ASPAwN
+from .bgp_isec import BGPiSec, BGPiSecOTC, BGPiSecPCID, BGPiSecTransitive
 from .bgpsec import BGPsec, BGPsecAlone
 from .combined import Combined
 from .edge_filter import EdgeFilter, ROVEdgeFilter
@@ -25,7 +26,7 @@ from .rov import ROV, PeerROV, ROVDeprefer
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
                                       PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
                                       PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter, ASRA, ASPAwN,
-                                      ProviderConeID)}
+                                      ProviderConeID, BGPiSecTransitive, BGPiSecOTC, BGPiSecPCID, BGPiSec)}
 
 
 @dataclass(frozen=True)
@@ -103,4 +104,4 @@ def settings_text(policy: str, settings: dict) -> str:
 __all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
-           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "Combined"]
+           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "BGPiSecTransitive", "BGPiSecOTC", "BGPiSecPCID", "BGPiSec", "Combined"]

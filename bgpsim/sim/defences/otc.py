@@ -40,4 +40,4 @@ class OnlyToCustomers(Policy):
         got = self._received(c)
         leak_from_customer = (c.rel == CUSTOMER) & (got >= 0)
         leak_from_peer = (c.rel == PEER) & (got >= 0) & (got != c.S)
-        return ~(leak_from_customer | leak_from_peer)
+        return ~(leak_from_customer | leak_from_peer) & super().accept(c)  # (BGP-iSec joins it to others)

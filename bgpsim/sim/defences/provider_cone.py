@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policy import CUSTOMER, Candidate
-from .rov import ROV
+from ..policy import CUSTOMER, Candidate, Policy
 
 
-class ProviderConeID(ROV):
+class ProviderConeID(Policy):
     """ROV, and no adopter outside the origin's provider cone on a route from a customer. BGPy:
     `ProviderConeID`."""
 
     name = "provider-cone-id"
     checks_roas = True
     includes_rov = True
-    path_constant = False
 
     def __init__(self, topo, adopters=(), vrps=None):
         super().__init__(topo, adopters, vrps)
@@ -65,7 +63,7 @@ class ProviderConeID(ROV):
     def accept(self, c: Candidate):
         a = c.a
         bad = (c.rel == CUSTOMER) & (a["outside"] | self.outside(c.T, a["origin"]))
-        return super().accept(c) & ~bad
+        return (a["invalid"] == 0) & ~bad & super().accept(c)
 
 
 __all__ = ["ProviderConeID"]
