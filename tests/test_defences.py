@@ -399,3 +399,14 @@ def test_the_bundled_filter_scenarios(tmp_path):
     assert any(row[3] > 0 for row in after)  # disconnected for a moment: the withdrawals
     assert [row for row in after if row[0] < 200 and row[2] == 1.0]  # all back with the victim before the leak stops
     assert all(row[1] == 0.0 for row in after)
+
+
+def test_the_report_has_a_sentence_for_every_defence():
+    """The summary names each defence in words, and says ROV where the defence includes it."""
+    from bgpsim.sim.defences import checks_roas, includes_rov
+    from bgpsim.viz.story import _POLICY_NAMES
+
+    assert set(DEFENCES) <= set(_POLICY_NAMES)
+    for name in DEFENCES:
+        assert ("ROV" in _POLICY_NAMES[name].replace("without ROV", "")) == checks_roas(name), name
+        assert _POLICY_NAMES[name].endswith("and ROV") == (includes_rov(name) or name == "rov-edge-filter"), name

@@ -48,6 +48,17 @@ _POLICY_NAMES = {  # what each defence does, in a sentence a student reads
     "bogon": "a bogon filter (drop special-purpose prefixes and AS numbers)",
     "prefix-list": "prefix lists on customer sessions (accept only what the customer's cone registered)",
     "max-prefix": "a max-prefix limit (close a session that sends far more prefixes than usual)",
+    "edge-filter": "an edge filter (drop routes from edge networks whose path holds any AS but theirs)",
+    "rov-edge-filter": "an edge filter (drop routes from edge networks whose path holds any AS but theirs) and ROV",
+    "aspa-wn": "ASPA with neighbour records (also drop paths through a link an AS never registered) and ROV",
+    "asra": "ASRA (ASPA, and on routes from providers drop paths through a link an AS never registered) and ROV",
+    "provider-cone-id": "provider-cone identification (drop routes from customers that leave the origin's "
+                        "provider cone) and ROV",
+    "bgp-isec-transitive": "BGP-iSec's transitive signatures (drop routes on which an adopting AS did not sign) "
+                           "and ROV",
+    "bgp-isec-otc": "BGP-iSec's transitive signatures with the Only-to-Customer mark, and ROV",
+    "bgp-isec-pcid": "BGP-iSec's transitive signatures with provider-cone identification, and ROV",
+    "bgp-isec": "BGP-iSec (transitive signatures, the Only-to-Customer mark, provider-cone identification) and ROV",
 }
 
 
@@ -198,7 +209,7 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     if defence:
         n = defence.adopters
         parts_of = defence.policy.lower().split("+")
-        if "rov" in parts_of and any(p in ("aspa", "bgpsec", "path-end") for p in parts_of):
+        if "rov" in parts_of and any(_POLICY_NAMES.get(p, "").endswith("and ROV") for p in parts_of):
             parts_of.remove("rov")  # rov+aspa is aspa, whose sentence says ROV already
         policy = " and ".join(_POLICY_NAMES.get(p, p) for p in parts_of)
         parts.append(f"{count(n)} AS{' filters' if n == 1 else 'es filter'} the routes they receive with {policy}.")
