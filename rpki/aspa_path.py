@@ -1,20 +1,23 @@
-"""AS_PATH verification with ASPA (draft-ietf-sidrops-aspa-verification), for real paths: the
-three-state answer `valid` / `invalid` / `unknown` a router would give a route.
+"""AS_PATH verification with ASPA (draft-ietf-sidrops-aspa-verification-27; -28 moves the same
+steps one subsection down, sections 5.2 to 5.6), for real paths: the three-state answer `valid` /
+`invalid` / `unknown` a router would give a route.
 
 The simulator's ASPA defence (bgpsim/defences/aspa.py) folds the same procedure into its propagation
 and needs only valid or not; this module answers for a path read from a route dump.
 
-- Section 5, the hop check: hop(A, B) is "No Attestation" when A has no ASPA, "Provider+" when B
-  is among A's providers, else "Not Provider+". An ASPA listing only AS0 attests that A has no
-  providers: every hop from A is "Not Provider+".
-- Section 6: the AS_PATH, neighbour first and origin last, with prepending collapsed, is
-  AS(N) ... AS(1). A path with an AS_SET, or an empty one, is `invalid`.
-- 6.1, upstream (a route from a customer or a lateral peer): `invalid` if some hop(AS(i), AS(i+1))
-  is "Not Provider+", else `unknown` if some is "No Attestation", else `valid`.
-- 6.2, downstream (a route from a provider): with max_up_ramp (the longest prefix of hops from the
-  origin up that are not "Not Provider+"), max_down_ramp (the same from the neighbour down) and
-  their min_ counterparts (hops that are "Provider+"): `invalid` if max_up + max_down < N, else
-  `unknown` if min_up + min_down < N, else `valid`. Paths of one or two ASes are `valid`.
+- Section 5.2, authorized(A, B): "No Attestation" when A has no ASPA, "Provider+" when B is among
+  A's providers (the union of A's ASPAs), else "Not Provider+". An ASPA listing only AS0 attests
+  that A has no providers: every hop from A is "Not Provider+".
+- Section 5.1: the AS_PATH, neighbour first and origin last, with repeated ASes compressed, is
+  AS(N) ... AS(1). An empty path, or one with an AS_SET, is `invalid` (steps 1 and 3 of 5.4 and 5.5).
+- 5.4, upstream (a route from a customer, a lateral peer or a route server): `invalid` if some
+  authorized(AS(i), AS(i+1)) is "Not Provider+", else `unknown` if some is "No Attestation", else
+  `valid` (the ramp form of 5.3 with N = max_up_ramp says the same).
+- 5.5, downstream (a route from a provider), with the ramps of 5.3: max_up_ramp (the longest run of
+  hops from the origin up that are not "Not Provider+"), max_down_ramp (the same from the neighbour
+  down) and their min_ counterparts (hops that are "Provider+"): `invalid` if max_up + max_down < N,
+  else `unknown` if min_up + min_down < N, else `valid`. Paths of one or two ASes are `valid`.
+tests/test_aspa_vectors.py holds it to 176 vectors of OpenBGPD, rtrlib and NIST-BRIO.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ class AspaTable:
         return len(self.providers)
 
     def hop(self, a: int, b: int) -> int:
-        """Section 5: NO_ATTESTATION, PROVIDER ("Provider+") or NOT_PROVIDER ("Not Provider+")."""
+        """Section 5.2: NO_ATTESTATION, PROVIDER ("Provider+") or NOT_PROVIDER ("Not Provider+")."""
         provs = self.providers.get(a)
         if provs is None:
             return NO_ATTESTATION
