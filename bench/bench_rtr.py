@@ -24,7 +24,6 @@ import ipaddress
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+from helpers import free_port, wait_port  # noqa: E402
+
 from bgpsim import _core  # noqa: E402
 from bgpsim.rtr import pdu  # noqa: E402
 
@@ -130,30 +132,11 @@ def proc_stats(pid: int) -> tuple[float, float]:
     return cpu, hwm / 1024
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port: int, proc, timeout: float = 120) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited: {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"nothing listens on {port}")
-
-
 def run(name: str, argv: list[str], port: int, sessions: list[int], version: int, work: Path, vrps, update: bool):
     for n in sessions:
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_port(port, proc)
+            wait_port(port, proc, timeout=120)
             cpu0, _ = proc_stats(proc.pid)
 
             async def main():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import socket
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,6 +28,27 @@ def shared(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not found: {path} (../shared/data beside the repository)")
     return path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, proc, timeout: float = 10.0) -> None:
+    """Until something listens on 127.0.0.1:`port`; fails, with its stderr, if the process `proc` ends."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"exited {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listens on {port}")
 
 
 @contextmanager

@@ -20,17 +20,12 @@ import subprocess
 import time
 from pathlib import Path
 
+from helpers import free_port
+
 MOSQUITTO = shutil.which("mosquitto") or (
     "/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto") else None)
 NO_MOSQUITTO = "mosquitto is not installed (Debian packages mosquitto and mosquitto-clients)"
 USER, PASSWORD = "alice", "secret"
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _accepts(port: int) -> bool:

@@ -124,6 +124,16 @@ def test_a_leak_via_one_neighbour_and_an_optimizers_more_specific(tmp_path, engi
     assert outcomes("optimized", 'via = 2\nprefix = "10.0.0.0/25"\n') == {"3": "attacker", "4": "victim", "8": "attacker"}
 
 
+def on_graph(tmp_path, graph: str, engine: str, kind: str, defence: Defence | None):
+    """The attack of `kind` by AS666 on AS777's 1.2.0.0/16 on a small CAIDA graph, on either engine."""
+    from bgpsim.sim.converged import converged
+
+    (tmp_path / "g.txt").write_text(graph)
+    scn = Scenario(name=kind, topology=str(tmp_path / "g.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack(kind, attacker=666), defence=defence)
+    return (simulate if engine == "timed" else converged)(resolve(scn))
+
+
 # ---- the superprefix attacks, worked by hand on both engines -----------------------------------------
 # 100 is the provider of the attacker 666, the victim 777, 200 and 400; 200 (the only ROV adopter) of
 # 201 and 300; 400 of 300 too. 100 takes the attacker's /16 over the victim's (same length, the lower
@@ -149,12 +159,7 @@ SUPER = {  # kind -> {AS: (outcome, prefix of its route, path)}
 @pytest.mark.parametrize("engine", ["timed", "steady"])
 @pytest.mark.parametrize("kind", list(SUPER))
 def test_superprefix_and_non_routed_attacks_by_hand(tmp_path, kind, engine):
-    from bgpsim.sim.converged import converged
-
-    (tmp_path / "g1.txt").write_text(G1)
-    scn = Scenario(name=kind, topology=str(tmp_path / "g1.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
-                   attack=attack(kind, attacker=666), defence=Defence("rov", adopters=[200]))
-    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    res = on_graph(tmp_path, G1, engine, kind, Defence("rov", adopters=[200]))
     rows = {r.asn: (r.outcome, r.prefix, r.path) for r in res.ases}
     assert {asn: rows[asn] for asn in SUPER[kind]} == SUPER[kind]
     announced = {"non-routed-superprefix": ["1.0.0.0/8"], "squat": ["1.2.0.0/16"]}.get(kind, ["1.2.0.0/16", "1.0.0.0/8"])
@@ -175,12 +180,7 @@ G2 = "100|666|-1\n100|200|-1\n200|250|-1\n250|777|-1\n"
 ])
 def test_edge_filters_by_hand(tmp_path, engine, kind, policy, want):
     """Where AS100's traffic goes, the adopter; 200 and 250 keep their customer route to the victim."""
-    from bgpsim.sim.converged import converged
-
-    (tmp_path / "g2.txt").write_text(G2)
-    scn = Scenario(name=kind, topology=str(tmp_path / "g2.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
-                   attack=attack(kind, attacker=666), defence=None if policy == "none" else Defence(policy, adopters=[100]))
-    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    res = on_graph(tmp_path, G2, engine, kind, None if policy == "none" else Defence(policy, adopters=[100]))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: want, 200: "victim", 250: "victim"}
 
 
@@ -194,12 +194,7 @@ G3 = "100|777|-1\n100|666|-1\n666|300|-1\n"
 @pytest.mark.parametrize("engine", ["timed", "steady"])
 @pytest.mark.parametrize("policy, want", [("aspa", "attacker"), ("asra", "disconnected"), ("aspa-wn", "disconnected")])
 def test_neighbour_records_catch_the_forged_origin_aspa_lets_down(tmp_path, engine, policy, want):
-    from bgpsim.sim.converged import converged
-
-    (tmp_path / "g3.txt").write_text(G3)
-    scn = Scenario(name=policy, topology=str(tmp_path / "g3.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
-                   attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=[300, 777]))
-    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    res = on_graph(tmp_path, G3, engine, "forged-origin", Defence(policy, adopters=[300, 777]))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}
 
 
@@ -213,12 +208,7 @@ G4 = "100|777|-1\n300|666|-1\n100|300|0\n"
 @pytest.mark.parametrize("engine", ["timed", "steady"])
 @pytest.mark.parametrize("policy, want", [("rov", "attacker"), ("provider-cone-id", "victim")])
 def test_provider_cone_id_drops_a_forged_origin_from_outside_the_cone(tmp_path, engine, policy, want):
-    from bgpsim.sim.converged import converged
-
-    (tmp_path / "g4.txt").write_text(G4)
-    scn = Scenario(name=policy, topology=str(tmp_path / "g4.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
-                   attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=[300]))
-    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    res = on_graph(tmp_path, G4, engine, "forged-origin", Defence(policy, adopters=[300]))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}
 
 
@@ -232,10 +222,5 @@ def test_provider_cone_id_drops_a_forged_origin_from_outside_the_cone(tmp_path, 
 ])
 def test_bgp_isec_by_hand(tmp_path, engine, policy, adopters, want):
     """The forged origin of G4 at AS300 under each BGP-iSec variant."""
-    from bgpsim.sim.converged import converged
-
-    (tmp_path / "g4.txt").write_text(G4)
-    scn = Scenario(name=policy, topology=str(tmp_path / "g4.txt"), victim=777, prefixes=[ipaddress.ip_network("1.2.0.0/16")],
-                   attack=attack("forged-origin", attacker=666), defence=Defence(policy, adopters=adopters))
-    res = (simulate if engine == "timed" else converged)(resolve(scn))
+    res = on_graph(tmp_path, G4, engine, "forged-origin", Defence(policy, adopters=adopters))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}

@@ -9,7 +9,6 @@ import ipaddress
 import json
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import free_port, wait_port
 
 from bgpsim.rpki.rov import VRP
 from bgpsim.rpki.vrps.payloads import ASPA, Origin, Payloads, RouterKey
@@ -339,25 +339,6 @@ def test_a_router_that_reads_nothing_holds_up_only_itself():
 
 
 # ---- real peers -----------------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port: int, proc: subprocess.Popen, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise AssertionError(f"exited {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError(f"nothing listens on {port}")
-
 
 class Serve:
     """`bgpsim rtr serve` as a process, on a free port."""

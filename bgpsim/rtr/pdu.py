@@ -155,12 +155,8 @@ Pdu = (SerialNotify | SerialQuery | ResetQuery | CacheResponse | Prefix | EndOfD
 
 
 def name(p: Pdu) -> str:
-    """The PDU's type as the RFCs name it."""
-    if isinstance(p, Prefix):
-        return "IPv4 Prefix" if p.prefix.version == 4 else "IPv6 Prefix"
-    return {SerialNotify: "Serial Notify", SerialQuery: "Serial Query", ResetQuery: "Reset Query",
-            CacheResponse: "Cache Response", EndOfData: "End of Data", CacheReset: "Cache Reset",
-            RouterKey: "Router Key", Aspa: "ASPA", ErrorReport: "Error Report"}[type(p)]
+    """The PDU's type as the RFCs name it (for messages: the PDU is encoded to read its type)."""
+    return TYPE_NAMES[encode(p)[1]]
 
 
 # ---- encoding ------------------------------------------------------------------------------------------

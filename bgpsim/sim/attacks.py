@@ -17,6 +17,7 @@ import numpy as np
 
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Prefix, covers, sub_prefix, super_prefix
+from bgpsim.rpki.rov import VRP
 
 from .engine.steady import Plan, Seed, propagate
 from .policy import Policy
@@ -304,6 +305,12 @@ KINDS: dict[str, type[Attack]] = {c.kind: c for c in (
     PrefixHijack, SubprefixHijack, ForgedOrigin, ForgedOriginSubprefix, Squat, SuperprefixPrefix,
     NonRoutedSuperprefix, NonRoutedSuperprefixPrefix, FirstAsnStrip, ShortestPath, Leak, Intercept)}
 TIMED_KINDS = tuple(k for k, c in KINDS.items() if c.timed)
+
+
+def victim_roa(prefix: Prefix, victim: int, att: Attack | None = None) -> VRP:
+    """The ROA of a scenario that names none, as BGPy has it: the victim's for its prefix, maxLength
+    its length; AS0's for space the victim does not route (a non-routed attack)."""
+    return VRP(prefix, prefix.prefixlen, victim if att is None or att.routed else 0)
 
 
 def attack(kind: str, **fields) -> Attack:

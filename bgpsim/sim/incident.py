@@ -29,8 +29,9 @@ from bgpsim.base.datafiles import DATA_ENV
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import Prefix, parse_prefix
 from bgpsim.base.tomlfile import TomlFile
-from bgpsim.rpki.rov import VRP, VRPTable
+from bgpsim.rpki.rov import VRPTable
 
+from .attacks import victim_roa
 from .scenario import Scenario, load_scenario
 
 # Policy names that say what they are: ASPA, BGPsec and path-end as BGPy deploys them, with ROV
@@ -191,7 +192,7 @@ def _roas(scn: Scenario, asn: int, prefix: Prefix) -> VRPTable:
     its holder would register it (maxLength its length)."""
     if asn == scn.victim and scn.roas:
         return VRPTable(scn.roas)
-    return VRPTable([VRP(prefix, prefix.prefixlen, asn)])
+    return VRPTable([victim_roa(prefix, asn)])
 
 
 __all__ = ["COUNTERFACTUALS", "PARTIAL", "Counterfactual", "Incident", "counterfactuals", "find", "load_incident", "names"]

@@ -12,9 +12,9 @@ import numpy as np
 
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import halves
-from bgpsim.rpki.rov import VRP
 
 from ..graph.topology import Topology, load_topology
+from .attacks import victim_roa
 from .defences import settings_text
 from .result import DefenceInfo, ScenarioInfo, TopologyInfo
 from .scenario import Scenario
@@ -117,10 +117,8 @@ def resolve(scn: Scenario, topo: Topology | None = None, *, tap: list[int] | Non
                                   + [e.prefix for e in scn.events if e.prefix is not None]))
     target = scn.target_address()
     w, label = weights(scn.weighting, topo, target.version, scn.pfx2as)
-    # A scenario that says nothing of ROAs: the victim holds one for its first prefix, maxLength its
-    # length (AS0's for space it does not route), as in BGPy
-    roas = list(scn.roas) if scn.roas or scn.roa_changes else [
-        VRP(p, p.prefixlen, victim if attack is None or attack.routed else 0) for p in scn.prefixes[:1]]
+    # a scenario that says nothing of ROAs: the victim's for its first prefix (AS0's if it routes none)
+    roas = list(scn.roas) if scn.roas or scn.roa_changes else [victim_roa(scn.prefixes[0], victim, attack)]
     return AttackPlan(scn, topo, attacker, victim, a, v, [i for i in adopters if i != a], attacked, mitigation,
                       prefixes, target, w, label, events, sessions, tap, peers, roas)
 

@@ -24,7 +24,7 @@ import numpy as np
 from bgpsim.base.errors import InputError
 from bgpsim.rpki.rov import VRP, VRPTable
 
-from .defences import checks_roas, defence
+from .defences import DEFENCES, checks_roas, defence
 from .engine.timing import Delay
 from .result import Mark, RoaChangeInfo, RouterSchedule, RpkiInfo
 
@@ -90,33 +90,30 @@ class RpkiDelays:
                 times[at] = version  # a later change the same run sees wins
             self.arrivals[i] = sorted(times.items())
 
-    def reached(self, version: int) -> dict[int, float]:
-        """AS index -> when its routers had ROA set `version` or a later one."""
-        return {i: next(t for t, k in got if k >= version) for i, got in self.arrivals.items()}
-
     def info(self, asns) -> RpkiInfo:
-        """What result.json says of the delays: the model, and per change when each adopter (by ASN)
-        had it."""
+        """What result.json says of the delays: the model, each adopter's schedule (by ASN), and per
+        change when each adopter's routers had it (that change or a later one)."""
         t = self.timing
         changes = []
         for version, c in enumerate(self.changes, start=1):
-            reached = {int(asns[i]): round(at, 6) for i, at in sorted(self.reached(version).items())}
+            reached = {int(asns[i]): round(next(at for at, k in got if k >= version), 6)
+                       for i, got in sorted(self.arrivals.items())}
             times = list(reached.values())
             changes.append(RoaChangeInfo(c.at, str(c), min(times, default=None), max(times, default=None), reached))
         return RpkiInfo(str(t.fetch_interval), str(t.refresh_interval), t.notify,
                         {int(asns[i]): x for i, x in sorted(self.schedules.items())}, changes)
 
-    def marks(self) -> list[Mark]:
-        """Each change, and the window it opens: until the first, then every, adopter's routers have it."""
-        out = []
-        for version, c in enumerate(self.changes, start=1):
-            times = sorted(self.reached(version).values())
-            out.append(Mark(c.at, str(c)))
-            if times:
-                what = "the ROA" if c.type == "roa-publish" else "the ROA's revocation"
-                out.append(Mark(times[0], f"the first adopter's routers have {what}"))
-                out.append(Mark(times[-1], f"every adopter's routers have {what}"))
-        return out
+
+def marks(info: RpkiInfo) -> list[Mark]:
+    """Each change, and the window it opens: until the first, then every, adopter's routers have it."""
+    out = []
+    for c in info.changes:
+        out.append(Mark(c.at, c.change))
+        if c.first is not None:
+            what = "the ROA" if c.change.endswith("published") else "the ROA's revocation"
+            out += [Mark(c.first, f"the first adopter's routers have {what}"),
+                    Mark(c.last, f"every adopter's routers have {what}")]
+    return out
 
 
 def schedule(plan, engine, q, pol) -> RpkiDelays | None:
@@ -128,8 +125,8 @@ def schedule(plan, engine, q, pol) -> RpkiDelays | None:
         return None
     if pol is None or not checks_roas(scn.defence.policy):
         raise InputError("the ROAs published or revoked during the run (roa-publish, roa-revoke) change what ROV "
-                         "checks: give a [defence] whose policy checks ROAs (rov, rov-deprefer, peer-rov, aspa, "
-                         "bgpsec or path-end)")
+                         "checks: give a [defence] whose policy checks ROAs ("
+                         + ", ".join(name for name in DEFENCES if checks_roas(name)) + ")")
     views = [pol] + [defence(scn.defence.policy, plan.topo, plan.adopters, VRPTable(roas), **scn.defence.settings)
                      for roas in versions(plan.roas, scn.roa_changes)[1:]]
     engine.watch_rpki(plan.adopters, views)
@@ -147,4 +144,4 @@ def _next(t: float, phase: float, interval: float) -> float:
     return max(t, phase + math.ceil((t - phase) / interval) * interval)
 
 
-__all__ = ["CHANGES", "schedule", "RoaChange", "RpkiDelays", "RpkiTiming", "versions"]
+__all__ = ["CHANGES", "marks", "schedule", "RoaChange", "RpkiDelays", "RpkiTiming", "versions"]

@@ -80,8 +80,9 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         observer.attach(engine)
 
     marks = _schedule(plan, engine, q, pol, [] if warm else [(p, i) for p, origins in start_origins.items() for i in origins])
-    if delays is not None:
-        marks = sorted(marks + delays.marks(), key=lambda m: m.time)
+    rpki = None if delays is None else delays.info(topo.asns)
+    if rpki is not None:
+        marks = sorted(marks + rpki_delays.marks(rpki), key=lambda m: m.time)
     q.run(until=scn.until, tick=progress)
     if progress is not None:
         progress(q.processed, q.now)
@@ -135,7 +136,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         router_keys=None if crypto is None else crypto.router_keys(),
         signed_routes=None if crypto is None else crypto.signed_routes(engine, chosen),
         journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in plan.adopters],
-        rpki=None if delays is None else delays.info(topo.asns),
+        rpki=rpki,
         # with a defence, the share that would reach the attacker without it, for the report to compare
         baseline=round(settle(plan, defended=False).fractions()["attacker"], 6) if scn.defence and attack else None)
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bgpsim.rpki.rov import VRP, VRPTable
+from bgpsim.rpki.rov import VRPTable
 
 from .dataplane import ATTACKER, DISCONNECTED, LOOP, OUTCOMES, VICTIM
 from .defences import defence
-from .attacks import attack
+from .attacks import attack, victim_roa
 from .engine.steady import NONE, Plan, Ribs, plan_for, propagate
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import sub_prefix
@@ -25,11 +25,6 @@ from bgpsim.base.prefix import sub_prefix
 PREFIX = ipaddress.ip_network("1.2.0.0/16")
 SUBPREFIX = ipaddress.ip_network("1.2.3.0/24")
 MAX_HOPS = 64  # BGPy's data plane gives up (a loop) after this many ASes
-
-def vrps_for(topo, victim: int, prefix=PREFIX, routed: bool = True) -> VRPTable:
-    """The victim's ROA: its prefix (1.2.0.0/16), maxLength its length; AS0's for space it does not
-    route (`routed` False)."""
-    return VRPTable([VRP(prefix, prefix.prefixlen, int(topo.asns[victim]) if routed else 0)])
 
 
 @dataclass
@@ -104,7 +99,7 @@ def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, 
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
     att = attack(kind, via=via, prefix=attack_prefix if via is not None else None)
     if vrps is None:
-        vrps = vrps_for(topo, victim, prefix, att.routed)
+        vrps = VRPTable([victim_roa(prefix, int(topo.asns[victim]), att)])
     sub = attack_prefix or (SUBPREFIX if prefix == PREFIX else sub_prefix(prefix))
     pol = defence(policy, topo, adopters, vrps, **settings) if policy not in (None, "none", "bgp") else None
     plan = plan or plan_for(topo)

@@ -93,8 +93,8 @@ class TimedEngine:
         self.messages = 0
         self.last_change = 0.0
         self._proc = timing.processing_delay.sampler(self.rng)
-        self.heard: dict[tuple[int, int], dict] | None = None  # (p, r) -> {s: (path, rel, signed)}: watch_rpki
-        self.revalidating: set[int] = set()
+        self.revalidating: set[int] = set()  # ASes that keep whole what they hear (watch_rpki) ...
+        self.heard: dict[tuple[int, int], dict] = {}  # ... (p, r) -> {s: (path, rel, signed)}
         self.views: list[Policy] = []
 
     @staticmethod
@@ -135,7 +135,7 @@ class TimedEngine:
         `signed`: its BGPsec_PATH under crypto."""
         if self.down and (s, r) in self.down:
             return  # the session died while the message was in flight
-        if self.heard is not None and r in self.revalidating:  # kept whole, for new VRPs (RFC 9324)
+        if self.revalidating and r in self.revalidating:  # kept whole, for new VRPs (RFC 9324)
             heard = self.heard.setdefault((p, r), {})
             if path is None:
                 heard.pop(s, None)
@@ -197,7 +197,6 @@ class TimedEngine:
         neighbours send, the routes its policy drops included, to judge it again then. `views`: the
         policy under each ROA set of the run, told of every announcement as the deployed one is."""
         self.revalidating = set(adopters)
-        self.heard = {}
         self.views = list(views)
 
     def revalidate(self, r: int, policy: Policy) -> None:
@@ -436,8 +435,7 @@ class TimedEngine:
             for x, y in ((a, b), (b, a)):
                 if self.rib_out[p][x]:
                     self.rib_out[p][x].pop(y, None)
-                if self.heard is not None:
-                    self.heard.get((p, y), {}).pop(x, None)
+                self.heard.get((p, y), {}).pop(x, None)
                 rib = self.rib_in[p][y]
                 if rib and x in rib:
                     old = rib.pop(x)

@@ -13,7 +13,6 @@ def warm_start(engine: TimedEngine, p: int, loc: list) -> None:
     engine.loc[p] = list(loc)
     adv = engine.adv[p] = [None if e is None else (i,) + e[2] for i, e in enumerate(loc)]
     rib_in, rib_out = engine.rib_in[p], engine.rib_out[p]
-    prefix = engine.prefixes[p]
     crypto = engine.crypto
     # under crypto an AS signs what it received: nearer the origin first
     order = range(len(adv)) if crypto is None else sorted(
@@ -33,27 +32,16 @@ def warm_start(engine: TimedEngine, p: int, loc: list) -> None:
                 if j == first_hop or (i, j) in engine.down:
                     continue
                 sent[j] = out
-                pol = engine.policy[j]
                 signed = None if crypto is None else crypto.outgoing(engine, p, i, j)
                 if engine.tap is not None:
                     engine.tap.sent(0.0, i, j, p, out, signed)
-                if engine.heard is not None and j in engine.revalidating:
+                if j in engine.revalidating:
                     engine.heard.setdefault((p, j), {})[i] = (out, rel_at_j, signed)
-                if j in out:
-                    continue
-                if pol is None:
-                    pref = 0
-                elif crypto is None:
-                    pref = pol.check(prefix, i, j, rel_at_j, out)
-                else:
-                    pref = crypto.check(pol, p, i, j, rel_at_j, out, signed)
-                if pref is None:
-                    continue
-                rib = rib_in[j]
-                if rib is None:
-                    rib = rib_in[j] = {}
-                key = (rel_at_j, 0, len(out), i) if pol is None else pol.key(rel_at_j, pref, len(out), i)
-                rib[i] = (key, rel_at_j, out)
+                entry = engine._judge(i, j, p, out, rel_at_j, signed)  # as j would judge the UPDATE
+                if entry is not None:
+                    if rib_in[j] is None:
+                        rib_in[j] = {}
+                    rib_in[j][i] = entry
     # The solver's entries must be the very objects in the Adj-RIBs-In (selection compares identity).
     for j, e in enumerate(loc):
         if e is not None and e[1] != ORIGIN:
