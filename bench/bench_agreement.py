@@ -71,7 +71,11 @@ def main() -> None:
         bgpy_wall = time.perf_counter() - t
 
     rows = defaultdict(lambda: [0, 0, 0, [], []])  # (policy, attack) -> trials, agreeing, ASes differing, ours s, BGPy s
+    failed = defaultdict(int)  # (policy, attack) -> trials BGPy itself failed
     for (policy, attack, share, a, v, adopters), th in zip(cases, theirs["trials"]):
+        if "error" in th:
+            failed[(policy, attack)] += 1
+            continue
         t = time.perf_counter()
         res = trial.run(topo, attack, a, v, policy, adopters, plan=plan)
         ours_s = time.perf_counter() - t
@@ -90,6 +94,8 @@ def main() -> None:
     for (policy, attack), (n, equal, differ, ours_s, bgpy_s) in rows.items():
         print(f"{policy:<20} {attack:<30} {n:>6} {equal:>6} {differ:>15} {sorted(ours_s)[n // 2] * 1000:>11.1f} ms"
               f" {sorted(bgpy_s)[n // 2]:>12.2f} s")
+    for (policy, attack), k in failed.items():
+        print(f"{policy:<20} {attack:<30} BGPy failed {k} trials (the README's differences say why)")
     total = sum(r[0] for r in rows.values())
     equal = sum(r[1] for r in rows.values())
     print(f"every AS equal in {equal} of {total} trials; BGPy's wall time {bgpy_wall:.0f} s "

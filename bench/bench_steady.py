@@ -1,11 +1,13 @@
 """Benchmark: the converged-state engine on the 2025 Internet graph (78,643 ASes), side by side with
 BGPy 13.0 (its own venv, .venv-bgpy or $BGPY_PYTHON) in the same run, on the same trials.
 
-Ours: graph load; per defence, the median of --trials sub-prefix hijack trials with the defence at
+Ours: graph load; per defence (or those --policy names), the median of --trials trials of the
+--attack (default: a sub-prefix hijack) with the defence at
 10 % random adoption (victim adopting, attacker not), data-plane outcome included; peak RSS. BGPy:
 graph build and --bgpy-trials of the ROV trials; the ratio of medians; and whether every AS's outcome
 agreed. Figures only; nothing is asserted.
-Usage: python bench/bench_steady.py [--trials N] [--bgpy-trials K] [--no-bgpy]
+Usage: python bench/bench_steady.py [--trials N] [--bgpy-trials K] [--no-bgpy] [--attack KIND]
+       [--policy NAME,...]
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--bgpy-trials", type=int, default=3)
     ap.add_argument("--no-bgpy", action="store_true")
+    ap.add_argument("--attack", default="subprefix", help="the attack of our trials (BGPy's stay sub-prefix hijacks)")
+    ap.add_argument("--policy", help="comma-separated defences to time (default: every one; rov always)")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -60,19 +64,22 @@ def main() -> None:
         trials.append((a, v, np.asarray(adopters)))
     medians = {}
     results = {}
-    for name in DEFENCES:
+    names = ["rov", *[p for p in args.policy.split(",") if p != "rov"]] if args.policy else list(DEFENCES)
+    for name in names:
         ts = []
         for a, v, ad in trials:
             t = time.perf_counter()
-            res = trial.run(topo, "subprefix", a, v, name, ad, plan)
+            res = trial.run(topo, args.attack, a, v, name, ad, plan)
             ts.append(time.perf_counter() - t)
             if name == "rov":
                 results[(a, v)] = res.outcome
         medians[name] = float(np.median(ts))
-        print(f"  {name:<17} sub-prefix trial, 10 % adoption: median {1000 * medians[name]:6.1f} ms "
+        print(f"  {name:<17} {args.attack} trial, 10 % adoption: median {1000 * medians[name]:6.1f} ms "
               f"(min {1000 * min(ts):.1f}, max {1000 * max(ts):.1f}) over {len(ts)}")
     print(f"ours: peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB (this process)")
-    if args.no_bgpy:
+    if args.no_bgpy or args.attack != "subprefix":
+        if not args.no_bgpy:
+            print("BGPy: compared on sub-prefix hijacks only (run without --attack)")
         return
     py = os.environ.get("BGPY_PYTHON") or str(ROOT / ".venv-bgpy" / "bin" / "python")
     if not Path(py).exists():

@@ -18,7 +18,11 @@ load = time.perf_counter() - t
 out = []
 for req in reqs:
     t = time.perf_counter()
-    res = run_bgpy.run_trial(engine, {**req, "include_routes": False})
+    try:
+        res = run_bgpy.run_trial(engine, {**req, "include_routes": False})
+    except Exception as e:  # BGPy's own failure (its ROVPPV2ImprovedLite): reported, the rest run
+        out.append({"seconds": time.perf_counter() - t, "error": f"{type(e).__name__}: {e}"})
+        continue
     out.append({"seconds": time.perf_counter() - t, "outcomes": res["outcomes"]})
 Path(sys.argv[2]).write_text(json.dumps({"load_s": load, "trials": out,
                                           "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

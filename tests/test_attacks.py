@@ -224,3 +224,61 @@ def test_bgp_isec_by_hand(tmp_path, engine, policy, adopters, want):
     """The forged origin of G4 at AS300 under each BGP-iSec variant."""
     res = on_graph(tmp_path, G4, engine, "forged-origin", Defence(policy, adopters=adopters))
     assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == {100: "victim", 300: want}
+
+
+# ---- ROV++, worked by hand on both engines ----------------------------------------------------------
+# On G1 with ROV++ at 200 (BGPy 13.0.13 gives the same, docs/research/bgpy-13-policies.md section 8):
+# 200's route to the /16 (or the /8) comes from 100, which also sends it the attacker's invalid
+# more-specific, so 200 holds a blackhole for it; v1 keeps it, v2 announces it to its customers 201
+# and 300, and 300 takes it over 400's route to the attacker (the same length, the lower neighbour).
+# Squatting: 200 blackholes the AS0 ROA's /16 as its own. Superprefix-prefix: the /16 hijack is a
+# wrong origin, not a sub-prefix, so v2i (blackholes of sub-prefixes and AS0 space) keeps it.
+D, A = "disconnected", "attacker"
+ROVPP = {  # (kind, policy) -> outcomes of 200, 201, 300
+    ("subprefix", "rovpp-v1"): (D, D, A), ("subprefix", "rovpp-v2"): (D, D, D), ("subprefix", "rovpp-v2i"): (D, D, D),
+    ("squat", "rovpp-v1"): (D, D, A), ("squat", "rovpp-v2"): (D, D, D), ("squat", "rovpp-v2i"): (D, D, D),
+    ("non-routed-superprefix", "rovpp-v1"): (D, D, D),  # 300 follows the /8 to 200, whose /16 blackhole wins
+    ("non-routed-superprefix-prefix", "rovpp-v1"): (D, D, A), ("non-routed-superprefix-prefix", "rovpp-v2"): (D, D, D),
+    ("superprefix-prefix", "rovpp-v1"): (D, D, A), ("superprefix-prefix", "rovpp-v2"): (D, D, D),
+    ("superprefix-prefix", "rovpp-v2i"): (D, D, A),
+}
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("kind, policy", list(ROVPP))
+def test_rovpp_blackholes_by_hand(tmp_path, engine, kind, policy):
+    res = on_graph(tmp_path, G1, engine, kind, Defence(policy, adopters=[200]))
+    rows = {r.asn: r.outcome for r in res.ases}
+    assert (rows[200], rows[201], rows[300]) == ROVPP[(kind, policy)]
+    # plain ROV at 200 lets the covering route carry 200's traffic to the attacker
+    assert on_graph(tmp_path, G1, engine, kind, Defence("rov", adopters=[200])).ases[
+        [r.asn for r in res.ases].index(200)].outcome == (D if kind == "squat" else A)
+
+
+# 300 is the provider of the attacker and the victim; 200 (the adopter) and 400 are 300's providers and
+# 201's. 200 learns the /16 and the attacker's /24 from its customer 300: v2 announces no blackhole
+# learned from a customer; v2i does, and 201 takes it over 400's route (the lower neighbour).
+G5 = "300|666|-1\n300|777|-1\n200|300|-1\n200|201|-1\n400|300|-1\n400|201|-1\n"
+
+
+@pytest.mark.parametrize("engine", ["timed", "steady"])
+@pytest.mark.parametrize("policy, at_201", [("rov", ("attacker", "201 400 300 666")),
+                                             ("rovpp-v2", ("attacker", "201 400 300 666")),
+                                             ("rovpp-v2i", ("disconnected", "201 200 300 666"))])
+def test_rovpp_v2i_announces_a_blackhole_from_a_customer(tmp_path, engine, policy, at_201):
+    res = on_graph(tmp_path, G5, engine, "subprefix", Defence(policy, adopters=[200]))
+    rows = {r.asn: (r.outcome, r.path) for r in res.ases}
+    assert rows[200] == ("attacker", "200 300 777") if policy == "rov" else ("disconnected", "200 300 666")
+    assert rows[201] == at_201
+
+
+def test_rovpp_blackholes_go_when_the_hijack_is_withdrawn(tmp_path):
+    """Timed, with MRAI: the blackholes follow the attacker's announcement out."""
+    (tmp_path / "g.txt").write_text(G1)
+    scn = Scenario(name="rovpp", topology=str(tmp_path / "g.txt"), victim=777,
+                   prefixes=[ipaddress.ip_network("1.2.0.0/16")],
+                   attack=attack("subprefix", attacker=666, start=10, stop=200), defence=Defence("rovpp-v2", adopters=[200]))
+    res = simulate(resolve(scn))
+    during = [row for row in res.timeline if 10 < row[0] < 200]
+    assert max(row[3] for row in during) == pytest.approx(3 / 5)  # 200, 201 and 300 of the five others
+    assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == dict.fromkeys((100, 200, 201, 300, 400), "victim")

@@ -33,7 +33,11 @@ POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", 
             "path-end": "path-end", "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as",
             "edge-filter": "edge-filter", "rov-edge-filter": "rov-edge-filter", "asra": "asra", "aspa-wn": "aspa-wn",
             "provider-cone-id": "provider-cone-id", "bgp-isec-transitive": "bgp-isec-transitive",
-            "bgp-isec-otc": "bgp-isec-otc", "bgp-isec-pcid": "bgp-isec-pcid", "bgp-isec": "bgp-isec"}
+            "bgp-isec-otc": "bgp-isec-otc", "bgp-isec-pcid": "bgp-isec-pcid", "bgp-isec": "bgp-isec",
+            "rovpp-v1": "rovpp-v1", "rovpp-v2": "rovpp-v2", "rovpp-v2i": "rovpp-v2i"}
+# BGPy 13.0.13's ROVPPV2ImprovedLite stops with this error as soon as an adopter with customers holds
+# a blackhole (it reads attributes its announcements do not have); the trials it finishes must agree.
+BGPY_FAILS = {"rovpp-v2i": "object has no attribute 'roa_valid_length'"}
 
 
 def bgpy_python() -> str:
@@ -81,7 +85,8 @@ def _ask_bgpy(py: str, tmp: Path) -> None:
     (tmp / "graphs.json").write_text(json.dumps({"engine": engine_graphs}))
     done = subprocess.run([py, str(ORACLE / "run_bgpy.py"), str(tmp / "requests.json"), "-o", str(tmp / "out.json")],
                           capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stderr[-2000:]
+    # status 1: some request failed in BGPy; each policy's test says which may
+    assert done.returncode in (0, 1) and (tmp / "out.json").exists(), done.stderr[-2000:]
 
 
 @pytest.fixture(scope="session")
@@ -99,12 +104,15 @@ def agreement(tmp_path_factory):
 
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_every_outcome_equals_bgpys(agreement, policy):
-    checked = 0
+    checked = failed = 0
     topos = {}
     for req, th in agreement:
         if req["ours"] != policy:
             continue
-        assert "error" not in th, th
+        if "error" in th:
+            assert policy in BGPY_FAILS and BGPY_FAILS[policy] in th["error"], th
+            failed += 1
+            continue
         topo = topos.get(req["graph"]) or topos.setdefault(req["graph"], read_caida(req["graph"]))
         res = trial.run(topo, req["attack"], topo.index[req["attacker"]], topo.index[req["victim"]],
                         req["ours"], [topo.index[a] for a in req["adopters"]])
@@ -114,7 +122,8 @@ def test_every_outcome_equals_bgpys(agreement, policy):
         assert not diff, f"{Path(req['graph']).name} {req['attack']}: ASN -> (ours, BGPy's) {diff}"
         assert set(ours) == set(theirs)
         checked += 1
-    assert checked >= 3 * 20
+    assert checked >= (3 * 20 if policy not in BGPY_FAILS else 20)
+    assert failed or policy not in BGPY_FAILS  # when BGPy mends it, compare every trial
 
 
 def test_bgpys_peer_rov_filters_on_the_senders_relationship(tmp_path):

@@ -59,6 +59,10 @@ _POLICY_NAMES = {  # what each defence does, in a sentence a student reads
     "bgp-isec-otc": "BGP-iSec's transitive signatures with the Only-to-Customer mark, and ROV",
     "bgp-isec-pcid": "BGP-iSec's transitive signatures with provider-cone identification, and ROV",
     "bgp-isec": "BGP-iSec (transitive signatures, the Only-to-Customer mark, provider-cone identification) and ROV",
+    "rovpp-v1": "ROV++ v1 (drop the traffic of an invalid more-specific, or of AS0-ROA space, instead of following "
+                "the covering route to the hijacker) and ROV",
+    "rovpp-v2": "ROV++ v2 (v1's blackholes, announced to customers when learned from a peer or provider) and ROV",
+    "rovpp-v2i": "ROV++ v2 improved (v1's blackholes for more-specifics and AS0-ROA space, announced to customers) and ROV",
 }
 
 

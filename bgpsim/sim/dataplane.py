@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .engine.blackholes import HOLE_KEPT
 from .policy import ORIGIN
 
 ATTACKER, VICTIM, DISCONNECTED, LOOP = 0, 1, 2, 3
@@ -86,6 +87,8 @@ class Forwarding:
         for p in self.covering:
             e = self.loc[p][i]
             if e is not None:
+                if e[0][1] >= HOLE_KEPT:  # a ROV++ blackhole: dropped here
+                    return -1
                 if e[1] == ORIGIN:
                     return i
                 if self.tagged and e[2][0] == e[2][-1] and self.tagged.get((p, e[2][0])) == "blackhole":

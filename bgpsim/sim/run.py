@@ -68,6 +68,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
                              engine.aggregates)
     for p, entries in installed.items():
         warm_start(engine, p, entries)
+    engine.hold_blackholes()
 
     fwd = Forwarding(engine.loc, covering, topo.n, a, v, plan.weights, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
                      tagged=engine.tagged)

@@ -61,12 +61,14 @@ def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
     for k, r in enumerate(ribs):  # most specific first
         role = np.asarray([ATTACKER if s.at == attacker else VICTIM if s.at == victim else DISCONNECTED
                            for s in r.seeds], dtype=np.int8)
+        if r.hole is not None:  # ROV++: traffic stops at a blackhole
+            out[(out < 0) & (r.hole > 0)] = DISCONNECTED
         x = np.flatnonzero((out < 0) & (r.rel != NONE))
         if not x.size:
             continue
         seed_at = np.asarray([s.at for s in r.seeds])
         through = ((r.nh == attacker) | (r.nh == victim)) & (r.nh != seed_at[r.seed])
-        if k == 0 and not through.any():
+        if k == 0 and not through.any() and r.hole is None:
             out[x] = role[r.seed[x]]  # every hop takes this prefix too: the route's announcer it is
             continue
         cur = r.nh[x]
@@ -104,5 +106,12 @@ def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, 
     pol = defence(policy, topo, adopters, vrps, **settings) if policy not in (None, "none", "bgp") else None
     plan = plan or plan_for(topo)
     ann = att.seeds(topo, attacker, victim, pol, plan, prefix, sub)
-    ribs = [propagate(plan, p, seeds, pol) for p, seeds in sorted(ann.items(), key=lambda kv: -kv[0].prefixlen)]
+    if getattr(pol, "blackholes", False):  # ROV++ blackholes AS0-ROA space covering the victim's, announced or not
+        for v in vrps.covering(prefix):
+            if v.asn == 0:
+                ann.setdefault(v.prefix, [])
+    done: dict = {}
+    for p, seeds in sorted(ann.items(), key=lambda kv: kv[0].prefixlen):  # a covering prefix first
+        done[p] = propagate(plan, p, seeds, pol, [r for q, r in done.items() if q.version == p.version and p.subnet_of(q)])
+    ribs = sorted(done.values(), key=lambda r: -r.prefix.prefixlen)
     return Result(trace(ribs, topo.n, attacker, victim), ribs, attacker, victim)

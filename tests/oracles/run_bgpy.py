@@ -79,6 +79,9 @@ from bgpy.simulation_engine import (
     Policy,
     ProviderConeID,
     ROVEdgeFilter,
+    ROVPPV1Lite,
+    ROVPPV2ImprovedLite,
+    ROVPPV2Lite,
     SimulationEngine,
 )
 from bgpy.simulation_framework import (
@@ -125,6 +128,9 @@ POLICIES: dict[str, type[Policy]] = {
     "bgp-isec-otc": BGPiSecTransitiveOnlyToCustomers,
     "bgp-isec-pcid": BGPiSecTransitiveProConID,
     "bgp-isec": BGPiSec,
+    "rovpp-v1": ROVPPV1Lite,
+    "rovpp-v2": ROVPPV2Lite,
+    "rovpp-v2i": ROVPPV2ImprovedLite,
 }
 
 OUTCOME_NAMES: dict[int, str] = {

@@ -22,11 +22,13 @@ from .path_end import PathEnd, PathEndAlone
 from .peerlock import PeerlockLite
 from .provider_cone import ProviderConeID
 from .rov import ROV, PeerROV, ROVDeprefer
+from .rovpp import ROVPPV1, ROVPPV2, ROVPPV2i
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
                                       PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
                                       PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter, ASRA, ASPAwN,
-                                      ProviderConeID, BGPiSecTransitive, BGPiSecOTC, BGPiSecPCID, BGPiSec)}
+                                      ProviderConeID, BGPiSecTransitive, BGPiSecOTC, BGPiSecPCID, BGPiSec, ROVPPV1, ROVPPV2,
+                                      ROVPPV2i)}
 
 
 @dataclass(frozen=True)
@@ -104,4 +106,5 @@ def settings_text(policy: str, settings: dict) -> str:
 __all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
-           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "BGPiSecTransitive", "BGPiSecOTC", "BGPiSecPCID", "BGPiSec", "Combined"]
+           "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "BGPiSecTransitive", "BGPiSecOTC", "BGPiSecPCID", "BGPiSec", "ROVPPV1",
+           "ROVPPV2", "ROVPPV2i", "Combined"]

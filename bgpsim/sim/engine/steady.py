@@ -111,6 +111,7 @@ class Ribs:
     pref: np.ndarray  # int64: the policy's preference value of the route (0 without a policy)
     attrs: dict = field(default_factory=dict)  # the policy's route attributes, one array each
     policy: Policy | None = None
+    hole: np.ndarray | None = None  # int8, ROV++: 1 a blackhole kept, 2 one announced to customers
 
     def has_route(self) -> np.ndarray:
         return self.rel != NONE
@@ -144,12 +145,18 @@ class Ribs:
         return [self.entry(i) for i in range(len(self.rel))]
 
 
-def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = None) -> Ribs:
-    """Converged routes for `prefix` announced by `seeds`, with `policy` deployed by its adopters."""
+def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = None, covering: list[Ribs] = ()) -> Ribs:
+    """Converged routes for `prefix` announced by `seeds`, with `policy` deployed by its adopters.
+    `covering`: the routes of the prefixes that cover this one, for a policy that holds blackholes
+    (ROV++, `bgpsim.sim.defences.rovpp`)."""
     plan = topo_or_plan if isinstance(topo_or_plan, Plan) else plan_for(topo_or_plan)
     n = plan.n
+    seeds = list(seeds)  # ROV++ adds its AS0-ROA blackholes as seeds
+    non_routed = policy is not None and getattr(policy, "blackholes", False) and policy.non_routed(prefix)
+    holes = non_routed or bool(covering) and getattr(policy, "blackholes", False)
+    hole = np.zeros(n, dtype=np.int8) if holes else None
     rules = policy  # what the sweeps ask: None when the policy cannot change their outcome
-    if (policy is not None and policy.honest_inert
+    if (policy is not None and policy.honest_inert and not holes
             and all(len(s.announced) == 1 and not (s.strip or s.relay) for s in seeds)
             and not any(policy.flagged(prefix, s.at) for s in seeds)):
         rules = None  # it would change nothing here
@@ -181,7 +188,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     # the same for every offer when all seeds carry the same attributes: per receiver and sweep, a
     # mask. The sweeps then run as for the standard model, the masked receivers set aside.
     blocked = None
-    if rules is not None and rules.path_constant and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
+    if rules is not None and rules.path_constant and not holes and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
                                                            for s in seeds}) == 1:
         const = {k: v[seeds[0].at] for k, v in attrs.items()}
         blocked = {cls: policy.adopter & ~np.broadcast_to(policy.accept(Candidate(None, None, cls, None, const)), (n,))
@@ -242,7 +249,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         length[Tw] = length[Sw] + 1
         if plain:
             ready[Tw] = (length[Tw] << _NH_BITS) | Tw
-        if len(seeds) > 1:
+        if track:
             sd[Tw] = sd[Sw]
         if prefers:
             pref[Tw] = (best >> pref_shift) & 0xFF
@@ -273,6 +280,36 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         if mark is not None and (not same_everywhere or cls == PROVIDER):
             rel[mark] = NONE
 
+    def place(cls: int, X: np.ndarray) -> None:
+        """ROV++ (BGPy's ROVPPV1Lite._get_routed_blackholes_to_add): adopters among X with no valid
+        route whose route for a covering prefix came over `cls` from N, where N sent this prefix
+        with an invalid origin, hold a blackhole: N's route with themselves before it."""
+        X = X[policy.adopter[X]]
+        X = X[(rel[X] >= _BLOCKED) | ((rel[X] == ORIGIN) & (hole[X] > 0))]  # none, or an AS0-ROA one
+        if non_routed and cls == PEER:
+            X = X[plan.ranks[X] == top]  # below the top, BGPy remakes the AS0 one before the providers'
+        for c in covering:
+            if not X.size:
+                return
+            on = c.rel[X] == cls
+            T, S = X[on], c.nh[X[on]]
+            if cls == PROVIDER:  # a provider sends every route, and a blackhole if it announces it
+                sent = (rel[S] < _BLOCKED) & (hole[S] != 1)
+            else:  # customers and peers send their own and customer routes, never a blackhole
+                sent = (rel[S] <= CUSTOMER) & (hole[S] == 0)
+            sent &= attrs["invalid"][S] == 1
+            for at, ex in excluded:
+                sent &= ~((S == at) & np.isin(T, ex))
+            T, S = T[sent], S[sent]
+            rel[T], nh[T], length[T], sd[T] = cls, S, length[S] + 1, sd[S]
+            for v in attrs.values():
+                v[T] = v[S]
+            told = {k: policy.announces_hole(cls, prefix, seeds[k].announced[-1]) for k in np.unique(sd[T]).tolist()}
+            hole[T] = [2 if told[k] else 1 for k in sd[T].tolist()]
+            X = X[~np.isin(X, T)]
+
+    track = len(seeds) > 1 or holes  # each route's seed
+    top = int(plan.ranks.max())
     plain = rules is None and onpath is None and not excluded
     if plain:  # the score each AS offers its neighbours: its path length, then itself
         ready = np.full(n, _NO_OFFER, dtype=np.int64)
@@ -292,20 +329,38 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         if idx.size:
             offer(b.S[idx], b.T[idx], CUSTOMER)
     unblock(mark, CUSTOMER)
+    if non_routed:  # every adopter without a route holds the AS0 ROA's blackhole, as its own
+        X = np.flatnonzero(policy.adopter & (rel == NONE))
+        k = len(seeds)
+        seeds += [Seed(int(x)) for x in X]
+        rel[X], length[X], sd[X] = ORIGIN, 1, np.arange(k, len(seeds))
+        attrs.setdefault("invalid", np.zeros(n, dtype=np.int64))[X] = 1
+        hole[X] = np.where([policy.announces_hole(ORIGIN, prefix, int(x)) for x in X], 2, 1)
+        if onpath is not None:
+            onpath = np.vstack([onpath, np.zeros((len(X), n), dtype=bool)])
+    elif holes:
+        place(CUSTOMER, np.flatnonzero(rel == NONE))
     # Across: the peers of every AS with its own or a customer route, decided all at once.
     mark = block(PEER, mark)
-    S, T = plan.peers.of(np.flatnonzero(rel <= CUSTOMER))
+    S, T = plan.peers.of(np.flatnonzero((rel <= CUSTOMER) & (hole == 0) if holes else rel <= CUSTOMER))
     keep = rel[T] == NONE
     offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
     unblock(mark, PEER)
+    if holes:
+        place(PEER, np.flatnonzero((rel == NONE) | (hole > 0)))
     mark = block(PROVIDER, mark)
     for b in plan.down:
         if plain:
             offer_plain(b, PROVIDER)
             continue
-        idx = np.flatnonzero((rel[b.T] == NONE) & (rel[b.S] < _BLOCKED))
+        sends = rel[b.S] < _BLOCKED
+        if holes:
+            sends &= hole[b.S] != 1
+        idx = np.flatnonzero((rel[b.T] == NONE) & sends)
         if idx.size:
             offer(b.S[idx], b.T[idx], PROVIDER)
+        if holes:
+            place(PROVIDER, b.Tu)
     unblock(mark, PROVIDER)
     if blocked is not None:  # the constant attributes, and preference, of every route
         routed = rel != NONE
@@ -313,6 +368,6 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             attrs[k][routed] = v
         if const_pref and policy.ranks:
             pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
-    if len(seeds) == 1:
+    if not track:
         sd[rel != NONE] = 0
-    return Ribs(prefix, list(seeds), rel, nh, length, sd, pref, attrs, policy)
+    return Ribs(prefix, seeds, rel, nh, length, sd, pref, attrs, policy, hole)

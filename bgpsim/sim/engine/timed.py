@@ -35,6 +35,7 @@ import numpy as np
 
 from bgpsim.base.errors import InputError
 from ..policy import CUSTOMER, ORIGIN, ORIGIN_KEY, PEER, PROVIDER, Leaker, Policy
+from . import blackholes
 from .events import EventQueue
 from .timing import Timing
 
@@ -93,7 +94,11 @@ class TimedEngine:
         self.messages = 0
         self.last_change = 0.0
         self._proc = timing.processing_delay.sampler(self.rng)
-        self.revalidating: set[int] = set()  # ASes that keep whole what they hear (watch_rpki) ...
+        # ROV++ adopters make blackholes from what they hear (engine.blackholes)
+        self.rovpp = {i for i, pol in (policies or {}).items() if getattr(pol, "blackholes", False)}
+        self._covering: dict[int, list[int]] = {}
+        self.top_rank = int(topo.ranks.max()) if self.rovpp else 0
+        self.revalidating: set[int] = set(self.rovpp)  # ASes that keep whole what they hear (watch_rpki, ROV++) ...
         self.heard: dict[tuple[int, int], dict] = {}  # ... (p, r) -> {s: (path, rel, signed)}
         self.views: list[Policy] = []
 
@@ -142,6 +147,8 @@ class TimedEngine:
             else:
                 heard[s] = (path, rel, signed)
         self._take(s, r, p, None if path is None else self._judge(s, r, p, path, rel, signed))
+        if r in self.rovpp:
+            blackholes.refresh(self, r, p)
 
     def _judge(self, s: int, r: int, p: int, path, rel: int, signed):
         """The Adj-RIB-In entry r makes of `path` from s, or None: a loop or a route r's policy rejects
@@ -196,7 +203,7 @@ class TimedEngine:
         """`adopters` will get new VRPs during the run (bgpsim.sim.rpki_delays): each keeps what its
         neighbours send, the routes its policy drops included, to judge it again then. `views`: the
         policy under each ROA set of the run, told of every announcement as the deployed one is."""
-        self.revalidating = set(adopters)
+        self.revalidating |= set(adopters)
         self.views = list(views)
 
     def revalidate(self, r: int, policy: Policy) -> None:
@@ -220,6 +227,24 @@ class TimedEngine:
         if self.on_change is not None:
             self.on_change(r, p)
         self._export(r, p)
+        if r in self.rovpp:
+            for q in self._inside(p):
+                blackholes.refresh(self, r, q)
+
+    def hold_blackholes(self) -> None:
+        """ROV++ adopters take the blackholes they hold from the start (those for AS0-ROA space)."""
+        for r in sorted(self.rovpp):
+            for q in range(len(self.prefixes)):
+                blackholes.refresh(self, r, q)
+
+    def covering_of(self, q: int) -> list[int]:
+        """The prefixes (indices) that cover prefix q, q aside."""
+        got = self._covering.get(q)
+        if got is None:
+            inner = self.prefixes[q]
+            got = self._covering[q] = [p for p, x in enumerate(self.prefixes)
+                                       if p != q and x.version == inner.version and inner.subnet_of(x)]
+        return got
 
     def _reselect(self, r: int, p: int) -> None:
         cur = self.loc[p][r]
@@ -262,6 +287,8 @@ class TimedEngine:
                     return
             elif pol is None:
                 val = out if cur[1] <= CUSTOMER or j_is == CUSTOMER else None
+            elif self.rovpp and blackholes.is_hole(cur):
+                val = out if blackholes.announced_to(cur, j_is) else None
             else:
                 val = out if pol.exports(cur[1], j_is) else None
             for j, d in zip(nbrs, delays):
@@ -338,7 +365,12 @@ class TimedEngine:
         if (cur[2] and cur[2][0] == j) or j in self.withheld.get((p, r), ()):
             return None
         pol = self.policy[r]
-        ok = cur[1] <= CUSTOMER or j_is == CUSTOMER if pol is None else pol.exports(cur[1], j_is)
+        if pol is None:
+            ok = cur[1] <= CUSTOMER or j_is == CUSTOMER
+        elif self.rovpp and blackholes.is_hole(cur):
+            ok = blackholes.announced_to(cur, j_is)
+        else:
+            ok = pol.exports(cur[1], j_is)
         if ok and (r, j) in self.prepend:
             return (r,) * self.prepend[(r, j)] + out
         return out if ok else None
