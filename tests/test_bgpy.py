@@ -34,7 +34,12 @@ POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", 
             "edge-filter": "edge-filter", "rov-edge-filter": "rov-edge-filter", "asra": "asra", "aspa-wn": "aspa-wn",
             "provider-cone-id": "provider-cone-id", "bgp-isec-transitive": "bgp-isec-transitive",
             "bgp-isec-otc": "bgp-isec-otc", "bgp-isec-pcid": "bgp-isec-pcid", "bgp-isec": "bgp-isec",
-            "rovpp-v1": "rovpp-v1", "rovpp-v2": "rovpp-v2", "rovpp-v2i": "rovpp-v2i"}
+            "rovpp-v1": "rovpp-v1", "rovpp-v2": "rovpp-v2", "rovpp-v2i": "rovpp-v2i", "bgp-full": "bgp-full",
+            "bgp-full-ignore-invalid": "bgp-full-ignore-invalid",
+            "bgp-full-suppress-withdrawals": "bgp-full-suppress-withdrawals", "rost": "rost"}
+# The withdrawal policies act only when something is withdrawn, which none of these attacks does:
+# BGPy's engine-test graphs suffice (tests/test_withdrawals.py checks withdrawals).
+ENGINE_GRAPHS_ONLY = {"bgp-full", "bgp-full-ignore-invalid", "bgp-full-suppress-withdrawals", "rost"}
 # BGPy 13.0.13's ROVPPV2ImprovedLite stops with this error as soon as an adopter with customers holds
 # a blackhole (it reads attributes its announcements do not have); the trials it finishes must agree.
 BGPY_FAILS = {"rovpp-v2i": "object has no attribute 'roa_valid_length'"}
@@ -48,13 +53,15 @@ def bgpy_python() -> str:
                 ".venv-bgpy/bin/pip install bgpy-pkg (or set BGPY_PYTHON)")
 
 
-def _requests(graphs: list[tuple[Path, int, int]], seed: int) -> list[dict]:
+def _requests(graphs: list[tuple[Path, int, int]], seed: int, engine_graphs: int) -> list[dict]:
     rnd = random.Random(seed)
     reqs = []
-    for path, attacker, victim in graphs:
+    for k, (path, attacker, victim) in enumerate(graphs):
         topo = read_caida(path)
         asns = [int(a) for a in topo.asns]
         for policy, theirs in POLICIES.items():
+            if policy in ENGINE_GRAPHS_ONLY and k >= engine_graphs:
+                continue
             adopters = sorted(({a for a in asns if rnd.random() < 0.4} | {victim}) - {attacker}) if policy != "none" else []
             for attack in ATTACKS:
                 reqs.append({"graph": str(path), "attack": attack, "attacker": attacker, "victim": victim,
@@ -80,7 +87,7 @@ def _ask_bgpy(py: str, tmp: Path) -> None:
             stubs = [int(topo.asns[i]) for i in topo.stubs()]
             a, v = random.Random(s).sample(stubs, 2)
             graphs.append((f, a, v))
-    reqs = _requests(graphs, seed=7)
+    reqs = _requests(graphs, seed=7, engine_graphs=engine_graphs)
     (tmp / "requests.json").write_text(json.dumps(reqs))
     (tmp / "graphs.json").write_text(json.dumps({"engine": engine_graphs}))
     done = subprocess.run([py, str(ORACLE / "run_bgpy.py"), str(tmp / "requests.json"), "-o", str(tmp / "out.json")],

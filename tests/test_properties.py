@@ -47,8 +47,11 @@ def relation(topo, i, j):
     return topo.relationship(i, j)
 
 
+# Every defence but one that sends no withdrawals: its neighbours keep routes it left (zombies), which
+# no stable state holds (tests/test_withdrawals.py).
+STABLE = [p for p, cls in DEFENCES.items() if not getattr(cls, "suppresses_withdrawals", False)]
 graphs = dict(n=st.integers(5, 120), seed=st.integers(0, 10_000), origins_count=st.integers(1, 3),
-              mrai=st.sampled_from([0.0, 5.0, 30.0]), policy=st.sampled_from([None, *DEFENCES, "rov+peerlock-lite", "aspa+bogon+maxlen", "bgpsec+otc", "prefix-list+path-end"]),
+              mrai=st.sampled_from([0.0, 5.0, 30.0]), policy=st.sampled_from([None, *STABLE, "rov+peerlock-lite", "aspa+bogon+maxlen", "bgpsec+otc", "prefix-list+path-end"]),
               forged=st.booleans())
 
 

@@ -63,6 +63,10 @@ _POLICY_NAMES = {  # what each defence does, in a sentence a student reads
                 "the covering route to the hijacker) and ROV",
     "rovpp-v2": "ROV++ v2 (v1's blackholes, announced to customers when learned from a peer or provider) and ROV",
     "rovpp-v2i": "ROV++ v2 improved (v1's blackholes for more-specifics and AS0-ROA space, announced to customers) and ROV",
+    "bgp-full": "BGP with withdrawals (what every AS here does; no filter)",
+    "bgp-full-ignore-invalid": "BGP with withdrawals (what every AS here does; no filter)",
+    "bgp-full-suppress-withdrawals": "BGP that sends no withdrawals (its neighbours keep routes it has lost: zombies)",
+    "rost": "Route Status Transparency (drop a route whose withdrawal a shared repository recorded: zombies)",
 }
 
 

@@ -55,6 +55,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
+from frozendict import frozendict
+
 import bgpy.simulation_engine as bgpy_engine
 from bgpy.as_graphs import ASGraphInfo, CAIDAASGraph
 from bgpy.as_graphs.base.links import CustomerProviderLink as CPLink
@@ -65,6 +67,9 @@ from bgpy.simulation_engine import (
     ASRA,
     ASPAwN,
     BGP,
+    BGPFull,
+    BGPFullIgnoreInvalid,
+    BGPFullSuppressWithdrawals,
     ROV,
     BGPiSec,
     BGPiSecTransitive,
@@ -82,6 +87,7 @@ from bgpy.simulation_engine import (
     ROVPPV1Lite,
     ROVPPV2ImprovedLite,
     ROVPPV2Lite,
+    RoSTFull,
     SimulationEngine,
 )
 from bgpy.simulation_framework import (
@@ -94,6 +100,7 @@ from bgpy.simulation_framework import (
     ScenarioConfig,
     SubprefixHijack,
     SuperprefixPrefixHijack,
+    ValidPrefix,
 )
 
 class PeerROVAsDocumented(PeerROV):
@@ -131,6 +138,10 @@ POLICIES: dict[str, type[Policy]] = {
     "rovpp-v1": ROVPPV1Lite,
     "rovpp-v2": ROVPPV2Lite,
     "rovpp-v2i": ROVPPV2ImprovedLite,
+    "bgp-full": BGPFull,
+    "bgp-full-ignore-invalid": BGPFullIgnoreInvalid,
+    "bgp-full-suppress-withdrawals": BGPFullSuppressWithdrawals,
+    "rost": RoSTFull,
 }
 
 OUTCOME_NAMES: dict[int, str] = {
@@ -171,6 +182,46 @@ _NATIVE_SCENARIOS: dict[str, type] = {
 _EXACT_SCENARIOS: dict[str, type] = {
     name: _exact_adopters(cls) for name, cls in _NATIVE_SCENARIOS.items()
 }
+
+
+class WithdrawnPrefix(ValidPrefix):
+    """The victim announces its prefix and, after the first round, withdraws it (the shape of
+    BGPy's own engine tests of withdrawals, internal_config_002 and _007); two rounds."""
+
+    min_propagation_rounds: int = 2
+
+    def post_propagation_hook(self, engine, percent_adopt, trial, propagation_round) -> None:
+        if propagation_round == 0:
+            for asn in self.victim_asns:
+                policy = engine.as_graph.as_dict[asn].policy
+                own = policy.local_rib.pop(next(iter(policy.local_rib)))
+                policy.withdraw_ann_from_neighbors(own.copy({"withdraw": True}))
+
+    @cached_property
+    def _default_adopters(self) -> frozenset[int]:
+        return frozenset()
+
+
+def run_withdrawal(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
+    """`policies` ({asn: name}) on a `base` policy (default bgp-full-ignore-invalid); the victim
+    announces and then withdraws; every AS's Loc-RIB after `rounds` rounds (default 2, BGPy's)."""
+    victim = int(req["victim"])
+    config = ScenarioConfig(
+        ScenarioCls=WithdrawnPrefix,
+        BasePolicyCls=resolve_policy(req.get("base", "bgp-full-ignore-invalid")),
+        override_victim_asns=frozenset({victim}),
+        override_attacker_asns=frozenset(),
+        num_attackers=0,
+        propagation_rounds=int(req.get("rounds", 2)),
+        hardcoded_asn_cls_dict=frozendict({int(a): resolve_policy(n) for a, n in req.get("policies", {}).items()}),
+    )
+    scenario = WithdrawnPrefix(scenario_config=config, engine=engine)
+    scenario.setup_engine(engine)
+    for round_ in range(config.propagation_rounds):
+        engine.run(propagation_round=round_, scenario=scenario)
+        scenario.post_propagation_hook(engine=engine, percent_adopt=0, trial=0, propagation_round=round_)
+    return {"routes": {str(a.asn): {prefix: list(ann.as_path) for prefix, ann in sorted(a.policy.local_rib.items())}
+                       for a in sorted(engine.as_graph, key=lambda x: x.asn) if len(a.policy.local_rib)}}
 
 
 def resolve_policy(name: str) -> type[Policy]:
@@ -275,6 +326,8 @@ def build_engine(as_graph_info: ASGraphInfo) -> SimulationEngine:
 
 def run_trial(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
     attack = req["attack"]
+    if attack == "withdrawal":
+        return run_withdrawal(engine, req)
     table = _NATIVE_SCENARIOS if req.get("victim_always_adopts") else _EXACT_SCENARIOS
     if attack not in table:
         raise ValueError(f"unknown attack {attack!r}; known: {sorted(table)}")

@@ -23,12 +23,13 @@ from .peerlock import PeerlockLite
 from .provider_cone import ProviderConeID
 from .rov import ROV, PeerROV, ROVDeprefer
 from .rovpp import ROVPPV1, ROVPPV2, ROVPPV2i
+from .withdrawals import BGPFull, BGPFullIgnoreInvalid, BGPFullSuppressWithdrawals, RoST
 
 DEFENCES = {cls.name: cls for cls in (ROV, ROVDeprefer, PeerROV, ASPA, ASPAAlone, BGPsec, BGPsecAlone, PathEnd,
                                       PathEndAlone, OnlyToCustomers, EnforceFirstAS, PeerlockLite, MaxLength, Bogon,
                                       PrefixList, MaxPrefix, EdgeFilter, ROVEdgeFilter, ASRA, ASPAwN,
                                       ProviderConeID, BGPiSecTransitive, BGPiSecOTC, BGPiSecPCID, BGPiSec, ROVPPV1, ROVPPV2,
-                                      ROVPPV2i)}
+                                      ROVPPV2i, BGPFull, BGPFullIgnoreInvalid, BGPFullSuppressWithdrawals, RoST)}
 
 
 @dataclass(frozen=True)
@@ -107,4 +108,5 @@ __all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "la
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
            "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "BGPiSecTransitive", "BGPiSecOTC", "BGPiSecPCID", "BGPiSec", "ROVPPV1",
-           "ROVPPV2", "ROVPPV2i", "Combined"]
+           "ROVPPV2", "ROVPPV2i", "BGPFull", "BGPFullIgnoreInvalid", "BGPFullSuppressWithdrawals", "RoST",
+           "Combined"]

@@ -37,6 +37,7 @@ from bgpsim.base.errors import InputError
 from ..policy import CUSTOMER, ORIGIN, ORIGIN_KEY, PEER, PROVIDER, Leaker, Policy
 from . import blackholes
 from .events import EventQueue
+from .rost import Repository
 from .timing import Timing
 
 
@@ -98,7 +99,12 @@ class TimedEngine:
         self.rovpp = {i for i, pol in (policies or {}).items() if getattr(pol, "blackholes", False)}
         self._covering: dict[int, list[int]] = {}
         self.top_rank = int(topo.ranks.max()) if self.rovpp else 0
-        self.revalidating: set[int] = set(self.rovpp)  # ASes that keep whole what they hear (watch_rpki, ROV++) ...
+        # withdrawals: ASes that send none; RoST adopters and their shared repository
+        self.suppressing = {i for i, pol in (policies or {}).items() if getattr(pol, "suppresses_withdrawals", False)}
+        rost = [i for i, pol in (policies or {}).items() if getattr(pol, "rost", False)]
+        self.rost = Repository(self, rost) if rost else None
+        # ASes that keep whole what they hear (watch_rpki, ROV++, RoST) ...
+        self.revalidating: set[int] = set(self.rovpp) | set(rost)
         self.heard: dict[tuple[int, int], dict] = {}  # ... (p, r) -> {s: (path, rel, signed)}
         self.views: list[Policy] = []
 
@@ -140,6 +146,11 @@ class TimedEngine:
         `signed`: its BGPsec_PATH under crypto."""
         if self.down and (s, r) in self.down:
             return  # the session died while the message was in flight
+        if self.rost is not None and r in self.rost.adopters:
+            before = self.heard.get((p, r), {}).get(s)
+            self.rost.heard(r, p, path, None if before is None else before[0])
+            if path is not None and self.rost.covers(p, path, r):
+                path = None  # withdrawn, says the repository: what s sent before goes too
         if self.revalidating and r in self.revalidating:  # kept whole, for new VRPs (RFC 9324)
             heard = self.heard.setdefault((p, r), {})
             if path is None:
@@ -219,6 +230,8 @@ class TimedEngine:
                     self._take(s, r, p, entry)
 
     def _install(self, r: int, p: int, new) -> None:
+        if self.rost is not None and r in self.rost.adopters:
+            self.rost.changed(r, p, self.loc[p][r], new)
         self.loc[p][r] = new
         if self.journal is not None:
             self.journal.loc_rib(self.q.now, r, p, new)
@@ -298,6 +311,8 @@ class TimedEngine:
                 prev = sent.get(j)
                 if prev is v or prev == v or (down and (r, j) in down):
                     continue
+                if v is None and self.suppressing and r in self.suppressing:
+                    continue  # it sends no withdrawal
                 self._offer(r, j, p, v, d, rel_at_j, j_is, sent)
 
     def _offer(self, r, j, p, val, delay, rel_at_j, j_is, sent) -> None:
@@ -349,7 +364,7 @@ class TimedEngine:
             val = self._wanted(r, j, p, j_is)
             sent = self.rib_out[p][r]
             prev = sent.get(j)
-            if prev is val or prev == val:
+            if prev is val or prev == val or (val is None and r in self.suppressing):
                 continue
             self._transmit(r, j, p, val, delay, rel_at_j, sent)
             announced = announced or val is not None or self.timing.mrai_withdrawals
