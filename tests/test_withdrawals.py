@@ -102,3 +102,40 @@ def test_without_rost_a_zombie_outlives_its_path():
     """The contrast: on 002's chain without RoST, 2 and 1 keep a route 4 and 777 have left."""
     got, _, _ = withdrawn(CHAIN["edges"], {666: SUPPRESS})
     assert got[2] == (2, 3, 666, 4, 777) and 4 not in got
+
+
+@pytest.mark.parametrize("policy, want", [
+    (None, {1: "attacker", 2: "attacker", 3: "attacker", 4: "disconnected"}),
+    ("rost", {1: "disconnected", 2: "disconnected", 3: "attacker", 4: "disconnected"}),
+])
+def test_a_zombie_attack_and_rost_in_a_scenario(tmp_path, policy, want):
+    """002's chain as a scenario: 666 stops sending withdrawals at 5 s, the victim withdraws at 100 s.
+    Traffic of the ASes left with the zombie goes to 666; with RoST at 2 and 4, 2 and 1 drop it."""
+    import ipaddress
+
+    from bgpsim.sim.attacks import attack
+    from bgpsim.sim.plan import resolve
+    from bgpsim.sim.run import simulate
+    from bgpsim.sim.scenario import Defence, Scenario
+
+    (tmp_path / "g.txt").write_text("".join(f"{a}|{b}|-1\n" for a, b, _ in CHAIN["edges"]))
+    scn = Scenario(name="zombie", topology=str(tmp_path / "g.txt"), victim=777,
+                   prefixes=[ipaddress.ip_network(PREFIX)], attack=attack("zombie", attacker=666, start=5, stop=100),
+                   defence=Defence(policy, adopters=[2, 4]) if policy else None)
+    res = simulate(resolve(scn))
+    assert {r.asn: r.outcome for r in res.ases if r.asn not in (666, 777)} == want
+    assert [m.label for m in res.marks][:2] == ["the attacker stops sending withdrawals", "the victim withdraws its prefix"]
+
+
+def test_a_zombie_needs_the_timed_engine_and_a_stop(tmp_path):
+    from bgpsim.cli import main
+
+    (tmp_path / "g.txt").write_text("".join(f"{a}|{b}|-1\n" for a, b, _ in CHAIN["edges"]))
+    base = ["run", "--topology", str(tmp_path / "g.txt"), "--victim", "777", "--attack", "zombie", "--attacker", "666",
+            "--quiet"]
+    assert main(base + ["--out", str(tmp_path / "a")]) == 2  # no stop on the command line
+    (tmp_path / "z.toml").write_text(f'name = "z"\ntopology = "{tmp_path / "g.txt"}"\n[victim]\nasn = 777\n'
+                                     'prefixes = ["1.2.0.0/16"]\n[attack]\nkind = "zombie"\nattacker = 666\nstop = 100\n')
+    assert main(["run", str(tmp_path / "z.toml"), "--engine", "steady", "--out", str(tmp_path / "b"), "--quiet"]) == 2
+    assert main(["run", str(tmp_path / "z.toml"), "--out", str(tmp_path / "c"), "--quiet"]) == 0
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

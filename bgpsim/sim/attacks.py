@@ -38,6 +38,7 @@ class Attack:
     kind: ClassVar[str]
     help: ClassVar[str]
     timed: ClassVar[bool] = True  # the timed engine runs it (else: --engine steady only)
+    steady: ClassVar[bool] = True  # the converged-state engine runs it (else: the timed engine only)
     more_specific: ClassVar[bool] = False  # announces a prefix inside the victim's
     exact: ClassVar[bool] = False  # announces one of the victim's own prefixes
     victim_announces: ClassVar[bool] = True  # a squatter's victim announces nothing
@@ -282,6 +283,34 @@ class Leak(Attack):
         engine.set_policy(a, policy)
 
 
+class Zombie(Attack):
+    """Withdrawal suppression (RFC 4271 section 9.1.3 unmet): from `start` the attacker sends no
+    withdrawals; at `stop` the victim withdraws its prefix, and the attacker's neighbours keep the
+    route: a zombie, whose traffic ends at the attacker. RoST (`--policy rost`) finds it. Routing at
+    rest has no withdrawal in flight: the timed engine only."""
+
+    kind = "zombie"
+    help = ("the attacker sends no withdrawals; the victim withdraws its prefix at the attack's stop, and the "
+            "attacker's neighbours keep the route (a zombie)")
+    exact = True
+    steady = False
+    start_label = "the attacker stops sending withdrawals"
+    stop_label = "the victim withdraws its prefix"
+
+    def announced(self, victim_prefixes):
+        if self.stop is None:
+            raise InputError("a zombie attack needs stop (in the scenario's [attack] table): when the victim "
+                             "withdraws its prefix")
+        return super().announced(victim_prefixes)
+
+    def start_on(self, engine, a, v, k):
+        engine.suppressing.add(a)
+        engine.q.at(self.stop, engine.withdraw, v, k)  # the victim, at the attack's stop
+
+    def stop_on(self, engine, a, k, policy):
+        pass  # what stops is the victim's route (start_on scheduled it); the attacker stays silent
+
+
 class Intercept(Attack):
     kind = "intercept"
     help = "forged-origin announcement to every neighbour but the one the attacker keeps for forwarding to the victim"
@@ -303,7 +332,7 @@ class Intercept(Attack):
 
 KINDS: dict[str, type[Attack]] = {c.kind: c for c in (
     PrefixHijack, SubprefixHijack, ForgedOrigin, ForgedOriginSubprefix, Squat, SuperprefixPrefix,
-    NonRoutedSuperprefix, NonRoutedSuperprefixPrefix, FirstAsnStrip, ShortestPath, Leak, Intercept)}
+    NonRoutedSuperprefix, NonRoutedSuperprefixPrefix, FirstAsnStrip, ShortestPath, Leak, Intercept, Zombie)}
 TIMED_KINDS = tuple(k for k, c in KINDS.items() if c.timed)
 
 

@@ -139,7 +139,8 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         journal=journal, prefixes=[str(p) for p in prefixes], adopters=[int(topo.asns[i]) for i in plan.adopters],
         rpki=rpki,
         # with a defence, the share that would reach the attacker without it, for the report to compare
-        baseline=round(settle(plan, defended=False).fractions()["attacker"], 6) if scn.defence and attack else None)
+        baseline=round(settle(plan, defended=False).fractions()["attacker"], 6) if scn.defence and attack and attack.steady
+        else None)
 
 
 MITIGATION_MARKS = {

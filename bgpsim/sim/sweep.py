@@ -54,8 +54,9 @@ class Sweep:
 
     def __post_init__(self):
         for a in self.attacks:
-            if a not in KINDS:
-                raise InputError(f"--attack: unknown attack {a!r}; want one of {', '.join(KINDS)}")
+            if a not in KINDS or not KINDS[a].steady:  # a sweep's trials are converged states
+                raise InputError(f"--attack: {'unknown attack' if a not in KINDS else 'a sweep cannot run'} {a!r}; "
+                                 f"want one of {', '.join(k for k, c in KINDS.items() if c.steady)}")
         for p in self.policies:
             policy_name(p, "--policy", none=True)
         for x in self.adoption:

@@ -100,6 +100,9 @@ def run(topo, kind: str, attacker: int, victim: int, policy: str | None = None, 
     if attacker == victim:
         raise InputError(f"attacker and victim are the same AS ({topo.asns[victim]})")
     att = attack(kind, via=via, prefix=attack_prefix if via is not None else None)
+    if not att.steady:
+        raise InputError(f"the {kind} attack needs the timed engine (--engine timed): routing at rest has no "
+                         "withdrawal in flight")
     if vrps is None:
         vrps = VRPTable([victim_roa(prefix, int(topo.asns[victim]), att)])
     sub = attack_prefix or (SUBPREFIX if prefix == PREFIX else sub_prefix(prefix))
