@@ -103,6 +103,7 @@ WRONG = {  # kind -> wrong values
     "listen": ["banana", "127.0.0.1", "127.0.0.1:99999", "localhost:8323", "192.0.2.1:8323"],
     "networks": ["banana", "10.0.0.0/33", "192.0.2.0/24,banana"],
     "cache": ["banana", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1"],
+    "peer-roles": ["banana", "cousin:64500", "customer:banana", "customer:4294967296"],
 }
 
 # Wrong values legitimately taken: (command, option, value) -> why. Each is still told: the first
@@ -131,7 +132,7 @@ def kind(action: argparse.Action) -> str:
         "TIME": "time", "PREFIX": "topic", "P": "prefix", "ASN,ASN,...": "asns", "ASN,ASN,...|@FILE": "asns-or-file",
         "NAME[+NAME...]": "policies", "KIND[,KIND]": "list", "NAME[,NAME]": "list", "SHARE,SHARE,...": "shares",
         "ADDRESS": "address", "V4,V6": "lengths", "N": "integer", "uniform|cone|space|FILE": "weighting", "NAME": "incident", "ID": "text",
-        "ADDRESS:PORT": "listen", "NET,NET,...": "networks", "HOST:PORT": "cache",
+        "ADDRESS:PORT": "listen", "NET,NET,...": "networks", "HOST:PORT": "cache", "ROLE:ASN,...": "peer-roles",
     }
     assert action.metavar in by_metavar, f"{action.option_strings or action.dest}: classify metavar {action.metavar!r}"
     return by_metavar[action.metavar]

@@ -270,3 +270,84 @@ def test_the_origin_after_a_confederation_segment_is_the_speakers(tmp_path):
         got = [(r["prefix"], r["origin_as"], r["rpki"]) for r in csv.DictReader(f)]
     assert got == [("10.1.0.0/16", "64500", "valid"), ("10.2.0.0/16", "64500", "valid"),
                    ("10.3.0.0/16", "64501", "invalid-asn"), ("10.4.0.0/16", "", "invalid-asn")]
+
+
+# ASPA's direction per peer (draft-ietf-sidrops-aspa-verification-28 sections 5.5, 5.6), by hand.
+# ASPAs: 64500's provider is 64510, 64510's is 64520 (64520 published none). Each row: the peer that
+# sent it, its path, and the verdicts with that peer as a customer (upstream), a provider
+# (downstream), a route server (upstream, no neighbour check) and of unknown role (downstream).
+ROLE_ROWS = [
+    # an attested climb: valid every way
+    ("10.0.1.0/24", 64510, "64510 64500", {"customer": "valid", "provider": "valid", "route-server": "valid", None: "valid"}),
+    # 64520 is not 64500's provider: a leak upstream; downstream two ASes always pass (each ramp 1)
+    ("10.0.2.0/24", 64520, "64520 64500", {"customer": "invalid", "provider": "valid", "route-server": "invalid",
+                                           None: "valid"}),
+    # 64550 published no ASPA: unknown upstream; downstream two ASes pass
+    ("10.0.3.0/24", 64520, "64520 64550", {"customer": "unknown", "provider": "valid", "route-server": "unknown",
+                                                 None: "valid"}),
+    # the first AS is not the peer's: invalid but from a route server, which adds no AS
+    ("10.0.4.0/24", 64520, "64510 64500", {"customer": "invalid", "provider": "invalid", "route-server": "valid",
+                                           None: "invalid"}),
+    # prepends compressed first
+    ("10.0.5.0/24", 64510, "64510 64510 64500 64500", {"customer": "valid", "provider": "valid",
+                                                        "route-server": "valid", None: "valid"}),
+    # an AS_SET: invalid every way
+    ("10.0.6.0/24", 64510, "64510 {64500,64501}", {"customer": "invalid", "provider": "invalid",
+                                                   "route-server": "invalid", None: "invalid"}),
+    # an empty path from an eBGP peer: invalid
+    ("10.0.7.0/24", 64510, "", {"customer": "invalid", "provider": "invalid", "route-server": "invalid", None: "invalid"}),
+]
+
+
+@pytest.mark.parametrize("role", ["customer", "provider", "route-server", None])
+def test_aspa_direction_follows_the_peers_role(tmp_path, role):
+    (tmp_path / "d.txt").write_text("".join(f"BGP4MP|1445565695|A|192.0.2.{peer % 256}|{peer}|{prefix}|{path}|IGP|192.0.2.1|0|0||NAG||\n"
+                                            for prefix, peer, path, _ in ROLE_ROWS))
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\n")
+    (tmp_path / "aspa.json").write_text(json.dumps({"metadata": {"buildtime": "2015-10-23T02:00:00Z"}, "roas": [], "aspas": [
+        {"customer_asid": 64500, "providers": [64510]}, {"customer_asid": 64510, "providers": [64520]}]}))
+    out = tmp_path / "out"
+    roles = ["--peer-role", f"{role}:64510,64520"] if role else []
+    assert main(["validate", str(tmp_path / "d.txt"), "--vrps", str(tmp_path / "vrps.csv"), "--aspa",
+                 str(tmp_path / "aspa.json"), *roles, "--out", str(out), "--quiet"]) == 0
+    with open(out / "routes.csv", newline="") as f:
+        got = {r["prefix"]: r["aspa"] for r in csv.DictReader(f)}
+    assert got == {prefix: want[role] for prefix, _, _, want in ROLE_ROWS}
+    doc = json.loads((out / "summary.json").read_text())
+    assert doc["aspa_unplaced"] == (len(ROLE_ROWS) if role is None else 0)
+
+
+def test_peer_roles_from_the_relationships(tmp_path):
+    """--collector-as with --relationships: 64510 is the collector's customer there (upstream), 64520
+    its provider (downstream), and a peer the file does not link to it is unplaced."""
+    (tmp_path / "rel.txt").write_text("64520|64530|-1\n64530|64510|-1\n64510|64500|-1\n64540|64500|-1\n")
+    (tmp_path / "d.txt").write_text(
+        "BGP4MP|1445565695|A|192.0.2.1|64520|10.0.2.0/24|64520 64500|IGP|192.0.2.1|0|0||NAG||\n"
+        "BGP4MP|1445565695|A|192.0.2.2|64510|10.0.1.0/24|64510 64540 64500|IGP|192.0.2.1|0|0||NAG||\n"
+        "BGP4MP|1445565695|A|192.0.2.3|64540|10.0.3.0/24|64540 64510 64500|IGP|192.0.2.1|0|0||NAG||\n")
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\n")
+    out = tmp_path / "out"
+    assert main(["validate", str(tmp_path / "d.txt"), "--vrps", str(tmp_path / "vrps.csv"), "--relationships",
+                 str(tmp_path / "rel.txt"), "--collector-as", "64530", "--out", str(out), "--quiet"]) == 0
+    with open(out / "routes.csv", newline="") as f:
+        got = {r["prefix"]: r["aspa"] for r in csv.DictReader(f)}
+    # the relationships stand in for ASPAs: 64500's providers are 64510 and 64540; 64510's 64530
+    assert got == {"10.0.2.0/24": "valid",  # from a provider: two ASes pass downstream
+                   "10.0.1.0/24": "invalid",  # from a customer: 64540 is not 64510's provider
+                   "10.0.3.0/24": "valid"}  # unplaced (64540 is not linked to 64530): downstream, the apex 64510
+    assert json.loads((out / "summary.json").read_text())["aspa_unplaced"] == 1
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["--peer-role", "cousin:64510"], "--peer-role 'cousin:64510': want ROLE:ASN"),
+    (["--peer-role", "customer:AS64510,x"], "'x' is not an AS number"),
+    (["--peer-role", "customer:64510", "--peer-role", "provider:64510"], "AS64510 is given two roles"),
+    (["--collector-as", "64530"], "--collector-as: the peers' roles come from --relationships"),
+])
+def test_bad_peer_roles_are_one_line(tmp_path, capsys, args, expect):
+    (tmp_path / "d.txt").write_text("BGP4MP|1445565695|A|192.0.2.1|64520|10.0.2.0/24|64520 64500|IGP|192.0.2.1|0|0||NAG||\n")
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\n")
+    assert main(["validate", str(tmp_path / "d.txt"), "--vrps", str(tmp_path / "vrps.csv"), *args,
+                 "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expect in err[0] and not (tmp_path / "o").exists()

@@ -128,3 +128,12 @@ def broker_args(p) -> None:
     p.add_argument("--broker", required=True, metavar="URL", help="mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://...")
     p.add_argument("--cafile", metavar="PEM", help="CA certificate for a broker whose TLS certificate no public CA signed")
     p.add_argument("--topic", default="bgpsim", metavar="PREFIX", help="topic prefix (default bgpsim)")
+
+
+def peer_role_args(p) -> None:
+    """What the collector's peers are to it, for ASPA's direction (validate, monitor)."""
+    p.add_argument("--peer-role", action="append", metavar="ROLE:ASN,...",
+                   help="what these peers are to the collector: customer, peer, route-server (verified upstream) "
+                        "or provider (downstream); repeatable")
+    p.add_argument("--collector-as", type=asn, metavar="ASN",
+                   help="the collector's own AS: with --relationships, each peer's role is its CAIDA link to it")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import broker_args, broker_of, seconds
+from . import broker_args, broker_of, peer_role_args, seconds
 
 EPILOG = """\
 examples:
@@ -41,6 +41,7 @@ def register(sub, parser_class) -> None:
     p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON")
     p.add_argument("--relationships", metavar="CAIDA_FILE", help="CAIDA AS relationships: ASPA stand-in without --aspa")
+    peer_role_args(p)
     p.add_argument("--router-keys", action="append", metavar="DIR|FILE",
                    help="BGPsec router keys (relying-party JSON, router certificates, key files): each BGPsec "
                         "UPDATE gets a verdict, in routes.csv's bgpsec columns as with `bgpsim validate`")

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import asn, renamed
+from . import asn, peer_role_args, renamed
 
 MAX_LISTED = 10  # BGPsec findings on the terminal
 EPILOG = """\
@@ -23,8 +23,11 @@ examples:
 what each route gets:
   rpki      RFC 6811: valid, invalid-asn, invalid-length or not-found, with the reason
   aspa      with --aspa (validated ASPAs, e.g. rpki-client JSON), or --relationships standing in for
-            them: valid, invalid or unknown (draft-ietf-sidrops-aspa-verification; paths verified
-            downstream, as a collector takes full tables like a customer)
+            them: valid, invalid or unknown (draft-ietf-sidrops-aspa-verification-28 sections 5.5,
+            5.6): upstream from a customer, peer or route server, downstream from a provider (--peer-role,
+            or --collector-as with --relationships); a peer whose role is not known, downstream, as a
+            collector takes full tables like a customer (counted: aspa_unplaced); a first AS that is
+            not the peer's, but from a route server, or an empty path: invalid
   bgpsec    with --router-keys (RFC 8205 section 5): valid, not-valid (no-key, bad-signature),
             withdraw (malformed, peer-as-mismatch, pcount-zero, confed-segment: a router would treat
             the UPDATE as withdrawn), unsigned (no BGPsec_PATH, or unsupported-suite), unknown (the
@@ -62,6 +65,7 @@ def register(sub, parser_class) -> None:
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON (aspas or provider_authorizations)")
     p.add_argument("--relationships", metavar="CAIDA_FILE",
                    help="CAIDA AS relationships (as-rel2): leak findings, and ASPA stand-in without --aspa")
+    peer_role_args(p)
     p.add_argument("--router-keys", action="append", metavar="DIR|FILE",
                    help="BGPsec router keys (relying-party JSON, router certificates, key files, or a folder; "
                         "repeatable): every route gets a BGPsec verdict")

@@ -13,6 +13,7 @@ from .dataplane import OUTCOMES, VICTIM, Forwarding
 from .defences import defence
 from .engine.events import EventQueue
 from .engine.steady import Seed, propagate
+from .engine import blackholes
 from .engine.timed import TimedEngine
 from .engine.warm import warm_start
 from .journal import Journal
@@ -68,7 +69,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
                              engine.aggregates)
     for p, entries in installed.items():
         warm_start(engine, p, entries)
-    engine.hold_blackholes()
+    blackholes.hold(engine)
 
     fwd = Forwarding(engine.loc, covering, topo.n, a, v, plan.weights, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
                      tagged=engine.tagged)

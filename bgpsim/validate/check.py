@@ -21,8 +21,10 @@ so the two overlap.
   AS_SEQUENCE; NONE when it is an AS_SET (such a route is never valid: invalid when covered); the
   speaker's own AS, here the peer's, when the path is empty or ends in a confederation segment. The
   same rule for every input (core/aspath.c path_origin, bgpsim.wire.attributes.origin_of).
-- ASPA: collectors take full tables from their peers as a customer takes them from a provider, so
-  paths are verified downstream (draft-ietf-sidrops-aspa-verification section 6.2).
+- ASPA (draft-ietf-sidrops-aspa-verification-28 sections 5.5, 5.6): upstream or downstream by what
+  the peer is to the collector (bgpsim.validate.roles); a path whose first AS is not the peer's is
+  invalid (but from a route server), and so is an empty one. A path's verdicts both ways are worked
+  out once; each route takes its peer's.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from bgpsim.rpki.aspa_path import AspaTable
+from bgpsim.rpki.aspa_path import INVALID, UNKNOWN, VALID as ASPA_VALID, AspaTable
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
 from bgpsim import _core
@@ -43,6 +45,7 @@ from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from bgpsim.wire.aspath import path_of_words, path_words
 from .findings import Findings, Found
 from .paths import flat_path
+from .roles import FROM_ROUTE_SERVER, UNPLACED, UPSTREAM, PeerRoles
 from .rows import Groups, Prefixes, rows
 from .tally import Tally
 
@@ -59,6 +62,9 @@ _STATE_TEXT = [f'{s},"{_REASON.get(s, "")}"'.encode() for s in STATES]  # the st
 # the special-purpose AS numbers (bgpsim.base.bogons) and the flags bgpsim._core.PathTable gives a path
 _SPECIAL = tuple(np.array([r[k] for r in ASN_RANGES], dtype=np.uint32) for k in (0, 1))
 _NOTHING = _core.PathTable.NOTHING
+_VERDICTS = ("", ASPA_VALID, INVALID, UNKNOWN)  # ASPA verdicts by code; 0: none
+_CODE = {v: k for k, v in enumerate(_VERDICTS)}
+_NO_AS = -1  # no first AS to compare: an empty path, or an AS_SET first (invalid anyway)
 _JUDGED = _core.PathTable.HAS_SET | _core.PathTable.SUSPECT  # a path that may hold a finding
 
 
@@ -99,20 +105,23 @@ class Checker:
     `bgpsec`, nothing."""
 
     def __init__(self, vrps, write: Callable[[bytes, int], None], aspa: AspaTable | None = None, topo=None,
-                 bgpsec=None):
+                 bgpsec=None, roles: PeerRoles | None = None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
         is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
         batches are read and put aside until it comes."""
         self.vrps: VRPTable | None = vrps if isinstance(vrps, VRPTable) else None
         self._source = None if self.vrps is not None else vrps
         self.aspa = aspa
+        self.roles = roles or PeerRoles()
+        self._modes = np.zeros(0, dtype=np.int8)  # by peer (Checker._peers): roles' mode
         self.write = write
         self.tally = Tally()
         self.findings = Findings(topo)
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         self._paths = _core.PathTable(*_SPECIAL)  # every AS_PATH met: its slot, routes.csv fields, origin, flags
-        self._decided: dict[int, tuple[str, list | None]] = {}  # slot -> (ASPA verdict, path to judge): _decide
+        # slot -> (ASPA verdict downstream, upstream, the first AS, path to judge): _decide
+        self._decided: dict[int, tuple[int, int, int, tuple | None]] = {}
         self._marked = np.zeros(0, dtype=bool)  # by slot: in _decided
         self._tails: dict[tuple[str, str], bytes] = {}  # (ASPA verdict, finding kinds) -> the line's end
         self._peers = Peers()
@@ -243,13 +252,40 @@ class Checker:
         the few paths that have either: without ASPA data or relationships, only a path the core
         flags is judged, and no other is made Python objects."""
         judge = not flags & _NOTHING and (flags & _JUDGED or self.findings.topo is not None)
-        if not judge and (self.aspa is None or flags & _NOTHING):
+        if not judge and (self.aspa is None or (flags & _NOTHING and words)):  # no AS but a confederation's
             return
         flat = flat_path(path_of_words(words))
-        verdict = self.aspa.verify(flat, from_provider=True) if self.aspa is not None and flat else ""
-        if verdict or judge:
-            self._decided[slot] = (verdict, flat if judge else None)
-            self._marked[slot] = True
+        down = up = 0
+        first = _NO_AS
+        if self.aspa is not None:
+            down = up = _CODE[INVALID]  # an empty path (eBGP: the collector is not the peer's AS)
+            if flat:
+                down = _CODE[self.aspa.verify(flat, from_provider=True)]
+                up = _CODE[self.aspa.verify(flat, from_provider=False)]
+                first = flat[0] if isinstance(flat[0], int) else _NO_AS
+        self._decided[slot] = (down, up, first, flat if judge else None)
+        self._marked[slot] = True
+
+    def _verdicts(self, slots: np.ndarray, decided: list[int], gslot: np.ndarray, peers: np.ndarray):
+        """Each group's ASPA verdict (a code of _VERDICTS) by its path and peer, and which groups'
+        peers have no known role (verified downstream)."""
+        ng = len(gslot)
+        if self.aspa is None:
+            return np.zeros(ng, dtype=np.int8), np.zeros(ng, dtype=bool)
+        npaths = len(slots)
+        down, up = np.zeros(npaths, dtype=np.int8), np.zeros(npaths, dtype=np.int8)
+        first = np.full(npaths, _NO_AS, dtype=np.int64)
+        for i in decided:
+            down[i], up[i], first[i] = self._decided[int(slots[i])][:3]
+        if len(self._modes) < len(self._peers):  # peers met since: their modes
+            self._modes = np.concatenate([self._modes, np.array(
+                [self.roles.mode(asn) for _, asn in self._peers[len(self._modes):]], dtype=np.int8)])
+        mode = self._modes[peers]
+        peer_as = np.array([asn for _, asn in self._peers], dtype=np.int64)[peers]
+        verdict = np.where((mode == UPSTREAM) | (mode == FROM_ROUTE_SERVER), up[gslot], down[gslot])
+        stranger = (verdict > 0) & (mode != FROM_ROUTE_SERVER) & (first[gslot] != _NO_AS) & (first[gslot] != peer_as)
+        verdict[stranger] = _CODE[INVALID]  # the first AS is not the neighbour's (sections 5.5, 5.6 step 2)
+        return verdict.astype(np.int8), (mode == UNPLACED) & (verdict > 0)
 
     # ---- the checks ---------------------------------------------------------------------------------------
     def _prepare(self, time: np.ndarray, usec: np.ndarray, peers: np.ndarray, gslot: np.ndarray, paths: list[bytes],
@@ -290,25 +326,27 @@ class Checker:
         routes = np.bincount(rslot, minlength=len(paths))  # each path's routes
         # the paths decided on: their verdicts, findings (the first route the example) and line ends
         decided = np.flatnonzero(self._marked[slots]).tolist()
-        verdicts = {i: self._decided[int(slots[i])][0] for i in decided}
-        judged = [i for i in decided if self._decided[int(slots[i])][1] is not None]
+        judged = [i for i in decided if self._decided[int(slots[i])][3] is not None]
         kinds = {}
         if judged:
             first = np.full(len(paths), n, dtype=np.int64)
             np.minimum.at(first, rslot, np.arange(n))
-            found = findings.paths([self._decided[int(slots[i])][1] for i in judged],
+            found = findings.paths([self._decided[int(slots[i])][3] for i in judged],
                                    lambda j: (texts[int(first[judged[j]])], self._peers[int(rpeer[first[judged[j]]])][0]),
                                    routes[judged].tolist())
             kinds = {i: " ".join(k) for i, k in zip(judged, found)}
+        verdict, unplaced = self._verdicts(slots, decided, gslot, peers)  # per group
+        kind = np.zeros(len(paths), dtype=np.int64)  # per path: its findings' index in `kinds_of`
+        kinds_of = [""] + sorted(set(kinds.values()))
+        for i, k in kinds.items():
+            kind[i] = kinds_of.index(k)
+        key = verdict.astype(np.int64) * len(kinds_of) + kind[gslot]
+        keys, gtail = np.unique(key, return_inverse=True)
         end, made = self._end, self._tails
-        tails, at = [made.setdefault(("", ""), b",," + end)], {("", ""): 0}
-        tail = np.zeros(len(paths), dtype=np.int64)
-        for i in decided:
-            key = (verdicts[i], kinds.get(i, ""))
-            if key not in at:
-                at[key] = len(tails)
-                tails.append(made.setdefault(key, f",{key[0]},{key[1]}".encode() + end))
-            tail[i] = at[key]
+        tails = []
+        for x in keys.tolist():
+            k = (_VERDICTS[x // len(kinds_of)], kinds_of[x % len(kinds_of)])
+            tails.append(made.setdefault(k, f",{k[0]},{k[1]}".encode() + end))
         # the routes of a path share its fields around the status, but for routes whose origin is
         # their peer's (an empty path, or one ending in a confederation segment)
         gpost = slots[gslot]
@@ -318,7 +356,7 @@ class Checker:
             gorigin[gidx] = origin
             gpost = gpost.copy()
             gpost[own] = np.frombuffer(table.own(gpost[own], gorigin[own]), dtype=np.int64)
-        groups = Groups(time, usec, peers, gpost, tail[gslot], self._peer_fields(), table, tails)
+        groups = Groups(time, usec, peers, gpost, gtail.reshape(-1).astype(np.int64), self._peer_fields(), table, tails)
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
             sel = np.flatnonzero(afi == a)
@@ -328,12 +366,16 @@ class Checker:
         for i in np.flatnonzero(bogon).tolist():
             v, net = int(version[i]), (int(hi[i]) << 64) | int(lo[i])
             findings.bogon_route((v, net, int(plen[i])), texts[i], int(origin[i]))
-            k = int(rslot[i])
-            bogons[i] = f",{verdicts.get(k, '')},{kinds[k] + ' ' if kinds.get(k) else ''}bogon-prefix".encode() + end
+            k, g = int(rslot[i]), int(gidx[i])
+            bogons[i] = f",{_VERDICTS[verdict[g]]},{kinds[k] + ' ' if kinds.get(k) else ''}bogon-prefix".encode() + end
         aspa = Counter()
-        for i, verdict in verdicts.items():
-            if verdict and routes[i]:
-                aspa[verdict] += int(routes[i])
+        if self.aspa is not None:
+            groutes = np.bincount(gidx, minlength=len(gslot))
+            for code, count in enumerate(np.bincount(verdict, weights=groutes, minlength=len(_VERDICTS)).tolist()):
+                if code and count:
+                    aspa[_VERDICTS[code]] += int(count)
+            if int(groutes[unplaced].sum()):
+                aspa["unplaced"] += int(groutes[unplaced].sum())
         # routes per origin: by path (a path's routes share its origin), but for the peers' own
         by_path = porigin != NO_PATH
         origins = (np.concatenate([porigin[by_path], origin[empty]]),

@@ -1,7 +1,8 @@
 """What `bgpsim validate` writes into its output directory (all of it appears at once, or nothing):
 
 - summary.json: `routes`, a count for each RFC 6811 status under `rpki` (and for each ASPA verdict
-  under `aspa` when paths were verified), `withdrawals`, `state_changes`, counts of findings by kind,
+  under `aspa` when paths were verified, with `aspa_unplaced`, the routes from peers whose role was
+  not known, verified downstream), `withdrawals`, `state_changes`, counts of findings by kind,
   `by_peer` (every peer's counts) and `top_invalid_origins`; with --router-keys a `bgpsec` object
   (bgpsim.validate.bgpsec.BgpsecTally.summary: the router keys, the signed routes, the routes per
   verdict and per reason, the signatures verified and the answers reused) and a count of
@@ -46,6 +47,8 @@ def summary(tally: Tally, findings: Found, files: list[str], vrps: int, aspas: i
         "withdrawals": tally.withdrawals,
         "state_changes": tally.state_changes,
         "rpki": {s: tally.rpki[s] for s in STATES},
+        # routes from peers whose role is not known: verified downstream
+        "aspa_unplaced": tally.aspa["unplaced"] if aspas is not None else None,
         "aspa": {k: tally.aspa[k] for k in ("valid", "invalid", "unknown")} if aspas is not None else None,
         **({"bgpsec": tally.bgpsec.summary(tally.routes, *bgpsec)} if bgpsec is not None else {}),
         "findings": kinds,

@@ -26,7 +26,7 @@ def header(bgpsec: bool) -> str:
 
 class Validation:
     def __init__(self, vrps, slurm=None, aspa=None, relationships=None, router_keys=None, target_as=None,
-                 later: bool = False):
+                 later: bool = False, peer_roles=None, collector_as=None):
         """`vrps`: a VRP file; `later`: a big one is left as its path for the process that reads it
         (load.big). The router keys are read first: a fault in them costs no VRP load."""
         self.bgpsec = _verdicts(router_keys, target_as)
@@ -38,11 +38,16 @@ class Validation:
             self.vrps = load.load_vrps(vrps)
         self.aspa, self.topo = load.path_checks(aspa, relationships)
         self.relationships = relationships
+        from .roles import PeerRoles, named_roles
+
+        if collector_as is not None and self.topo is None:
+            raise InputError("--collector-as: the peers' roles come from --relationships, which is not given")
+        self.roles = PeerRoles(named_roles(peer_roles), self.topo, collector_as)
 
     @classmethod
     def from_args(cls, args, later: bool = False) -> Validation:
         return cls(args.vrps, args.slurm, args.aspa, args.relationships, args.router_keys,
-                   getattr(args, "target_as", None), later)
+                   getattr(args, "target_as", None), later, args.peer_role, args.collector_as)
 
     @property
     def header(self) -> str:
@@ -52,7 +57,8 @@ class Validation:
         """A Checker writing routes.csv's lines to `write`; `vrps`: the table, where `self.vrps` was left a path."""
         from .check import Checker
 
-        return Checker(self.vrps if vrps is None else vrps, write, aspa=self.aspa, topo=self.topo, bgpsec=self.bgpsec)
+        return Checker(self.vrps if vrps is None else vrps, write, aspa=self.aspa, topo=self.topo, bgpsec=self.bgpsec,
+                       roles=self.roles)
 
     def summary(self, checker, findings, sources: list[str]) -> dict:
         """summary.json's document for what `checker` saw; BGPsec's routes not valid become findings of

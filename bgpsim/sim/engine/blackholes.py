@@ -49,7 +49,7 @@ def _learned(engine, pol, r: int, q: int, prefix, over: int | None = None):
     heard = engine.heard.get((q, r))
     if not heard:
         return None
-    for p in engine.covering_of(q):
+    for p in _covering(engine, q):
         cur = engine.loc[p][r]
         if cur is None or cur[1] == ORIGIN or is_hole(cur) or (over is not None and cur[1] != over):
             continue
@@ -61,6 +61,24 @@ def _learned(engine, pol, r: int, q: int, prefix, over: int | None = None):
     return None
 
 
+def _covering(engine, q: int) -> list[int]:
+    """The prefixes (indices) that cover prefix q, q aside."""
+    cache = engine.__dict__.setdefault("_covering", {})
+    got = cache.get(q)
+    if got is None:
+        inner = engine.prefixes[q]
+        got = cache[q] = [p for p, x in enumerate(engine.prefixes)
+                          if p != q and x.version == inner.version and inner.subnet_of(x)]
+    return got
+
+
+def hold(engine) -> None:
+    """ROV++ adopters take the blackholes they hold from the start (those for AS0-ROA space)."""
+    for r in sorted(engine.rovpp):
+        for q in range(len(engine.prefixes)):
+            refresh(engine, r, q)
+
+
 def refresh(engine, r: int, q: int) -> None:
     """Make adopter r's blackhole for prefix q agree with its routes now."""
     entry = hole(engine, r, q)
@@ -69,4 +87,4 @@ def refresh(engine, r: int, q: int) -> None:
         engine._take(r, r, q, entry)
 
 
-__all__ = ["HOLE_KEPT", "HOLE_TOLD", "announced_to", "hole", "is_hole", "refresh"]
+__all__ = ["HOLE_KEPT", "HOLE_TOLD", "announced_to", "hold", "hole", "is_hole", "refresh"]

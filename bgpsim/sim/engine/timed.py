@@ -97,7 +97,6 @@ class TimedEngine:
         self._proc = timing.processing_delay.sampler(self.rng)
         # ROV++ adopters make blackholes from what they hear (engine.blackholes)
         self.rovpp = {i for i, pol in (policies or {}).items() if getattr(pol, "blackholes", False)}
-        self._covering: dict[int, list[int]] = {}
         self.top_rank = int(topo.ranks.max()) if self.rovpp else 0
         # withdrawals: ASes that send none; RoST adopters and their shared repository
         self.suppressing = {i for i, pol in (policies or {}).items() if getattr(pol, "suppresses_withdrawals", False)}
@@ -243,21 +242,6 @@ class TimedEngine:
         if r in self.rovpp:
             for q in self._inside(p):
                 blackholes.refresh(self, r, q)
-
-    def hold_blackholes(self) -> None:
-        """ROV++ adopters take the blackholes they hold from the start (those for AS0-ROA space)."""
-        for r in sorted(self.rovpp):
-            for q in range(len(self.prefixes)):
-                blackholes.refresh(self, r, q)
-
-    def covering_of(self, q: int) -> list[int]:
-        """The prefixes (indices) that cover prefix q, q aside."""
-        got = self._covering.get(q)
-        if got is None:
-            inner = self.prefixes[q]
-            got = self._covering[q] = [p for p, x in enumerate(self.prefixes)
-                                       if p != q and x.version == inner.version and inner.subnet_of(x)]
-        return got
 
     def _reselect(self, r: int, p: int) -> None:
         cur = self.loc[p][r]
