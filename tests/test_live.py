@@ -79,19 +79,25 @@ def test_round_trip_gives_what_validate_gives(broker, vrps, dump, tmp_path):
     if not dump.exists():
         pytest.skip(f"shared data not found: {dump}")
     topic = f"rt-{dump.stem.replace('.', '-')}"
-    mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", topic,
-                        "--client-id", topic, "--until-idle", 3)
+    # ASPA verdicts too, one peer verified upstream (a customer of the collector), the rest downstream
+    (tmp_path / "aspa.json").write_text(json.dumps({"metadata": {"buildtime": "2016-08-11T16:00:00Z"}, "roas": [], "aspas": [
+        {"customer_asid": 28573, "providers": [4230]}, {"customer_asid": 4230, "providers": [3356]},
+        {"customer_asid": 59689, "providers": [6939]}]}))
+    aspa = ("--aspa", tmp_path / "aspa.json", "--peer-role", "customer:59689")
+    mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, *aspa, "--out", tmp_path / "live", "--topic",
+                        topic, "--client-id", topic, "--until-idle", 3)
     wait_online(broker, topic, mon)
     pub = bgpsim("stream", "publish", dump, "--broker", broker.url("plain"), "--topic", topic, "--flat-out")
     assert pub.returncode == 0, pub.stderr
     out, err = mon.communicate(timeout=120)
     assert mon.returncode == 0, err
-    assert bgpsim("validate", dump, "--vrps", vrps, "--out", tmp_path / "batch", "--quiet").returncode == 0
+    assert bgpsim("validate", dump, "--vrps", vrps, *aspa, "--out", tmp_path / "batch", "--quiet").returncode == 0
     live = (tmp_path / "live" / "routes.csv").read_text()
     assert live == (tmp_path / "batch" / "routes.csv").read_text()
     doc = json.loads((tmp_path / "live" / "summary.json").read_text())
     batch = json.loads((tmp_path / "batch" / "summary.json").read_text())
     assert doc["rpki"] == batch["rpki"] and doc["routes"] == batch["routes"] == live.count("\n") - 1
+    assert doc["aspa"] == batch["aspa"] and doc["aspa_unplaced"] == batch["aspa_unplaced"]
     assert doc["feed"]["unreadable"] == 0 and doc["feed"]["repeats"] == 0
 
 
