@@ -39,7 +39,7 @@ exit status: 0 done, 2 bad input.
 
 
 def register(sub, parser_class) -> None:
-    from bgpsim.sim.scenario import ATTACKS
+    from bgpsim.sim.attacks import STEADY_KINDS
     from bgpsim.sim.sweep import ADOPT, POLICIES
 
     sw = sub.add_parser("sweep", help="attack success against defence adoption, many trials, on the converged-state engine",
@@ -47,7 +47,7 @@ def register(sub, parser_class) -> None:
                                     "the converged-state engine and report how often the attacker wins.",
                         epilog=SWEEP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sw.add_argument("--topology", metavar="FILE", help="CAIDA AS-relationship file or TOML topology (default: the bundled 30-AS teaching topology)")
-    sw.add_argument("--attack", default="subprefix", metavar="KIND[,KIND]", help=f"attacks (default subprefix): {', '.join(ATTACKS)}")
+    sw.add_argument("--attack", default="subprefix", metavar="KIND[,KIND]", help=f"attacks (default subprefix): {', '.join(STEADY_KINDS)}")
     sw.add_argument("--policy", default="rov", metavar="NAME[,NAME]", help=f"defences (default rov): {', '.join(POLICIES)}; "
                     "several joined by '+' (rov+maxlen) drop what any of them drops")
     sw.add_argument("--adoption", default="0%,10%,20%,30%,40%,50%,60%,70%,80%,90%,100%", metavar="SHARE,SHARE,...",

@@ -334,6 +334,7 @@ KINDS: dict[str, type[Attack]] = {c.kind: c for c in (
     PrefixHijack, SubprefixHijack, ForgedOrigin, ForgedOriginSubprefix, Squat, SuperprefixPrefix,
     NonRoutedSuperprefix, NonRoutedSuperprefixPrefix, FirstAsnStrip, ShortestPath, Leak, Intercept, Zombie)}
 TIMED_KINDS = tuple(k for k, c in KINDS.items() if c.timed)
+STEADY_KINDS = tuple(k for k, c in KINDS.items() if c.steady)
 
 
 def victim_roa(prefix: Prefix, victim: int, att: Attack | None = None) -> VRP:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from . import trial as trials
-from .attacks import KINDS
+from .attacks import KINDS, STEADY_KINDS
 from .defences import DEFENCES, label, policy_name
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
@@ -54,9 +54,9 @@ class Sweep:
 
     def __post_init__(self):
         for a in self.attacks:
-            if a not in KINDS or not KINDS[a].steady:  # a sweep's trials are converged states
+            if a not in STEADY_KINDS:  # a sweep's trials are converged states
                 raise InputError(f"--attack: {'unknown attack' if a not in KINDS else 'a sweep cannot run'} {a!r}; "
-                                 f"want one of {', '.join(k for k, c in KINDS.items() if c.steady)}")
+                                 f"want one of {', '.join(STEADY_KINDS)}")
         for p in self.policies:
             policy_name(p, "--policy", none=True)
         for x in self.adoption:
