@@ -26,6 +26,8 @@ answers which ones are announced. All three include ROV, as BGPy's do.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..policy import ORIGIN, PEER, PROVIDER
 from .rov import ROV
 
@@ -70,6 +72,20 @@ class ROVPPV1(ROV):
     def announces_hole(self, rel: int, prefix, origin: int) -> bool:
         """Whether an adopter announces to its customers the blackhole for `prefix` it learned over
         `rel` (ORIGIN: made for an AS0 ROA), whose path ends in `origin` (an AS index)."""
+        return self._told(rel, *self._outcome(prefix, int(self.topo.asns[origin])))
+
+    def announces_holes(self, rel: int, prefix, origins: np.ndarray) -> np.ndarray:
+        """`announces_hole` for many origins at once (an AS0 ROA's blackholes: one per adopter)."""
+        self._outcome(prefix, -1)
+        named, foreign, _ = self._outcomes[prefix]
+        out = np.full(len(origins), self._told(rel, *foreign), dtype=bool)
+        for j in np.flatnonzero(np.isin(self.topo.asns[origins], list(named))).tolist():
+            out[j] = self.announces_hole(rel, prefix, int(origins[j]))
+        return out
+
+    @staticmethod
+    def _told(rel: int, outcome: int, zero: bool) -> bool:
+        """The version's rule, from the blackhole's relationship and ROA outcome (see the module)."""
         return False
 
 
@@ -79,8 +95,8 @@ class ROVPPV2(ROVPPV1):
 
     name = "rovpp-v2"
 
-    def announces_hole(self, rel, prefix, origin):
-        outcome, zero = self._outcome(prefix, int(self.topo.asns[origin]))
+    @staticmethod
+    def _told(rel, outcome, zero):
         non_routed = zero and outcome >= _LENGTH
         return rel in (PEER, PROVIDER, ORIGIN) and (outcome not in (_LENGTH, _BOTH) or not non_routed)
 
@@ -91,8 +107,8 @@ class ROVPPV2i(ROVPPV1):
 
     name = "rovpp-v2i"
 
-    def announces_hole(self, rel, prefix, origin):
-        outcome, zero = self._outcome(prefix, int(self.topo.asns[origin]))
+    @staticmethod
+    def _told(rel, outcome, zero):
         return outcome in (_LENGTH, _BOTH) or (zero and outcome >= _LENGTH)
 
 

@@ -304,8 +304,11 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             rel[T], nh[T], length[T], sd[T] = cls, S, length[S] + 1, sd[S]
             for v in attrs.values():
                 v[T] = v[S]
-            told = {k: policy.announces_hole(cls, prefix, seeds[k].announced[-1]) for k in np.unique(sd[T]).tolist()}
-            hole[T] = [2 if told[k] else 1 for k in sd[T].tolist()]
+            ks = np.unique(sd[T])
+            told = np.zeros(len(seeds), dtype=bool)
+            told[ks] = policy.announces_holes(cls, prefix, np.asarray([seeds[k].announced[-1] for k in ks.tolist()],
+                                                                       dtype=np.int64))
+            hole[T] = np.where(told[sd[T]], 2, 1)
             X = X[~np.isin(X, T)]
 
     track = len(seeds) > 1 or holes  # each route's seed
@@ -335,7 +338,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         seeds += [Seed(int(x)) for x in X]
         rel[X], length[X], sd[X] = ORIGIN, 1, np.arange(k, len(seeds))
         attrs.setdefault("invalid", np.zeros(n, dtype=np.int64))[X] = 1
-        hole[X] = np.where([policy.announces_hole(ORIGIN, prefix, int(x)) for x in X], 2, 1)
+        hole[X] = np.where(policy.announces_holes(ORIGIN, prefix, X), 2, 1)
         if onpath is not None:
             onpath = np.vstack([onpath, np.zeros((len(X), n), dtype=bool)])
     elif holes:
