@@ -351,3 +351,15 @@ def test_bad_peer_roles_are_one_line(tmp_path, capsys, args, expect):
                  "--out", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and expect in err[0] and not (tmp_path / "o").exists()
+
+
+def test_one_routes_verdict_is_the_batchs():
+    """The monitor's watch alerts judge route by route (roles.verify_route): the same verdicts as the
+    table above, which routes.csv gives batch by batch."""
+    from bgpsim.rpki.aspa_path import AspaTable
+    from bgpsim.validate.roles import ROLES, UNPLACED, verify_route
+
+    aspa = AspaTable({64500: [64510], 64510: [64520]})
+    for _, peer, text, want in ROLE_ROWS:
+        path = tuple(tuple(int(x) for x in t.strip("{}").split(",")) if t.startswith("{") else int(t) for t in text.split())
+        assert {role: verify_route(aspa, path, peer, UNPLACED if role is None else ROLES[role]) for role in want} == want

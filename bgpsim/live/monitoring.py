@@ -28,7 +28,8 @@ class MonitorRun:
             from .watch import Watcher, load_watch
 
             v = self.v
-            self.watcher = Watcher(load_watch(opts.watch), v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None)
+            self.watcher = Watcher(load_watch(opts.watch), v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None,
+                                   v.roles)
         self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
         self.monitor = Monitor(self.checker, topics, self.warn, self.watcher, self.alerted)
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from bgpsim.base.tomlfile import TomlFile
 from bgpsim.validate.paths import flat_path
+from bgpsim.validate.roles import PeerRoles, verify_route
 
 MAX_WATCHED = 100_000
 MAX_ALERTS = 100_000
@@ -79,10 +80,11 @@ def load_watch(path: str) -> list[Watched]:
 class Watcher:
     """Checks announced routes against the watched prefixes; `check` gives the alerts first raised."""
 
-    def __init__(self, watched: list[Watched], vrps=None, aspa=None, judge=None):
+    def __init__(self, watched: list[Watched], vrps=None, aspa=None, judge=None, roles=None):
         self.watched = sorted(watched, key=lambda w: (w.prefix.version, w.prefix.prefixlen))
         self.vrps = vrps
         self.aspa = aspa
+        self.roles = roles if roles is not None else PeerRoles()
         self.judge = judge  # bgpsim.validate.paths.PathJudge with relationships, for leaks
         self.alerts: OrderedDict[tuple, Open] = OrderedDict()  # (kind, prefix, origin, leaker) -> record
         self._lens = sorted({w.prefix.prefixlen for w in watched}, reverse=True)
@@ -139,7 +141,8 @@ class Watcher:
 
     def _alert(self, kind, net, w: Watched, origin: int, leaker, path, route, when: float) -> dict:
         rpki = self.vrps.validate(net, origin) if self.vrps is not None and origin >= 0 else None
-        aspa = self.aspa.verify(path, from_provider=True) if self.aspa is not None and path else None
+        aspa = (verify_route(self.aspa, path, route.peer_as, self.roles.mode(route.peer_as))
+                if self.aspa is not None else None)
         return {"kind": kind, "prefix": str(net), "watched": str(w.prefix), "description": w.description,
                 "expected_origins": sorted(w.origins - ({origin} if kind == "new-origin" else set())),
                 "observed_origin": origin if origin >= 0 else None, "leaker": leaker,

@@ -62,4 +62,15 @@ class PeerRoles:
         return {CUSTOMER: UPSTREAM, PEER: UPSTREAM, PROVIDER: DOWNSTREAM}.get(rel, UNPLACED)
 
 
-__all__ = ["DOWNSTREAM", "FROM_ROUTE_SERVER", "PeerRoles", "ROLES", "UNPLACED", "UPSTREAM", "named_roles"]
+def verify_route(aspa, path: tuple, peer_as: int, mode: int) -> str:
+    """One route's ASPA verdict: `path` flat (an AS_SET a tuple in it), from peer `peer_as` of mode
+    `mode`. (bgpsim.validate.check gives whole batches the same verdicts, array by array.)"""
+    from bgpsim.rpki.aspa_path import INVALID
+
+    if not path or (mode != FROM_ROUTE_SERVER and path[0] != peer_as):
+        return INVALID  # sections 5.5 and 5.6, steps 1 and 2
+    return aspa.verify(path, from_provider=mode in (DOWNSTREAM, UNPLACED))
+
+
+__all__ = ["DOWNSTREAM", "FROM_ROUTE_SERVER", "PeerRoles", "ROLES", "UNPLACED", "UPSTREAM", "named_roles",
+           "verify_route"]
