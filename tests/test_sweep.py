@@ -188,3 +188,45 @@ def test_adopter_choices(graph_file):
     rnd = Sweep(str(graph_file), ("subprefix",), ("rov",), (30,), 2, 3)
     assert not np.array_equal(_adopters(topo, rnd, 30, 0, a, v), _adopters(topo, rnd, 30, 1, a, v))
     assert np.array_equal(_adopters(topo, rnd, 30, 0, a, v), _adopters(topo, rnd, 30, 0, a, v))
+
+
+# 1 and 2, the input clique, peer; 3 and 4 below them; the edge ASes 5, 6 (under 3) and 7, 8 (under
+# 4); 9, an IXP, under 1.
+SUBCATEGORY_GRAPH = ("# input clique: 1 2\n# IXP ASes: 9\n1|2|0\n1|3|-1\n2|4|-1\n3|5|-1\n3|6|-1\n4|7|-1\n4|8|-1\n"
+                     "1|9|-1\n")
+
+
+@pytest.mark.parametrize("share, want", [(10, {"edge": 1, "clique": 1, "rest": 1}), (50, {"edge": 1, "clique": 1, "rest": 1}),
+                                         (100, {"edge": 2, "clique": 2, "rest": 2})])
+def test_subcategory_adoption_is_bgpys(tmp_path, share, want):
+    """`--adopt subcategories`: the share of each subcategory, rounded up, attacker and victim aside,
+    the victim adopting; the IXP never (BGPy's Scenario._get_randomized_adopting_asns)."""
+    from bgpsim.graph.topology import read_caida
+    from bgpsim.sim import sweep as sweeps
+
+    (tmp_path / "g.txt").write_text(SUBCATEGORY_GRAPH)
+    topo = read_caida(tmp_path / "g.txt")
+    sw = sweeps.Sweep(str(tmp_path / "g.txt"), ("subprefix",), ("rov",), (share,), 1, adopt="subcategories")
+    a, v = topo.index[5], topo.index[7]
+    chosen = {int(topo.asns[i]) for i in sweeps._adopters(topo, sw, share, 0, a, v)}
+    groups = {"edge": {6, 8}, "clique": {1, 2}, "rest": {3, 4}}
+    assert 7 in chosen and 5 not in chosen and 9 not in chosen
+    assert {g: len(chosen & m) for g, m in groups.items()} == want
+
+
+@pytest.mark.parametrize("policy, share, want", [
+    ("none", 0, ("", "", 1.0, 0.0)),  # nobody adopts: the edge ASes 6 and 8 follow the /24 to 5
+    ("rov", 100, (0.0, 0.0, "", "")),  # every edge AS adopts (the IXP is not one), and none reaches 5
+])
+def test_the_edge_shares_of_a_trial(tmp_path, policy, share, want):
+    from bgpsim.graph.topology import read_caida
+    from bgpsim.sim import sweep as sweeps
+    from bgpsim.sim import trial
+
+    (tmp_path / "g.txt").write_text(SUBCATEGORY_GRAPH)
+    topo = read_caida(tmp_path / "g.txt")
+    sw = sweeps.Sweep(str(tmp_path / "g.txt"), ("subprefix",), (policy,), (share,), 1, adopt="subcategories")
+    a, v = topo.index[5], topo.index[7]
+    res = trial.run(topo, "subprefix", a, v, policy, sweeps._adopters(topo, sw, share, 0, a, v) if policy != "none" else ())
+    got = sweeps._edge_shares(topo, res, sweeps._adopters(topo, sw, share, 0, a, v) if policy != "none" else ())
+    assert tuple(got[c] for c in sweeps.EDGE_COLUMNS) == want

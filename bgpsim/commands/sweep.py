@@ -30,7 +30,8 @@ as a policy is the baseline without a defence.
 
 outputs (in --out): results.csv (one row per trial: policy, attack, adoption, trial, attacker, victim,
 attacker_frac, victim_frac, disconnected_frac, loop_frac, diverted (traffic share weighted by
-customer cone), seconds), summary.json (means and 90 % confidence intervals), success.png.
+customer cone), the attacker's and the disconnected share among adopting and other edge ASes,
+seconds), summary.json (means and 90 % confidence intervals), success.png.
 The same seed gives the same results.csv (seconds aside) on 1 process, W processes or Dask; an
 interrupted sweep resumes where it stopped when run again with the same options.
 exit status: 0 done, 2 bad input.
@@ -56,7 +57,9 @@ def register(sub, parser_class) -> None:
     sw.add_argument("--trials", type=count, default=10, metavar="N", help="trials per point (default 10)")
     sw.add_argument("--seed", type=seed_arg, default=1, metavar="N", help="seed for attackers, victims and adopters (default 1)")
     sw.add_argument("--adopt", choices=ADOPT, default="random",
-                    help="who adopts: a random share of all ASes (default), the largest customer cones first, or a share of the tier-1 clique")
+                    help="who adopts: a random share of all ASes (default), the largest customer cones first, a share of "
+                         "the tier-1 clique, or that share of each of BGPy's subcategories, rounded up (edge ASes, the "
+                         "clique, the rest; IXPs never)")
     where = sw.add_mutually_exclusive_group()
     where.add_argument("--workers", type=count, default=1, metavar="N", help="local processes (default 1)")
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on a Dask distributed cluster")

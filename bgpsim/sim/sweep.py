@@ -35,9 +35,12 @@ from bgpsim.base.outdir import open_append, resumable, write_atomic
 from bgpsim.base.pool import as_completed, process_pool
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
-           "disconnected_frac", "loop_frac", "diverted", "seconds")
+           "disconnected_frac", "loop_frac", "diverted", "adopting_edge_attacker", "adopting_edge_disconnected",
+           "other_edge_attacker", "other_edge_disconnected", "seconds")
+# the edge ASes (no customers; IXPs aside: BGPy's stubs-or-multihomed), adopting or not: the ROV++ paper's groups
+EDGE_COLUMNS = COLUMNS[11:15]
 OUTPUTS = ("sweep.json", "results.csv", "summary.json", "success.png")
-ADOPT = ("random", "top-cone", "tier1")
+ADOPT = ("random", "top-cone", "tier1", "subcategories")
 POLICIES = ("none", *DEFENCES)
 Z90 = 1.6448536269514722  # two-sided 90 % normal quantile
 
@@ -111,8 +114,24 @@ def _pair(topo, seed: int, t: int, attack: str) -> tuple[int, int]:
     return attacker, victim
 
 
+def _subcategories(topo) -> list[np.ndarray]:
+    """BGPy's adoption subcategories: edge ASes (no customers), the input clique, and the rest; IXPs
+    in none (they never adopt)."""
+    ixp = np.isin(topo.asns, np.asarray(topo.ixps, dtype=topo.asns.dtype))
+    clique = np.isin(topo.asns, np.asarray(topo.clique, dtype=topo.asns.dtype)) & ~ixp
+    edge = topo.edge_ases & ~ixp & ~clique
+    return [np.flatnonzero(edge), np.flatnonzero(clique), np.flatnonzero(~(edge | clique | ixp))]
+
+
 def _adopters(topo, sw: Sweep, adoption: int, t: int, attacker: int, victim: int) -> np.ndarray:
     share = adoption / 100
+    if sw.adopt == "subcategories":  # the share of each, rounded up (BGPy's Scenario)
+        chosen = [victim]
+        for g, pool in enumerate(_cached(topo, "_subcategories", lambda: _subcategories(topo))):
+            pool = pool[(pool != attacker) & (pool != victim)]
+            k = math.ceil(len(pool) * share)  # as BGPy computes it, float and all
+            chosen.extend(np.random.default_rng([sw.seed, t, adoption, 0xAD0, g]).permutation(pool)[:k].tolist())
+        return np.sort(np.asarray(chosen, dtype=np.int64))
     if sw.adopt == "tier1":
         pool = np.asarray(sorted(topo.index[a] for a in topo.clique if a in topo.index), dtype=np.int64)
         k = round(share * len(pool))
@@ -148,7 +167,22 @@ def run_job(topo, sw: Sweep, job: tuple) -> dict:
     return {"policy": policy, "attack": attack, "adoption": adoption, "trial": t,
             "attacker": int(topo.asns[attacker]), "victim": int(topo.asns[victim]),
             "attacker_frac": fr["attacker"], "victim_frac": fr["victim"], "disconnected_frac": fr["disconnected"],
-            "loop_frac": fr["loop"], "diverted": diverted, "seconds": time.perf_counter() - started}
+            "loop_frac": fr["loop"], "diverted": diverted, **_edge_shares(topo, res, adopters),
+            "seconds": time.perf_counter() - started}
+
+
+def _edge_shares(topo, res, adopters) -> dict:
+    """The attacker's and the disconnected share among the edge ASes that adopt, and among the others
+    (attacker and victim aside); "" for a group with no AS."""
+    edge = _cached(topo, "_subcategories", lambda: _subcategories(topo))[0]
+    edge = edge[(edge != res.attacker) & (edge != res.victim)]
+    adopting = np.isin(edge, np.asarray(adopters, dtype=np.int64))
+    out = {}
+    for name, group in (("adopting_edge", edge[adopting]), ("other_edge", edge[~adopting])):
+        o = res.outcome[group]
+        for what, code in (("attacker", trials.ATTACKER), ("disconnected", trials.DISCONNECTED)):
+            out[f"{name}_{what}"] = float((o == code).mean()) if len(group) else ""
+    return out
 
 
 def run_chunk(topo, sw: Sweep, jobs: list[tuple]) -> list[dict]:
@@ -311,8 +345,11 @@ def summarise(sw: Sweep, rows: list[dict]) -> dict:
     cells = []
     for (attack, policy, adoption), rs in groups.items():
         cell = {"attack": attack, "policy": policy, "label": label(policy), "adoption": adoption, "trials": len(rs)}
-        for col in ("attacker_frac", "victim_frac", "disconnected_frac", "loop_frac", "diverted"):
-            x = np.asarray([float(r[col]) for r in rs])
+        for col in ("attacker_frac", "victim_frac", "disconnected_frac", "loop_frac", "diverted", *EDGE_COLUMNS):
+            x = np.asarray([float(r[col]) for r in rs if r[col] != ""])  # a group without ASes: no value
+            if not len(x):
+                cell[col] = None
+                continue
             half = Z90 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else 0.0
             cell[col] = {"mean": round(float(x.mean()), 6), "ci90": [round(float(x.mean() - half), 6), round(float(x.mean() + half), 6)]}
         cells.append(cell)
