@@ -61,7 +61,7 @@ import bgpy.simulation_engine as bgpy_engine
 from bgpy.as_graphs import ASGraphInfo, CAIDAASGraph
 from bgpy.as_graphs.base.links import CustomerProviderLink as CPLink
 from bgpy.as_graphs.base.links import PeerLink
-from bgpy.shared.enums import Outcomes, Plane, Relationships
+from bgpy.shared.enums import ASGroups, Outcomes, Plane, Relationships, SpecialPercentAdoptions
 from bgpy.simulation_engine import (
     ASPA,
     ASRA,
@@ -324,10 +324,47 @@ def build_engine(as_graph_info: ASGraphInfo) -> SimulationEngine:
 ##########
 
 
+def run_drawn(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
+    """BGPy draws the trial itself, as its Simulation does (`draw`: true): attacker and victim among
+    its stubs-or-multihomed, and `percent` ("one": ONLY_ONE) of each adoption subcategory, from
+    Python's `random` seeded with `seed`. The shares of each outcome among all ASes, and among the
+    stubs-or-multihomed that adopt and that do not (attacker and victim aside, as BGPy's metrics)."""
+    import random
+    import time
+
+    random.seed(int(req["seed"]))
+    percent = SpecialPercentAdoptions.ONLY_ONE if req["percent"] == "one" else float(req["percent"])
+    ScenarioCls = _NATIVE_SCENARIOS[req["attack"]]
+    AdoptCls = resolve_policy(req.get("policy", "none"))
+    config = ScenarioConfig(ScenarioCls=ScenarioCls, BasePolicyCls=BGP, AdoptPolicyCls=AdoptCls)
+    t = time.perf_counter()
+    scenario = ScenarioCls(scenario_config=config, percent_adoption=percent, engine=engine)
+    scenario.setup_engine(engine)
+    for round_ in range(config.propagation_rounds):
+        engine.run(propagation_round=round_, scenario=scenario)
+    plane = ASGraphAnalyzer(engine=engine, scenario=scenario, data_plane_tracking=True,
+                            control_plane_tracking=False).analyze()[Plane.DATA.value]
+    skip = scenario.attacker_asns | scenario.victim_asns
+    edge = engine.as_graph.asn_groups[ASGroups.STUBS_OR_MH.value]
+    adopting = {a.asn for a in engine.as_graph if isinstance(a.policy, AdoptCls)} if AdoptCls is not BGP else set()
+
+    def shares(asns) -> dict[str, float] | None:
+        asns = [a for a in asns if a not in skip]
+        if not asns:
+            return None
+        return {name: sum(plane[a] == code for a in asns) / len(asns) for code, name in OUTCOME_NAMES.items()}
+
+    return {"attacker": sorted(scenario.attacker_asns), "victim": sorted(scenario.victim_asns),
+            "adopters": len(adopting), "seconds": time.perf_counter() - t,
+            "all": shares(plane), "adopting_edge": shares(edge & adopting), "other_edge": shares(edge - adopting)}
+
+
 def run_trial(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
     attack = req["attack"]
     if attack == "withdrawal":
         return run_withdrawal(engine, req)
+    if req.get("draw"):
+        return run_drawn(engine, req)
     table = _NATIVE_SCENARIOS if req.get("victim_always_adopts") else _EXACT_SCENARIOS
     if attack not in table:
         raise ValueError(f"unknown attack {attack!r}; known: {sorted(table)}")
