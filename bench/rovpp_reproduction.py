@@ -10,7 +10,8 @@ subcategory, is BGPy's ONLY_ONE; `bgpsim sweep` takes shares, so ours is 0 % the
 adopts: three ASes fewer among 78,643).
 Ours: --trials per point (default 50, the script's), on --workers processes. BGPy: --bgpy-trials per
 point (default 5), on two processes; each of its trials draws attacker, victim and adopters from a
-seed shared by the three policies, as ours do.
+seed shared by the three policies, as ours do. With --no-bgpy, BGPy's points are those the last full
+run left in docs/rovpp-reproduction.json.
 Writes docs/figures/rovpp-fig6.png to -fig9.png and docs/rovpp-reproduction.json (every point:
 mean and 90 % interval, ours and BGPy's); prints the table and the wall times.
 Usage: python bench/rovpp_reproduction.py [--trials N] [--bgpy-trials K] [--workers W] [--no-bgpy] [--redraw]
@@ -156,8 +157,16 @@ def main() -> None:
     points, wall = ours(args.trials, args.workers)
     print(f"bgpsim sweep: {len(POLICIES) * len(LEVELS) * 2 * args.trials:,} trials in {wall:.1f} s on {args.workers} "
           f"processes (graph load included)")
-    theirs, bwall, per_trial = ({}, 0.0, 0.0) if args.no_bgpy else bgpy(args.bgpy_trials)
-    if theirs:
+    saved = ROOT / "docs" / "rovpp-reproduction.json"
+    if args.no_bgpy:  # BGPy's points as the last full run left them
+        old = json.loads(saved.read_text()) if saved.exists() else {"points": [], "bgpy": None}
+        theirs = {(p["figure"], p["policy"], p["adoption"]): p["bgpy"] for p in old["points"] if p["bgpy"]}
+        bwall, per_trial, bgpy_run = 0.0, 0.0, old["bgpy"]
+        print("BGPy: not run; its points are the last run's" if theirs else "BGPy: not run")
+    else:
+        theirs, bwall, per_trial = bgpy(args.bgpy_trials)
+        bgpy_run = {"trials": args.bgpy_trials, "seconds": round(bwall, 1)}
+    if theirs and not args.no_bgpy:
         print(f"BGPy 13.0: {len(POLICIES) * len(LEVELS) * 2 * args.bgpy_trials:,} trials in {bwall:.0f} s on 2 "
               f"processes (median {per_trial:.1f} s a trial, graph builds aside)")
     print(f"{'figure':<7}{'policy':<10}{'adoption':>9}{'bgpsim %':>10}{'90 % interval':>18}{'BGPy %':>9}{'90 % interval':>18}")
@@ -172,10 +181,10 @@ def main() -> None:
             line += f"{100 * th['mean']:>9.1f}{span(th):>18}"
         print(line)
     doc = {"ours": {"trials": args.trials, "seconds": round(wall, 1)},
-           "bgpy": {"trials": args.bgpy_trials, "seconds": round(bwall, 1)} if theirs else None,
+           "bgpy": bgpy_run if theirs else None,
            "points": [{"figure": fig, "policy": policy, "adoption": level, "bgpsim": p,
                        "bgpy": theirs.get((fig, policy, level))} for (fig, policy, level), p in sorted(points.items())]}
-    (ROOT / "docs" / "rovpp-reproduction.json").write_text(json.dumps(doc, indent=1) + "\n")
+    saved.write_text(json.dumps(doc, indent=1) + "\n")
     draw(points, theirs)
 
 
