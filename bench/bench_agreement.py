@@ -5,7 +5,7 @@ both engines on the same requests; every AS's data-plane outcome compared. BGPy 
 (.venv-bgpy or $BGPY_PYTHON), in the same run. Figures only; nothing is asserted.
 
 Usage: python bench/bench_agreement.py [--trials N] [--adoption 0.1,0.5,1.0] [--policies rov,asra]
-       [--attacks prefix,subprefix]
+       [--attacks prefix,subprefix] [--bgpy-processes P]
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ def main() -> None:
     ap.add_argument("--adoption", default="0.1,0.5,1.0", help="adoption shares (default 0.1,0.5,1.0)")
     ap.add_argument("--policies", default=",".join(p for p in POLICIES if p != "none"))
     ap.add_argument("--attacks", default=",".join(ATTACKS))
+    ap.add_argument("--bgpy-processes", type=int, default=len(os.sched_getaffinity(0)),
+                    help="BGPy processes, each building the graph (about 2.4 GB each; default: one per CPU)")
     args = ap.parse_args()
     policies, attacks = args.policies.split(","), args.attacks.split(",")
     shares = [float(x) for x in args.adoption.split(",")]
@@ -62,12 +64,22 @@ def main() -> None:
           f"attacks x {len(shares)} shares x {args.trials}", flush=True)
 
     py = os.environ.get("BGPY_PYTHON") or str(ROOT / ".venv-bgpy" / "bin" / "python")
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "reqs.json").write_text(json.dumps(reqs))
+    with tempfile.TemporaryDirectory() as tmp:  # BGPy on --bgpy-processes processes, each with its own graph
+        k = max(1, min(args.bgpy_processes, len(reqs)))
         t = time.perf_counter()
-        subprocess.run([py, str(ROOT / "bench" / "bgpy_trials.py"), str(Path(tmp) / "reqs.json"),
-                        str(Path(tmp) / "out.json")], check=True)
-        theirs = json.loads((Path(tmp) / "out.json").read_text())
+        procs = []
+        for j in range(k):
+            (Path(tmp) / f"reqs{j}.json").write_text(json.dumps(reqs[j::k]))
+            procs.append(subprocess.Popen([py, str(ROOT / "bench" / "bgpy_trials.py"), str(Path(tmp) / f"reqs{j}.json"),
+                                           str(Path(tmp) / f"out{j}.json")]))
+        if any(p.wait() for p in procs):
+            raise SystemExit("BGPy failed (its error is above)")
+        parts = [json.loads((Path(tmp) / f"out{j}.json").read_text()) for j in range(k)]
+        trials: list = [None] * len(reqs)
+        for j, part in enumerate(parts):
+            trials[j::k] = part["trials"]
+        theirs = {"trials": trials, "load_s": max(p["load_s"] for p in parts),
+                  "peak_rss_mb": max(p["peak_rss_mb"] for p in parts)}
         bgpy_wall = time.perf_counter() - t
 
     rows = defaultdict(lambda: [0, 0, 0, [], []])  # (policy, attack) -> trials, agreeing, ASes differing, ours s, BGPy s
