@@ -247,8 +247,9 @@ class Checker:
         return fields
 
     def _decide(self, slot: int, words: bytes, flags: int) -> None:
-        """What Python makes of a path the table has just added (`flags`: the core's): its ASPA verdict,
-        and the path as ASNs (an AS_SET as a tuple inside) if it is to be judged. Kept by slot for
+        """What Python makes of a path the table has just added (`flags`: the core's): its ASPA verdicts
+        downstream and upstream and its first AS (each route takes its peer's: _verdicts), and the path
+        as ASNs (an AS_SET as a tuple inside) if it is to be judged. Kept by slot for
         the few paths that have either: without ASPA data or relationships, only a path the core
         flags is judged, and no other is made Python objects."""
         judge = not flags & _NOTHING and (flags & _JUDGED or self.findings.topo is not None)
