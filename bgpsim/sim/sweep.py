@@ -150,6 +150,7 @@ def prepare(topo, sw: Sweep) -> None:
     """Compute the shared per-topology data once, before the topology goes to workers."""
     plan_for(topo)
     _cached(topo, "_sweep_stubs", lambda: _stubs(topo))
+    _cached(topo, "_subcategories", lambda: _subcategories(topo))
     topo.cone_sizes  # the diverted-traffic weights: computed here once, not in every worker
     if sw.adopt == "top-cone":
         _adopters(topo, sw, 0, 0, -1, -1)
@@ -176,7 +177,9 @@ def _edge_shares(topo, res, adopters) -> dict:
     (attacker and victim aside); "" for a group with no AS."""
     edge = _cached(topo, "_subcategories", lambda: _subcategories(topo))[0]
     edge = edge[(edge != res.attacker) & (edge != res.victim)]
-    adopting = np.isin(edge, np.asarray(adopters, dtype=np.int64))
+    adopts = np.zeros(topo.n, dtype=bool)
+    adopts[np.asarray(adopters, dtype=np.int64)] = True
+    adopting = adopts[edge]
     out = {}
     for name, group in (("adopting_edge", edge[adopting]), ("other_edge", edge[~adopting])):
         o = res.outcome[group]

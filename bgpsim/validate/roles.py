@@ -14,6 +14,7 @@ collector's own AS (`--collector-as`) and each peer.
 
 from __future__ import annotations
 
+from bgpsim.base.asn import parse_asn
 from bgpsim.base.errors import InputError
 
 UNPLACED, DOWNSTREAM, UPSTREAM, FROM_ROUTE_SERVER = range(4)
@@ -28,12 +29,12 @@ def named_roles(values: list[str] | None) -> dict[int, int]:
         if not sep or role not in ROLES:
             raise InputError(f"--peer-role {v!r}: want ROLE:ASN,ASN,... with ROLE one of {', '.join(ROLES)}")
         for given in asns.split(","):
-            a = given.strip().upper().removeprefix("AS")
-            if not a.isdigit() or int(a) >= 1 << 32:
-                raise InputError(f"--peer-role {v!r}: {given!r} is not an AS number")
-            if out.get(int(a), ROLES[role]) != ROLES[role]:
+            try:
+                a = parse_asn(given)
+            except ValueError:
+                raise InputError(f"--peer-role {v!r}: {given!r} is not an AS number") from None
+            if out.setdefault(a, ROLES[role]) != ROLES[role]:
                 raise InputError(f"--peer-role: AS{a} is given two roles")
-            out[int(a)] = ROLES[role]
     return out
 
 
@@ -46,9 +47,6 @@ class PeerRoles:
         self.collector = None
         if self.topo is not None and collector_as in self.topo.index:
             self.collector = self.topo.index[collector_as]
-
-    def __bool__(self) -> bool:
-        return bool(self.named) or self.collector is not None
 
     def mode(self, peer_as: int) -> int:
         got = self.named.get(peer_as)

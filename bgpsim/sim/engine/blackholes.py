@@ -66,9 +66,7 @@ def _covering(engine, q: int) -> list[int]:
     cache = engine.__dict__.setdefault("_covering", {})
     got = cache.get(q)
     if got is None:
-        inner = engine.prefixes[q]
-        got = cache[q] = [p for p, x in enumerate(engine.prefixes)
-                          if p != q and x.version == inner.version and inner.subnet_of(x)]
+        got = cache[q] = [p for p in range(len(engine.prefixes)) if q in engine._inside(p)]
     return got
 
 

@@ -81,6 +81,7 @@ class Plan:
         prov, cust = topo.p2c[:, 0].astype(np.int64), topo.p2c[:, 1].astype(np.int64)
         rp, rc = ranks[prov], ranks[cust]
         self.ranks = ranks
+        self.top = int(ranks.max())  # the top rank, whose ASes have no providers
         self.up = [_Batch(prov[rp == r], cust[rp == r], int(r)) for r in np.unique(rp)]
         # Providers: which up batches an AS that just got a route offers to. Peers: few ASes have
         # customer routes to offer across, so the across sweep starts from them.
@@ -152,8 +153,9 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     plan = topo_or_plan if isinstance(topo_or_plan, Plan) else plan_for(topo_or_plan)
     n = plan.n
     seeds = list(seeds)  # ROV++ adds its AS0-ROA blackholes as seeds
-    non_routed = policy is not None and getattr(policy, "blackholes", False) and policy.non_routed(prefix)
-    holes = non_routed or bool(covering) and getattr(policy, "blackholes", False)
+    rovpp = getattr(policy, "blackholes", False)
+    non_routed = rovpp and policy.non_routed(prefix)
+    holes = non_routed or (rovpp and bool(covering))
     hole = np.zeros(n, dtype=np.int8) if holes else None
     rules = policy  # what the sweeps ask: None when the policy cannot change their outcome
     if (policy is not None and policy.honest_inert and not holes
@@ -287,7 +289,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         X = X[policy.adopter[X]]
         X = X[(rel[X] >= _BLOCKED) | ((rel[X] == ORIGIN) & (hole[X] > 0))]  # none, or an AS0-ROA one
         if non_routed and cls == PEER:
-            X = X[plan.ranks[X] == top]  # below the top, BGPy remakes the AS0 one before the providers'
+            X = X[plan.ranks[X] == plan.top]  # below the top, BGPy remakes the AS0 one before the providers'
         for c in covering:
             if not X.size:
                 return
@@ -312,7 +314,6 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             X = X[~np.isin(X, T)]
 
     track = len(seeds) > 1 or holes  # each route's seed
-    top = int(plan.ranks.max())
     plain = rules is None and onpath is None and not excluded
     if plain:  # the score each AS offers its neighbours: its path length, then itself
         ready = np.full(n, _NO_OFFER, dtype=np.int64)
