@@ -216,10 +216,7 @@ def run_withdrawal(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, A
         hardcoded_asn_cls_dict=frozendict({int(a): resolve_policy(n) for a, n in req.get("policies", {}).items()}),
     )
     scenario = WithdrawnPrefix(scenario_config=config, engine=engine)
-    scenario.setup_engine(engine)
-    for round_ in range(config.propagation_rounds):
-        engine.run(propagation_round=round_, scenario=scenario)
-        scenario.post_propagation_hook(engine=engine, percent_adopt=0, trial=0, propagation_round=round_)
+    _run_rounds(engine, scenario)
     return {"routes": {str(a.asn): {prefix: list(ann.as_path) for prefix, ann in sorted(a.policy.local_rib.items())}
                        for a in sorted(engine.as_graph, key=lambda x: x.asn) if len(a.policy.local_rib)}}
 
@@ -324,6 +321,15 @@ def build_engine(as_graph_info: ASGraphInfo) -> SimulationEngine:
 ##########
 
 
+def _run_rounds(engine: SimulationEngine, scenario) -> None:
+    """The scenario's rounds and hooks, as Simulation._run_chunk and EngineRunner.run_engine run them."""
+    scenario.setup_engine(engine)
+    for round_ in range(scenario.scenario_config.propagation_rounds):
+        engine.run(propagation_round=round_, scenario=scenario)
+        for hook in (scenario.pre_aggregation_hook, scenario.post_propagation_hook):
+            hook(engine=engine, percent_adopt=0, trial=0, propagation_round=round_)
+
+
 def run_drawn(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
     """BGPy draws the trial itself, as its Simulation does (`draw`: true): attacker and victim among
     its stubs-or-multihomed, and `percent` ("one": ONLY_ONE) of each adoption subcategory, from
@@ -339,9 +345,7 @@ def run_drawn(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
     config = ScenarioConfig(ScenarioCls=ScenarioCls, BasePolicyCls=BGP, AdoptPolicyCls=AdoptCls)
     t = time.perf_counter()
     scenario = ScenarioCls(scenario_config=config, percent_adoption=percent, engine=engine)
-    scenario.setup_engine(engine)
-    for round_ in range(config.propagation_rounds):
-        engine.run(propagation_round=round_, scenario=scenario)
+    _run_rounds(engine, scenario)
     plane = ASGraphAnalyzer(engine=engine, scenario=scenario, data_plane_tracking=True,
                             control_plane_tracking=False).analyze()[Plane.DATA.value]
     skip = scenario.attacker_asns | scenario.victim_asns
@@ -386,14 +390,8 @@ def run_trial(engine: SimulationEngine, req: dict[str, Any]) -> dict[str, Any]:
         override_victim_asns=frozenset({victim}),
         override_adopting_asns=adopters,
     )
-    # Same sequence as bgpy.simulation_framework.Simulation._run_chunk and
-    # bgpy.utils.EngineRunner.run_engine
     scenario = ScenarioCls(scenario_config=config, engine=engine)
-    scenario.setup_engine(engine)
-    for round_ in range(config.propagation_rounds):
-        engine.run(propagation_round=round_, scenario=scenario)
-        for hook in (scenario.pre_aggregation_hook, scenario.post_propagation_hook):
-            hook(engine=engine, percent_adopt=0, trial=0, propagation_round=round_)
+    _run_rounds(engine, scenario)
 
     analyzer = ASGraphAnalyzer(
         engine=engine,

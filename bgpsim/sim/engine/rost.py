@@ -27,34 +27,33 @@ class Repository:
         self.adopters = sorted(adopters)
         # per prefix index, the recorded paths, the recording AS first: withdrawals adopters sent,
         # and withdrawals they heard
-        self.sent: dict[int, set[tuple]] = {}
-        self.heard_: dict[int, set[tuple]] = {}
+        self.sent_paths: dict[int, set[tuple]] = {}
+        self.heard_paths: dict[int, set[tuple]] = {}
         self._due: set[int] = set()  # prefixes whose Adj-RIBs-In are to be checked
 
     def covers(self, p: int, path: tuple, r: int) -> bool:
         """Whether adopter r's route `path` (its neighbour first) for prefix p is covered: r heard
         it withdrawn, or an AS on it withdrew the rest (r's own withdrawals of routes it left do
         not count against the routes it still hears)."""
-        sent, heard = self.sent.get(p, ()), self.heard_.get(p, ())
+        sent, heard = self.sent_paths.get(p, ()), self.heard_paths.get(p, ())
         if not sent and not heard:
             return False
-        path = tuple(path)
         return (r,) + path in heard or any(path[k:] in sent or path[k:] in heard for k in range(len(path)))
 
     def heard(self, r: int, p: int, path, before) -> None:
         """Adopter r heard `path` for prefix p (None: a withdrawal of `before`, what was sent)."""
         if path is not None:
-            self.heard_.get(p, set()).discard((r,) + tuple(path))
+            self.heard_paths.get(p, set()).discard((r,) + path)
         elif before is not None:
-            self._record(self.heard_, p, (r,) + tuple(before))
+            self._record(self.heard_paths, p, (r,) + before)
 
     def changed(self, r: int, p: int, old, new) -> None:
         """Adopter r's route for prefix p goes from `old` to `new` (Loc-RIB entries or None): it
         withdraws the old one and, announcing the new, takes back any record of that."""
         if old is not None and (new is None or new[2] != old[2]):
-            self._record(self.sent, p, (r,) + old[2])
+            self._record(self.sent_paths, p, (r,) + old[2])
         if new is not None:
-            self.sent.get(p, set()).discard((r,) + new[2])
+            self.sent_paths.get(p, set()).discard((r,) + new[2])
 
     def _record(self, table: dict, p: int, path: tuple) -> None:
         table.setdefault(p, set()).add(path)
