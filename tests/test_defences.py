@@ -404,9 +404,9 @@ def test_the_bundled_filter_scenarios(tmp_path):
 def test_the_report_has_a_sentence_for_every_defence():
     """The summary names each defence in words, and says ROV where the defence includes it."""
     from bgpsim.sim.defences import checks_roas, includes_rov
-    from bgpsim.viz.story import _POLICY_NAMES
+    from bgpsim.viz.story import POLICY_WORDS
 
-    assert set(DEFENCES) <= set(_POLICY_NAMES)
+    assert set(DEFENCES) <= set(POLICY_WORDS)
     for name in DEFENCES:
-        assert ("ROV" in _POLICY_NAMES[name].replace("without ROV", "")) == checks_roas(name), name
-        assert _POLICY_NAMES[name].endswith("and ROV") == (includes_rov(name) or name == "rov-edge-filter"), name
+        assert ("ROV" in POLICY_WORDS[name].replace("without ROV", "")) == checks_roas(name), name
+        assert POLICY_WORDS[name].endswith("and ROV") == includes_rov(name), name

@@ -149,7 +149,7 @@ def test_the_rows_say_what_they_are(tmp_path, capsys):
     """ASPA, BGPsec and path-end check the path, not the origin: against an exact-prefix hijack the
     rows without ROV stop nothing while the rov+ rows (BGPy's policies) stop it all; every row's name,
     in counterfactuals.csv, the report and the printed summary, says whether ROV is in it."""
-    from bgpsim.sim.defences import includes_rov, label
+    from bgpsim.sim.defences import includes_rov, label, says_rov
 
     assert main(["incident", str(twitter_on_the_teaching_graph(tmp_path)), "--out", str(tmp_path / "mine")]) == 0
     printed = capsys.readouterr().out
@@ -164,9 +164,12 @@ def test_the_rows_say_what_they_are(tmp_path, capsys):
     assert names[::2] == list(inc.COUNTERFACTUALS)
     for name in inc.COUNTERFACTUALS:
         parts = name.split("+")
-        assert label(name) == name and ("rov" in parts) == (name == "rov" or any(includes_rov(p) for p in parts))
+        assert label(name) == name and says_rov(name) == (name == "rov" or any(includes_rov(p) for p in parts))
+        if says_rov(name):  # every AS checks the origin: the exact-prefix hijack goes nowhere
+            assert by[(name, 1.0)] == 0.0, name
         legend = re.search(rf"<li>{re.escape(name)}: (.*?)</li>", html).group(1)
-        assert ("ROV, and" in legend) == name.startswith("rov+") and ("without ROV" in legend) == name.endswith("-alone")
+        assert ("ROV" in legend.replace("without ROV", "")) == says_rov(name), name
+        assert ("without ROV" in legend) == name.endswith("-alone")
         assert re.search(rf"^    {re.escape(name)} +half deploy", printed, re.M)
     assert "1 victim:" in printed and "victim(s)" not in printed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .story import POLICY_WORDS
 from .style import escape as e, pct
 
 # a defence's name in the table, and in one line what it checks. ASPA, BGPsec and path-end check the
@@ -26,6 +27,14 @@ DEFENCE_WORDS = {
     "prefix-list": "prefix-list: customers may send only their cone's registered prefixes",
     "max-prefix": "max-prefix: close a session that sends far more prefixes than usual",
 }
+
+
+def words(name: str) -> str:
+    """A row's name and, in one line, what it checks: from DEFENCE_WORDS, else the story's sentence for
+    the policy (a `rov+` label names a policy that includes ROV)."""
+    return DEFENCE_WORDS.get(name) or f"{name}: {POLICY_WORDS[name.removeprefix('rov+')]}"
+
+
 ALONE_NOTE = ("ASPA, BGPsec and path-end check the path, not its origin, and are meant to run beside ROV, as "
               "BGPy models them: the rov+ rows. The -alone rows are each mechanism without ROV, which does not "
               "check that an AS announcing a prefix may originate it.")
@@ -61,12 +70,11 @@ def incident_html(incident, rows: Sequence, graph: str, weighting: str) -> str:
     names = list(dict.fromkeys(r.defence for r in rows[1:]))
     for name in names:
         half, full = (r for r in rows[1:] if r.defence == name)
-        body.append(f'<tr><td title="{e(DEFENCE_WORDS.get(name, name))}">{e(name)}</td>'
+        body.append(f'<tr><td title="{e(words(name))}">{e(name)}</td>'
                     f'<td>{pct(half.attacker)}</td><td>{pct(half.diverted)}</td>'
                     f'<td>{pct(full.attacker)}</td><td>{pct(full.diverted)}</td></tr>\n')
     out.append('<table class="whatif">\n<thead>' + head + "</thead>\n<tbody>\n" + "".join(body) + "</tbody>\n</table>\n")
-    out.append('<ul class="note">\n' + "".join(f"  <li>{e(DEFENCE_WORDS[name])}</li>\n"
-                                             for name in names if name in DEFENCE_WORDS) + "</ul>\n")
+    out.append('<ul class="note">\n' + "".join(f"  <li>{e(words(name))}</li>\n" for name in names) + "</ul>\n")
     if any(name.endswith("-alone") for name in names):
         out.append(f'<p class="note">{e(ALONE_NOTE)}</p>\n')
     return "".join(out)

@@ -29,7 +29,7 @@ KIND_NAMES = {
     "intercept": "an interception attack",
 }
 
-_POLICY_NAMES = {  # what each defence does, in a sentence a student reads
+POLICY_WORDS = {  # what each defence does, in a sentence a student reads
     "rov": "ROV (Route Origin Validation: drop routes whose origin AS the RPKI does not allow)",
     "rov-deprefer": "ROV that ranks invalid routes below valid ones instead of dropping them",
     "peer-rov": "ROV on routes from peers only",
@@ -217,9 +217,9 @@ def summary_text(run: RunResult, names: Mapping[int, str] | None = None) -> str:
     if defence:
         n = defence.adopters
         parts_of = defence.policy.lower().split("+")
-        if "rov" in parts_of and any(_POLICY_NAMES.get(p, "").endswith("and ROV") for p in parts_of):
+        if "rov" in parts_of and any(POLICY_WORDS.get(p, "").endswith("and ROV") for p in parts_of):
             parts_of.remove("rov")  # rov+aspa is aspa, whose sentence says ROV already
-        policy = " and ".join(_POLICY_NAMES.get(p, p) for p in parts_of)
+        policy = " and ".join(POLICY_WORDS.get(p, p) for p in parts_of)
         parts.append(f"{count(n)} AS{' filters' if n == 1 else 'es filter'} the routes they receive with {policy}.")
         if defence.settings:
             parts.append(defence.settings[0].upper() + defence.settings[1:] + ".")

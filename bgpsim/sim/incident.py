@@ -35,9 +35,15 @@ from .attacks import victim_roa
 from .scenario import Scenario, load_scenario
 
 # Policy names that say what they are: ASPA, BGPsec and path-end as BGPy deploys them, with ROV
-# (`rov+aspa` is the policy `aspa`), each beside the mechanism alone, so a row shows what it adds to ROV.
+# (`rov+aspa` is the policy `aspa`), each beside the mechanism alone, so a row shows what it adds to ROV;
+# then the rest of BGPy's defences, named as `label` names them. The withdrawal policies (bgp-full,
+# rost...) are left out: at rest, where these rows are computed, nothing is being withdrawn and they
+# route as no defence does.
 COUNTERFACTUALS = ("rov", "rov+aspa", "aspa-alone", "rov+bgpsec", "bgpsec-alone", "rov+path-end", "path-end-alone",
-                   "otc", "peerlock-lite", "maxlen", "prefix-list", "max-prefix")
+                   "otc", "peerlock-lite", "maxlen", "prefix-list", "max-prefix",
+                   "rovpp-v1", "rovpp-v2", "rovpp-v2i", "rov+asra", "rov+aspa-wn", "rov+provider-cone-id",
+                   "rov+bgp-isec-transitive", "rov+bgp-isec-otc", "rov+bgp-isec-pcid", "rov+bgp-isec",
+                   "edge-filter", "rov-edge-filter")
 PARTIAL = 0.5  # the share of ASes deploying a defence in the "partial" column
 EXACT = {"subprefix": "prefix", "forged-origin-subprefix": "forged-origin"}  # a sub-prefix attack on a /24
 CAIDA_URL = "https://publicdata.caida.org/datasets/as-relationships/serial-2/"
@@ -256,10 +262,12 @@ class Replay:
         if rows:
             n = rows[0].trials
             lines.append(f"  converged state, ASes reaching the attacker (traffic diverted), {n} victim{'s' if n != 1 else ''}:")
-            lines.append(f"    {'none':<14} {pct(rows[0].attacker)} ({pct(rows[0].diverted).strip()})")
-            for name in dict.fromkeys(r.defence for r in rows[1:]):
+            names = list(dict.fromkeys(r.defence for r in rows[1:]))
+            width = max(map(len, names), default=4)
+            lines.append(f"    {'none':<{width}} {pct(rows[0].attacker)} ({pct(rows[0].diverted).strip()})")
+            for name in names:
                 half, full = (r for r in rows[1:] if r.defence == name)
-                lines.append(f"    {name:<14} half deploy {pct(half.attacker)} ({pct(half.diverted).strip()}), "
+                lines.append(f"    {name:<{width}} half deploy {pct(half.attacker)} ({pct(half.diverted).strip()}), "
                              f"all deploy {pct(full.attacker)} ({pct(full.diverted).strip()})")
         lines.append(f"  written to {self.out}/ (report.html, counterfactuals.csv, result.json, ...)")
         return "\n".join(lines)

@@ -77,11 +77,16 @@ def checks_roas(name: str) -> bool:
     return any(getattr(DEFENCES.get(p), "checks_roas", False) or includes_rov(p) for p in name.split("+"))
 
 
+def says_rov(name: str) -> bool:
+    """Whether the name itself says ROV is in: a part `rov`, or one named for it (rovpp-v1, rov-edge-filter)."""
+    return any(p.startswith("rov") for p in name.split("+"))
+
+
 def label(name: str) -> str:
     """`name` as tables and legends show it: saying that ROV is in it when a part includes ROV
     (`aspa` -> `rov+aspa`). The label is itself a policy name that means the same."""
     parts = name.split("+")
-    if "rov" in parts or not any(includes_rov(p) for p in parts):
+    if says_rov(name) or not any(includes_rov(p) for p in parts):
         return name
     return "+".join(["rov", *parts])
 
@@ -104,7 +109,7 @@ def settings_text(policy: str, settings: dict) -> str:
     return "; ".join(s.words(settings.get(k, s.default)) for k, s in SETTINGS.items() if s.applies(policy))
 
 
-__all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "settings_text", "ROV",
+__all__ = ["DEFENCES", "SETTINGS", "checks_roas", "defence", "includes_rov", "label", "policy_name", "says_rov", "settings_text", "ROV",
            "ROVDeprefer", "PeerROV", "ASPA", "ASPAAlone", "BGPsec", "BGPsecAlone", "PathEnd", "PathEndAlone",
            "OnlyToCustomers", "EnforceFirstAS", "PeerlockLite", "MaxLength", "Bogon", "PrefixList", "MaxPrefix",
            "EdgeFilter", "ROVEdgeFilter", "ASRA", "ASPAwN", "ProviderConeID", "BGPiSecTransitive", "BGPiSecOTC", "BGPiSecPCID", "BGPiSec", "ROVPPV1",

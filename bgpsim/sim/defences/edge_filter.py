@@ -31,6 +31,7 @@ class ROVEdgeFilter(EdgeFilter):
 
     name = "rov-edge-filter"
     checks_roas = True
+    includes_rov = True
 
     def accept(self, c: Candidate):
         return (c.a["invalid"] == 0) & super().accept(c)
