@@ -45,7 +45,7 @@ NOT_RUN = [
     (re.compile(r"--scheduler"), "needs a Dask cluster"),
     (re.compile(r"\.\.\.|\bFILE\b|\bDIR\b|HOST|\bNAME\b"), "a placeholder, not a file"),
     (re.compile(r"^bgpsim incident (?!--list)"), "the full graph's replay: bench/"),
-    (re.compile(r"https?://"), "another host"),
+    (re.compile(r"https?://|wss?://"), "another host"),
     (re.compile(r"^bgpsim rtr "), "a server that runs until stopped, or a client that needs one: tests/test_rtr*.py"),
 ]
 

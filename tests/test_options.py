@@ -104,6 +104,7 @@ WRONG = {  # kind -> wrong values
     "networks": ["banana", "10.0.0.0/33", "192.0.2.0/24,banana"],
     "cache": ["banana", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1"],
     "peer-roles": ["banana", "cousin:64500", "customer:banana", "customer:4294967296"],
+    "ris-path": ["banana", "64496,,64511", "[64496,64511", "^", "64496$$"],
 }
 
 # Wrong values legitimately taken: (command, option, value) -> why. Each is still told: the first
@@ -120,7 +121,8 @@ def kind(action: argparse.Action) -> str:
     if action.choices:
         return "choice"
     by_type = {"asn": "asn", "_as_path": "as-path", "count": "integer", "seed_arg": "integer", "int": "integer",
-               "seconds": "number", "factor": "number", "share": "share", "_prefix": "prefix", "_address": "address"}
+               "seconds": "number", "factor": "number", "share": "share", "prefix": "prefix", "address": "address",
+               "interval": "number", "ris_host": "text", "ris_path": "ris-path"}
     if typ in by_type:
         return by_type[typ]
     assert action.type is None, f"{action.option_strings}: a type the walk does not know: {typ}"

@@ -77,6 +77,29 @@ def factor(text: str) -> float:
     return _number(text, lambda v: 0 < v < math.inf, "a factor > 0 such as 1 (real time), 10 or 100")
 
 
+def interval(text: str) -> float:
+    """A number of seconds > 0: how often something is done."""
+    return _number(text, lambda v: 0 < v < math.inf, "a number of seconds > 0")
+
+
+def prefix(text: str):
+    import ipaddress
+
+    try:
+        return ipaddress.ip_network(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a prefix such as 192.0.2.0/24 (host bits clear), got {text!r}") from None
+
+
+def address(text: str):
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want an IPv4 or IPv6 address such as 198.51.100.1, got {text!r}") from None
+
+
 def count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}")
@@ -123,9 +146,9 @@ def broker_of(args):
     return parse_url(args.broker, args.cafile), Topics(topic_prefix(args.topic))
 
 
-def broker_args(p) -> None:
+def broker_args(p, required: bool = True) -> None:
     """--broker, --cafile and --topic: where the MQTT feed is (bgpsim.live.broker)."""
-    p.add_argument("--broker", required=True, metavar="URL", help="mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://...")
+    p.add_argument("--broker", required=required, metavar="URL", help="mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://...")
     p.add_argument("--cafile", metavar="PEM", help="CA certificate for a broker whose TLS certificate no public CA signed")
     p.add_argument("--topic", default="bgpsim", metavar="PREFIX", help="topic prefix (default bgpsim)")
 

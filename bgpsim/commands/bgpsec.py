@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import asn, renamed
+from . import address, asn, prefix, renamed
 
 EPILOG = """\
 examples:
@@ -60,24 +60,6 @@ def _as_path(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"want ASes separated by commas, origin last, got {text!r}") from None
 
 
-def _prefix(text: str):
-    import ipaddress
-
-    try:
-        return ipaddress.ip_network(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"want a prefix such as 192.0.2.0/24 (host bits clear), got {text!r}") from None
-
-
-def _address(text: str):
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"want an IPv4 or IPv6 address such as 198.51.100.1, got {text!r}") from None
-
-
 def register(sub, parser_class) -> None:
     p = sub.add_parser("bgpsec", help="sign BGPsec UPDATEs and verify those of captures and dumps",
                        description="BGPsec (RFC 8205): sign route announcements with router keys, and verify "
@@ -88,7 +70,7 @@ def register(sub, parser_class) -> None:
     sg = s.add_parser("sign", help="build signed BGPsec UPDATEs", epilog=SIGN_EPILOG,
                       description="Build BGPsec UPDATEs, each AS of --path signing with its router key.",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    sg.add_argument("--prefix", type=_prefix, action="append", required=True, metavar="P",
+    sg.add_argument("--prefix", type=prefix, action="append", required=True, metavar="P",
                     help="a prefix to announce (repeat for more; one UPDATE each)")
     sg.add_argument("--path", type=_as_path, required=True, metavar="ASN,ASN,...", help="ASes, most recent first, origin last: 65536,64496")
     target = sg.add_argument("--target-as", type=asn, required=True, metavar="ASN", help="the AS the UPDATE is sent to")
@@ -96,7 +78,7 @@ def register(sub, parser_class) -> None:
     keys = sg.add_argument("--signing-keys", action="append", required=True, metavar="DIR|FILE",
                     help="private router keys (a CA's .keys folder, PEM or DER files); repeatable")
     renamed(sg, "--keys", keys)
-    sg.add_argument("--next-hop", type=_address, metavar="ADDRESS", help="MP_REACH_NLRI next hop (default 198.51.100.1, or 2001:db8::1 for IPv6)")
+    sg.add_argument("--next-hop", type=address, metavar="ADDRESS", help="MP_REACH_NLRI next hop (default 198.51.100.1, or 2001:db8::1 for IPv6)")
     sg.add_argument("--out", metavar="FILE.pcap", help="write a capture of the BGP session instead of hex; an existing FILE is "
                                                               "replaced only if it is a capture")
     sg.add_argument("--format", choices=("hex", "json"), default="hex",

@@ -1,13 +1,16 @@
-"""`bgpsim monitor`: validate a live MQTT feed of BGP updates as it arrives."""
+"""`bgpsim monitor`: validate a live feed of BGP updates as it arrives: RIS Live over WebSocket, or MQTT."""
 
 from __future__ import annotations
 
 import argparse
+import re
 
-from . import broker_args, broker_of, peer_role_args, seconds
+from . import address, broker_args, broker_of, interval, peer_role_args, prefix, seconds
 
 EPILOG = """\
 examples:
+  bgpsim monitor --ris-live 'wss://ris-live.ripe.net/v1/ws/?client=me' --ris-prefix 193.0.0.0/16 --vrps vrps.json
+      RIPE NCC's RIS Live: every UPDATE of 193.0.0.0/16 and its more-specifics, as the collectors hear them
   bgpsim monitor --broker mqtt://127.0.0.1 --vrps rpki-client.json --out live --until-idle 30
       check every update of the feed under bgpsim/ until nothing has come for 30 s
   bgpsim stream publish updates.gz --broker mqtt://127.0.0.1 --flat-out
@@ -15,9 +18,11 @@ examples:
 
 what each route gets: the RFC 6811 status and reason, and the ASPA verdict with --aspa or
 --relationships, by the code `bgpsim validate` runs: routes.csv has its columns.
-The monitor's session is persistent (--client-id): what is published while it or the broker is away
-is delivered when both are back; it reconnects by itself. Unreadable messages are counted, warned
-about (rate-limited) and passed over.
+With --ris-live, every connection subscribes again; RIS Live's message types other than UPDATE are
+counted by type (summary.json: feed.by_type), a RIS_PEER_STATE is a session state change, ris_error
+is a warning. With --broker, the session is persistent (--client-id): what is published while the
+monitor or the broker is away is delivered when both are back. Either reconnects by itself.
+Unreadable messages are counted, warned about (rate-limited) and passed over.
 outputs (in --out: new, empty, or an earlier monitor's output, resumed: routes.csv and alerts.jsonl
 grow, summary.json adds this run's counts to the earlier ones): routes.csv, growing as routes are
 checked; alerts.jsonl, one alert per line (empty without --watch; each alert is also published at
@@ -25,16 +30,53 @@ QoS 1 on PREFIX/alerts); summary.json at the end (with the feed's counts: messag
 unreadable, missing, late; `runs`: how many monitors have written this output).
 SIGTERM or Ctrl-C stop it cleanly: what it has received is checked and written, the rest waits at the
 broker for its session.
-exit status: 0 done (idle for --until-idle, or stopped), 2 bad input or a broker that is not
+exit status: 0 done (idle for --until-idle, or stopped), 2 bad input or a feed that is not
 there or refuses us (one line on stderr, within 10 s).
 """
 
 
+_HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,252})")
+# RIS Live's path pattern: an optional !, an optional ^, ASNs or AS_SETs ([ASN,ASN]) joined by commas, an
+# optional $ (the manual: "not a regular expression")
+_PATH = re.compile(r"!?\^?(\d+|\[\d+(,\d+)*\])(,(\d+|\[\d+(,\d+)*\]))*\$?")
+
+
+def ris_host(text: str) -> str:
+    """A collector's name as RIS Live knows it: rrc00, or rrc00.ripe.net."""
+    if not _HOST.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"want a collector's name such as rrc00, got {text!r}")
+    return text
+
+
+def ris_path(text: str) -> str:
+    """A RIS Live path pattern: 64496,64511$ ^64496 !64500$ [64500,64501]$."""
+    if not _PATH.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"want RIS Live's path pattern: ASNs joined by commas, [ASN,ASN] for an "
+                                         f"AS_SET, ^ first, $ last, ! before all to invert (64496,64511$), got {text!r}")
+    return text
+
+
 def register(sub, parser_class) -> None:
-    p = sub.add_parser("monitor", help="validate a live MQTT feed of BGP updates as it arrives",
-                       description="Subscribe to a feed of RIS Live messages and check each route as it arrives.",
+    p = sub.add_parser("monitor", help="validate a live feed of BGP updates (RIS Live, MQTT) as it arrives",
+                       description="Subscribe to a feed of RIS Live messages (RIPE NCC's RIS Live over WebSocket, "
+                                   "or an MQTT broker) and check each route as it arrives.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    broker_args(p)
+    broker_args(p, required=False)
+    ris = p.add_argument_group("RIS Live over WebSocket (instead of --broker's feed)")
+    ris.add_argument("--ris-live", metavar="URL",
+                     help="a RIS Live server: wss://ris-live.ripe.net/v1/ws/?client=NAME (RIPE NCC's), or ws://...")
+    ris.add_argument("--ris-host", type=ris_host, metavar="RRC", help="subscribe to one collector's messages (rrc00, ...)")
+    ris.add_argument("--ris-prefix", type=prefix, action="append", metavar="P",
+                     help="subscribe to the UPDATEs of this prefix and its more-specifics (repeatable)")
+    ris.add_argument("--ris-exact", action="store_true", help="with --ris-prefix: without its more-specifics")
+    ris.add_argument("--ris-less-specific", action="store_true",
+                     help="with --ris-prefix: the prefixes that cover it too")
+    ris.add_argument("--ris-path", type=ris_path, metavar="PATTERN",
+                     help="subscribe to the paths RIS Live's pattern matches: '64496,64511$' (not a regular expression)")
+    ris.add_argument("--ris-peer", type=address, metavar="ADDRESS", help="subscribe to one collector peer's messages")
+    ris.add_argument("--heartbeat", type=interval, default=30.0, metavar="SECONDS",
+                     help="seconds between pings; a server that answers none within half of it is left and "
+                          "connected again (default %(default)g)")
     p.add_argument("--client-id", default="bgpsim-monitor", metavar="ID",
                    help="the persistent session's name: a restarted monitor with the same ID gets what it missed")
     p.add_argument("--vrps", required=True, metavar="FILE", help="VRPs: rpki-client/Routinator JSON or CSV")
@@ -58,9 +100,19 @@ def register(sub, parser_class) -> None:
 
 def cmd_monitor(args) -> int:
     from bgpsim.base.console import write_stdout
+    from bgpsim.base.errors import InputError
     from bgpsim.live.monitoring import MonitorRun
 
-    job = MonitorRun(args, *broker_of(args))
+    if (args.ris_live is None) == (args.broker is None):
+        raise InputError("want the feed: --ris-live URL (RIS Live over WebSocket) or --broker URL (MQTT), one of them")
+    if args.ris_live is not None:
+        from bgpsim.live.ris_ws import RisLive, Subscription
+
+        sub = Subscription(args.ris_host, [str(p) for p in args.ris_prefix or []], not args.ris_exact,
+                           args.ris_less_specific, args.ris_path, str(args.ris_peer) if args.ris_peer else None)
+        job = MonitorRun(args, RisLive(args.ris_live, sub, args.heartbeat, args.cafile))
+    else:
+        job = MonitorRun(args, None, *broker_of(args))
     doc = job.run()
     if not args.quiet:
         write_stdout(job.said(doc))

@@ -18,14 +18,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import OrderedDict, deque
-from dataclasses import dataclass
+from collections import Counter, OrderedDict, deque
+from dataclasses import dataclass, field
 
 from bgpsim.base.errors import InputError
 from bgpsim.mrt.record import WITHDRAW
 
 from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
-from .rislive import parse_payload, routes_of
+from orjson import loads as _loads
+
+from .rislive import Reader
 from .topics import Topics, status
 
 MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which come within seconds)
@@ -47,6 +49,8 @@ class Counts:
     most_waiting: int = 0  # the most messages received and not yet checked at once: does the monitor keep up?
     late: int = 0  # messages that came after a later-numbered one from the same publisher
     missing: int = 0  # gaps in a publisher's numbered ids: messages the broker dropped (or never got)
+    types: Counter = field(default_factory=Counter)  # ris_message data read, by type (UPDATE, OPEN, ...)
+    server: Counter = field(default_factory=Counter)  # the server's other messages, by type (pong, ris_error, ...)
     first_at: float | None = None  # wall time of the first and the last message that came
     last_at: float | None = None
 
@@ -62,52 +66,88 @@ class Monitor:
         self.on_alert = on_alert  # called with each new alert (alerts.jsonl)
         self.outbox: list[dict] = []  # new alerts, to publish
         self.counts = Counts()
+        self.reader = Reader(warn)
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._next: dict[str, int] = {}  # a publisher's id prefix -> the number its next message should have
         self._gaps = 0
 
     def feed(self, topic: str, payload: bytes) -> None:
+        """One MQTT message: a RIS Live message, or on the batch topic a JSON array of them."""
+        c = self._arrived()
+        where = f"{topic} message {c.messages}"
+        try:
+            if topic == self.topics.batch:
+                doc = _loads(payload) if len(payload) < 64 << 20 else None
+                if not isinstance(doc, list):
+                    raise InputError("want a JSON array of RIS Live objects (or at most 64 MiB)", where)
+                for i, d in enumerate(doc):
+                    self.feed_data(d, f"{where}[{i}]")
+            else:
+                self._feed(payload, where)
+        except (InputError, ValueError, RecursionError) as e:
+            self._unreadable(e)
+
+    def feed_message(self, payload: bytes | str, where: str) -> str:
+        """One RIS Live message as a WebSocket brings it; its envelope's type ("" when unreadable)."""
+        self._arrived()
+        try:
+            return self._feed(payload, where)
+        except (InputError, ValueError, RecursionError) as e:
+            self._unreadable(e)
+            return ""
+
+    def _arrived(self) -> Counts:
         c = self.counts
         c.messages += 1
         c.last_at = time.time()
         if c.first_at is None:
             c.first_at = c.last_at
-        where = f"{topic} message {c.messages}"
-        try:
-            if topic == self.topics.batch:
-                doc = json.loads(payload) if len(payload) < 64 << 20 else None
-                if not isinstance(doc, list):
-                    raise InputError("want a JSON array of RIS Live objects (or at most 64 MiB)", where)
-                items = [(d, f"{where}[{i}]") for i, d in enumerate(doc)]
-            else:
-                data = parse_payload(payload, where)
-                items = [] if data is None else [(data, where)]
-            for data, src in items:
-                if not isinstance(data, dict):
-                    raise InputError("want a RIS Live object", src)
-                key = data.get("id")
-                if isinstance(key, str):
-                    if key in self._seen:
-                        c.repeats += 1
-                        continue
-                    self._seen[key] = None
-                    if len(self._seen) > MAX_SEEN:
-                        self._seen.popitem(last=False)
-                    self._gap(key)
-                routes = routes_of(data, src)
-                c.updates += 1
-                for r in routes:
-                    self.checker.feed(r)
-                    if self.watcher is not None and r.kind != WITHDRAW:
-                        for alert in self.watcher.check(r, data["timestamp"]):
-                            self.outbox.append(alert)
-                            if self.on_alert is not None:
-                                self.on_alert(alert)
-                c.routes += len(routes)
-        except (InputError, ValueError, RecursionError) as e:
-            c.unreadable += 1
-            if c.unreadable <= 10 or c.unreadable % 1000 == 0:
-                self.warn(f"{e}" + (f" ({c.unreadable:,} unreadable messages so far)" if c.unreadable > 10 else ""))
+        return c
+
+    def _unreadable(self, e: Exception) -> None:
+        c = self.counts
+        c.unreadable += 1
+        if c.unreadable <= 10 or c.unreadable % 1000 == 0:
+            self.warn(f"{e}" + (f" ({c.unreadable:,} unreadable messages so far)" if c.unreadable > 10 else ""))
+
+    def _feed(self, payload, where: str) -> str:
+        kind, data = self.reader.envelope(payload if isinstance(payload, bytes) else payload.encode(), where)
+        if kind == "ris_message":
+            self.feed_data(data, where)
+        else:
+            self.counts.server[kind] += 1
+            if kind == "ris_error":
+                err = data.get("message") if isinstance(data, dict) else data
+                self.warn(f"{where}: the server says: {str(err)[:200]}")
+        return kind
+
+    def feed_data(self, data, src: str) -> None:
+        """One ris_message's data object."""
+        c = self.counts
+        kind, data = self.reader.data(data, src)
+        key = data.get("id")
+        if isinstance(key, str):
+            if key in self._seen:
+                c.repeats += 1
+                return
+            self._seen[key] = None
+            if len(self._seen) > MAX_SEEN:
+                self._seen.popitem(last=False)
+            self._gap(key)
+        c.types[kind] += 1
+        if kind == "UPDATE":
+            routes = self.reader.routes(data, src)
+            c.updates += 1
+            for r in routes:
+                self.checker.feed(r)
+                if self.watcher is not None and r.kind != WITHDRAW:
+                    for alert in self.watcher.check(r, data["timestamp"]):
+                        self.outbox.append(alert)
+                        if self.on_alert is not None:
+                            self.on_alert(alert)
+            c.routes += len(routes)
+        elif kind == "RIS_PEER_STATE":
+            self.checker.feed(self.reader.peer_state(data, src))
 
     def _gap(self, key: str) -> None:
         """Count the messages missing before `key` when it is "PREFIX-N" and N skips ahead (bgpsim's

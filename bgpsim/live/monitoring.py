@@ -15,9 +15,10 @@ from .output import MonitorOutput
 
 
 class MonitorRun:
-    def __init__(self, opts, addr, topics):
-        """`opts`: what `bgpsim monitor`'s parser gives; `addr`, `topics`: its broker, checked."""
-        self.opts, self.addr, self.topics = opts, addr, topics
+    def __init__(self, opts, source, addr=None, topics=None):
+        """`opts`: what `bgpsim monitor`'s parser gives; `source`: the feed (a RisLive, or None for the
+        MQTT feed at the broker); `addr`, `topics`: the broker, checked (None without --broker)."""
+        self.opts, self.source, self.addr, self.topics = opts, source, addr, topics
         self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
         self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn)  # checked; written once connected
         self.v = Validation.from_args(opts)
@@ -62,7 +63,11 @@ class MonitorRun:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
                 loop.add_signal_handler(sig, stop.set)
-            await run(self.monitor, self.addr, opts.client_id, opts.until_idle, self.flushed, stop, on_connected=out.open)
+            if self.source is not None:
+                await self.source.run(self.monitor, opts.until_idle, self.flushed, stop, on_connected=out.open)
+            else:
+                await run(self.monitor, self.addr, opts.client_id, opts.until_idle, self.flushed, stop,
+                          on_connected=out.open)
 
         try:
             asyncio.run(main())
@@ -71,12 +76,13 @@ class MonitorRun:
             raise
         finally:
             self.status.close()
-        doc = self.v.summary(self.checker, self.checker.finish(), [f"{self.addr}/{self.topics.updates}"])
+        doc = self.v.summary(self.checker, self.checker.finish(), [self.feed_name])
         c = self.monitor.counts
         took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
         doc["feed"] = {"messages": c.messages, "updates": c.updates, "repeats": c.repeats, "unreadable": c.unreadable,
                        "missing": c.missing, "late": c.late, "lost_at_stop": c.lost_at_stop, "dropped": c.dropped,
-                       "most_waiting": c.most_waiting, "reconnects": c.reconnects, "seconds": round(took, 3),
+                       "most_waiting": c.most_waiting, "reconnects": c.reconnects, "by_type": dict(c.types),
+                       "server_messages": dict(c.server), "seconds": round(took, 3),
                        "updates_per_second": round(c.updates / took) if took > 0 else None}
         if self.watcher is not None:
             kinds: dict[str, int] = {}
@@ -87,10 +93,14 @@ class MonitorRun:
         out.close(doc)
         return doc
 
+    @property
+    def feed_name(self) -> str:
+        return str(self.source) if self.source is not None else f"{self.addr}/{self.topics.updates}"
+
     def said(self, doc: dict) -> str:
         """The line for the terminal at the end."""
         c, out = self.monitor.counts, self.out
         runs = f" (with the earlier runs': {out.previous['routes'] + doc['routes']:,})" if out.previous else ""
-        return (f"{c.updates:,} updates ({c.unreadable:,} unreadable, {c.repeats:,} repeats) from {self.addr}; "
+        return (f"{c.updates:,} updates ({c.unreadable:,} unreadable, {c.repeats:,} repeats) from {self.feed_name}; "
                 f"{doc['routes']:,} announced routes checked{runs}; written: {out.out}/routes.csv, alerts.jsonl, "
                 "summary.json\n")

@@ -1,0 +1,138 @@
+"""`bgpsim monitor --ris-live`: RIS Live over a real WebSocket, from a local server that replays RIS
+Live messages (tests/ris_live_server.py; synthetic, written from the manual and the live service's
+frames). A real dump's UPDATEs, sent as RIS Live messages among every other message type, in both
+spellings, with subscription acknowledgements, an error and disconnections, give routes.csv exactly
+as `bgpsim validate` writes it for the dump; bad frames and a silent server are counted, warned about
+once, and survived."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import SHARED
+from ris_live_server import CLOSE, CUT, MUTE, RisLiveServer, message
+
+from bgpsim.live.rislive import Reader, update_messages
+from bgpsim.mrt import read_routes
+
+ROOT = Path(__file__).resolve().parent.parent
+UPDATES = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
+VRPS = "ASN,IP Prefix,Max Length,Trust Anchor\nAS64500,192.140.252.0/22,24,synthetic\nAS3356,8.0.0.0/9,24,synthetic\n"
+
+# the other message types, as the live service sent them (bgpkit-parser's captured frames, 2026)
+OTHERS = [
+    {"timestamp": 1470931205.85, "peer": "102.67.56.1", "peer_asn": "328474", "id": "o-1", "host": "rrc00.ripe.net",
+     "type": "OPEN", "direction": "received", "version": 4, "asn": 23456, "hold_time": 90, "router_id": "102.67.56.1",
+     "capabilities": {"128": {"name": "Prestandard Route Refresh (deprecated)"}}},
+    {"timestamp": 1470931218.68, "peer": "2001:7f8:4::3:2be1:1", "peer_asn": "207841", "id": "k-1",
+     "host": "rrc01.ripe.net", "type": "KEEPALIVE", "raw": "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF001304"},
+    {"timestamp": 1470931207.2, "peer": "45.165.81.17", "peer_asn": "53427", "id": "n-1", "host": "rrc24.ripe.net",
+     "type": "NOTIFICATION", "notification": {"code": 6, "subcode": 5, "data": "\u0006\u0005"}},
+    {"timestamp": 1470931201.76, "peer": "195.208.209.55", "peer_asn": "29479", "id": "s-1", "host": "rrc13.ripe.net",
+     "type": "STATE", "state": "down"},  # the live service writes RIS_PEER_STATE as STATE
+    {"timestamp": 1470931202.31, "peer": "195.208.209.55", "peer_asn": "29479", "id": "s-2", "host": "rrc13.ripe.net",
+     "type": "RIS_PEER_STATE", "state": "connected"},  # ... and its manual as RIS_PEER_STATE
+]
+
+
+def shouted(data: dict) -> dict:
+    """The same UPDATE with its names and type in another case (as some producers write them)."""
+    out = {k.upper() if k in ("peer", "peer_asn", "withdrawals") else k.title(): v for k, v in data.items()}
+    out["Type"] = "update"
+    if "Announcements" in out:
+        out["Announcements"] = [{"Next_Hop": a["next_hop"], "Prefixes": a["prefixes"]} for a in out["Announcements"]]
+    if "Origin" in out:
+        out["Origin"] = out["Origin"].lower()
+    return out
+
+
+def monitor(server: RisLiveServer, out: Path, vrps: Path, *more) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bgpsim", "monitor", "--ris-live", server.url(), "--vrps", vrps,
+                           "--out", out, "--until-idle", "3", *map(str, more)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+@pytest.fixture
+def vrps(tmp_path) -> Path:
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    return tmp_path / "vrps.csv"
+
+
+def test_a_dump_over_ris_live_gives_what_validate_gives(tmp_path, vrps):
+    if not UPDATES.exists():
+        pytest.skip(f"shared data not found: {UPDATES}")
+    updates = list(update_messages(read_routes(str(UPDATES)), host="rrc00", ids="u"))
+    script = [message(d) if i % 500 != 7 else message(shouted(d)) for i, d in enumerate(updates)]
+    half = len(script) // 2
+    script[half:half] = [*map(message, OTHERS), json.dumps({"type": "ris_error", "data": {"message": "test error"}}),
+                         CLOSE]
+    script[half + 3000:half + 3000] = [CUT]
+    with RisLiveServer(script) as server:
+        run = monitor(server, tmp_path / "live", vrps, "--ris-prefix", "0.0.0.0/0", "--ris-host", "rrc00")
+        assert run.returncode == 0, run.stderr
+        assert server.sent == len(script) and server.connections == 3
+    batch = subprocess.run([sys.executable, "-m", "bgpsim", "validate", UPDATES, "--vrps", vrps, "--out",
+                            tmp_path / "batch", "--quiet"], capture_output=True, text=True, cwd=ROOT)
+    assert batch.returncode == 0, batch.stderr
+    live = (tmp_path / "live" / "routes.csv").read_text()
+    assert live == (tmp_path / "batch" / "routes.csv").read_text() and live.count("\n") > 20_000
+    feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
+    assert feed["by_type"] == {"UPDATE": len(updates), "OPEN": 1, "KEEPALIVE": 1, "NOTIFICATION": 1,
+                               "RIS_PEER_STATE": 2}
+    assert feed["server_messages"] == {"ris_subscribe_ok": 3, "ris_error": 1}
+    assert feed["unreadable"] == 0 and feed["reconnects"] == 2  # the close, and the frame cut in the middle
+    assert server.subscriptions[0] == {"host": "rrc00", "socketOptions": {"acknowledge": True},
+                                       "prefix": "0.0.0.0/0", "moreSpecific": True, "lessSpecific": False}
+    err = run.stderr
+    assert "the server says: test error" in err and "Traceback" not in err
+    assert err.count("read 'Type' as 'type'") == 1  # each spelling once, however often it comes
+    assert err.count("lost the RIS Live server") == 2, err
+
+
+def test_bad_frames_and_a_silent_server_are_survived(tmp_path, vrps):
+    good = {"timestamp": 1470931200.25, "peer": "192.0.2.1", "peer_asn": "64496", "host": "rrc00", "type": "UPDATE",
+            "path": [64496, 3356, 64500], "origin": "IGP",
+            "announcements": [{"next_hop": "192.0.2.1,fe80::1", "prefixes": ["192.140.252.0/22", "eor"]}]}
+    script = [message({**good, "id": "g-1"}), "{not json", json.dumps([1, 2]), "x" * (10 << 20),
+              message({**good, "id": "g-2"}), MUTE, message({**good, "id": "g-3"})]
+    with RisLiveServer(script) as server:
+        run = monitor(server, tmp_path / "live", vrps, "--heartbeat", 1)
+        assert run.returncode == 0, run.stderr
+        assert server.connections == 3 and server.sent == len(script)
+    rows = (tmp_path / "live" / "routes.csv").read_text().splitlines()
+    assert len(rows) == 4 and all(",192.140.252.0/22,64496 3356 64500,64500,valid," in r for r in rows[1:])
+    feed = json.loads((tmp_path / "live" / "summary.json").read_text())["feed"]
+    assert feed["unreadable"] == 3 and feed["reconnects"] == 2 and feed["by_type"] == {"UPDATE": 3}
+    err = run.stderr
+    assert "Traceback" not in err and "want JSON" in err and "want a JSON object" in err
+    assert err.count("lost the RIS Live server") == 2 and "1048576" in err
+
+
+def test_no_server_is_one_line(tmp_path, vrps):
+    run = subprocess.run([sys.executable, "-m", "bgpsim", "monitor", "--ris-live", "ws://127.0.0.1:9/v1/ws/", "--vrps",
+                          vrps, "--out", tmp_path / "live"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith("bgpsim: error: cannot reach the RIS Live server ws://127.0.0.1:9/v1/ws/")
+    assert not (tmp_path / "live").exists()
+
+
+def test_the_reader_takes_both_spellings_and_every_type():
+    told = []
+    reader = Reader(told.append)
+    kind, data = reader.envelope(b'{"Type": "ris_message", "Data": {"Type": "state", "peer": "192.0.2.1", '
+                                 b'"peer_asn": 64496, "timestamp": 1, "state": "Down"}}', "m")
+    assert kind == "ris_message"
+    kind, data = reader.data(data, "m")
+    r = reader.peer_state(data, "m")
+    assert (kind, r.kind, r.peer_as, r.old_state, r.new_state) == ("RIS_PEER_STATE", "state", 64496, 6, 1)
+    assert told == ["m: read 'Type' as 'type' (RIS Live writes names in lower case)",
+                    "m: read 'Data' as 'data' (RIS Live writes names in lower case)"]
+    assert Counter(reader.envelope(m, "m")[0] for m in (b'{"type": "pong", "data": null}',
+                                                         b'{"type": "ris_rrc_list", "data": ["rrc00"]}',
+                                                         b'{"type": "PONG", "data": null}')) == {"pong": 2,
+                                                                                                 "ris_rrc_list": 1}
