@@ -136,3 +136,34 @@ def test_the_reader_takes_both_spellings_and_every_type():
                                                          b'{"type": "ris_rrc_list", "data": ["rrc00"]}',
                                                          b'{"type": "PONG", "data": null}')) == {"pong": 2,
                                                                                                  "ris_rrc_list": 1}
+
+
+def watch_file(path: Path) -> Path:
+    """Watched prefixes drawn from the dump (synthetic owners): the /16s over ten of its /24s, owned by
+    AS64500, so their routes raise hijack alerts."""
+    nets = sorted({r.prefix for r in read_routes(str(UPDATES)) if r.prefix and r.prefix.endswith("/24")
+                   and ":" not in r.prefix})[:400:40]
+    sixteens = sorted({".".join(n.split(".")[:2]) + ".0.0/16" for n in nets})
+    path.write_text("".join(f'[[prefix]]\nprefix = "{n}"\ndescription = "synthetic {i}"\norigins = [64500]\n\n'
+                            for i, n in enumerate(sixteens)))
+    return path
+
+
+def test_a_replayed_dump_raises_the_alerts_of_the_same_dump_streamed_live(tmp_path, vrps):
+    if not UPDATES.exists():
+        pytest.skip(f"shared data not found: {UPDATES}")
+    watch = watch_file(tmp_path / "watch.toml")
+    script = [message(d) for d in update_messages(read_routes(str(UPDATES)), host="rrc00", ids="u")]
+    with RisLiveServer(script) as server:
+        live = monitor(server, tmp_path / "live", vrps, "--watch", watch)
+        assert live.returncode == 0, live.stderr
+    replay = subprocess.run([sys.executable, "-m", "bgpsim", "monitor", "--replay", UPDATES, "--vrps", vrps,
+                             "--watch", watch, "--out", tmp_path / "replay", "--quiet"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert replay.returncode == 0 and replay.stderr == "", replay.stderr
+    alerts = (tmp_path / "replay" / "alerts.jsonl").read_text()
+    kinds = Counter(json.loads(a)["kind"] for a in alerts.splitlines())
+    assert kinds["subprefix-hijack"] >= 10 and alerts == (tmp_path / "live" / "alerts.jsonl").read_text()
+    assert (tmp_path / "replay" / "routes.csv").read_text() == (tmp_path / "live" / "routes.csv").read_text()
+    summary = json.loads((tmp_path / "replay" / "summary.json").read_text())
+    assert summary["alerts"]["by_kind"] == dict(kinds) and summary["feed"]["by_type"] == {"UPDATE": len(script)}

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import re
 
-from . import address, broker_args, broker_of, interval, peer_role_args, prefix, seconds
+from . import address, broker_args, broker_of, factor, interval, peer_role_args, prefix, seconds
 
 EPILOG = """\
 examples:
   bgpsim monitor --ris-live 'wss://ris-live.ripe.net/v1/ws/?client=me' --ris-prefix 193.0.0.0/16 --vrps vrps.json
       RIPE NCC's RIS Live: every UPDATE of 193.0.0.0/16 and its more-specifics, as the collectors hear them
+  bgpsim monitor --replay updates.20160811.1600.gz --watch watch.toml --vrps vrps.json --out yesterday
+      yesterday's dump through today's watch list: the alerts a live monitor would have raised
   bgpsim monitor --broker mqtt://127.0.0.1 --vrps rpki-client.json --out live --until-idle 30
       check every update of the feed under bgpsim/ until nothing has come for 30 s
   bgpsim stream publish updates.gz --broker mqtt://127.0.0.1 --flat-out
@@ -74,6 +76,14 @@ def register(sub, parser_class) -> None:
     ris.add_argument("--ris-path", type=ris_path, metavar="PATTERN",
                      help="subscribe to the paths RIS Live's pattern matches: '64496,64511$' (not a regular expression)")
     ris.add_argument("--ris-peer", type=address, metavar="ADDRESS", help="subscribe to one collector peer's messages")
+    replay = p.add_argument_group("archived data through the same checks and alerts (instead of a live feed)")
+    replay.add_argument("--replay", nargs="+", metavar="FILE",
+                        help="route data files (MRT, bgpdump -m text, captures; - for stdin), their UPDATEs in order "
+                             "as a collector's feed would bring them")
+    pace = replay.add_mutually_exclusive_group()
+    pace.add_argument("--pace", type=factor, metavar="FACTOR",
+                      help="replay at FACTOR times the data's own pace (default: flat out)")
+    pace.add_argument("--flat-out", action="store_true", help="replay as fast as the monitor checks (the default)")
     ris.add_argument("--heartbeat", type=interval, default=30.0, metavar="SECONDS",
                      help="seconds between pings; a server that answers none within half of it is left and "
                           "connected again (default %(default)g)")
@@ -103,9 +113,18 @@ def cmd_monitor(args) -> int:
     from bgpsim.base.errors import InputError
     from bgpsim.live.monitoring import MonitorRun
 
-    if (args.ris_live is None) == (args.broker is None):
-        raise InputError("want the feed: --ris-live URL (RIS Live over WebSocket) or --broker URL (MQTT), one of them")
-    if args.ris_live is not None:
+    feeds = [f for f, given in (("--ris-live", args.ris_live), ("--replay", args.replay), ("--broker", args.broker))
+             if given is not None]
+    if len(feeds) != 1:
+        raise InputError("want one feed: --ris-live URL (RIS Live over WebSocket), --replay FILE... (archived data) or "
+                         "--broker URL (MQTT)" + (f"; got {' and '.join(feeds)}" if feeds else ""))
+    if args.pace is not None and args.replay is None:
+        raise InputError("--pace: only with --replay")
+    if args.replay is not None:
+        from bgpsim.live.replay import Replay
+
+        job = MonitorRun(args, Replay(args.replay, args.pace))
+    elif args.ris_live is not None:
         from bgpsim.live.ris_ws import RisLive, Subscription
 
         sub = Subscription(args.ris_host, [str(p) for p in args.ris_prefix or []], not args.ris_exact,

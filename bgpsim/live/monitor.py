@@ -96,6 +96,14 @@ class Monitor:
             self._unreadable(e)
             return ""
 
+    def feed_record(self, data: dict, where: str) -> None:
+        """One ris_message's data object as a replay makes it."""
+        self._arrived()
+        try:
+            self.feed_data(data, where)
+        except (InputError, ValueError, RecursionError) as e:
+            self._unreadable(e)
+
     def _arrived(self) -> Counts:
         c = self.counts
         c.messages += 1

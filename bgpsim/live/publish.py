@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from bgpsim.base.errors import InputError
 
 from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
-from .rislive import update_messages
+from .replay import messages_of
 from .topics import Topics, status
 
 
@@ -32,18 +32,6 @@ class Published:
     reconnects: int = 0
 
 
-def _messages(files):
-    """The RIS Live messages of the files; ids unique to this run (a persistent monitor remembers ids)."""
-    import os
-
-    from bgpsim.routedata import Stdin, reader_for
-
-    run = os.urandom(4).hex()
-    for k, f in enumerate(files):
-        src = Stdin() if f == "-" else f
-        yield from update_messages(reader_for(src)(src), host=str(f).rsplit("/", 1)[-1], ids=f"{run}.{k}")
-
-
 async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | None, batch: int = 1, qos: int = 1,
                   progress=None, warn=None) -> Published:
     """Publish every UPDATE of `files`; `speed` None: flat out. If the broker goes away after the first
@@ -52,7 +40,7 @@ async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | Non
     import aiomqtt
 
     done = Published()
-    messages = _messages(files)
+    messages = messages_of(files)
     # the first message read before the broker is reached: a file that is not route data is its own error
     first = list(itertools.islice(messages, 1))
     outgoing = _payloads(itertools.chain(first, messages), topics, batch, speed, done, progress)
