@@ -8,7 +8,7 @@ AS64999, a sub-prefix hijack: the latency of its alert is when this process rece
 PREFIX/alerts minus when its UPDATE was sent. The monitor's resident memory is sampled every 5 s. Prints the
 latency percentiles and the memory samples. Figures only; nothing is asserted. The broker comes from
 tests/mqtt_broker.py (Debian packages mosquitto and mosquitto-clients).
-Every alert and every new prefix is state the monitor keeps (bounded: bgpsim.live.watch.MAX_ALERTS, and
+Every alert and every new prefix is state the monitor keeps (bounded: bgpsim.live.alerts.squash.MAX_OPEN, and
 the distinct prefixes of the feed), so memory grows a little with --every 100 (12,000 alerts in ten
 minutes, far more than a real feed raises) and not at all with --every 2000.
 Usage: python bench/bench_live_latency.py [--rate 2000] [--seconds 60] [--every 100]

@@ -243,11 +243,11 @@ def test_watched_prefixes_raise_alerts(broker, vrps, tmp_path):
     mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, "--watch", tmp_path / "watch.toml",
                         "--out", tmp_path / "live", "--topic", topic, "--client-id", topic, "--until-idle", 2)
     wait_online(broker, topic, mon)
-    sub = subprocess.Popen(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/alerts", "-C", "4", "-W", "20"],
+    sub = subprocess.Popen(["mosquitto_sub", "-p", str(broker.plain), "-t", f"{topic}/alerts", "-C", "5", "-W", "20"],
                            stdout=subprocess.PIPE, text=True)
     time.sleep(0.5)
     feed = [_ris(1, "192.140.252.0/22", [64496, 3356, 135310], 100.0),  # prefix hijack
-            _ris(2, "192.140.253.0/24", [64496, 64500], 101.0),  # more-specific by the owner
+            _ris(2, "192.140.253.0/24", [64496, 64500], 101.0),  # more-specific by the owner, beyond its maxLength
             _ris(3, "192.140.254.0/24", [64496, 135310], 102.0),  # sub-prefix hijack
             _ris(4, "192.140.252.0/22", [64497, 135310], 103.0),  # the hijack again: no new alert
             _ris(5, "203.0.113.0/24", [64496, 64501], 104.0),  # learnt
@@ -260,14 +260,17 @@ def test_watched_prefixes_raise_alerts(broker, vrps, tmp_path):
     alerts = [json.loads(x) for x in (tmp_path / "live" / "alerts.jsonl").read_text().splitlines()]
     assert [(a["kind"], a["prefix"], a["observed_origin"], a["first_seen"]) for a in alerts] == [
         ("prefix-hijack", "192.140.252.0/22", 135310, 100.0), ("more-specific", "192.140.253.0/24", 64500, 101.0),
-        ("subprefix-hijack", "192.140.254.0/24", 135310, 102.0), ("new-origin", "203.0.113.0/24", 64502, 105.0)]
+        ("rpki-invalid", "192.140.253.0/24", 64500, 101.0), ("subprefix-hijack", "192.140.254.0/24", 135310, 102.0),
+        ("new-origin", "203.0.113.0/24", 64502, 105.0)]
     assert alerts[0]["rpki"] == "invalid-asn" and alerts[0]["expected_origins"] == [64500]
-    assert alerts[3]["expected_origins"] == [64501] and alerts[3]["description"] == "learning"
+    assert alerts[2]["detail"] == {"state": "invalid-length"} and alerts[0]["peers"] == ["192.0.2.1"]
+    assert alerts[4]["expected_origins"] == [64501] and alerts[4]["description"] == "learning"
     published, _ = sub.communicate(timeout=30)
     assert [json.loads(x)["kind"] for x in published.splitlines()] == [a["kind"] for a in alerts]
     summary = json.loads((tmp_path / "live" / "summary.json").read_text())["alerts"]
-    assert summary["by_kind"] == {"prefix-hijack": 1, "more-specific": 1, "subprefix-hijack": 1, "new-origin": 1}
-    assert summary["routes"] == 5  # the repeated hijack counted on its alert
+    assert summary["by_kind"] == {"prefix-hijack": 1, "more-specific": 1, "rpki-invalid": 1, "subprefix-hijack": 1,
+                                  "new-origin": 1}
+    assert summary["routes"] == 6  # the repeated hijack counted on its alert, the owner's route on two
     assert "ALERT prefix-hijack: 192.140.252.0/22 from AS135310" in err
 
 

@@ -27,9 +27,10 @@ from bgpsim.mrt.record import WITHDRAW
 from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
 from orjson import loads as _loads
 
-from .rislive import Reader
+from .rislive import PEER_STATES, Reader
 from .topics import Topics, status
 
+ESTABLISHED = PEER_STATES["connected"]
 MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which come within seconds)
 FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv): short waits for alerts
 MAX_QUEUED = 10_000  # messages received and not yet checked; beyond this or MAX_QUEUED_BYTES they are dropped
@@ -146,16 +147,23 @@ class Monitor:
         if kind == "UPDATE":
             routes = self.reader.routes(data, src)
             c.updates += 1
+            w = self.watcher
             for r in routes:
                 self.checker.feed(r)
-                if self.watcher is not None and r.kind != WITHDRAW:
-                    for alert in self.watcher.check(r, data["timestamp"]):
-                        self.outbox.append(alert)
-                        if self.on_alert is not None:
-                            self.on_alert(alert)
+                if w is not None:
+                    self._alerted(w.check(r, data["timestamp"]) if r.kind != WITHDRAW else w.withdraw(r, data["timestamp"]))
             c.routes += len(routes)
         elif kind == "RIS_PEER_STATE":
-            self.checker.feed(self.reader.peer_state(data, src))
+            r = self.reader.peer_state(data, src)
+            self.checker.feed(r)
+            if self.watcher is not None and r.new_state != ESTABLISHED:
+                self._alerted(self.watcher.peer_down(r, data["timestamp"]))
+
+    def _alerted(self, alerts: list[dict]) -> None:
+        for alert in alerts:
+            self.outbox.append(alert)
+            if self.on_alert is not None:
+                self.on_alert(alert)
 
     def _gap(self, key: str) -> None:
         """Count the messages missing before `key` when it is "PREFIX-N" and N skips ahead (bgpsim's

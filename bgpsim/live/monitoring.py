@@ -26,11 +26,12 @@ class MonitorRun:
         if opts.watch:
             from bgpsim.validate.paths import PathJudge
 
-            from .watch import Watcher, load_watch
+            from .alerts import Watcher
+            from .watch import load_watch
 
             v = self.v
-            self.watcher = Watcher(load_watch(opts.watch), v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None,
-                                   v.roles)
+            self.watcher = Watcher(load_watch(opts.watch, self.warn), v.vrps, v.aspa,
+                                   PathJudge(v.topo) if v.topo is not None else None, v.roles)
         self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
         self.monitor = Monitor(self.checker, topics, self.warn, self.watcher, self.alerted)
 
@@ -40,14 +41,18 @@ class MonitorRun:
     def alerted(self, alert: dict) -> None:
         self.out.alert(alert)
         if not self.opts.quiet:
-            self.status.write(f"bgpsim: ALERT {alert['kind']}: {alert['prefix']} from AS{alert['observed_origin']} "
-                              f"(watched {alert['watched']}, expected {alert['expected_origins']}) path {alert['path']}")
+            a = alert
+            origin = f" from AS{a['observed_origin']}" if a["observed_origin"] is not None else ""
+            detail = f" {a['detail']}" if a["detail"] else ""
+            path = f" path {a['path']}" if a["path"] else ""
+            self.status.write(f"bgpsim: ALERT {a['kind']}: {a['prefix']}{origin} (watched {a['watched']}, expected "
+                              f"{a['expected_origins']}){detail}{path}")
 
     def flushed(self) -> None:
         if self.status.enabled:
             c, t, watcher = self.monitor.counts, self.checker.tally, self.watcher
             self.status(c.updates, f"{t.routes:,} routes: " + ", ".join(f"{k} {v:,}" for k, v in t.rpki.items() if v)
-                        + (f"; {len(watcher.alerts):,} alerts" if watcher is not None else "")
+                        + (f"; {sum(watcher.squash.raised.values()):,} alerts" if watcher is not None else "")
                         + (f"; {c.unreadable:,} unreadable" if c.unreadable else "")
                         + (f"; {c.dropped:,} dropped" if c.dropped else ""))
 
@@ -85,11 +90,9 @@ class MonitorRun:
                        "server_messages": dict(c.server), "seconds": round(took, 3),
                        "updates_per_second": round(c.updates / took) if took > 0 else None}
         if self.watcher is not None:
-            kinds: dict[str, int] = {}
-            for a in self.watcher.alerts.values():
-                kinds[a.kind] = kinds.get(a.kind, 0) + 1
-            doc["alerts"] = {"watched": len(self.watcher.watched), "by_kind": kinds,
-                             "routes": sum(a.count for a in self.watcher.alerts.values())}
+            squash = self.watcher.squash
+            doc["alerts"] = {"watched": len(self.watcher.watched), "by_kind": dict(squash.raised),
+                             "routes": squash.routes}
         out.close(doc)
         return doc
 

@@ -1,46 +1,66 @@
-"""Watched prefixes and the alerts their routes raise, in the spirit of BGPalerter's prefixes.yml.
+"""The watch list: the prefixes and ASes a monitor watches, and how it alerts (in the spirit of
+BGPalerter's prefixes.yml, which bgpsim.live.watch_yml reads into the same model).
 
-The watch file (TOML):
+The watch file (TOML); every key but `prefix` optional:
+
+    [settings]
+    min_peers = 1              # collector peers that must see something before it is an alert
+    window = 3600              # seconds (the feed's time) over which an alert gathers its repeats
+    visibility = 0.5           # a watched prefix is lost below this share of the peers that announced it,
+                               # and visible again once back at or above it
+    alert_valid_origins = false  # alert on a new origin the RPKI says is valid (with the VRP named)
 
     [[prefix]]
     prefix = "198.51.100.0/24"
     description = "VideoTube's service"
-    origins = [64510]            # who may announce it; empty or absent: learn the first origin seen
-    more_specifics = false       # may those origins announce more-specifics? (default false)
+    origins = [64510]          # who may originate it; empty or absent: learn the first origin seen
+    more_specifics = false     # may those origins announce more-specifics?
+    ignore = false             # watched, never alerted on (space delegated to others)
+    group = "noc"              # its alerts' group: a file of its own (default "default")
+    [[prefix.path]]            # path rules: an alert when every condition of a rule holds
+    match = "64496,.*64510$"   # a regular expression on the path written ASN,ASN,... (peer first)
+    not_match = "64666"
+    min_length = 2
+    max_length = 10
+    description = "through the scrubbing centre"
 
-Alerts, for each announced route that touches a watched prefix (the most specific one covering it):
-    prefix-hijack     the watched prefix itself from an origin not expected
-    subprefix-hijack  a more-specific of it from an origin not expected
-    more-specific     a more-specific from an expected origin, where more_specifics is false
-    new-origin        a watched prefix learning its origins: an origin other than the first one seen
-    leak              with relationships: the path is not valley-free (the leaker named), the origin right
-An alert is raised once per (kind, prefix, origin, leaker); later routes update its last_seen and
-count, kept as an `Open` record. The newest MAX_ALERTS are kept (a long-running monitor's memory
-stays bounded: a few hundred bytes each); one older than that is raised again if it comes back. Each carries the route's RFC 6811 status and ASPA verdict, the path and the peer that saw it,
-and first and last seen in the feed's time (a replayed or simulated feed keeps its own clock).
+    [[asn]]
+    asn = 64510                # its announcements of prefixes not watched above are alerts
+    group = "noc"
+    upstreams = [64496]        # path neighbours: an alert for any other (absent: not checked)
+    downstreams = []
+
+A prefix written with host bits set is read with a warning, its host bits cleared.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections import OrderedDict
+import re
 from dataclasses import dataclass, field
 
 from bgpsim.base.tomlfile import TomlFile
-from bgpsim.validate.paths import flat_path
-from bgpsim.validate.roles import PeerRoles, verify_route
 
 MAX_WATCHED = 100_000
-MAX_ALERTS = 100_000
+DEFAULT_GROUP = "default"
 
 
-@dataclass(slots=True)
-class Open:
-    """An alert raised: what later routes update (the alert itself went out when it was raised)."""
-    kind: str
-    first_seen: float
-    last_seen: float
-    count: int = 1
+@dataclass
+class PathRule:
+    """BGPalerter's path matching: `match` and `not_match` are regular expressions on the path written
+    ASN,ASN,... (the peer first, the origin last; an AS_SET as [ASN,ASN]); all its conditions hold."""
+
+    description: str
+    match: re.Pattern | None = None
+    not_match: re.Pattern | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+
+    def holds(self, text: str, length: int) -> bool:
+        return ((self.match is None or self.match.search(text) is not None)
+                and (self.not_match is None or self.not_match.search(text) is None)
+                and (self.min_length is None or length >= self.min_length)
+                and (self.max_length is None or length <= self.max_length))
 
 
 @dataclass
@@ -50,103 +70,171 @@ class Watched:
     origins: set[int] = field(default_factory=set)
     more_specifics: bool = False
     learn: bool = False
+    ignore: bool = False
+    group: str = DEFAULT_GROUP
+    paths: list[PathRule] = field(default_factory=list)
 
 
-def load_watch(path: str) -> list[Watched]:
+@dataclass
+class WatchedAS:
+    asn: int
+    description: str = ""
+    group: str = DEFAULT_GROUP
+    upstreams: set[int] | None = None  # None: not checked
+    downstreams: set[int] | None = None
+
+
+@dataclass
+class Settings:
+    min_peers: int = 1
+    window: float = 3600.0
+    visibility: float = 0.5
+    alert_valid_origins: bool = False
+
+
+@dataclass
+class WatchList:
+    prefixes: list[Watched]
+    ases: list[WatchedAS] = field(default_factory=list)
+    settings: Settings = field(default_factory=Settings)
+
+
+def load_watch(path: str, warn=None) -> WatchList:
+    """The watch list in the TOML file `path` (see the module's text); `warn(text)` hears host bits."""
     doc = TomlFile(path)
+    doc.check_keys(doc.data, {"prefix", "asn", "settings"})
     entries = doc.data.get("prefix", [])
-    doc.check_keys(doc.data, {"prefix"})
-    if not isinstance(entries, list) or not entries:
-        raise doc.error("want [[prefix]] tables, at least one", "prefix")
-    if len(entries) > MAX_WATCHED:
-        raise doc.error(f"want at most {MAX_WATCHED} watched prefixes", "prefix")
-    out = []
-    for i, e in enumerate(entries):
-        doc.check_keys(e, {"prefix", "description", "origins", "more_specifics"}, "prefix", i)
-        try:
-            net = ipaddress.ip_network(e.get("prefix"))
-        except (TypeError, ValueError):
-            raise doc.error(f"want a prefix such as 192.0.2.0/24, got {e.get('prefix')!r}", "prefix", i, "prefix") from None
-        origins = e.get("origins", [])
-        if not isinstance(origins, list) or not all(isinstance(a, int) and 0 < a < 1 << 32 for a in origins):
-            raise doc.error("want a list of AS numbers", "prefix", i, "origins")
-        ms = e.get("more_specifics", False)
-        if not isinstance(ms, bool):
-            raise doc.error("want true or false", "prefix", i, "more_specifics")
-        out.append(Watched(net, str(e.get("description", "")), set(origins), ms, learn=not origins))
-    return out
+    ases = doc.data.get("asn", [])
+    if not isinstance(entries, list) or not isinstance(ases, list) or not (entries or ases):
+        raise doc.error("want [[prefix]] or [[asn]] tables, at least one", "prefix")
+    if len(entries) + len(ases) > MAX_WATCHED:
+        raise doc.error(f"want at most {MAX_WATCHED} watched prefixes and ASes", "prefix")
+    out = [_prefix(doc, e, i, warn) for i, e in enumerate(entries)]
+    seen: set = set()
+    for i, w in enumerate(out):
+        if w.prefix in seen:
+            raise doc.error(f"want each prefix once: {w.prefix} is watched twice", "prefix", i, "prefix")
+        seen.add(w.prefix)
+    return WatchList(out, [_asn_entry(doc, e, i) for i, e in enumerate(ases)], _settings(doc))
 
 
-class Watcher:
-    """Checks announced routes against the watched prefixes; `check` gives the alerts first raised."""
-
-    def __init__(self, watched: list[Watched], vrps=None, aspa=None, judge=None, roles=None):
-        self.watched = sorted(watched, key=lambda w: (w.prefix.version, w.prefix.prefixlen))
-        self.vrps = vrps
-        self.aspa = aspa
-        self.roles = roles if roles is not None else PeerRoles()
-        self.judge = judge  # bgpsim.validate.paths.PathJudge with relationships, for leaks
-        self.alerts: OrderedDict[tuple, Open] = OrderedDict()  # (kind, prefix, origin, leaker) -> record
-        self._lens = sorted({w.prefix.prefixlen for w in watched}, reverse=True)
-        self._by_net = {(w.prefix.version, w.prefix.network_address.packed, w.prefix.prefixlen): w for w in watched}
-
-    def _covering(self, net) -> Watched | None:
-        """The most specific watched prefix covering `net` (itself included)."""
-        for plen in self._lens:
-            if plen > net.prefixlen:
-                continue
-            sup = net if plen == net.prefixlen else net.supernet(new_prefix=plen)
-            w = self._by_net.get((net.version, sup.network_address.packed, plen))
-            if w is not None:
-                return w
-        return None
-
-    def check(self, route, when: float) -> list[dict]:
-        if not self._by_net:
-            return []
-        net = ipaddress.ip_network(route.prefix)
-        w = self._covering(net)
-        if w is None:
-            return []
-        path = flat_path(route.attrs.as_path) if route.attrs is not None else ()
-        origin = route.attrs.origin_as if route.attrs is not None else -1
-        exact = net.prefixlen == w.prefix.prefixlen
-        found = []
-        if w.learn and origin >= 0:
-            if not w.origins:
-                w.origins.add(origin)
-            elif origin not in w.origins:
-                found.append(("new-origin", None))
-        elif origin not in w.origins:
-            found.append(("prefix-hijack" if exact else "subprefix-hijack", None))
-        elif not exact and not w.more_specifics:
-            found.append(("more-specific", None))
-        if self.judge is not None and not found and path:
-            for kind, detail in self.judge.judge(path):
-                if kind == "leak":
-                    found.append(("leak", detail["leaker"]))
-        new = []
-        for kind, leaker in found:
-            key = (kind, str(net), origin, leaker)
-            held = self.alerts.get(key)
-            if held is not None:
-                held.last_seen = when
-                held.count += 1
-                continue
-            self.alerts[key] = Open(kind, when, when)
-            if len(self.alerts) > MAX_ALERTS:
-                self.alerts.popitem(last=False)
-            new.append(self._alert(kind, net, w, origin, leaker, path, route, when))
-        return new
-
-    def _alert(self, kind, net, w: Watched, origin: int, leaker, path, route, when: float) -> dict:
-        rpki = self.vrps.validate(net, origin) if self.vrps is not None and origin >= 0 else None
-        aspa = (verify_route(self.aspa, path, route.peer_as, self.roles.mode(route.peer_as))
-                if self.aspa is not None else None)
-        return {"kind": kind, "prefix": str(net), "watched": str(w.prefix), "description": w.description,
-                "expected_origins": sorted(w.origins - ({origin} if kind == "new-origin" else set())),
-                "observed_origin": origin if origin >= 0 else None, "leaker": leaker,
-                "path": " ".join(str(a) for a in path), "peer": route.peer_ip, "peer_asn": route.peer_as,
-                "rpki": rpki, "aspa": aspa, "first_seen": when, "last_seen": when, "count": 1}
+def _prefix(doc: TomlFile, e, i: int, warn) -> Watched:
+    if not isinstance(e, dict):
+        raise doc.error("want a table", "prefix", i)
+    doc.check_keys(e, {"prefix", "description", "origins", "more_specifics", "ignore", "group", "path"}, "prefix", i)
+    net = parse_watched_prefix(e.get("prefix"), lambda m: doc.error(m, "prefix", i, "prefix"),
+                               None if warn is None else lambda m: warn(f"{doc.path}: prefix[{i}].prefix: {m}"))
+    origins = e.get("origins", [])
+    if not isinstance(origins, list) or not all(_is_asn(a) for a in origins):
+        raise doc.error("want a list of AS numbers", "prefix", i, "origins")
+    flags = {}
+    for key in ("more_specifics", "ignore"):
+        flags[key] = e.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise doc.error("want true or false", "prefix", i, key)
+    rules = e.get("path", [])
+    if isinstance(rules, dict):
+        rules = [rules]
+    if not isinstance(rules, list):
+        raise doc.error("want [[prefix.path]] tables", "prefix", i, "path")
+    return Watched(net, _text(doc, e, "description", ("prefix", i)), set(origins), flags["more_specifics"],
+                   learn=not origins, ignore=flags["ignore"], group=_group(doc, e, ("prefix", i)),
+                   paths=[_rule(doc, r, ("prefix", i, "path", k)) for k, r in enumerate(rules)])
 
 
+def parse_watched_prefix(text, error, warn):
+    """A watched prefix; host bits set are cleared with a warning (BGPalerter takes such a prefix too)."""
+    if not isinstance(text, str):
+        raise error(f"want a prefix such as 192.0.2.0/24, got {text!r}")
+    try:
+        return ipaddress.ip_network(text)
+    except ValueError:
+        pass
+    try:
+        net = ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise error(f"want a prefix such as 192.0.2.0/24, got {text!r}") from None
+    if warn is not None:
+        warn(f"{text} has host bits set: read as {net}")
+    return net
+
+
+def _rule(doc: TomlFile, r, where: tuple) -> PathRule:
+    if not isinstance(r, dict):
+        raise doc.error("want a table", *where)
+    doc.check_keys(r, {"match", "not_match", "min_length", "max_length", "description"}, *where)
+    rule = PathRule(_text(doc, r, "description", where))
+    for key in ("match", "not_match"):
+        if key in r:
+            if not isinstance(r[key], str):
+                raise doc.error("want a regular expression", *where, key)
+            try:
+                setattr(rule, key, re.compile(r[key]))
+            except re.error as e:
+                raise doc.error(f"want a regular expression: {e}", *where, key) from None
+    for key in ("min_length", "max_length"):
+        if key in r:
+            if not isinstance(r[key], int) or isinstance(r[key], bool) or r[key] < 1:
+                raise doc.error("want a path length (1 or more)", *where, key)
+            setattr(rule, key, r[key])
+    if not (rule.match or rule.not_match or rule.min_length or rule.max_length):
+        raise doc.error("want at least one of match, not_match, min_length, max_length", *where)
+    return rule
+
+
+def _asn_entry(doc: TomlFile, e, i: int) -> WatchedAS:
+    if not isinstance(e, dict):
+        raise doc.error("want a table", "asn", i)
+    doc.check_keys(e, {"asn", "description", "group", "upstreams", "downstreams"}, "asn", i)
+    if not _is_asn(e.get("asn")):
+        raise doc.error(f"want an AS number, got {e.get('asn')!r}", "asn", i, "asn")
+    sides = {}
+    for key in ("upstreams", "downstreams"):
+        v = e.get(key)
+        if v is not None and (not isinstance(v, list) or not all(_is_asn(a) for a in v)):
+            raise doc.error("want a list of AS numbers (empty: every neighbour is new)", "asn", i, key)
+        sides[key] = None if v is None else set(v)
+    return WatchedAS(e["asn"], _text(doc, e, "description", ("asn", i)), _group(doc, e, ("asn", i)), **sides)
+
+
+def _settings(doc: TomlFile) -> Settings:
+    t = doc.data.get("settings", {})
+    if not isinstance(t, dict):
+        raise doc.error("want a table", "settings")
+    doc.check_keys(t, {"min_peers", "window", "visibility", "alert_valid_origins"}, "settings")
+    s = Settings()
+    if "min_peers" in t:
+        if not isinstance(t["min_peers"], int) or isinstance(t["min_peers"], bool) or t["min_peers"] < 1:
+            raise doc.error("want a number of peers (1 or more)", "settings", "min_peers")
+        s.min_peers = t["min_peers"]
+    if "window" in t:
+        if not isinstance(t["window"], (int, float)) or isinstance(t["window"], bool) or not 0 < t["window"] < 1e9:
+            raise doc.error("want seconds (more than 0)", "settings", "window")
+        s.window = float(t["window"])
+    if "visibility" in t:
+        if not isinstance(t["visibility"], (int, float)) or isinstance(t["visibility"], bool) or not 0 < t["visibility"] <= 1:
+            raise doc.error("want a share of peers (more than 0, at most 1)", "settings", "visibility")
+        s.visibility = float(t["visibility"])
+    if "alert_valid_origins" in t:
+        if not isinstance(t["alert_valid_origins"], bool):
+            raise doc.error("want true or false", "settings", "alert_valid_origins")
+        s.alert_valid_origins = t["alert_valid_origins"]
+    return s
+
+
+def _is_asn(a) -> bool:
+    return isinstance(a, int) and not isinstance(a, bool) and 0 < a < 1 << 32
+
+
+def _text(doc: TomlFile, t: dict, key: str, where: tuple) -> str:
+    v = t.get(key, "")
+    if not isinstance(v, str):
+        raise doc.error("want a string", *where, key)
+    return v
+
+
+def _group(doc: TomlFile, t: dict, where: tuple) -> str:
+    g = t.get("group", DEFAULT_GROUP)
+    if not isinstance(g, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", g):
+        raise doc.error("want a group name: letters, digits, _ . - (at most 64)", *where, "group")
+    return g

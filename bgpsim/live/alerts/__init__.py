@@ -1,0 +1,127 @@
+"""Alerts: the monitors a watch list sets running, each a small class (BGPalerter's monitors are the
+shape: what it looks at, what it finds, how repeats are squashed), and the Watcher that runs them.
+
+- `hijack`      prefix and sub-prefix hijacks; more-specifics; new origins of prefixes learnt
+- `paths`       path rules, path neighbours (new upstreams and downstreams), leaks by relationships
+- `origin_as`   a watched AS announcing a prefix the list does not hold
+- `rpki_status` a watched prefix's own announcement RPKI-invalid (or not found)
+- `visibility`  a watched prefix lost by the collector peers, and visible again
+- `squash`      one alert per key, raised once enough peers saw it, repeats gathered over a window
+
+Every alert is a JSON object: kind, prefix, watched, description, expected_origins, observed_origin,
+leaker, path, peer, peer_asn, rpki, aspa, first_seen, last_seen (the feed's time), count, group,
+peers (those that had seen it when it was raised), detail (what the kind adds)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from bgpsim.validate.paths import flat_path, path_text
+from bgpsim.validate.roles import PeerRoles, verify_route
+
+from ..watch import WatchList
+from .base import Finding, Seen
+from .hijack import Hijack, NewPrefix
+from .origin_as import OwnAS
+from .paths import Leak, Neighbours, PathRules
+from .rpki_status import RPKIStatus
+from .squash import Squasher
+from .visibility import Visibility
+
+
+class Watcher:
+    """Runs the monitors on each route; `check`, `withdraw` and `peer_down` give the alerts raised."""
+
+    def __init__(self, watch: WatchList, vrps=None, aspa=None, judge=None, roles=None, alert_not_found=False):
+        self.watch = watch
+        self.watched = [w for w in watch.prefixes]
+        self.vrps, self.aspa = vrps, aspa
+        self.roles = roles if roles is not None else PeerRoles()
+        s = watch.settings
+        self.checks = [Hijack(vrps, s.alert_valid_origins), NewPrefix(), PathRules(), Neighbours(watch.ases),
+                       OwnAS(watch.ases)]
+        if vrps is not None:
+            self.checks.append(RPKIStatus(vrps, alert_not_found))
+        if judge is not None:
+            self.checks.append(Leak(judge))
+        self.visibility = Visibility(s.visibility)
+        self.squash = Squasher(s.min_peers, s.window)
+        self.alerts = self.squash.open  # key -> the alert being gathered (kind, count, ...)
+        self._lens = sorted({w.prefix.prefixlen for w in watch.prefixes}, reverse=True)
+        self._by_net = {(w.prefix.version, w.prefix.network_address.packed, w.prefix.prefixlen): w
+                        for w in watch.prefixes}
+        self._ases = {a.asn for a in watch.ases}
+
+    def _covering(self, net):
+        """The most specific watched prefix covering `net` (itself included)."""
+        for plen in self._lens:
+            if plen > net.prefixlen:
+                continue
+            sup = net if plen == net.prefixlen else net.supernet(new_prefix=plen)
+            w = self._by_net.get((net.version, sup.network_address.packed, plen))
+            if w is not None:
+                return w
+        return None
+
+    def _seen(self, route, when: float) -> Seen | None:
+        net = ipaddress.ip_network(route.prefix)
+        w = self._covering(net)
+        attrs = route.attrs
+        path = flat_path(attrs.as_path) if attrs is not None else ()
+        if w is None and not (self._ases and self._ases.intersection(a for a in path if isinstance(a, int))):
+            return None
+        origin = attrs.origin_as if attrs is not None else -1
+        last = path[-1] if path else None
+        origins = (origin,) if origin >= 0 else (tuple(last) if isinstance(last, tuple) else ())
+        return Seen(net, str(net), w, w is not None and net.prefixlen == w.prefix.prefixlen, path, origin, origins,
+                    route.peer_ip, route.peer_as, when, route)
+
+    def check(self, route, when: float) -> list[dict]:
+        """An announced route: the alerts it raises."""
+        s = self._seen(route, when)
+        if s is None:
+            return []
+        found = [f for c in self.checks for f in c.announce(s)]
+        if s.watched is not None:
+            found += self.visibility.announce(s)
+        return self._raise(found, s)
+
+    def withdraw(self, route, when: float) -> list[dict]:
+        net = ipaddress.ip_network(route.prefix)
+        w = self._covering(net)
+        if w is None or net.prefixlen != w.prefix.prefixlen:
+            return []
+        s = Seen(net, str(net), w, True, (), -1, (), route.peer_ip, route.peer_as, when, route)
+        return self._raise(self.visibility.withdraw(s), s)
+
+    def peer_down(self, route, when: float) -> list[dict]:
+        """A collector peer's session went down: it sees nothing now."""
+        s = Seen(None, "", None, False, (), -1, (), route.peer_ip, route.peer_as, when, route)
+        return self._raise(self.visibility.peer_down(route.peer_ip, when), s)
+
+    def _raise(self, found: list[Finding], s: Seen) -> list[dict]:
+        out = []
+        for f in found:
+            if f.closes is not None:
+                self.squash.open.pop(f.closes, None)
+            rec = self.squash.see(f.key, f.kind, s.peer, s.when, f.at_once)
+            if rec is not None:
+                out.append(self._alert(f, s, rec))
+        return out
+
+    def _alert(self, f: Finding, s: Seen, rec) -> dict:
+        fields = f.fields
+        net = s.net if s.net is not None and str(s.net) == f.prefix else ipaddress.ip_network(f.prefix)
+        announced = s.origin >= 0 and s.path
+        rpki = self.vrps.validate(net, s.origin) if self.vrps is not None and announced else None
+        aspa = (verify_route(self.aspa, s.path, s.peer_asn, self.roles.mode(s.peer_asn))
+                if self.aspa is not None and s.path else None)
+        return {"kind": f.kind, "prefix": f.prefix, "watched": fields.get("watched"),
+                "description": fields.get("description", ""), "expected_origins": fields.get("expected_origins", []),
+                "observed_origin": s.origin if s.origin >= 0 else None, "leaker": fields.get("leaker"),
+                "path": path_text(s.path) if s.path else "", "peer": s.peer, "peer_asn": s.peer_asn, "rpki": rpki,
+                "aspa": aspa, "first_seen": rec.first_seen, "last_seen": rec.last_seen, "count": rec.count,
+                "group": f.group, "peers": sorted(rec.peers), "detail": fields.get("detail")}
+
+
+__all__ = ["Watcher"]

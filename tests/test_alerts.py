@@ -1,0 +1,169 @@
+"""The monitors, worked by hand: each kind of alert from routes written here (synthetic RIS Live
+UPDATEs, documentation prefixes and ASNs), through the Watcher a monitor runs, with the watch list's
+settings (squashing by peers and window, visibility share, valid origins)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bgpsim.base.errors import InputError
+from bgpsim.live.alerts import Watcher
+from bgpsim.live.rislive import Reader
+from bgpsim.live.watch import load_watch
+from bgpsim.rpki.rov import VRP, VRPTable
+
+import ipaddress
+
+READER = Reader()
+OWN = "198.51.100.0/24"
+
+
+def routes(prefix: str, path: list, peer: str = "192.0.2.1", when: float = 1000.0, withdraw: bool = False):
+    data = {"timestamp": when, "peer": peer, "peer_asn": str(path[0] if path else 64496), "type": "UPDATE"}
+    if withdraw:
+        data["withdrawals"] = [prefix]
+    else:
+        data.update(path=path, origin="IGP", announcements=[{"next_hop": peer, "prefixes": [prefix]}])
+    return READER.routes(data, "test")
+
+
+def watcher(tmp_path, text: str, vrps=None, warn=None, **kw) -> Watcher:
+    (tmp_path / "watch.toml").write_text(text)
+    return Watcher(load_watch(str(tmp_path / "watch.toml"), warn), vrps, **kw)
+
+
+def feed(w: Watcher, prefix, path, peer="192.0.2.1", when=1000.0, withdraw=False) -> list[dict]:
+    out = []
+    for r in routes(prefix, path, peer, when, withdraw):
+        out += w.withdraw(r, when) if withdraw else w.check(r, when)
+    return out
+
+
+def kinds(alerts) -> list[tuple]:
+    return [(a["kind"], a["prefix"], a["observed_origin"]) for a in alerts]
+
+
+OWNED = f'[[prefix]]\nprefix = "{OWN}"\ndescription = "ours"\norigins = [64510]\n'
+
+
+def test_hijacks_and_as_sets(tmp_path):
+    w = watcher(tmp_path, OWNED)
+    assert feed(w, OWN, [64496, 64510]) == []  # the owner
+    assert kinds(feed(w, OWN, [64496, 64511])) == [("prefix-hijack", OWN, 64511)]
+    assert kinds(feed(w, "198.51.100.128/25", [64496, 64511])) == [("subprefix-hijack", "198.51.100.128/25", 64511)]
+    a = feed(w, OWN, [64496, [64510, 64512, 64513]])  # an AS_SET at the end: no origin, its strangers named
+    assert kinds(a) == [("prefix-hijack", OWN, None)] and a[0]["detail"] == {"as_set": [64512, 64513]}
+    assert a[0]["path"] == "64496 {64510,64512,64513}"
+    b = feed(w, OWN, [64496, [64510, 64514]])  # another foreign AS_SET: an alert of its own
+    assert b[0]["detail"] == {"as_set": [64514]}
+    assert feed(w, OWN, [64496, [64510]]) == []  # a set of the owner alone
+
+
+def test_a_valid_new_origin_is_no_hijack_unless_asked(tmp_path):
+    vrps = VRPTable([VRP(ipaddress.ip_network(OWN), 24, 64510), VRP(ipaddress.ip_network(OWN), 24, 64520)])
+    w = watcher(tmp_path, OWNED, vrps)
+    assert feed(w, OWN, [64496, 64520]) == []  # the holder registered AS64520: a new origin, not a hijack
+    assert kinds(feed(w, OWN, [64496, 64521])) == [("prefix-hijack", OWN, 64521)]
+    w = watcher(tmp_path, "[settings]\nalert_valid_origins = true\n" + OWNED, vrps)
+    a = feed(w, OWN, [64496, 64520])
+    assert kinds(a) == [("prefix-hijack", OWN, 64520)] and a[0]["rpki"] == "valid"
+    assert a[0]["detail"] == {"vrps": ["198.51.100.0/24 max 24 AS64520"]}
+
+
+def test_more_specifics_and_learnt_origins(tmp_path):
+    w = watcher(tmp_path, OWNED + '\n[[prefix]]\nprefix = "203.0.113.0/24"\n')
+    assert kinds(feed(w, "198.51.100.0/25", [64496, 64510])) == [("more-specific", "198.51.100.0/25", 64510)]
+    assert feed(w, "203.0.113.0/24", [64496, 64501]) == []  # learnt
+    assert kinds(feed(w, "203.0.113.0/24", [64496, 64502])) == [("new-origin", "203.0.113.0/24", 64502)]
+
+
+def test_path_rules(tmp_path):
+    w = watcher(tmp_path, OWNED + '[[prefix.path]]\nmatch = "^64496,"\nnot_match = "64666"\ndescription = "via A"\n'
+                '[[prefix.path]]\nmax_length = 2\ndescription = "short"\n')
+    a = feed(w, OWN, [64496, 64499, 64510])
+    assert [(x["kind"], x["detail"]) for x in a] == [("path-match", {"rule": "via A"})]
+    assert feed(w, OWN, [64496, 64666, 64510]) == []  # not_match holds
+    assert [x["detail"] for x in feed(w, OWN, [64497, 64510])] == [{"rule": "short"}]
+
+
+def test_path_neighbours(tmp_path):
+    w = watcher(tmp_path, '[[asn]]\nasn = 64510\nupstreams = [64496]\ndownstreams = []\n\n'
+                          '[[asn]]\nasn = 64520\n')  # no lists: its neighbours are not checked
+    assert [a for a in feed(w, "203.0.113.0/24", [64496, 64510, 64510]) if a["kind"].startswith("new-")] == []
+    a = feed(w, "203.0.113.0/24", [64497, 64510, 64530])  # an upstream not listed; any downstream is new
+    assert [(x["kind"], x["detail"]["neighbour"]) for x in a if x["kind"].startswith("new-")] == [
+        ("new-upstream", 64497), ("new-downstream", 64530)]
+    assert a[0]["watched"] == "AS64510"
+    assert feed(w, "192.0.2.0/24", [64497, 64520, 64531]) == []
+
+
+def test_a_watched_as_announcing_what_the_list_does_not_hold(tmp_path):
+    w = watcher(tmp_path, OWNED + "\n[[asn]]\nasn = 64510\n")
+    assert feed(w, OWN, [64496, 64510]) == []
+    assert kinds(feed(w, "10.10.0.0/16", [64496, 64510])) == [("unlisted-prefix", "10.10.0.0/16", 64510)]
+
+
+def test_the_rpki_status_of_our_own_routes(tmp_path):
+    vrps = VRPTable([VRP(ipaddress.ip_network(OWN), 24, 64510)])
+    w = watcher(tmp_path, '[[prefix]]\nprefix = "198.51.100.0/23"\norigins = [64510]\nmore_specifics = true\n', vrps)
+    a = feed(w, "198.51.101.0/24", [64496, 64510])  # no VRP covers it: quiet by default
+    assert a == []
+    w = watcher(tmp_path, '[[prefix]]\nprefix = "198.51.100.0/22"\norigins = [64510]\nmore_specifics = true\n', vrps,
+                alert_not_found=True)
+    assert [(x["kind"], x["detail"]) for x in feed(w, "198.51.101.0/24", [64496, 64510])] == [
+        ("rpki-not-found", {"state": "not-found"})]
+    vrps = VRPTable([VRP(ipaddress.ip_network("198.51.100.0/22"), 22, 64510)])
+    w = watcher(tmp_path, '[[prefix]]\nprefix = "198.51.100.0/22"\norigins = [64510]\nmore_specifics = true\n', vrps)
+    assert [(x["kind"], x["detail"]) for x in feed(w, OWN, [64496, 64510])] == [
+        ("rpki-invalid", {"state": "invalid-length"})]
+
+
+def test_visibility_lost_and_back(tmp_path):
+    w = watcher(tmp_path, "[settings]\nvisibility = 0.5\n" + OWNED)
+    peers = [f"192.0.2.{i}" for i in range(1, 5)]
+    for p in peers:
+        assert feed(w, OWN, [64496, 64510], peer=p) == []
+    assert feed(w, OWN, [], peer=peers[0], withdraw=True) == []  # 3 of 4 still see it
+    assert feed(w, OWN, [], peer=peers[1], withdraw=True) == []  # 2 of 4: half
+    a = feed(w, OWN, [], peer=peers[2], when=1010.0, withdraw=True)  # 1 of 4: lost
+    assert [(x["kind"], x["detail"]) for x in a] == [("visibility-loss", {"visible_from": 1, "announced_by": 4})]
+    a = feed(w, OWN, [64496, 64510], peer=peers[0], when=1020.0)  # 2 of 4: half again, visible again
+    assert [(x["kind"], x["first_seen"], x["detail"]) for x in a] == [
+        ("visible-again", 1020.0, {"visible_from": 2, "announced_by": 4})]
+    assert feed(w, OWN, [64496, 64510], peer=peers[1], when=1030.0) == []  # 3 of 4
+    # a collector peer's session going down takes its routes with it
+    down = READER.peer_state({"timestamp": 1040, "peer": peers[0], "peer_asn": "64496", "state": "down"}, "t")
+    assert w.peer_down(down, 1040) == []  # 2 of 4
+    down = READER.peer_state({"timestamp": 1050, "peer": peers[1], "peer_asn": "64496", "state": "down"}, "t")
+    assert [x["kind"] for x in w.peer_down(down, 1050)] == ["visibility-loss"]
+
+
+def test_alerts_wait_for_peers_and_gather_repeats_over_the_window(tmp_path):
+    w = watcher(tmp_path, "[settings]\nmin_peers = 2\nwindow = 100\n" + OWNED)
+    assert feed(w, OWN, [64496, 64511], peer="192.0.2.1", when=1000) == []  # one peer: not yet
+    assert feed(w, OWN, [64496, 64511], peer="192.0.2.1", when=1010) == []  # the same peer again
+    a = feed(w, OWN, [64497, 64511], peer="192.0.2.2", when=1020)
+    assert [(x["kind"], x["first_seen"], x["last_seen"], x["count"], x["peers"]) for x in a] == [
+        ("prefix-hijack", 1000, 1020, 3, ["192.0.2.1", "192.0.2.2"])]
+    assert feed(w, OWN, [64498, 64511], peer="192.0.2.3", when=1090) == []  # within the window: gathered
+    rec = next(iter(w.alerts.values()))
+    assert (rec.count, rec.last_seen, len(rec.peers)) == (4, 1090, 3)
+    assert feed(w, OWN, [64496, 64511], peer="192.0.2.1", when=1200) == []  # a new window, one peer so far
+    assert len(feed(w, OWN, [64497, 64511], peer="192.0.2.2", when=1201)) == 1
+
+
+def test_the_watch_file(tmp_path):
+    said = []
+    w = watcher(tmp_path, '[[prefix]]\nprefix = "198.51.100.7/24"\norigins = [64510]\n', warn=said.append)
+    assert str(w.watched[0].prefix) == OWN and said == [f"{tmp_path / 'watch.toml'}: prefix[0].prefix: "
+                                                        "198.51.100.7/24 has host bits set: read as 198.51.100.0/24"]
+    for text, where in (('[[prefix]]\nprefix = "198.51.100.0/24"\n[[prefix.path]]\nmatch = "("\n', "prefix[0].path[0].match"),
+                        ('[[prefix]]\nprefix = "198.51.100.0/24"\ngroup = "a b"\n', "prefix[0].group"),
+                        ('[[asn]]\nasn = 64510\nupstreams = "x"\n', "asn[0].upstreams"),
+                        ('[settings]\nvisibility = 2\n[[asn]]\nasn = 1\n', "settings.visibility"),
+                        ('[[prefix]]\nprefix = "198.51.100.0/24"\n[[prefix]]\nprefix = "198.51.100.0/24"\n',
+                         "prefix[1].prefix")):
+        with pytest.raises(InputError, match=f"watch.toml:.*{re.escape(where)}: want"):
+            watcher(tmp_path, text)
