@@ -110,8 +110,8 @@ def test_the_rpki_status_of_our_own_routes(tmp_path):
     w = watcher(tmp_path, '[[prefix]]\nprefix = "198.51.100.0/23"\norigins = [64510]\nmore_specifics = true\n', vrps)
     a = feed(w, "198.51.101.0/24", [64496, 64510])  # no VRP covers it: quiet by default
     assert a == []
-    w = watcher(tmp_path, '[[prefix]]\nprefix = "198.51.100.0/22"\norigins = [64510]\nmore_specifics = true\n', vrps,
-                alert_not_found=True)
+    w = watcher(tmp_path, '[settings]\nalert_not_found = true\n[[prefix]]\nprefix = "198.51.100.0/22"\n'
+                'origins = [64510]\nmore_specifics = true\n', vrps)
     assert [(x["kind"], x["detail"]) for x in feed(w, "198.51.101.0/24", [64496, 64510])] == [
         ("rpki-not-found", {"state": "not-found"})]
     vrps = VRPTable([VRP(ipaddress.ip_network("198.51.100.0/22"), 22, 64510)])

@@ -9,6 +9,7 @@ The watch file (TOML); every key but `prefix` optional:
     visibility = 0.5           # a watched prefix is lost below this share of the peers that announced it,
                                # and visible again once back at or above it
     alert_valid_origins = false  # alert on a new origin the RPKI says is valid (with the VRP named)
+    alert_not_found = false    # alert on a watched prefix's own route that no VRP covers
 
     [[prefix]]
     prefix = "198.51.100.0/24"
@@ -90,6 +91,7 @@ class Settings:
     window: float = 3600.0
     visibility: float = 0.5
     alert_valid_origins: bool = False
+    alert_not_found: bool = False
 
 
 @dataclass
@@ -201,7 +203,7 @@ def _settings(doc: TomlFile) -> Settings:
     t = doc.data.get("settings", {})
     if not isinstance(t, dict):
         raise doc.error("want a table", "settings")
-    doc.check_keys(t, {"min_peers", "window", "visibility", "alert_valid_origins"}, "settings")
+    doc.check_keys(t, {"min_peers", "window", "visibility", "alert_valid_origins", "alert_not_found"}, "settings")
     s = Settings()
     if "min_peers" in t:
         if not isinstance(t["min_peers"], int) or isinstance(t["min_peers"], bool) or t["min_peers"] < 1:
@@ -215,10 +217,11 @@ def _settings(doc: TomlFile) -> Settings:
         if not isinstance(t["visibility"], (int, float)) or isinstance(t["visibility"], bool) or not 0 < t["visibility"] <= 1:
             raise doc.error("want a share of peers (more than 0, at most 1)", "settings", "visibility")
         s.visibility = float(t["visibility"])
-    if "alert_valid_origins" in t:
-        if not isinstance(t["alert_valid_origins"], bool):
-            raise doc.error("want true or false", "settings", "alert_valid_origins")
-        s.alert_valid_origins = t["alert_valid_origins"]
+    for key in ("alert_valid_origins", "alert_not_found"):
+        if key in t:
+            if not isinstance(t[key], bool):
+                raise doc.error("want true or false", "settings", key)
+            setattr(s, key, t[key])
     return s
 
 

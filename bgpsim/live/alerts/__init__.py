@@ -32,7 +32,7 @@ from .visibility import Visibility
 class Watcher:
     """Runs the monitors on each route; `check`, `withdraw` and `peer_down` give the alerts raised."""
 
-    def __init__(self, watch: WatchList, vrps=None, aspa=None, judge=None, roles=None, alert_not_found=False):
+    def __init__(self, watch: WatchList, vrps=None, aspa=None, judge=None, roles=None):
         self.watch = watch
         self.watched = [w for w in watch.prefixes]
         self.vrps, self.aspa = vrps, aspa
@@ -41,7 +41,7 @@ class Watcher:
         self.checks = [Hijack(vrps, s.alert_valid_origins), NewPrefix(), PathRules(), Neighbours(watch.ases),
                        OwnAS(watch.ases)]
         if vrps is not None:
-            self.checks.append(RPKIStatus(vrps, alert_not_found))
+            self.checks.append(RPKIStatus(vrps, s.alert_not_found))
         if judge is not None:
             self.checks.append(Leak(judge))
         self.visibility = Visibility(s.visibility)
