@@ -1,9 +1,12 @@
 """The monitors, worked by hand: each kind of alert from routes written here (synthetic RIS Live
 UPDATEs, documentation prefixes and ASNs), through the Watcher a monitor runs, with the watch list's
-settings (squashing by peers and window, visibility share, valid origins)."""
+settings (squashing by peers and window, visibility share, valid origins); and a real dump replayed,
+its alerts held against what `bgpsim validate` finds in it."""
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import re
 
 import pytest
@@ -13,8 +16,6 @@ from bgpsim.live.alerts import Watcher
 from bgpsim.live.rislive import Reader
 from bgpsim.live.watch import load_watch
 from bgpsim.rpki.rov import VRP, VRPTable
-
-import ipaddress
 
 READER = Reader()
 OWN = "198.51.100.0/24"
@@ -167,3 +168,56 @@ def test_the_watch_file(tmp_path):
                          "prefix[1].prefix")):
         with pytest.raises(InputError, match=f"watch.toml:.*{re.escape(where)}: want"):
             watcher(tmp_path, text)
+
+
+def test_a_real_dump_replayed_alerts_where_validate_finds_invalid_routes(tmp_path):
+    """updates.20160811.1600.gz with synthetic VRPs for twenty of its prefixes (ten held by their real
+    origins, ten by AS64500, so that the real routes are invalid), a watch file made from the VRPs by
+    `bgpsim rpki watch-file`, and the dump replayed through the monitor: the hijack alerts are the
+    routes `bgpsim validate` finds invalid-asn, and the rpki-invalid alerts those it finds
+    invalid-length, (prefix, origin) for (prefix, origin)."""
+    import csv
+    import subprocess
+    import sys
+
+    from helpers import SHARED
+    from bgpsim.mrt import read_routes
+
+    dump = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
+    if not dump.exists():
+        pytest.skip(f"shared data not found: {dump}")
+    seen: dict = {}
+    for r in read_routes(str(dump)):
+        if r.kind == "announce" and ":" not in r.prefix and 16 <= int(r.prefix.split("/")[1]) <= 24 and r.attrs.origin_as > 0:
+            seen.setdefault(r.prefix, r.attrs.origin_as)
+    nets = sorted((ipaddress.ip_network(p) for p in seen), key=lambda n: (int(n.network_address), n.prefixlen))
+    chosen: list = []
+    for n in nets[::37]:
+        if not any(n.overlaps(c) for c in chosen):
+            chosen.append(n)
+    chosen = chosen[:20]
+    lines = ["ASN,IP Prefix,Max Length,Trust Anchor"]
+    owners = set()
+    for i, n in enumerate(chosen):
+        owner = seen[str(n)] if i % 2 else 64500
+        owners.add(owner)
+        lines.append(f"AS{owner},{n},{n.prefixlen},synthetic")
+    (tmp_path / "vrps.csv").write_text("\n".join(lines) + "\n")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "bgpsim", *map(str, a)], capture_output=True, text=True,
+                                    timeout=300)
+    asns = [x for o in sorted(owners) for x in ("--asn", o)]
+    made = run("rpki", "watch-file", *asns, "--vrps", tmp_path / "vrps.csv", "--out", tmp_path / "watch.toml")
+    assert made.returncode == 0, made.stderr
+    mon = run("monitor", "--replay", dump, "--vrps", tmp_path / "vrps.csv", "--watch", tmp_path / "watch.toml",
+              "--out", tmp_path / "mon", "--quiet")
+    assert mon.returncode == 0, mon.stderr
+    val = run("validate", dump, "--vrps", tmp_path / "vrps.csv", "--out", tmp_path / "val", "--quiet")
+    assert val.returncode == 0, val.stderr
+    with open(tmp_path / "val" / "routes.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    alerts = [json.loads(x) for x in (tmp_path / "mon" / "alerts.jsonl").read_text().splitlines()]
+    hijacked = {(a["prefix"], a["observed_origin"]) for a in alerts if a["kind"].endswith("hijack")}
+    assert len(hijacked) >= 10
+    assert hijacked == {(r["prefix"], int(r["origin_as"])) for r in rows if r["rpki"] == "invalid-asn"}
+    assert {(a["prefix"], a["observed_origin"]) for a in alerts if a["kind"] == "rpki-invalid"} == {
+        (r["prefix"], int(r["origin_as"])) for r in rows if r["rpki"] == "invalid-length"}

@@ -31,6 +31,7 @@ BASE = {
     "sweep": ["--trials", "1", "--adoption", "0", "--quiet", "--out", "{out}"],
     "routes": ["--workers", "1", "--quiet", "--out", "{out}"],
     "rpki vrps": ["--vrps", "{vrps.csv}"],
+    "rpki watch-file": ["--asn", "64501", "--vrps", "{vrps.csv}"],
     "rpki ca build": ["{spec.toml}", "--now", "2026-03-01T12:00:00", "--out", "{out}"],
     "rpki validate": ["--tal", "{repo}/ta.tal", "--repo", "{repo}", "--now", "2026-03-01T13:00:00"],
     "dump": ["{dump.txt}"],

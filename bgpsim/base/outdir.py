@@ -107,6 +107,7 @@ FILE_KINDS = {  # what a single-file command writes -> (how a refusal names it, 
                                        b"\x4d\x3c\xb2\xa1", b"\x0a\x0d\x0d\x0a")),
     "vrps": ("VRPs (rpki-client JSON, Routinator CSV, a BIRD 2 ROA table or an OpenBGPD roa-set)",
              _vrps_head),
+    "watch": ("a watch file bgpsim wrote", lambda head: head.startswith(b"# bgpsim watch file")),
 }
 
 

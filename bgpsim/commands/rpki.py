@@ -10,7 +10,7 @@ from bgpsim.base.console import Bar, write_stdout
 from bgpsim.base.errors import InputError
 from bgpsim.base.errors import stderr_warning as warn
 
-from . import count, renamed
+from . import asn, count, renamed
 
 VRPS_EPILOG = """\
 examples:
@@ -80,6 +80,26 @@ def register(sub, parser_class) -> None:
     vrps.add_argument("--quiet", action="store_true", help="warnings and errors only (the default here: the command "
                                                              "prints no summary)")
     vrps.set_defaults(handler=cmd_vrps)
+
+    wf = commands.add_parser(
+        "watch-file", help="a watch file for `bgpsim monitor --watch` from an AS's VRPs",
+        description="Write a watch file (TOML) for `bgpsim monitor --watch`: every prefix the ASes hold VRPs for, "
+                    "with the origins the VRPs allow and more-specifics where a maxLength allows them, and the ASes "
+                    "themselves (their announcements of other prefixes are alerts). BGPalerter's `generate` makes its "
+                    "list from what is announced; this one from the RPKI.",
+        epilog="examples:\n  bgpsim rpki watch-file --asn 3333 --vrps rpki-client.json --out watch.toml\n"
+               "  bgpsim monitor --ris-live 'wss://ris-live.ripe.net/v1/ws/?client=me' --watch watch.toml "
+               "--vrps rpki-client.json\n\nexit status: 0 done; 2 bad input, or no VRP for the ASes",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    wf.add_argument("--asn", type=asn, action="append", required=True, metavar="ASN",
+                    help="the AS whose prefixes to watch (repeatable)")
+    wf.add_argument("--vrps", required=True, metavar="FILE",
+                    help="VRPs: rpki-client or Routinator JSON, or their CSV ('-': standard input)")
+    wf.add_argument("--out", metavar="FILE",
+                    help="write here, atomically (default: standard output); an existing FILE is replaced only if "
+                         "this command wrote it")
+    wf.add_argument("--quiet", action="store_true", help="warnings and errors only (the command prints no summary)")
+    wf.set_defaults(handler=cmd_watch_file)
 
     ca = commands.add_parser("ca", help="a certification authority: build a repository from a spec",
                              description="An RPKI certification authority driven by a TOML spec.")
@@ -203,6 +223,25 @@ def cmd_ca_example(args) -> int:
     from importlib.resources import files
 
     write_stdout(files("bgpsim.rpki").joinpath("example-spec.toml").read_text(encoding="utf-8"))
+    return 0
+
+
+def cmd_watch_file(args) -> int:
+    from bgpsim.live.watch import watch_text
+    from bgpsim.rpki.vrps import read_payloads, read_text
+
+    if args.out:
+        outdir.check_file(args.out, "watch")  # before the work
+    name = "<stdin>" if args.vrps == "-" else args.vrps
+    payloads = read_payloads(read_text(args.vrps, what="--vrps"), name)
+    vrps = [o.vrp for o in payloads.origins]
+    if not any(v.asn in args.asn for v in vrps):
+        raise InputError(f"--vrps {name}: no VRP for AS{', AS'.join(map(str, args.asn))}: nothing to watch")
+    text = watch_text(vrps, args.asn, name)
+    if args.out:
+        outdir.write_file(args.out, text, "watch")
+    else:
+        write_stdout(text)
     return 0
 
 

@@ -241,3 +241,32 @@ def _group(doc: TomlFile, t: dict, where: tuple) -> str:
     if not isinstance(g, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", g):
         raise doc.error("want a group name: letters, digits, _ . - (at most 64)", *where, "group")
     return g
+
+
+WATCH_HEAD = "# bgpsim watch file"  # how a watch file this project wrote starts (it may replace one)
+
+
+def watch_text(vrps, asns: list[int], source: str) -> str:
+    """A watch file (TOML, as load_watch reads it) for the ASes `asns` from VRPs (rpki.rov.VRP): each
+    prefix one of them holds a VRP for, with every AS any VRP allows to originate exactly it, its
+    more-specifics allowed where a VRP's maxLength is longer than the prefix; and the ASes themselves,
+    so their announcements of other prefixes are alerts. Like BGPalerter's `generate`, from the RPKI
+    rather than from what is announced."""
+    want = set(asns)
+    mine = sorted({v.prefix for v in vrps if v.asn in want}, key=lambda p: (p.version, int(p.network_address), p.prefixlen))
+    held = set(mine)
+    origins: dict = {}
+    longest: dict = {}
+    for v in vrps:
+        if v.prefix in held:
+            origins.setdefault(v.prefix, set()).add(v.asn)
+            longest[v.prefix] = max(longest.get(v.prefix, 0), v.max_length)
+    lines = [f"{WATCH_HEAD}: the prefixes of AS{', AS'.join(map(str, sorted(want)))} in {source}, "
+             "from their VRPs (bgpsim rpki watch-file)", ""]
+    for asn in sorted(want):
+        lines += ["[[asn]]", f"asn = {asn}", ""]
+    for p in mine:
+        got = sorted(a for a in origins[p] if a != 0)  # AS0: no one may originate it (RFC 6483 section 4)
+        lines += ["[[prefix]]", f'prefix = "{p}"', f'description = "VRPs up to /{longest[p]}"',
+                  f"origins = [{', '.join(map(str, got))}]", f"more_specifics = {str(longest[p] > p.prefixlen).lower()}", ""]
+    return "\n".join(lines)
