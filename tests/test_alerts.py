@@ -221,3 +221,83 @@ def test_a_real_dump_replayed_alerts_where_validate_finds_invalid_routes(tmp_pat
     assert hijacked == {(r["prefix"], int(r["origin_as"])) for r in rows if r["rpki"] == "invalid-asn"}
     assert {(a["prefix"], a["observed_origin"]) for a in alerts if a["kind"] == "rpki-invalid"} == {
         (r["prefix"], int(r["origin_as"])) for r in rows if r["rpki"] == "invalid-length"}
+
+
+# BGPalerter's prefixes.yml as its documentation writes it (docs/prefixes.md, docs/path-neighbors.md)
+PREFIXES_YML = """\
+165.254.255.0/24:
+  description: Rome peering
+  asn: 2914
+  ignoreMorespecifics: false
+  ignore: false
+  group: aUserGroup
+  excludeMonitors:
+    - withdrawal-detection
+  path:
+    match: ".*2194,1234$"
+    notMatch: ".*5054.*"
+    matchDescription: detected scrubbing center
+    maxLength: 128
+    minLength: 2
+98.5.4.3/22:
+  description: host bits set, as BGPalerter's own tests write them
+  asn: [1234, 5678]
+  ignoreMorespecifics: true
+  path:
+    - match: "^174,"
+      matchDescription: through 174
+    - maxLength: 2
+      matchDescription: short
+options:
+  monitorASns:
+    2914:
+      group: default
+      upstreams: [174]
+      downstreams: []
+"""
+
+
+def test_bgpalerter_prefixes_yml_is_read_as_bgpalerter_reads_it(tmp_path):
+    said = []
+    (tmp_path / "prefixes.yml").write_text(PREFIXES_YML)
+    w = Watcher(load_watch(str(tmp_path / "prefixes.yml"), said.append))
+    assert said == [f"{tmp_path / 'prefixes.yml'}: 98.5.4.3/22: 98.5.4.3/22 has host bits set: read as 98.5.4.0/22"]
+    rome = "165.254.255.0/24"
+    a = feed(w, rome, [174, 2914])
+    assert a == []  # the owner, through its listed upstream
+    assert kinds(feed(w, "165.254.255.0/25", [174, 2914])) == [("more-specific", "165.254.255.0/25", 2914)]
+    assert kinds(feed(w, rome, [64496, 666])) == [("prefix-hijack", rome, 666)]
+    assert [(x["kind"], x["group"], x["detail"]) for x in feed(w, rome, [64496, 2194, 1234])
+            if x["kind"] == "path-match"] == [("path-match", "aUserGroup", {"rule": "detected scrubbing center"})]
+    # ignoreMorespecifics: the /22 stands for itself; its more-specifics are nobody's business here
+    assert feed(w, "98.5.4.0/24", [64496, 666]) == []
+    assert kinds(feed(w, "98.5.4.0/22", [64496, 666])) == [("prefix-hijack", "98.5.4.0/22", 666),
+                                                            ("path-match", "98.5.4.0/22", 666)]  # "short"
+    assert [x["detail"]["rule"] for x in feed(w, "98.5.4.0/22", [174, 5678]) if x["kind"] == "path-match"] == [
+        "through 174"]  # "short" holds too, and was raised above: gathered on that alert
+    assert next(r for k, r in w.alerts.items() if k == ("path-match", "98.5.4.0/22", 1)).count == 2
+    # monitorASns: a neighbour of AS2914 its lists do not name (any downstream is new)
+    assert [(x["kind"], x["detail"]["neighbour"]) for x in feed(w, "10.0.0.0/8", [3356, 2914, 64499])
+            if x["kind"].startswith("new-")] == [("new-upstream", 3356), ("new-downstream", 64499)]
+    # excludeMonitors: withdrawal-detection is off for Rome
+    assert feed(w, rome, [], peer="192.0.2.1", withdraw=True) == []
+
+
+def test_bgpalerter_prefixes_yml_faults_name_the_key(tmp_path):
+    said = []
+    for text, want in (("192.0.2.0/24:\n  description: x\n  asn: 1\n", "192.0.2.0/24: want ignoreMorespecifics"),
+                       ("192.0.2.0/24:\n  description: x\n  asn: banana\n  ignoreMorespecifics: false\n",
+                        "192.0.2.0/24.asn: want an AS number"),
+                       ("192.0.2.0/24:\n  description: x\n  asn: 1\n  ignoreMorespecifics: maybe\n",
+                        "192.0.2.0/24.ignoreMorespecifics: want true or false"),
+                       ("192.0.2.0/24:\n  description: x\n  asn: 1\n  ignoreMorespecifics: false\n  path:\n"
+                        "    match: x\n", "192.0.2.0/24.path.0: want matchDescription"),
+                       ("banana:\n  description: x\n  asn: 1\n  ignoreMorespecifics: false\n", "banana: want a prefix"),
+                       ("a: [b\n", "prefixes.yml:2: want YAML")):
+        (tmp_path / "prefixes.yml").write_text(text)
+        with pytest.raises(InputError, match=re.escape(want)):
+            load_watch(str(tmp_path / "prefixes.yml"), said.append)
+    (tmp_path / "prefixes.yml").write_text("192.0.2.0/24:\n  description: x\n  asn: 1\n  ignoreMorespecifics: false\n"
+                                           "  colour: red\n")
+    assert len(load_watch(str(tmp_path / "prefixes.yml"), said.append).prefixes) == 1
+    assert said[-1].endswith("192.0.2.0/24.colour: not a key BGPalerter defines; read past")

@@ -98,8 +98,9 @@ def register(sub, parser_class) -> None:
                    help="BGPsec router keys (relying-party JSON, router certificates, key files): each BGPsec "
                         "UPDATE gets a verdict, in routes.csv's bgpsec columns as with `bgpsim validate`")
     p.add_argument("--watch", metavar="FILE",
-                   help="watched prefixes (TOML: [[prefix]] prefix, description, origins, more_specifics): "
-                        "hijacks, more-specifics, new origins and leaks of them are alerts")
+                   help="the watch list: TOML ([[prefix]], [[asn]], [settings]; see the README) or BGPalerter's "
+                        "prefixes.yml (named .yml or .yaml): hijacks, more-specifics, path rules, new neighbours, "
+                        "visibility and more are alerts")
     p.add_argument("--out", default="bgpsim-out/monitor", metavar="DIR",
                    help="output directory (default %(default)s): new, empty, or an earlier monitor's, which is resumed")
     p.add_argument("--until-idle", type=seconds, metavar="SECONDS",

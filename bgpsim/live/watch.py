@@ -16,7 +16,10 @@ The watch file (TOML); every key but `prefix` optional:
     description = "VideoTube's service"
     origins = [64510]          # who may originate it; empty or absent: learn the first origin seen
     more_specifics = false     # may those origins announce more-specifics?
+    ignore_more_specifics = false  # true: it stands for itself only (BGPalerter's ignoreMorespecifics)
     ignore = false             # watched, never alerted on (space delegated to others)
+    monitors_off = []          # monitors that leave it alone: hijack, new-prefix, path, neighbours,
+                               # own-as, rpki, leak, visibility
     group = "noc"              # its alerts' group: a file of its own (default "default")
     [[prefix.path]]            # path rules: an alert when every condition of a rule holds
     match = "64496,.*64510$"   # a regular expression on the path written ASN,ASN,... (peer first)
@@ -36,73 +39,20 @@ A prefix written with host bits set is read with a warning, its host bits cleare
 
 from __future__ import annotations
 
-import ipaddress
 import re
-from dataclasses import dataclass, field
 
 from bgpsim.base.tomlfile import TomlFile
 
-MAX_WATCHED = 100_000
-DEFAULT_GROUP = "default"
-
-
-@dataclass
-class PathRule:
-    """BGPalerter's path matching: `match` and `not_match` are regular expressions on the path written
-    ASN,ASN,... (the peer first, the origin last; an AS_SET as [ASN,ASN]); all its conditions hold."""
-
-    description: str
-    match: re.Pattern | None = None
-    not_match: re.Pattern | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-
-    def holds(self, text: str, length: int) -> bool:
-        return ((self.match is None or self.match.search(text) is not None)
-                and (self.not_match is None or self.not_match.search(text) is None)
-                and (self.min_length is None or length >= self.min_length)
-                and (self.max_length is None or length <= self.max_length))
-
-
-@dataclass
-class Watched:
-    prefix: ipaddress.IPv4Network | ipaddress.IPv6Network
-    description: str = ""
-    origins: set[int] = field(default_factory=set)
-    more_specifics: bool = False
-    learn: bool = False
-    ignore: bool = False
-    group: str = DEFAULT_GROUP
-    paths: list[PathRule] = field(default_factory=list)
-
-
-@dataclass
-class WatchedAS:
-    asn: int
-    description: str = ""
-    group: str = DEFAULT_GROUP
-    upstreams: set[int] | None = None  # None: not checked
-    downstreams: set[int] | None = None
-
-
-@dataclass
-class Settings:
-    min_peers: int = 1
-    window: float = 3600.0
-    visibility: float = 0.5
-    alert_valid_origins: bool = False
-    alert_not_found: bool = False
-
-
-@dataclass
-class WatchList:
-    prefixes: list[Watched]
-    ases: list[WatchedAS] = field(default_factory=list)
-    settings: Settings = field(default_factory=Settings)
+from .watch_yml import load_prefixes_yml
+from .watchlist import (DEFAULT_GROUP, MAX_WATCHED, MONITORS, PathRule, Settings, Watched, WatchedAS, WatchList,
+                        parse_watched_prefix)
 
 
 def load_watch(path: str, warn=None) -> WatchList:
-    """The watch list in the TOML file `path` (see the module's text); `warn(text)` hears host bits."""
+    """The watch list in file `path`: BGPalerter's prefixes.yml when it is named .yml or .yaml
+    (bgpsim.live.watch_yml), else TOML (see the module's text); `warn(text)` hears host bits."""
+    if str(path).endswith((".yml", ".yaml")):
+        return load_prefixes_yml(path, warn)
     doc = TomlFile(path)
     doc.check_keys(doc.data, {"prefix", "asn", "settings"})
     entries = doc.data.get("prefix", [])
@@ -123,14 +73,15 @@ def load_watch(path: str, warn=None) -> WatchList:
 def _prefix(doc: TomlFile, e, i: int, warn) -> Watched:
     if not isinstance(e, dict):
         raise doc.error("want a table", "prefix", i)
-    doc.check_keys(e, {"prefix", "description", "origins", "more_specifics", "ignore", "group", "path"}, "prefix", i)
+    doc.check_keys(e, {"prefix", "description", "origins", "more_specifics", "ignore_more_specifics", "ignore", "group",
+                       "path", "monitors_off"}, "prefix", i)
     net = parse_watched_prefix(e.get("prefix"), lambda m: doc.error(m, "prefix", i, "prefix"),
                                None if warn is None else lambda m: warn(f"{doc.path}: prefix[{i}].prefix: {m}"))
     origins = e.get("origins", [])
     if not isinstance(origins, list) or not all(_is_asn(a) for a in origins):
         raise doc.error("want a list of AS numbers", "prefix", i, "origins")
     flags = {}
-    for key in ("more_specifics", "ignore"):
+    for key in ("more_specifics", "ignore", "ignore_more_specifics"):
         flags[key] = e.get(key, False)
         if not isinstance(flags[key], bool):
             raise doc.error("want true or false", "prefix", i, key)
@@ -139,26 +90,13 @@ def _prefix(doc: TomlFile, e, i: int, warn) -> Watched:
         rules = [rules]
     if not isinstance(rules, list):
         raise doc.error("want [[prefix.path]] tables", "prefix", i, "path")
+    off = e.get("monitors_off", [])
+    if not isinstance(off, list) or not all(m in MONITORS for m in off):
+        raise doc.error(f"want a list of monitors: {', '.join(MONITORS)}", "prefix", i, "monitors_off")
     return Watched(net, _text(doc, e, "description", ("prefix", i)), set(origins), flags["more_specifics"],
                    learn=not origins, ignore=flags["ignore"], group=_group(doc, e, ("prefix", i)),
-                   paths=[_rule(doc, r, ("prefix", i, "path", k)) for k, r in enumerate(rules)])
-
-
-def parse_watched_prefix(text, error, warn):
-    """A watched prefix; host bits set are cleared with a warning (BGPalerter takes such a prefix too)."""
-    if not isinstance(text, str):
-        raise error(f"want a prefix such as 192.0.2.0/24, got {text!r}")
-    try:
-        return ipaddress.ip_network(text)
-    except ValueError:
-        pass
-    try:
-        net = ipaddress.ip_network(text, strict=False)
-    except ValueError:
-        raise error(f"want a prefix such as 192.0.2.0/24, got {text!r}") from None
-    if warn is not None:
-        warn(f"{text} has host bits set: read as {net}")
-    return net
+                   paths=[_rule(doc, r, ("prefix", i, "path", k)) for k, r in enumerate(rules)],
+                   ignore_more_specifics=flags["ignore_more_specifics"], monitors_off=frozenset(off))
 
 
 def _rule(doc: TomlFile, r, where: tuple) -> PathRule:

@@ -19,7 +19,7 @@ import ipaddress
 from bgpsim.validate.paths import flat_path, path_text
 from bgpsim.validate.roles import PeerRoles, verify_route
 
-from ..watch import WatchList
+from ..watchlist import WatchList
 from .base import Finding, Seen
 from .hijack import Hijack, NewPrefix
 from .origin_as import OwnAS
@@ -59,7 +59,7 @@ class Watcher:
                 continue
             sup = net if plen == net.prefixlen else net.supernet(new_prefix=plen)
             w = self._by_net.get((net.version, sup.network_address.packed, plen))
-            if w is not None:
+            if w is not None and (plen == net.prefixlen or not w.ignore_more_specifics):
                 return w
         return None
 
@@ -81,15 +81,16 @@ class Watcher:
         s = self._seen(route, when)
         if s is None:
             return []
-        found = [f for c in self.checks for f in c.announce(s)]
-        if s.watched is not None:
+        off = s.watched.monitors_off if s.watched is not None else ()
+        found = [f for c in self.checks if c.name not in off for f in c.announce(s)]
+        if s.watched is not None and "visibility" not in off:
             found += self.visibility.announce(s)
         return self._raise(found, s)
 
     def withdraw(self, route, when: float) -> list[dict]:
         net = ipaddress.ip_network(route.prefix)
         w = self._covering(net)
-        if w is None or net.prefixlen != w.prefix.prefixlen:
+        if w is None or net.prefixlen != w.prefix.prefixlen or "visibility" in w.monitors_off:
             return []
         s = Seen(net, str(net), w, True, (), -1, (), route.peer_ip, route.peer_as, when, route)
         return self._raise(self.visibility.withdraw(s), s)

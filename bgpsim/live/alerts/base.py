@@ -36,7 +36,10 @@ class Finding:
 
 
 class Check:
-    """A monitor: what it finds in an announcement, a withdrawal, a peer going down."""
+    """A monitor: what it finds in an announcement, a withdrawal, a peer going down. `name` is what a
+    watched prefix's `monitors_off` names to turn it off there."""
+
+    name = ""
 
     def announce(self, s: Seen) -> list[Finding]:
         return []

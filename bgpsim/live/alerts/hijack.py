@@ -15,6 +15,8 @@ from .base import Check, Finding, Seen, watched_fields
 
 
 class Hijack(Check):
+    name = "hijack"
+
     def __init__(self, vrps=None, alert_valid: bool = False):
         self.vrps = vrps
         self.alert_valid = alert_valid
@@ -40,6 +42,8 @@ class Hijack(Check):
 
 
 class NewPrefix(Check):
+    name = "new-prefix"
+
     def announce(self, s: Seen) -> list[Finding]:
         w = s.watched
         if w is None or w.ignore or not s.origins:

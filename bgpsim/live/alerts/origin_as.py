@@ -7,6 +7,8 @@ from .base import Check, Finding, Seen
 
 
 class OwnAS(Check):
+    name = "own-as"
+
     def __init__(self, ases):
         self.ases = {a.asn: a for a in ases}
 

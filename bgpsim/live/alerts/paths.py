@@ -13,6 +13,8 @@ def path_words(path: tuple) -> str:
 
 
 class PathRules(Check):
+    name = "path"
+
     def announce(self, s: Seen) -> list[Finding]:
         w = s.watched
         if w is None or w.ignore or not w.paths:
@@ -27,6 +29,7 @@ class Neighbours(Check):
     """For each watched AS with `upstreams` or `downstreams`: the AS before it in the path (toward the
     collector: its upstream) and the one after it (toward the origin: its downstream); prepending is
     collapsed first."""
+    name = "neighbours"
 
     def __init__(self, ases):
         self.ases = {a.asn: a for a in ases if a.upstreams is not None or a.downstreams is not None}
@@ -53,6 +56,7 @@ class Neighbours(Check):
 class Leak(Check):
     """Routes of watched prefixes whose path breaks valley-freeness (bgpsim.validate.paths.PathJudge,
     from CAIDA relationships)."""
+    name = "leak"
 
     def __init__(self, judge):
         self.judge = judge

@@ -11,6 +11,8 @@ from .base import Check, Finding, Seen, watched_fields
 
 
 class RPKIStatus(Check):
+    name = "rpki"
+
     def __init__(self, vrps, alert_not_found: bool = False):
         self.vrps = vrps
         self.want = {INVALID_ASN, INVALID_LENGTH} | ({NOT_FOUND} if alert_not_found else set())

@@ -9,6 +9,8 @@ from .base import Check, Finding, Seen, watched_fields
 
 
 class Visibility(Check):
+    name = "visibility"
+
     def __init__(self, share: float = 0.5):
         self.share = share
         self.now: dict[str, set] = {}  # watched prefix -> peers announcing it
