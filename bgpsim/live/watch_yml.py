@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from bgpsim.base.errors import InputError
+from bgpsim.rpki.vrps.files import read_bytes
 
 from .watchlist import DEFAULT_GROUP, MAX_WATCHED, PathRule, Watched, WatchedAS, WatchList, parse_watched_prefix
 
@@ -45,13 +46,7 @@ MAX_BYTES = 64 << 20
 def load_prefixes_yml(path: str, warn=None) -> WatchList:
     import yaml
 
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
-    if len(raw) > MAX_BYTES:
-        raise InputError(f"{path}: want at most {MAX_BYTES} bytes of YAML")
+    raw = read_bytes(path, MAX_BYTES, "--watch")
     try:
         doc = yaml.safe_load(raw)
     except yaml.YAMLError as e:
