@@ -106,6 +106,8 @@ WRONG = {  # kind -> wrong values
     "cache": ["banana", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1"],
     "peer-roles": ["banana", "cousin:64500", "customer:banana", "customer:4294967296"],
     "ris-path": ["banana", "64496,,64511", "[64496,64511", "^", "64496$$"],
+    # a UDP receiver cannot be told absent before anything is sent: only TCP's is checked
+    "syslog": ["banana", "udp://127.0.0.1", "ftp://127.0.0.1:514", "127.0.0.1:99999", "tcp://127.0.0.1:1"],
 }
 
 # Wrong values legitimately taken: (command, option, value) -> why. Each is still told: the first
@@ -136,6 +138,7 @@ def kind(action: argparse.Action) -> str:
         "NAME[+NAME...]": "policies", "KIND[,KIND]": "list", "NAME[,NAME]": "list", "SHARE,SHARE,...": "shares",
         "ADDRESS": "address", "V4,V6": "lengths", "N": "integer", "uniform|cone|space|FILE": "weighting", "NAME": "incident", "ID": "text",
         "ADDRESS:PORT": "listen", "NET,NET,...": "networks", "HOST:PORT": "cache", "ROLE:ASN,...": "peer-roles",
+        "[udp|tcp]://HOST:PORT": "syslog",
     }
     assert action.metavar in by_metavar, f"{action.option_strings or action.dest}: classify metavar {action.metavar!r}"
     return by_metavar[action.metavar]

@@ -254,6 +254,17 @@ def resumable(out: str | os.PathLike, command: str, files: tuple[str, ...], flag
     return out
 
 
+def add_files(out: str | os.PathLike, command: str, names) -> None:
+    """List more files in the marker of `out`, a directory `command` writes in place (resumable):
+    before they are first written, so a later run takes them for its own."""
+    out = Path(out)
+    try:
+        listed = set(json.loads((out / MARKER).read_text(encoding="utf-8"))["files"])
+        write_atomic(out / MARKER, _marker_text(command, listed | set(names)))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"--out {out}: cannot list {', '.join(names)} in its {MARKER}: {e}") from None
+
+
 def _marker_text(command: str, files) -> str:
     from bgpsim import __version__
 

@@ -101,6 +101,13 @@ def register(sub, parser_class) -> None:
                    help="the watch list: TOML ([[prefix]], [[asn]], [settings]; see the README) or BGPalerter's "
                         "prefixes.yml (named .yml or .yaml): hijacks, more-specifics, path rules, new neighbours, "
                         "visibility and more are alerts")
+    sinks = p.add_argument_group("where alerts go, besides alerts.jsonl (and MQTT with --broker)")
+    sinks.add_argument("--syslog", metavar="[udp|tcp]://HOST:PORT",
+                       help="each alert as an RFC 5424 syslog message (UDP unless tcp:// is given)")
+    sinks.add_argument("--webhook", metavar="URL",
+                       help="each alert as an HTTP POST of JSON, Slack-compatible: {\"text\": ..., \"alert\": {...}}")
+    sinks.add_argument("--by-group", action="store_true",
+                       help="each alert also in alerts/GROUP.jsonl, by the group the watch list gives it")
     p.add_argument("--out", default="bgpsim-out/monitor", metavar="DIR",
                    help="output directory (default %(default)s): new, empty, or an earlier monitor's, which is resumed")
     p.add_argument("--until-idle", type=seconds, metavar="SECONDS",

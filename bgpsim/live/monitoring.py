@@ -20,7 +20,8 @@ class MonitorRun:
         MQTT feed at the broker); `addr`, `topics`: the broker, checked (None without --broker)."""
         self.opts, self.source, self.addr, self.topics = opts, source, addr, topics
         self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
-        self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn)  # checked; written once connected
+        self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn, opts.by_group)  # checked;
+        # written once connected
         self.v = Validation.from_args(opts)
         self.watcher = None
         if opts.watch:
@@ -32,6 +33,17 @@ class MonitorRun:
             v = self.v
             self.watcher = Watcher(load_watch(opts.watch, self.warn), v.vrps, v.aspa,
                                    PathJudge(v.topo) if v.topo is not None else None, v.roles)
+        self.syslog = self.webhook = None
+        if opts.syslog:
+            from .sinks import Syslog
+
+            self.syslog = Syslog(opts.syslog)
+            self.syslog.open()  # before any work: a receiver that is not there is an error now
+        if opts.webhook:
+            from .sinks import Webhook
+
+            self.webhook = Webhook(opts.webhook)
+            self.webhook.check()
         self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
         self.monitor = Monitor(self.checker, topics, self.warn, self.watcher, self.alerted)
 
@@ -39,14 +51,14 @@ class MonitorRun:
         self.status.write(f"bgpsim: warning: {message}")
 
     def alerted(self, alert: dict) -> None:
+        from .sinks import alert_line
+
         self.out.alert(alert)
+        for sink in (self.syslog, self.webhook):
+            if sink is not None:
+                sink.send(alert, self.warn)
         if not self.opts.quiet:
-            a = alert
-            origin = f" from AS{a['observed_origin']}" if a["observed_origin"] is not None else ""
-            detail = f" {a['detail']}" if a["detail"] else ""
-            path = f" path {a['path']}" if a["path"] else ""
-            self.status.write(f"bgpsim: ALERT {a['kind']}: {a['prefix']}{origin} (watched {a['watched']}, expected "
-                              f"{a['expected_origins']}){detail}{path}")
+            self.status.write(f"bgpsim: {alert_line(alert)}")
 
     def flushed(self) -> None:
         if self.status.enabled:
@@ -68,11 +80,17 @@ class MonitorRun:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
                 loop.add_signal_handler(sig, stop.set)
-            if self.source is not None:
-                await self.source.run(self.monitor, opts.until_idle, self.flushed, stop, on_connected=out.open)
-            else:
-                await run(self.monitor, self.addr, opts.client_id, opts.until_idle, self.flushed, stop,
-                          on_connected=out.open)
+            if self.webhook is not None:
+                self.webhook.start(self.warn)
+            try:
+                if self.source is not None:
+                    await self.source.run(self.monitor, opts.until_idle, self.flushed, stop, on_connected=out.open)
+                else:
+                    await run(self.monitor, self.addr, opts.client_id, opts.until_idle, self.flushed, stop,
+                              on_connected=out.open)
+            finally:
+                if self.webhook is not None:
+                    await self.webhook.finish()
 
         try:
             asyncio.run(main())
@@ -81,6 +99,8 @@ class MonitorRun:
             raise
         finally:
             self.status.close()
+            if self.syslog is not None:
+                self.syslog.close()
         doc = self.v.summary(self.checker, self.checker.finish(), [self.feed_name])
         c = self.monitor.counts
         took = (c.last_at - c.first_at) if c.first_at is not None else 0.0
@@ -93,6 +113,11 @@ class MonitorRun:
             squash = self.watcher.squash
             doc["alerts"] = {"watched": len(self.watcher.watched), "by_kind": dict(squash.raised),
                              "routes": squash.routes}
+            if self.syslog is not None:
+                doc["alerts"]["syslog"] = {"sent": self.syslog.sent, "failed": self.syslog.failed}
+            if self.webhook is not None:
+                w = self.webhook
+                doc["alerts"]["webhook"] = {"sent": w.sent, "failed": w.failed, "dropped": w.dropped}
         out.close(doc)
         return doc
 

@@ -1,7 +1,8 @@
 """The monitor's output directory: checked before the broker is dialled, touched only once connected,
 resumed by a later monitor, grown by whole records.
 
-routes.csv and alerts.jsonl are opened for appending, unbuffered: each write is whole lines (a batch
+routes.csv, alerts.jsonl (and with --by-group alerts/GROUP.jsonl, each listed in the output's marker
+before it is first written) are opened for appending, unbuffered: each write is whole lines (a batch
 of checked routes, one alert), so a monitor killed at any moment leaves whole records; a later one
 cuts a torn last line (a write the kernel did not finish) before it appends. summary.json holds the
 counts of every run so far: a resumed monitor adds its own to those it finds.
@@ -21,11 +22,14 @@ FILES = ("routes.csv", "alerts.jsonl", "summary.json")
 
 
 class MonitorOutput:
-    def __init__(self, out: str | os.PathLike, header: str, warn):
-        """Checks `out` for `bgpsim monitor` (nothing is written yet); `header`: routes.csv's first line."""
+    def __init__(self, out: str | os.PathLike, header: str, warn, by_group: bool = False):
+        """Checks `out` for `bgpsim monitor` (nothing is written yet); `header`: routes.csv's first line;
+        `by_group`: each alert also in alerts/GROUP.jsonl."""
         self.out = Path(out)
         self.header = header.encode()
         self.warn = warn
+        self.by_group = by_group
+        self._groups: dict = {}  # group -> its file, open for appending
         self.previous: dict | None = None  # the summary of the runs before this one
         self._routes = self._alerts = None
         if outdir.check(self.out, "monitor") != "ours":
@@ -64,11 +68,29 @@ class MonitorOutput:
         self._routes.write(lines)
 
     def alert(self, alert: dict) -> None:
-        self._alerts.write((json.dumps(alert) + "\n").encode())
+        line = (json.dumps(alert) + "\n").encode()
+        self._alerts.write(line)
+        if self.by_group:
+            f = self._groups.get(alert["group"])
+            if f is None:
+                f = self._groups[alert["group"]] = self._group_file(alert["group"])
+            f.write(line)
+
+    def _group_file(self, group: str):
+        """alerts/GROUP.jsonl, listed in the marker before it is first written (a resumed monitor
+        appends to it)."""
+        name = f"alerts/{group}.jsonl"
+        try:
+            (self.out / "alerts").mkdir(exist_ok=True)
+            if not (self.out / name).exists():
+                outdir.add_files(self.out, "monitor", [name])
+            return self._open(name, b"")
+        except OSError as e:
+            raise InputError(f"--out {self.out}: cannot write {name}: {e.strerror or e}") from None
 
     def close(self, doc: dict | None) -> None:
         """Closes the files and writes summary.json: `doc`, this run's counts, added to the earlier runs'."""
-        for f in (self._routes, self._alerts):
+        for f in (self._routes, self._alerts, *self._groups.values()):
             if f is not None:
                 f.close()
         if doc is not None:
