@@ -89,7 +89,10 @@ def register(sub, parser_class) -> None:
                           "connected again (default %(default)g)")
     p.add_argument("--client-id", default="bgpsim-monitor", metavar="ID",
                    help="the persistent session's name: a restarted monitor with the same ID gets what it missed")
-    p.add_argument("--vrps", required=True, metavar="FILE", help="VRPs: rpki-client/Routinator JSON or CSV")
+    p.add_argument("--vrps", metavar="FILE",
+                   help="VRPs: rpki-client/Routinator JSON or CSV; read again when the file changes and on SIGHUP")
+    p.add_argument("--rtr", metavar="HOST:PORT",
+                   help="take the VRPs from an RTR cache instead (RFC 8210), kept current as it changes")
     p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON")
     p.add_argument("--relationships", metavar="CAIDA_FILE", help="CAIDA AS relationships: ASPA stand-in without --aspa")
@@ -126,6 +129,10 @@ def cmd_monitor(args) -> int:
     if len(feeds) != 1:
         raise InputError("want one feed: --ris-live URL (RIS Live over WebSocket), --replay FILE... (archived data) or "
                          "--broker URL (MQTT)" + (f"; got {' and '.join(feeds)}" if feeds else ""))
+    if (args.vrps is None) == (args.rtr is None):
+        raise InputError("want the VRPs: --vrps FILE or --rtr HOST:PORT (an RTR cache), one of them")
+    if args.rtr is not None and args.slurm:
+        raise InputError("--slurm: the cache at --rtr applies its own (give --vrps to apply SLURM here)")
     if args.pace is not None and args.replay is None:
         raise InputError("--pace: only with --replay")
     if args.replay is not None:

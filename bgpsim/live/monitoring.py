@@ -22,8 +22,11 @@ class MonitorRun:
         self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
         self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn, opts.by_group)  # checked;
         # written once connected
-        self.v = Validation.from_args(opts)
-        self.watcher = None
+        from .roas import Roas, VrpCache, VrpFile, table_of
+
+        source = VrpCache(opts.rtr) if opts.rtr else VrpFile(opts.vrps, opts.slurm)
+        self.v = Validation.from_args(opts, vrps=table_of(source.vrps))  # an RTR cache's: once it is reached
+        self.watcher = watch = None
         if opts.watch:
             from bgpsim.validate.paths import PathJudge
 
@@ -31,8 +34,9 @@ class MonitorRun:
             from .watch import load_watch
 
             v = self.v
-            self.watcher = Watcher(load_watch(opts.watch, self.warn), v.vrps, v.aspa,
-                                   PathJudge(v.topo) if v.topo is not None else None, v.roles)
+            watch = load_watch(opts.watch, self.warn)
+            self.watcher = Watcher(watch, v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None, v.roles)
+        self.roas = Roas(source, watch, self.new_vrps, self.alerted if watch is not None else None)
         self.syslog = self.webhook = None
         if opts.syslog:
             from .sinks import Syslog
@@ -46,6 +50,13 @@ class MonitorRun:
             self.webhook.check()
         self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
         self.monitor = Monitor(self.checker, topics, self.warn, self.watcher, self.alerted)
+
+    def new_vrps(self, table) -> None:
+        """The VRPs changed: what waits is checked against the old ones, what comes against these."""
+        self.checker.drain()
+        self.checker.vrps = table
+        if self.watcher is not None:
+            self.watcher.set_vrps(table)
 
     def warn(self, message: str) -> None:
         self.status.write(f"bgpsim: warning: {message}")
@@ -76,10 +87,17 @@ class MonitorRun:
         async def main() -> None:
             import signal
 
-            stop = asyncio.Event()
+            stop, hup = asyncio.Event(), asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):  # stop cleanly: check what came, then disconnect
                 loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(signal.SIGHUP, hup.set)  # read the VRPs again
+            from .roas import VrpCache, table_of
+
+            if isinstance(self.roas.source, VrpCache):
+                await self.roas.source.start()  # before any work: a cache that is not there is an error now
+                self.new_vrps(table_of(self.roas.source.vrps))
+            roas = asyncio.ensure_future(self.roas.run(self.warn, hup))
             if self.webhook is not None:
                 self.webhook.start(self.warn)
             try:
@@ -89,6 +107,7 @@ class MonitorRun:
                     await run(self.monitor, self.addr, opts.client_id, opts.until_idle, self.flushed, stop,
                               on_connected=out.open)
             finally:
+                roas.cancel()
                 if self.webhook is not None:
                     await self.webhook.finish()
 
@@ -111,7 +130,7 @@ class MonitorRun:
                        "updates_per_second": round(c.updates / took) if took > 0 else None}
         if self.watcher is not None:
             squash = self.watcher.squash
-            doc["alerts"] = {"watched": len(self.watcher.watched), "by_kind": dict(squash.raised),
+            doc["alerts"] = {"watched": len(self.watcher.watched), "by_kind": dict(squash.raised + self.roas.kinds),
                              "routes": squash.routes}
             if self.syslog is not None:
                 doc["alerts"]["syslog"] = {"sent": self.syslog.sent, "failed": self.syslog.failed}

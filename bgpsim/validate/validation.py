@@ -27,10 +27,12 @@ def header(bgpsec: bool) -> str:
 class Validation:
     def __init__(self, vrps, slurm=None, aspa=None, relationships=None, router_keys=None, target_as=None,
                  later: bool = False, peer_roles=None, collector_as=None):
-        """`vrps`: a VRP file; `later`: a big one is left as its path for the process that reads it
-        (load.big). The router keys are read first: a fault in them costs no VRP load."""
+        """`vrps`: a VRP file, or a VRPTable; `later`: a big file is left as its path for the process that
+        reads it (load.big). The router keys are read first: a fault in them costs no VRP load."""
         self.bgpsec = _verdicts(router_keys, target_as)
-        if slurm:
+        if not isinstance(vrps, str):  # a VRPTable already made (the monitor's, which it keeps current)
+            self.vrps = vrps
+        elif slurm:
             self.vrps = load.with_slurm(vrps, slurm)
         elif later and load.big(vrps):
             self.vrps = vrps
@@ -45,9 +47,11 @@ class Validation:
         self.roles = PeerRoles(named_roles(peer_roles), self.topo, collector_as)
 
     @classmethod
-    def from_args(cls, args, later: bool = False) -> Validation:
-        return cls(args.vrps, args.slurm, args.aspa, args.relationships, args.router_keys,
-                   getattr(args, "target_as", None), later, args.peer_role, args.collector_as)
+    def from_args(cls, args, later: bool = False, vrps=None) -> Validation:
+        """`vrps`: a VRPTable to use instead of reading args.vrps (and its SLURM files)."""
+        return cls(args.vrps if vrps is None else vrps, args.slurm if vrps is None else None, args.aspa,
+                   args.relationships, args.router_keys, getattr(args, "target_as", None), later, args.peer_role,
+                   args.collector_as)
 
     @property
     def header(self) -> str:

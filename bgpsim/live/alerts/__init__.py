@@ -52,6 +52,13 @@ class Watcher:
                         for w in watch.prefixes}
         self._ases = {a.asn for a in watch.ases}
 
+    def set_vrps(self, vrps) -> None:
+        """New VRPs (the monitor's were read again): the checks take them."""
+        self.vrps = vrps
+        for c in self.checks:
+            if hasattr(c, "vrps"):
+                c.vrps = vrps
+
     def _covering(self, net):
         """The most specific watched prefix covering `net` (itself included)."""
         for plen in self._lens:
