@@ -185,3 +185,28 @@ def test_a_file_per_group_listed_and_resumed(inputs):
     for g in groups:
         lines = (out / "alerts" / f"{g}.jsonl").read_text().splitlines()
         assert len(lines) == 2 * sum(a["group"] == g for a in alerts)
+
+
+def test_a_replay_publishes_its_alerts_to_a_broker(inputs):
+    from mqtt_broker import MOSQUITTO, NO_MOSQUITTO, Broker
+
+    if MOSQUITTO is None or shutil.which("mosquitto_sub") is None:
+        pytest.skip(NO_MOSQUITTO)
+    with Broker(inputs / "mosquitto", tls=False, password=False) as broker:
+        got = inputs / "published.jsonl"
+        with open(got, "w") as f:
+            sub = subprocess.Popen(["mosquitto_sub", "-p", str(broker.plain), "-t", "replayed/alerts", "-W", "60"],
+                                   stdout=f, text=True)
+            time.sleep(0.5)
+            run = monitor(inputs, inputs / "out", "--broker", broker.url("plain"), "--topic", "replayed")
+            assert run.returncode == 0, run.stderr
+            alerts = [json.loads(x) for x in (inputs / "out" / "alerts.jsonl").read_text().splitlines()]
+            for _ in range(100):  # the monitor waited for the broker's acknowledgements; the subscriber may lag
+                if len(got.read_text().splitlines()) >= len(alerts):
+                    break
+                time.sleep(0.1)
+            sub.terminate()
+            sub.wait(10)
+    assert [json.loads(x) for x in got.read_text().splitlines()] == alerts and len(alerts) >= 10
+    assert json.loads((inputs / "out" / "summary.json").read_text())["alerts"]["mqtt"] == {"sent": len(alerts),
+                                                                                          "dropped": 0}

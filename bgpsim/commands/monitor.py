@@ -104,7 +104,7 @@ def register(sub, parser_class) -> None:
                    help="the watch list: TOML ([[prefix]], [[asn]], [settings]; see the README) or BGPalerter's "
                         "prefixes.yml (named .yml or .yaml): hijacks, more-specifics, path rules, new neighbours, "
                         "visibility and more are alerts")
-    sinks = p.add_argument_group("where alerts go, besides alerts.jsonl (and MQTT with --broker)")
+    sinks = p.add_argument_group("where alerts go, besides alerts.jsonl and --broker's PREFIX/alerts")
     sinks.add_argument("--syslog", metavar="[udp|tcp]://HOST:PORT",
                        help="each alert as an RFC 5424 syslog message (UDP unless tcp:// is given)")
     sinks.add_argument("--webhook", metavar="URL",
@@ -124,11 +124,12 @@ def cmd_monitor(args) -> int:
     from bgpsim.base.errors import InputError
     from bgpsim.live.monitoring import MonitorRun
 
-    feeds = [f for f, given in (("--ris-live", args.ris_live), ("--replay", args.replay), ("--broker", args.broker))
-             if given is not None]
-    if len(feeds) != 1:
-        raise InputError("want one feed: --ris-live URL (RIS Live over WebSocket), --replay FILE... (archived data) or "
-                         "--broker URL (MQTT)" + (f"; got {' and '.join(feeds)}" if feeds else ""))
+    if args.ris_live is not None and args.replay is not None:
+        raise InputError("want one feed: --ris-live URL or --replay FILE..., not both")
+    if args.ris_live is None and args.replay is None and args.broker is None:
+        raise InputError("want the feed: --ris-live URL (RIS Live over WebSocket), --replay FILE... (archived data) or "
+                         "--broker URL (MQTT)")
+    broker = broker_of(args) if args.broker is not None else (None, None)  # with another feed: where alerts go
     if (args.vrps is None) == (args.rtr is None):
         raise InputError("want the VRPs: --vrps FILE or --rtr HOST:PORT (an RTR cache), one of them")
     if args.rtr is not None and args.slurm:
@@ -138,15 +139,15 @@ def cmd_monitor(args) -> int:
     if args.replay is not None:
         from bgpsim.live.replay import Replay
 
-        job = MonitorRun(args, Replay(args.replay, args.pace))
+        job = MonitorRun(args, Replay(args.replay, args.pace), *broker)
     elif args.ris_live is not None:
         from bgpsim.live.ris_ws import RisLive, Subscription
 
         sub = Subscription(args.ris_host, [str(p) for p in args.ris_prefix or []], not args.ris_exact,
                            args.ris_less_specific, args.ris_path, str(args.ris_peer) if args.ris_peer else None)
-        job = MonitorRun(args, RisLive(args.ris_live, sub, args.heartbeat, args.cafile))
+        job = MonitorRun(args, RisLive(args.ris_live, sub, args.heartbeat, args.cafile), *broker)
     else:
-        job = MonitorRun(args, None, *broker_of(args))
+        job = MonitorRun(args, None, *broker)
     doc = job.run()
     if not args.quiet:
         write_stdout(job.said(doc))

@@ -161,7 +161,8 @@ class Monitor:
 
     def _alerted(self, alerts: list[dict]) -> None:
         for alert in alerts:
-            self.outbox.append(alert)
+            if self.topics is not None:  # the MQTT feed's loop publishes them
+                self.outbox.append(alert)
             if self.on_alert is not None:
                 self.on_alert(alert)
 

@@ -16,16 +16,17 @@ from .output import MonitorOutput
 
 class MonitorRun:
     def __init__(self, opts, source, addr=None, topics=None):
-        """`opts`: what `bgpsim monitor`'s parser gives; `source`: the feed (a RisLive, or None for the
-        MQTT feed at the broker); `addr`, `topics`: the broker, checked (None without --broker)."""
+        """`opts`: what `bgpsim monitor`'s parser gives; `source`: the feed (a RisLive or a Replay, or None
+        for the MQTT feed at the broker); `addr`, `topics`: the broker, checked (None without --broker),
+        which with another feed takes the alerts only."""
         self.opts, self.source, self.addr, self.topics = opts, source, addr, topics
         self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
         self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn, opts.by_group)  # checked;
         # written once connected
         from .roas import Roas, VrpCache, VrpFile, table_of
 
-        source = VrpCache(opts.rtr) if opts.rtr else VrpFile(opts.vrps, opts.slurm)
-        self.v = Validation.from_args(opts, vrps=table_of(source.vrps))  # an RTR cache's: once it is reached
+        vrps = VrpCache(opts.rtr) if opts.rtr else VrpFile(opts.vrps, opts.slurm)
+        self.v = Validation.from_args(opts, vrps=table_of(vrps.vrps))  # an RTR cache's: once it is reached
         self.watcher = watch = None
         if opts.watch:
             from bgpsim.validate.paths import PathJudge
@@ -36,8 +37,12 @@ class MonitorRun:
             v = self.v
             watch = load_watch(opts.watch, self.warn)
             self.watcher = Watcher(watch, v.vrps, v.aspa, PathJudge(v.topo) if v.topo is not None else None, v.roles)
-        self.roas = Roas(source, watch, self.new_vrps, self.alerted if watch is not None else None)
-        self.syslog = self.webhook = None
+        self.roas = Roas(vrps, watch, self.new_vrps, self.roa_alert if watch is not None else None)
+        self.syslog = self.webhook = self.mqtt = None
+        if source is not None and addr is not None:  # the feed is not MQTT: the broker only takes the alerts
+            from .sinks import Mqtt
+
+            self.mqtt = Mqtt(addr, topics)
         if opts.syslog:
             from .sinks import Syslog
 
@@ -49,7 +54,8 @@ class MonitorRun:
             self.webhook = Webhook(opts.webhook)
             self.webhook.check()
         self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
-        self.monitor = Monitor(self.checker, topics, self.warn, self.watcher, self.alerted)
+        # the MQTT feed's topics: its loop publishes the monitor's outbox (another feed's alerts go by self.mqtt)
+        self.monitor = Monitor(self.checker, topics if source is None else None, self.warn, self.watcher, self.alerted)
 
     def new_vrps(self, table) -> None:
         """The VRPs changed: what waits is checked against the old ones, what comes against these."""
@@ -58,6 +64,11 @@ class MonitorRun:
         if self.watcher is not None:
             self.watcher.set_vrps(table)
 
+    def roa_alert(self, alert: dict) -> None:
+        self.alerted(alert)
+        if self.source is None:  # the MQTT feed's loop publishes the monitor's outbox
+            self.monitor.outbox.append(alert)
+
     def warn(self, message: str) -> None:
         self.status.write(f"bgpsim: warning: {message}")
 
@@ -65,7 +76,7 @@ class MonitorRun:
         from .sinks import alert_line
 
         self.out.alert(alert)
-        for sink in (self.syslog, self.webhook):
+        for sink in (self.syslog, self.webhook, self.mqtt):
             if sink is not None:
                 sink.send(alert, self.warn)
         if not self.opts.quiet:
@@ -97,6 +108,8 @@ class MonitorRun:
             if isinstance(self.roas.source, VrpCache):
                 await self.roas.source.start()  # before any work: a cache that is not there is an error now
                 self.new_vrps(table_of(self.roas.source.vrps))
+            if self.mqtt is not None:
+                await self.mqtt.start(self.warn)  # before any work, too
             roas = asyncio.ensure_future(self.roas.run(self.warn, hup))
             if self.webhook is not None:
                 self.webhook.start(self.warn)
@@ -108,8 +121,9 @@ class MonitorRun:
                               on_connected=out.open)
             finally:
                 roas.cancel()
-                if self.webhook is not None:
-                    await self.webhook.finish()
+                for sink in (self.webhook, self.mqtt):
+                    if sink is not None:
+                        await sink.finish()
 
         try:
             asyncio.run(main())
@@ -137,6 +151,8 @@ class MonitorRun:
             if self.webhook is not None:
                 w = self.webhook
                 doc["alerts"]["webhook"] = {"sent": w.sent, "failed": w.failed, "dropped": w.dropped}
+            if self.mqtt is not None:
+                doc["alerts"]["mqtt"] = {"sent": self.mqtt.sent, "dropped": self.mqtt.dropped}
         out.close(doc)
         return doc
 

@@ -1,4 +1,4 @@
-"""Where alerts go besides alerts.jsonl (and MQTT): syslog, a webhook, a file per group.
+"""Where alerts go besides alerts.jsonl: MQTT (when the feed is not), syslog, a webhook.
 
 - `Syslog`: RFC 5424 messages over UDP (one datagram each, RFC 5426) or TCP (octet-counted frames, RFC
   6587 section 3.4.1). Facility local0; severity critical for hijacks and leaks, notice for a prefix
@@ -91,6 +91,77 @@ class Syslog:
     def close(self) -> None:
         if self.sock is not None:
             self.sock.close()
+
+
+class Mqtt:
+    """Alerts published at QoS 1 on PREFIX/alerts of a broker that is not the feed's (with --ris-live or
+    --replay), in order, from the background; the first connection is made before any work, a lost
+    one is made again (0.5 s doubling to 10 s) and what the broker had not confirmed sent again."""
+
+    def __init__(self, addr, topics):
+        self.addr, self.topics = addr, topics
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.sent = self.dropped = 0
+        self._task = None
+
+    async def start(self, warn) -> None:
+        import aiomqtt
+
+        from .broker import client, connect_error
+
+        self._client = client(self.addr)
+        try:
+            await self._client.__aenter__()
+        except (aiomqtt.MqttError, OSError) as e:
+            raise connect_error(e, self.addr) from None
+        self._task = asyncio.ensure_future(self._publish_all(warn))
+
+    def send(self, alert: dict, warn) -> None:
+        if self.queue.qsize() >= MAX_QUEUED:
+            self.dropped += 1
+            if self.dropped <= 10 or self.dropped % 1000 == 0:
+                warn(f"--broker {self.addr}: {MAX_QUEUED:,} alerts wait to be published; one dropped")
+            return
+        self.queue.put_nowait(json.dumps(alert))
+
+    async def _publish_all(self, warn) -> None:
+        import aiomqtt
+
+        from .broker import BACKOFF, client
+
+        delay = BACKOFF[0]
+        body = None
+        while True:
+            if body is None:
+                body = await self.queue.get()
+                if body is None:
+                    return
+            try:
+                await self._client.publish(self.topics.alerts, body, qos=1)
+                self.sent += 1
+                body, delay = None, BACKOFF[0]
+            except aiomqtt.MqttError as e:
+                warn(f"lost the broker {self.addr} ({e}); publishing alerts again in {delay:g} s")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF[1])
+                self._client = client(self.addr)
+                try:
+                    await self._client.__aenter__()
+                except (aiomqtt.MqttError, OSError):
+                    pass
+
+    async def finish(self, timeout: float = 10.0) -> None:
+        if self._task is None:
+            return
+        self.queue.put_nowait(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except asyncio.TimeoutError:
+            self._task.cancel()
+        try:
+            await self._client.__aexit__(None, None, None)
+        except Exception:  # already gone: nothing to close
+            pass
 
 
 class Webhook:
