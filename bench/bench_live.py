@@ -1,12 +1,19 @@
-"""Benchmark: route updates validated per second end to end through a real mosquitto on 127.0.0.1.
+"""Benchmark: route updates validated per second end to end, through a real mosquitto on 127.0.0.1 and
+through RIS Live's WebSocket.
 
-`bgpsim monitor` listens (a subprocess); `bgpsim stream publish --flat-out` sends a real dump
+MQTT: `bgpsim monitor` listens (a subprocess); `bgpsim stream publish --flat-out` sends a real dump
 (updates.20160811.1600.gz, 16,795 UPDATEs) as one MQTT message per UPDATE, then again with --batch N
 (N RIS Live objects per message). Printed per case: the publisher's rate, and the monitor's rate from
 its first to its last message (summary.json's feed object), with whether its routes.csv equals
 `bgpsim validate`'s on the same dump. The broker is started from tests/mqtt_broker.py (Debian
-packages mosquitto and mosquitto-clients). Figures only; nothing is asserted.
-Usage: python bench/bench_live.py [--batch 100] [--repeat 1]
+packages mosquitto and mosquitto-clients).
+
+WebSocket (--ws K): the dump's UPDATEs K times over (each with its own id), as RIS Live messages,
+from a raw WebSocket server in its own process that sends frames encoded beforehand as fast as the
+reader takes them: first to a client that only counts them (what the server alone sends per second),
+then to `bgpsim monitor --ris-live` (updates per second, first to last message; routes.csv equal to
+validate's, K times over). Figures only; nothing is asserted.
+Usage: python bench/bench_live.py [--batch 100] [--repeat 1] [--ws K] [--no-mqtt]
 """
 
 from __future__ import annotations
@@ -58,16 +65,114 @@ def re_rate(text: str) -> str:
     return m.group(1) if m else "?"
 
 
+async def _serve_frames(frames_path: str) -> None:
+    """A raw RIS Live server: the frames in `frames_path` to each client, as fast as it reads, then a close."""
+    import asyncio
+    import base64
+    import hashlib
+
+    data = Path(frames_path).read_bytes()
+    served = [0]  # the counting client, then the monitor: each takes the stream once; later connections none
+
+    async def handle(r, w):
+        head = await r.readuntil(b"\r\n\r\n")
+        key = next(ln.split(b":", 1)[1].strip() for ln in head.split(b"\r\n") if ln.lower().startswith(b"sec-websocket-key"))
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+        w.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        await asyncio.sleep(0.3)  # the client's subscription, read past
+        served[0] += 1
+        if served[0] <= 2:
+            for i in range(0, len(data), 1 << 20):
+                w.write(data[i:i + (1 << 20)])
+                await w.drain()
+        if served[0] == 1:
+            w.write(bytes([0x88, 2, 3, 232]))  # the counting client stops at the close
+            await w.drain()
+        try:
+            await asyncio.wait_for(r.read(), 600)  # until the client leaves
+        except asyncio.TimeoutError:
+            pass
+        w.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+def _frame(text: bytes) -> bytes:
+    n = len(text)
+    head = bytes([0x81, n]) if n < 126 else (bytes([0x81, 126]) + n.to_bytes(2, "big") if n < 1 << 16
+                                             else bytes([0x81, 127]) + n.to_bytes(8, "big"))
+    return head + text
+
+
+async def _count(url: str) -> tuple[int, float]:
+    import aiohttp
+
+    n, first = 0, None
+    async with aiohttp.ClientSession() as s, s.ws_connect(url, max_msg_size=1 << 20) as ws:
+        async for m in ws:
+            if m.type != aiohttp.WSMsgType.TEXT:
+                break
+            first = first or time.perf_counter()
+            n += 1
+    return n, time.perf_counter() - first
+
+
+def ws_case(work: Path, k: int, vrps: Path, reference: Path) -> str:
+    import asyncio
+
+    sys.path.insert(0, str(ROOT))
+    from bgpsim.live.rislive import update_messages
+    from bgpsim.mrt import read_routes
+
+    updates = list(update_messages(read_routes(str(DUMP)), host="rrc00", ids="u"))
+    with open(work / "frames.bin", "wb") as f:
+        for r in range(k):
+            for i, d in enumerate(updates):
+                f.write(_frame(json.dumps({"type": "ris_message", "data": {**d, "id": f"b{r}-{i}"}}).encode()))
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(work / "frames.bin")], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        url = f"ws://127.0.0.1:{server.stdout.readline().strip()}/v1/ws/"
+        n, s = asyncio.run(_count(url))
+        alone = f"the server alone: {n:,} messages in {s:.2f} s, {n / s:,.0f}/s"
+        out = work / f"ws{k}"
+        subprocess.run(bgpsim("monitor", "--ris-live", url, "--vrps", vrps, "--out", out, "--until-idle", 2, "--quiet"),
+                       check=True)
+    finally:
+        server.kill()
+    feed = json.loads((out / "summary.json").read_text())["feed"]
+    ref = reference.read_text().split("\n", 1)
+    same = (out / "routes.csv").read_text() == ref[0] + "\n" + ref[1] * k
+    return (f"websocket x{k}: {alone}; monitor {feed['updates']:,} updates, {feed['updates_per_second']:,} updates/s "
+            f"({feed['seconds']:.2f} s first to last message); routes.csv equal to validate's x{k}: {same}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--ws", type=int, default=4, metavar="K", help="the dump K times over RIS Live's WebSocket (0: not)")
+    ap.add_argument("--no-mqtt", action="store_true", help="the WebSocket case only")
+    ap.add_argument("--serve", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.serve:
+        import asyncio
+
+        asyncio.run(_serve_frames(a.serve))
+        return
     with tempfile.TemporaryDirectory(prefix="bgpsim-bench-live-") as tmp:
         work = Path(tmp)
         vrps = work / "vrps.csv"
         vrps.write_text(VRPS)
         subprocess.run(bgpsim("validate", DUMP, "--vrps", vrps, "--out", work / "reference", "--quiet"), check=True)
+        if a.ws:
+            print(ws_case(work, a.ws, vrps, work / "reference" / "routes.csv"), flush=True)
+        if a.no_mqtt:
+            return
         with Broker(work / "mosquitto", tls=False, password=False) as broker:
             for r in range(a.repeat):
                 print(case(broker, work, f"single-{r}", 1, vrps, work / "reference" / "routes.csv"), flush=True)
