@@ -114,7 +114,9 @@ WRONG = {  # kind -> wrong values
 # line on stderr is a warning naming the file, and no error follows but the broker's (stream
 # publish goes on to the closed port of BASE, where it ends with status 2).
 EMPTY_INPUT = "an input with nothing in it is no fault: a warning names it, and the command goes on"
-ACCEPTED = {(command, "FILE", value): EMPTY_INPUT for command in ("dump", "validate", "bgpsec verify", "stream publish")
+ACCEPTED = {(command, name, value): EMPTY_INPUT
+            for command, name in (("dump", "FILE"), ("validate", "FILE"), ("bgpsec verify", "FILE"),
+                                  ("stream publish", "FILE"), ("monitor", "--replay"))
             for value in ("/dev/null", "{empty}")}
 
 

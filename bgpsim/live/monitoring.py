@@ -23,6 +23,8 @@ class MonitorRun:
         self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
         self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn, opts.by_group)  # checked;
         # written once connected
+        if hasattr(source, "prepare"):
+            source.prepare()  # a replay's first message: its files checked before any connection
         from .roas import Roas, VrpCache, VrpFile, table_of
 
         vrps = VrpCache(opts.rtr) if opts.rtr else VrpFile(opts.vrps, opts.slurm)

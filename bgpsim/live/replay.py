@@ -34,6 +34,13 @@ class Replay:
     def __init__(self, files, pace: float | None = None):
         self.files = list(files)
         self.pace = pace
+        self._messages = None
+
+    def prepare(self) -> None:
+        """Before any connection or output: the first message read, so a file that is not route data is
+        its own error (and an empty one a warning, from its reader)."""
+        self._messages = messages_of(self.files)
+        self._first = list(itertools.islice(self._messages, 1))
 
     def __str__(self) -> str:
         return "replay of " + ", ".join(str(f) for f in self.files)
@@ -41,10 +48,10 @@ class Replay:
     async def run(self, monitor, until_idle: float | None = None, on_flush=None, stop: asyncio.Event | None = None,
                   on_connected=None) -> None:
         """Feed every message (until `stop` is set); `until_idle` is not used: the replay ends with the
-        files. `on_connected` is called once the first message is read (a file that is not route data
-        is its own error, before any output is touched)."""
-        messages = messages_of(self.files)
-        first = list(itertools.islice(messages, 1))
+        files. `on_connected` is called before the first message is fed (prepare has read it)."""
+        if self._messages is None:
+            self.prepare()
+        messages, first = self._messages, self._first
         if on_connected is not None:
             on_connected()
         start = time.perf_counter()
