@@ -53,7 +53,7 @@ def shouted(data: dict) -> dict:
 
 def monitor(server: RisLiveServer, out: Path, vrps: Path, *more) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bgpsim", "monitor", "--ris-live", server.url(), "--vrps", vrps,
-                           "--out", out, "--until-idle", "3", *map(str, more)],
+                           "--out", out, "--until-idle", "1.5", *map(str, more)],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
@@ -101,7 +101,7 @@ def test_bad_frames_and_a_silent_server_are_survived(tmp_path, vrps):
     script = [message({**good, "id": "g-1"}), "{not json", json.dumps([1, 2]), "x" * (10 << 20),
               message({**good, "id": "g-2"}), MUTE, message({**good, "id": "g-3"})]
     with RisLiveServer(script) as server:
-        run = monitor(server, tmp_path / "live", vrps, "--heartbeat", 1)
+        run = monitor(server, tmp_path / "live", vrps, "--heartbeat", 1, "--until-idle", 4)  # idle outlasts a silence
         assert run.returncode == 0, run.stderr
         assert server.connections == 3 and server.sent == len(script)
     rows = (tmp_path / "live" / "routes.csv").read_text().splitlines()

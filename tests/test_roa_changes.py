@@ -135,8 +135,8 @@ def test_vrps_from_an_rtr_cache_followed_as_it_changes(tmp_path):
                             "-metrics.addr", "", "-refresh", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: _listening(port))
-        with RisLiveServer([route(1), ("sleep", 3.5), route(2)]) as server:
-            mon = run_monitor(server, tmp_path, "--rtr", f"127.0.0.1:{port}", idle=4)
+        with RisLiveServer([route(1), ("sleep", 2.5), route(2)]) as server:
+            mon = run_monitor(server, tmp_path, "--rtr", f"127.0.0.1:{port}", idle=3)
             out = tmp_path / "out"
             wait_for(lambda: len(lines(out / "routes.csv")) == 2)
             write([64510, 64511])  # stayrtr reads it again within a second and notifies the monitor
