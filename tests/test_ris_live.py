@@ -63,7 +63,7 @@ def vrps(tmp_path) -> Path:
     return tmp_path / "vrps.csv"
 
 
-def test_a_dump_over_ris_live_gives_what_validate_gives(tmp_path, vrps):
+def test_a_dump_over_ris_live_gives_what_validate_gives_and_replay_the_same_alerts(tmp_path, vrps):
     if not UPDATES.exists():
         pytest.skip(f"shared data not found: {UPDATES}")
     updates = list(update_messages(read_routes(str(UPDATES)), host="rrc00", ids="u"))
@@ -72,8 +72,10 @@ def test_a_dump_over_ris_live_gives_what_validate_gives(tmp_path, vrps):
     script[half:half] = [*map(message, OTHERS), json.dumps({"type": "ris_error", "data": {"message": "test error"}}),
                          CLOSE]
     script[half + 3000:half + 3000] = [CUT]
+    watch = watch_file(tmp_path / "watch.toml")
     with RisLiveServer(script) as server:
-        run = monitor(server, tmp_path / "live", vrps, "--ris-prefix", "0.0.0.0/0", "--ris-host", "rrc00")
+        run = monitor(server, tmp_path / "live", vrps, "--ris-prefix", "0.0.0.0/0", "--ris-host", "rrc00",
+                      "--watch", watch)
         assert run.returncode == 0, run.stderr
         assert server.sent == len(script) and server.connections == 3
     batch = subprocess.run([sys.executable, "-m", "bgpsim", "validate", UPDATES, "--vrps", vrps, "--out",
@@ -92,6 +94,17 @@ def test_a_dump_over_ris_live_gives_what_validate_gives(tmp_path, vrps):
     assert "the server says: test error" in err and "Traceback" not in err
     assert err.count("read 'Type' as 'type'") == 1  # each spelling once, however often it comes
     assert err.count("lost the RIS Live server") == 2, err
+    # the archived dump replayed through the same checks raises the same alerts, and writes the same routes
+    replay = subprocess.run([sys.executable, "-m", "bgpsim", "monitor", "--replay", UPDATES, "--vrps", vrps,
+                             "--watch", watch, "--out", tmp_path / "replay", "--quiet"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert replay.returncode == 0 and replay.stderr == "", replay.stderr
+    alerts = (tmp_path / "replay" / "alerts.jsonl").read_text()
+    kinds = Counter(json.loads(a)["kind"] for a in alerts.splitlines())
+    assert kinds["subprefix-hijack"] >= 10 and alerts == (tmp_path / "live" / "alerts.jsonl").read_text()
+    assert (tmp_path / "replay" / "routes.csv").read_text() == live
+    summary = json.loads((tmp_path / "replay" / "summary.json").read_text())
+    assert summary["alerts"]["by_kind"] == dict(kinds) and summary["feed"]["by_type"] == {"UPDATE": len(updates)}
 
 
 def test_bad_frames_and_a_silent_server_are_survived(tmp_path, vrps):
@@ -147,23 +160,3 @@ def watch_file(path: Path) -> Path:
     path.write_text("".join(f'[[prefix]]\nprefix = "{n}"\ndescription = "synthetic {i}"\norigins = [64500]\n\n'
                             for i, n in enumerate(sixteens)))
     return path
-
-
-def test_a_replayed_dump_raises_the_alerts_of_the_same_dump_streamed_live(tmp_path, vrps):
-    if not UPDATES.exists():
-        pytest.skip(f"shared data not found: {UPDATES}")
-    watch = watch_file(tmp_path / "watch.toml")
-    script = [message(d) for d in update_messages(read_routes(str(UPDATES)), host="rrc00", ids="u")]
-    with RisLiveServer(script) as server:
-        live = monitor(server, tmp_path / "live", vrps, "--watch", watch)
-        assert live.returncode == 0, live.stderr
-    replay = subprocess.run([sys.executable, "-m", "bgpsim", "monitor", "--replay", UPDATES, "--vrps", vrps,
-                             "--watch", watch, "--out", tmp_path / "replay", "--quiet"],
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert replay.returncode == 0 and replay.stderr == "", replay.stderr
-    alerts = (tmp_path / "replay" / "alerts.jsonl").read_text()
-    kinds = Counter(json.loads(a)["kind"] for a in alerts.splitlines())
-    assert kinds["subprefix-hijack"] >= 10 and alerts == (tmp_path / "live" / "alerts.jsonl").read_text()
-    assert (tmp_path / "replay" / "routes.csv").read_text() == (tmp_path / "live" / "routes.csv").read_text()
-    summary = json.loads((tmp_path / "replay" / "summary.json").read_text())
-    assert summary["alerts"]["by_kind"] == dict(kinds) and summary["feed"]["by_type"] == {"UPDATE": len(script)}
