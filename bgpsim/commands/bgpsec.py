@@ -137,17 +137,17 @@ def cmd_sign(args) -> int:
         raise InputError(f"--signing-keys: no private router key for {', '.join(f'AS{a}' for a in missing)} "
                          f"(found keys for {', '.join(f'AS{a}' for a in sorted(keys)) or 'no AS'})")
     messages = []
-    for prefix in args.prefix:
+    for net in args.prefix:
         nh = args.next_hop or ipaddress.ip_address(
-            "198.51.100.1" if prefix.version == 4 else "2001:db8::1")
+            "198.51.100.1" if net.version == 4 else "2001:db8::1")
         path = None
         # origin first: each AS signs toward the next more recent one, the most recent toward --target-as
         for i in range(len(segments) - 1, -1, -1):
             a, pcount = segments[i]
             toward = segments[i - 1][0] if i else args.target_as
-            path = forward(path, keys[a], prefix, toward, pcount)
+            path = forward(path, keys[a], net, toward, pcount)
         try:
-            messages.append((prefix, path, update_message(path, prefix, nh)))
+            messages.append((net, path, update_message(path, net, nh)))
         except ValueError as e:
             raise InputError(f"--path: {e}") from None
     if args.out:
@@ -160,11 +160,11 @@ def cmd_sign(args) -> int:
             print(f"bgpsim: wrote {len(messages)} signed UPDATE{'' if len(messages) == 1 else 's'} to {args.out}",
                   file=sys.stderr)
         return 0
-    for prefix, path, msg in messages:
+    for net, path, msg in messages:
         if args.format == "hex":
             print(msg.hex().upper())
         else:
-            print(json.dumps({"prefix": str(prefix), "target_as": args.target_as, "as_path": list(path.as_path()),
+            print(json.dumps({"prefix": str(net), "target_as": args.target_as, "as_path": list(path.as_path()),
                               "skis": [s.ski.hex().upper() for s in path.blocks[0].signatures], "update": msg.hex()}))
     return 0
 
