@@ -11,7 +11,10 @@ tests/mqtt_broker.py (Debian packages mosquitto and mosquitto-clients).
 Every alert and every new prefix is state the monitor keeps (bounded: bgpsim.live.alerts.squash.MAX_OPEN, and
 the distinct prefixes of the feed), so memory grows a little with --every 100 (12,000 alerts in ten
 minutes, far more than a real feed raises) and not at all with --every 2000.
-Usage: python bench/bench_live_latency.py [--rate 2000] [--seconds 60] [--every 100]
+With --ws the same UPDATEs reach the monitor over RIS Live's WebSocket instead (a server in this
+process; `bgpsim monitor --ris-live`), and the alerts come back through the broker (`--broker`, which
+with another feed takes the alerts only).
+Usage: python bench/bench_live_latency.py [--rate 2000] [--seconds 60] [--every 100] [--ws]
        (the 10-minute run: --seconds 600)
 """
 
@@ -90,24 +93,90 @@ async def drive(url: str, rate: int, seconds: float, every: int, pid: int) -> tu
     return latencies, memory
 
 
+async def drive_ws(url: str, rate: int, seconds: float, every: int, mon_args: list, work: Path):
+    """The WebSocket case: a RIS Live server here, the monitor started against it, alerts from the broker."""
+    from aiohttp import web
+
+    from bgpsim.live.broker import client, parse_url
+
+    connected = asyncio.Event()
+    peer: dict = {}
+
+    async def handle(request):
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        peer["ws"] = ws
+        connected.set()
+        async for _ in ws:  # its subscription and pings (answered by aiohttp)
+            pass
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/v1/ws/", handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    latencies: list[float] = []
+    memory: list[tuple[float, float]] = []
+    async with client(parse_url(url), identifier="bench-alerts") as sub:
+        await sub.subscribe(f"{TOPIC}/alerts", qos=1)
+        mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--ris-live",
+                                f"ws://127.0.0.1:{port}/v1/ws/", *mon_args], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        await asyncio.wait_for(connected.wait(), 30)
+        await asyncio.sleep(1.0)  # subscribed
+
+        async def listen():
+            async for m in sub.messages:
+                latencies.append(time.time() - json.loads(m.payload)["first_seen"])
+
+        listener = asyncio.create_task(listen())
+        ws = peer["ws"]
+        start = time.perf_counter()
+        n, next_sample = 0, 0.0
+        while (elapsed := time.perf_counter() - start) < seconds:
+            due = int(elapsed * rate) + 1
+            while n < due:
+                await ws.send_str('{"type":"ris_message","data":' + update(n, n % every == 0).decode() + "}")
+                n += 1
+            if elapsed >= next_sample:
+                memory.append((round(elapsed), rss_mb(mon.pid)))
+                next_sample += 5.0
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(2.0)  # the last alerts
+        listener.cancel()
+        memory.append((round(time.perf_counter() - start), rss_mb(mon.pid)))
+        await asyncio.to_thread(mon.communicate, None, 120)
+    await runner.cleanup()
+    print(f"sent: {n:,} updates over the WebSocket")
+    return latencies, memory
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rate", type=int, default=2000, help="UPDATEs per second")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--every", type=int, default=100, help="one UPDATE in EVERY raises a new alert (default 100)")
+    ap.add_argument("--ws", action="store_true", help="the UPDATEs over RIS Live's WebSocket, not MQTT")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bgpsim-bench-latency-") as tmp:
         work = Path(tmp)
         (work / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64500,10.0.0.0/8,32,synthetic\n")
         (work / "watch.toml").write_text('[[prefix]]\nprefix = "10.0.0.0/8"\norigins = [64500]\nmore_specifics = true\n')
         with Broker(work / "mosquitto", tls=False, password=False) as broker:
-            mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url("plain"),
-                                    "--vrps", str(work / "vrps.csv"), "--watch", str(work / "watch.toml"), "--out",
-                                    str(work / "live"), "--topic", TOPIC, "--until-idle", "4", "--quiet"],
-                                   stderr=subprocess.PIPE, text=True, cwd=ROOT)
-            wait_online(broker, TOPIC, mon)
-            latencies, memory = asyncio.run(drive(broker.url("plain"), a.rate, a.seconds, a.every, mon.pid))
-            mon.communicate(timeout=120)
+            if a.ws:
+                args = ["--broker", broker.url("plain"), "--topic", TOPIC, "--vrps", str(work / "vrps.csv"), "--watch",
+                        str(work / "watch.toml"), "--out", str(work / "live"), "--until-idle", "4", "--quiet"]
+                latencies, memory = asyncio.run(drive_ws(broker.url("plain"), a.rate, a.seconds, a.every, args, work))
+            else:
+                mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url("plain"),
+                                        "--vrps", str(work / "vrps.csv"), "--watch", str(work / "watch.toml"), "--out",
+                                        str(work / "live"), "--topic", TOPIC, "--until-idle", "4", "--quiet"],
+                                       stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                wait_online(broker, TOPIC, mon)
+                latencies, memory = asyncio.run(drive(broker.url("plain"), a.rate, a.seconds, a.every, mon.pid))
+                mon.communicate(timeout=120)
         feed = json.loads((work / "live" / "summary.json").read_text())["feed"]
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
     print(f"feed: {feed['updates']:,} updates at {a.rate:,}/s for {a.seconds:g} s, {feed['missing']:,} missing, "

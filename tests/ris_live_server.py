@@ -55,7 +55,7 @@ class RisLiveServer:
         self._loop.run_until_complete(runner.setup())
         site = web.TCPSite(runner, "127.0.0.1", 0)
         self._loop.run_until_complete(site.start())
-        self.port = site._server.sockets[0].getsockname()[1]
+        self.port = runner.addresses[0][1]
         self._ready.set()
         self._loop.run_forever()
 
