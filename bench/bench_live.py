@@ -68,18 +68,14 @@ def re_rate(text: str) -> str:
 async def _serve_frames(frames_path: str) -> None:
     """A raw RIS Live server: the frames in `frames_path` to each client, as fast as it reads, then a close."""
     import asyncio
-    import base64
-    import hashlib
+
+    from bench_ws_choice import accept
 
     data = Path(frames_path).read_bytes()
     served = [0]  # the counting client, then the monitor: each takes the stream once; later connections none
 
     async def handle(r, w):
-        head = await r.readuntil(b"\r\n\r\n")
-        key = next(ln.split(b":", 1)[1].strip() for ln in head.split(b"\r\n") if ln.lower().startswith(b"sec-websocket-key"))
-        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
-        w.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        await accept(r, w)
         await asyncio.sleep(0.3)  # the client's subscription, read past
         served[0] += 1
         if served[0] <= 2:

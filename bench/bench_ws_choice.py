@@ -29,15 +29,21 @@ MESSAGE = json.dumps({"type": "ris_message", "data": {
     "withdrawals": []}}).encode()
 
 
+async def accept(r, w) -> None:
+    """A raw server's side of the WebSocket handshake (RFC 6455 section 4.2.2): the client's request read,
+    101 Switching Protocols written."""
+    head = await r.readuntil(b"\r\n\r\n")
+    key = next(ln.split(b":", 1)[1].strip() for ln in head.split(b"\r\n") if ln.lower().startswith(b"sec-websocket-key"))
+    answer = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+    w.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Accept: " + answer + b"\r\n\r\n")
+
+
 async def serve(port: int, n: int) -> None:
     frame = bytes([0x81, 126]) + len(MESSAGE).to_bytes(2, "big") + MESSAGE
 
     async def handle(r, w):
-        head = await r.readuntil(b"\r\n\r\n")
-        key = next(ln.split(b":", 1)[1].strip() for ln in head.split(b"\r\n") if ln.lower().startswith(b"sec-websocket-key"))
-        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
-        w.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        await accept(r, w)
         chunk = frame * 100
         for _ in range(n // 100):
             w.write(chunk)

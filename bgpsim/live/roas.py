@@ -17,7 +17,6 @@ use stay as they were.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import os
 import time
 from collections import Counter
@@ -54,10 +53,14 @@ def changes(before: dict, after: dict, relevant, now: float) -> list[dict]:
     out = []
     gone = {k: v for k, v in before.items() if k not in after}
     new = {k: v for k, v in after.items() if k not in before}
+    added: dict = {}  # a prefix and AS back with another maxLength: edited
+    for (p, m, a) in new:
+        added.setdefault((p, a), []).append((p, m, a))
     edited = {}
     for (p, m, a) in list(gone):
-        twin = next(((p2, m2, a2) for (p2, m2, a2) in new if p2 == p and a2 == a), None)
-        if twin is not None:
+        twins = added.get((p, a))
+        if twins:
+            twin = twins.pop(0)
             edited[(p, m, a)] = twin
             del gone[(p, m, a)], new[twin]
     for kind, items in (("roa-removed", gone), ("roa-added", new)):
@@ -169,7 +172,7 @@ class VrpCache:
 
     @staticmethod
     def _snapshot(table) -> dict:
-        return {(ipaddress.ip_network(p) if isinstance(p, str) else p, m, a): ("rtr", None) for p, m, a in table.vrps}
+        return {(p, m, a): ("rtr", None) for p, m, a in table.vrps}
 
     async def follow(self, changed, warn, hup: asyncio.Event) -> None:
         def moved(before_table, table):
@@ -202,14 +205,14 @@ class Roas:
     def _changed(self, before: dict, after: dict) -> None:
         self.apply(table_of(after))
         if self.relevant is not None:
-            for a in changes(before, after, self.relevant, now()):
+            for a in changes(before, after, self.relevant, time.time()):
                 self._tell(a)
             self._expiring()
 
     def _expiring(self) -> None:
         if self.relevant is None:
             return
-        for a in expiring(self.source.vrps, self.relevant, now()):
+        for a in expiring(self.source.vrps, self.relevant, time.time()):
             key = (a["prefix"], a["detail"]["max_length"], a["observed_origin"], a["detail"]["expires"])
             if key not in self.told:
                 self.told.add(key)
@@ -230,7 +233,3 @@ def table_of(vrps: dict):
     from bgpsim.rpki.rov import VRP, VRPTable
 
     return VRPTable(VRP(p, m, a) for (p, m, a) in vrps)
-
-
-def now() -> float:
-    return time.time()
