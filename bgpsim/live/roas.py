@@ -23,6 +23,8 @@ from collections import Counter
 
 from bgpsim.base.errors import InputError
 
+from .alerts.base import alert_record
+
 POLL = 5.0  # seconds between looks at the VRP file
 EXPIRING = 2 * 3600  # seconds: a VRP expiring this soon is an alert (BGPalerter's roaExpirationAlertHours, 2)
 TA_DROP = 0.2  # a trust anchor losing more than this share of its VRPs is an alert (BGPalerter's tolerance, 20 %)
@@ -75,7 +77,7 @@ def changes(before: dict, after: dict, relevant, now: float) -> list[dict]:
     had, has = Counter(ta for ta, _ in before.values()), Counter(ta for ta, _ in after.values())
     for ta in sorted(had):
         if has[ta] < (1 - TA_DROP) * had[ta]:
-            out.append({**_alert("ta-drop", None, None, ta, now, {"had": had[ta], "has": has[ta]}), "prefix": None})
+            out.append(_alert("ta-drop", None, None, ta, now, {"had": had[ta], "has": has[ta]}))
     return out
 
 
@@ -91,10 +93,8 @@ def _order(item):
 
 
 def _alert(kind: str, prefix, asn, watched: str, now: float, detail: dict) -> dict:
-    return {"kind": kind, "prefix": str(prefix) if prefix is not None else None, "watched": watched,
-            "description": "", "expected_origins": [], "observed_origin": asn, "leaker": None, "path": "",
-            "peer": None, "peer_asn": None, "rpki": None, "aspa": None, "first_seen": now, "last_seen": now,
-            "count": 1, "group": "default", "peers": [], "detail": detail}
+    return alert_record(kind=kind, prefix=str(prefix) if prefix is not None else None, watched=watched,
+                        observed_origin=asn, first_seen=now, last_seen=now, detail=detail)
 
 
 class VrpFile:

@@ -20,7 +20,7 @@ from bgpsim.validate.paths import flat_path, path_text
 from bgpsim.validate.roles import PeerRoles, verify_route
 
 from ..watchlist import WatchList
-from .base import Finding, Seen
+from .base import Finding, Seen, alert_record
 from .hijack import Hijack, NewPrefix
 from .origin_as import OwnAS
 from .paths import Leak, Neighbours, PathRules
@@ -124,12 +124,10 @@ class Watcher:
         rpki = self.vrps.validate(net, s.origin) if self.vrps is not None and announced else None
         aspa = (verify_route(self.aspa, s.path, s.peer_asn, self.roles.mode(s.peer_asn))
                 if self.aspa is not None and s.path else None)
-        return {"kind": f.kind, "prefix": f.prefix, "watched": fields.get("watched"),
-                "description": fields.get("description", ""), "expected_origins": fields.get("expected_origins", []),
-                "observed_origin": s.origin if s.origin >= 0 else None, "leaker": fields.get("leaker"),
-                "path": path_text(s.path) if s.path else "", "peer": s.peer, "peer_asn": s.peer_asn, "rpki": rpki,
-                "aspa": aspa, "first_seen": rec.first_seen, "last_seen": rec.last_seen, "count": rec.count,
-                "group": f.group, "peers": sorted(rec.peers), "detail": fields.get("detail")}
+        return alert_record(**fields, kind=f.kind, prefix=f.prefix, observed_origin=s.origin if s.origin >= 0 else None,
+                            path=path_text(s.path) if s.path else "", peer=s.peer, peer_asn=s.peer_asn, rpki=rpki,
+                            aspa=aspa, first_seen=rec.first_seen, last_seen=rec.last_seen, count=rec.count,
+                            group=f.group, peers=sorted(rec.peers))
 
 
 __all__ = ["Watcher"]

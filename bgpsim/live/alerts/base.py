@@ -53,3 +53,14 @@ class Check:
 
 def watched_fields(w) -> dict:
     return {"watched": str(w.prefix), "description": w.description, "expected_origins": sorted(w.origins)}
+
+
+FIELDS = ("kind", "prefix", "watched", "description", "expected_origins", "observed_origin", "leaker", "path", "peer",
+          "peer_asn", "rpki", "aspa", "first_seen", "last_seen", "count", "group", "peers", "detail")
+_EMPTY = {"description": "", "expected_origins": [], "path": "", "count": 1, "group": "default", "peers": []}
+
+
+def alert_record(**given) -> dict:
+    """An alert as alerts.jsonl and every sink carry it: all FIELDS, in that order; what a kind does
+    not give is empty (or None)."""
+    return {k: given[k] if k in given else _EMPTY.get(k) for k in FIELDS}
