@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
-import time
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
@@ -27,7 +27,7 @@ LOCAL0 = 16
 SEVERITY = {"prefix-hijack": 2, "subprefix-hijack": 2, "leak": 2, "visible-again": 5}  # else 4, warning
 WARNING = 4
 ENTERPRISE = 32473  # RFC 5612: the private enterprise number for documentation
-MAX_QUEUED = 10_000  # webhook posts waiting; one more is dropped and counted
+MAX_QUEUED = 10_000  # alerts waiting to be sent by a sink; one more is dropped and counted
 
 
 def alert_line(a: dict) -> str:
@@ -93,16 +93,52 @@ class Syslog:
             self.sock.close()
 
 
-class Mqtt:
+class _Queued:
+    """A sink that sends from the background, in order: `send` queues (at most MAX_QUEUED waiting; one
+    more is dropped, counted and warned about), the task `start` makes sends, `finish` lets it end."""
+
+    flag = ""  # the option, as warnings name it
+
+    def __init__(self):
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.sent = self.dropped = 0
+        self._task = None
+
+    def send(self, alert: dict, warn) -> None:
+        if self.queue.qsize() >= MAX_QUEUED:
+            self.dropped += 1
+            if self.dropped <= 10 or self.dropped % 1000 == 0:
+                warn(f"{self.flag}: {MAX_QUEUED:,} alerts wait to be sent; one dropped ({self.dropped:,} so far)")
+            return
+        self.queue.put_nowait(self._body(alert))
+
+    def _body(self, alert: dict) -> str:
+        return json.dumps(alert)
+
+    async def finish(self, timeout: float = 10.0) -> None:
+        """Send what waits (at most `timeout` seconds more), then stop."""
+        if self._task is None:
+            return
+        self.queue.put_nowait(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except asyncio.TimeoutError:
+            self._task.cancel()
+        await self._close()
+
+    async def _close(self) -> None:
+        pass  # nothing held beyond the task
+
+
+class Mqtt(_Queued):
     """Alerts published at QoS 1 on PREFIX/alerts of a broker that is not the feed's (with --ris-live or
     --replay), in order, from the background; the first connection is made before any work, a lost
     one is made again (0.5 s doubling to 10 s) and what the broker had not confirmed sent again."""
 
     def __init__(self, addr, topics):
+        super().__init__()
         self.addr, self.topics = addr, topics
-        self.queue: asyncio.Queue = asyncio.Queue()
-        self.sent = self.dropped = 0
-        self._task = None
+        self.flag = f"--broker {addr}"
 
     async def start(self, warn) -> None:
         import aiomqtt
@@ -115,14 +151,6 @@ class Mqtt:
         except (aiomqtt.MqttError, OSError) as e:
             raise connect_error(e, self.addr) from None
         self._task = asyncio.ensure_future(self._publish_all(warn))
-
-    def send(self, alert: dict, warn) -> None:
-        if self.queue.qsize() >= MAX_QUEUED:
-            self.dropped += 1
-            if self.dropped <= 10 or self.dropped % 1000 == 0:
-                warn(f"--broker {self.addr}: {MAX_QUEUED:,} alerts wait to be published; one dropped")
-            return
-        self.queue.put_nowait(json.dumps(alert))
 
     async def _publish_all(self, warn) -> None:
         import aiomqtt
@@ -145,34 +173,23 @@ class Mqtt:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACKOFF[1])
                 self._client = client(self.addr)
-                try:
+                with contextlib.suppress(aiomqtt.MqttError, OSError):  # still away: tried again with the next alert
                     await self._client.__aenter__()
-                except (aiomqtt.MqttError, OSError):
-                    pass
 
-    async def finish(self, timeout: float = 10.0) -> None:
-        if self._task is None:
-            return
-        self.queue.put_nowait(None)
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout)
-        except asyncio.TimeoutError:
-            self._task.cancel()
-        try:
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):  # already gone: nothing to close
             await self._client.__aexit__(None, None, None)
-        except Exception:  # already gone: nothing to close
-            pass
 
 
-class Webhook:
+class Webhook(_Queued):
     def __init__(self, url: str):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError(f"--webhook: want http://HOST[:PORT]/PATH or https://..., got {url!r}")
+        super().__init__()
         self.url = url
-        self.queue: asyncio.Queue | None = None
-        self.sent = self.failed = self.dropped = 0
-        self._task = None
+        self.flag = f"--webhook {url}"
+        self.failed = 0
 
     def check(self) -> None:
         """Before any work: a receiver that does not take a TCP connection is an error now."""
@@ -185,19 +202,10 @@ class Webhook:
 
     def start(self, warn) -> None:
         """In the event loop: the task that posts what `send` queues."""
-        self.queue = asyncio.Queue()
         self._task = asyncio.ensure_future(self._post_all(warn))
 
-    def send(self, alert: dict, warn) -> None:
-        if self.queue is None:
-            return
-        if self.queue.qsize() >= MAX_QUEUED:
-            self.dropped += 1
-            if self.dropped <= 10 or self.dropped % 1000 == 0:
-                warn(f"--webhook {self.url}: {MAX_QUEUED:,} alerts wait to be posted; one dropped "
-                     f"({self.dropped:,} so far)")
-            return
-        self.queue.put_nowait(json.dumps({"text": alert_line(alert), "alert": alert}))
+    def _body(self, alert: dict) -> str:
+        return json.dumps({"text": alert_line(alert), "alert": alert})
 
     async def _post_all(self, warn) -> None:
         import aiohttp
@@ -223,14 +231,3 @@ class Webhook:
                             warn(f"--webhook {self.url}: an alert was not posted ({why}; {self.failed:,} so far)")
                     else:
                         await asyncio.sleep(wait)
-
-    async def finish(self, timeout: float = 10.0) -> None:
-        """Post what waits (at most `timeout` seconds more), then stop."""
-        if self._task is None:
-            return
-        self.queue.put_nowait(None)
-        deadline = time.monotonic() + timeout
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), max(0.0, deadline - time.monotonic()))
-        except asyncio.TimeoutError:
-            self._task.cancel()
