@@ -13,9 +13,9 @@ import itertools
 import os
 import time
 
+from .monitor import FLUSH_EVERY
 from .rislive import update_messages
 
-FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv)
 
 
 def messages_of(files):

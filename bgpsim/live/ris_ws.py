@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 from bgpsim.base.errors import InputError
 
 from .broker import BACKOFF
+from .monitor import FLUSH_EVERY
 from .rislive import MAX_MESSAGE
 
-FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv)
 HEARTBEAT = 30.0  # seconds between WebSocket pings; a pong must come within half of it
 
 
