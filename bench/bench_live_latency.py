@@ -55,45 +55,54 @@ def update(n: int, fresh: bool) -> bytes:
                        "announcements": [{"next_hop": "192.0.2.1", "prefixes": [prefix]}]}).encode()
 
 
+async def paced(send, rate: int, seconds: float, pid: int, sub, memory: list) -> tuple[int, list[float]]:
+    """`send(n)` called for each UPDATE as it falls due at `rate` a second for `seconds`; the monitor's
+    RSS sampled every 5 s into `memory`; each alert arriving on `sub` (subscribed) timed from its UPDATE.
+    (UPDATEs sent, latencies.)"""
+    latencies: list[float] = []
+
+    async def listen():
+        async for m in sub.messages:
+            latencies.append(time.time() - json.loads(m.payload)["first_seen"])
+
+    listener = asyncio.create_task(listen())
+    start = time.perf_counter()
+    n, next_sample = 0, 0.0
+    while (elapsed := time.perf_counter() - start) < seconds:
+        due = int(elapsed * rate) + 1
+        while n < due:
+            await send(n)
+            n += 1
+        if elapsed >= next_sample:
+            memory.append((round(elapsed), rss_mb(pid)))
+            next_sample += 5.0
+        await asyncio.sleep(0.005)  # send what is due every tick
+    await asyncio.sleep(2.0)  # the last alerts
+    listener.cancel()
+    memory.append((round(time.perf_counter() - start), rss_mb(pid)))
+    return n, latencies
+
+
 async def drive(url: str, rate: int, seconds: float, every: int, pid: int) -> tuple[list[float], list]:
     from bgpsim.live.broker import client, parse_url
 
     addr = parse_url(url)
-    latencies: list[float] = []
     memory: list[tuple[float, float]] = []
-
     async with client(addr, identifier="bench-alerts") as sub, client(addr, inflight=64) as pub:
         await sub.subscribe(f"{TOPIC}/alerts", qos=1)
-
-        async def listen():
-            async for m in sub.messages:
-                latencies.append(time.time() - json.loads(m.payload)["first_seen"])
-
-        listener = asyncio.create_task(listen())
-        start = time.perf_counter()
-        n = 0
-        next_sample = 0.0
-        tick = 0.005  # send what is due every tick
         inflight: deque = deque()
-        while (elapsed := time.perf_counter() - start) < seconds:
-            due = int(elapsed * rate) + 1
-            while n < due:  # not awaited one by one: the sender must not delay the receiver in this process
-                inflight.append(asyncio.ensure_future(pub.publish(f"{TOPIC}/updates", update(n, n % every == 0), qos=1)))
-                n += 1
+
+        async def send(n: int) -> None:  # not awaited one by one: the sender must not delay the receiver here
+            inflight.append(asyncio.ensure_future(pub.publish(f"{TOPIC}/updates", update(n, n % every == 0), qos=1)))
             while inflight and inflight[0].done():
                 inflight.popleft().result()
-            if elapsed >= next_sample:
-                memory.append((round(elapsed), rss_mb(pid)))
-                next_sample += 5.0
-            await asyncio.sleep(tick)
-        await asyncio.sleep(2.0)  # the last alerts
-        listener.cancel()
-    memory.append((round(time.perf_counter() - start), rss_mb(pid)))
+
+        n, latencies = await paced(send, rate, seconds, pid, sub, memory)
     print(f"sent: {n:,} updates")
     return latencies, memory
 
 
-async def drive_ws(url: str, rate: int, seconds: float, every: int, mon_args: list, work: Path):
+async def drive_ws(url: str, rate: int, seconds: float, every: int, mon_args: list):
     """The WebSocket case: a RIS Live server here, the monitor started against it, alerts from the broker."""
     from aiohttp import web
 
@@ -118,7 +127,6 @@ async def drive_ws(url: str, rate: int, seconds: float, every: int, mon_args: li
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]
-    latencies: list[float] = []
     memory: list[tuple[float, float]] = []
     async with client(parse_url(url), identifier="bench-alerts") as sub:
         await sub.subscribe(f"{TOPIC}/alerts", qos=1)
@@ -126,27 +134,12 @@ async def drive_ws(url: str, rate: int, seconds: float, every: int, mon_args: li
                                 f"ws://127.0.0.1:{port}/v1/ws/", *mon_args], stderr=subprocess.PIPE, text=True, cwd=ROOT)
         await asyncio.wait_for(connected.wait(), 30)
         await asyncio.sleep(1.0)  # subscribed
-
-        async def listen():
-            async for m in sub.messages:
-                latencies.append(time.time() - json.loads(m.payload)["first_seen"])
-
-        listener = asyncio.create_task(listen())
         ws = peer["ws"]
-        start = time.perf_counter()
-        n, next_sample = 0, 0.0
-        while (elapsed := time.perf_counter() - start) < seconds:
-            due = int(elapsed * rate) + 1
-            while n < due:
-                await ws.send_str('{"type":"ris_message","data":' + update(n, n % every == 0).decode() + "}")
-                n += 1
-            if elapsed >= next_sample:
-                memory.append((round(elapsed), rss_mb(mon.pid)))
-                next_sample += 5.0
-            await asyncio.sleep(0.005)
-        await asyncio.sleep(2.0)  # the last alerts
-        listener.cancel()
-        memory.append((round(time.perf_counter() - start), rss_mb(mon.pid)))
+
+        async def send(n: int) -> None:
+            await ws.send_str('{"type":"ris_message","data":' + update(n, n % every == 0).decode() + "}")
+
+        n, latencies = await paced(send, rate, seconds, mon.pid, sub, memory)
         await asyncio.to_thread(mon.communicate, None, 120)
     await runner.cleanup()
     print(f"sent: {n:,} updates over the WebSocket")
@@ -168,7 +161,7 @@ def main() -> None:
             if a.ws:
                 args = ["--broker", broker.url("plain"), "--topic", TOPIC, "--vrps", str(work / "vrps.csv"), "--watch",
                         str(work / "watch.toml"), "--out", str(work / "live"), "--until-idle", "4", "--quiet"]
-                latencies, memory = asyncio.run(drive_ws(broker.url("plain"), a.rate, a.seconds, a.every, args, work))
+                latencies, memory = asyncio.run(drive_ws(broker.url("plain"), a.rate, a.seconds, a.every, args))
             else:
                 mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url("plain"),
                                         "--vrps", str(work / "vrps.csv"), "--watch", str(work / "watch.toml"), "--out",
