@@ -11,8 +11,8 @@ packages mosquitto and mosquitto-clients).
 WebSocket (--ws K): the dump's UPDATEs K times over (each with its own id), as RIS Live messages,
 from a raw WebSocket server in its own process that sends frames encoded beforehand as fast as the
 reader takes them: first to a client that only counts them (what the server alone sends per second),
-then to `bgpsim monitor --ris-live` (updates per second, first to last message; routes.csv equal to
-validate's, K times over). Figures only; nothing is asserted.
+then to `bgpsim monitor --ris-live --watch` (updates per second, first to last message; the alerts
+raised on ten watched /16s with synthetic owners; routes.csv equal to validate's, K times over). Figures only; nothing is asserted.
 Usage: python bench/bench_live.py [--batch 100] [--repeat 1] [--ws K] [--no-mqtt]
 """
 
@@ -124,7 +124,12 @@ def ws_case(work: Path, k: int, vrps: Path, reference: Path) -> str:
     from bgpsim.live.rislive import update_messages
     from bgpsim.mrt import read_routes
 
-    updates = list(update_messages(read_routes(str(DUMP)), host="rrc00", ids="u"))
+    routes = list(read_routes(str(DUMP)))
+    updates = list(update_messages(routes, host="rrc00", ids="u"))
+    # a watch list, so alerts are raised as well (synthetic owners): the /16s over ten of the dump's /24s
+    nets = sorted({r.prefix for r in routes if r.prefix and r.prefix.endswith("/24") and ":" not in r.prefix})[:400:40]
+    (work / "watch.toml").write_text("".join(f'[[prefix]]\nprefix = "{".".join(n.split(".")[:2])}.0.0/16"\n'
+                                             f'origins = [64500]\n\n' for n in nets))
     with open(work / "frames.bin", "wb") as f:
         for r in range(k):
             for i, d in enumerate(updates):
@@ -136,15 +141,17 @@ def ws_case(work: Path, k: int, vrps: Path, reference: Path) -> str:
         n, s = asyncio.run(_count(url))
         alone = f"the server alone: {n:,} messages in {s:.2f} s, {n / s:,.0f}/s"
         out = work / f"ws{k}"
-        subprocess.run(bgpsim("monitor", "--ris-live", url, "--vrps", vrps, "--out", out, "--until-idle", 2, "--quiet"),
-                       check=True)
+        subprocess.run(bgpsim("monitor", "--ris-live", url, "--vrps", vrps, "--watch", work / "watch.toml", "--out", out,
+                              "--until-idle", 2, "--quiet"), check=True)
     finally:
         server.kill()
-    feed = json.loads((out / "summary.json").read_text())["feed"]
+    summary = json.loads((out / "summary.json").read_text())
+    feed, alerts = summary["feed"], summary["alerts"]
     ref = reference.read_text().split("\n", 1)
     same = (out / "routes.csv").read_text() == ref[0] + "\n" + ref[1] * k
     return (f"websocket x{k}: {alone}; monitor {feed['updates']:,} updates, {feed['updates_per_second']:,} updates/s "
-            f"({feed['seconds']:.2f} s first to last message); routes.csv equal to validate's x{k}: {same}")
+            f"({feed['seconds']:.2f} s first to last message), {sum(alerts['by_kind'].values()):,} alerts raised on "
+            f"{alerts['watched']} watched prefixes; routes.csv equal to validate's x{k}: {same}")
 
 
 def main() -> None:

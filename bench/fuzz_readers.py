@@ -3,9 +3,10 @@
 (`bgpsim.mrt.text.read_text_routes`, strict and lenient), BGPsec_PATH attribute values
 (`bgpsim.rpki.bgpsec.path.decode`, then validation with `Verifier.verify_value`) and VRP files of
 every CSV flavour and both tools' JSON (`bgpsim.rpki.vrps.read_vrp_columns` and `read_payloads`), and
-RTR PDU streams (`bgpsim.rtr.pdu.decode`, and the load-test framing `bgpsim._core.rtr_frames`).
+RTR PDU streams (`bgpsim.rtr.pdu.decode`, and the load-test framing `bgpsim._core.rtr_frames`), and
+RIS Live messages (`bgpsim.live.rislive.Reader`).
 
-    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|bzip2|rtr|all] [--count 100000] [--seed 1]
+    python3 bench/fuzz_readers.py [--reader mrt|pcap|text|bgpsec|vrps|bzip2|rtr|rislive|all] [--count 100000] [--seed 1]
                                   [--case N] [--save DIR] [--no-damage-check]
 
 Seeds are real files from ../shared/data (mrt/, pcap/, the bgpdump reference text) cut to a few dozen
@@ -26,6 +27,10 @@ Error Reports, encoded here (synthetic); the fields mutated are the versions, ty
 lengths of the headers, the flags and lengths of prefixes and the provider lists of ASPAs. A stream
 read PDU by PDU must end in a PduError or be whole, be framed by rtr_frames where the reader framed
 it, and each PDU read must encode to a PDU that reads the same.
+
+RIS Live: lines of messages (the dump's UPDATEs enveloped and bare, the other types, one in capitals);
+JSON tokens swapped for hostile ones, values cut, doubled or recased. A line orjson reads must not be
+refused as JSON, and one orjson refuses (but for its UTF-8, which we do not decode) must be.
 
 bzip2: streams of several blocks (real dumps compressed again) damaged, cut and spliced, often at a
 block magic; the threads' decompression (bgpsim.mrt.bzip2) must give what the sequential decoder gives.
@@ -51,6 +56,9 @@ import argparse
 import bz2
 import functools
 import gzip
+import ipaddress
+import itertools
+import json
 import logging
 import os
 import random
@@ -595,6 +603,10 @@ def mutate(rng: random.Random, reader: str, seeds: list[tuple[str, bytes]]) -> t
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
             bzip2_op(rng, data, donors)
         return name, bytes(data)
+    if reader == "rislive":
+        for _ in range(rng.choice((1, 1, 2, 3, 5, 8))):
+            (rislive_op if rng.random() < 0.7 else byte_op)(rng, data, donors)
+        return name, bytes(data)
     if reader in ("bgpsec", "rtr"):
         fields = bgpsec_fields if reader == "bgpsec" else rtr_fields
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4, 5))):
@@ -898,6 +910,94 @@ def run_rtr(path: str, warn) -> None:
     raise InputError(str(fault))
 
 
+# --- RIS Live messages (bgpsim.live.rislive.Reader, core/rislive*.c) ------------------------------------
+
+RIS_TOKENS = [b'"eor"', b"null", b"true", b"[]", b"{}", b'"64496"', b"-1", b"4294967296", b"1e400", b"-0", b"0.5",
+              b'"192.0.2.01"', b'"::ffff:1.2.3.4/128"', b'"1.2.3.4/33"', b'"2001:db8::1,fe80::1"', b'"Igp"',
+              b'"STATE"', b'"RIS_PEER_STATE"', b'"down"', b'"ris_error"', b'"pong"', b'"\\u0041"', b"[[1,2]]",
+              b'"Peer_ASN"', b'"ANNOUNCEMENTS"', b'"\xff"', b"[" * 600]
+
+
+def rislive_seeds() -> list[tuple[str, bytes]]:
+    """The dump's first UPDATEs as RIS Live messages (enveloped and bare, one spelled in capitals),
+    with the server's other messages and the other data types (synthetic, written from the manual)."""
+    from bgpsim.live.rislive import update_messages
+    from bgpsim.mrt import read_routes
+
+    ups = list(itertools.islice(update_messages(read_routes(str(MRT / "ripe_bgpdump_testdata" /
+                                                                 "updates.20160811.1600.gz")), host="rrc00"), 400))
+    others = [{"type": "pong", "data": None}, {"type": "ris_error", "data": {"message": "bad"}},
+              {"type": "ris_message", "data": {"timestamp": 1.5, "peer": "192.0.2.1", "peer_asn": "64496",
+                                               "type": "STATE", "state": "down"}},
+              {"type": "ris_message", "data": {"timestamp": 1, "peer": "2001:db8::1", "peer_asn": 64496,
+                                               "type": "OPEN", "capabilities": {"1": {}}}}]
+    out = []
+    for k in range(0, len(ups), 40):
+        lines = [json.dumps({"type": "ris_message", "data": d}) for d in ups[k:k + 20]]
+        lines += [json.dumps(d) for d in ups[k + 20:k + 38]] + [json.dumps(o) for o in others]
+        lines.append(json.dumps({"Type": "ris_message", "Data": {key.upper(): v for key, v in ups[k + 39].items()}}))
+        out.append((f"ris-{k}", "\n".join(lines).encode()))
+    return out
+
+
+def rislive_op(rng: random.Random, data: bytearray, donors: list[bytes]) -> None:
+    """A JSON token swapped for a hostile one, or a value cut, doubled or moved."""
+    at = [m.start() for m in re.finditer(rb'[\[{",:]', bytes(data))] or [0]
+    i = rng.choice(at)
+    j = min(len(data), i + rng.randint(1, 40))
+    op = rng.choice(("token", "token", "cut", "dup", "case"))
+    if op == "token":
+        data[i:j] = rng.choice(RIS_TOKENS)
+    elif op == "cut":
+        del data[i:j]
+    elif op == "dup":
+        data[i:i] = data[i:j]
+    else:
+        data[i:j] = bytes(data[i:j]).swapcase()
+
+
+def run_rislive(path: str, warn) -> None:
+    """Each line a message: read, its watched rows and the batch's routes consumed; a line that orjson
+    loads must not be refused as JSON, and one it refuses (but for its UTF-8) must be."""
+    import orjson
+
+    from bgpsim.live.rislive import Reader
+
+    reader = Reader(warn)
+    reader.watch([ipaddress.ip_network("0.0.0.0/1"), ipaddress.ip_network("2000::/3")], [3356, 174])
+    first = None
+    for n, text in enumerate(Path(path).read_bytes().split(b"\n")):
+        try:
+            orjson.loads(text)
+            loads = True
+        except orjson.JSONDecodeError as e:
+            said = str(e).lower()  # UTF-8 we do not decode; a number beyond a double's range is still JSON
+            loads = None if "utf-8" in said or "surrogate" in said or "infinity" in said else False
+        try:
+            _kind, dtype, _id, _rows, hits, extra = reader.read(text, f"line {n}")
+        except InputError as e:
+            refused = "want JSON" in str(e)  # orjson nests 1,024 deep, we 512
+            if refused and loads and "nested too deeply" not in str(e):
+                raise AssertionError(f"line {n}: orjson reads it, we say {e}") from None
+            if loads is False and not refused and "a message of at most" not in str(e):
+                raise AssertionError(f"line {n}: orjson refuses it, we say {e}") from None
+            first = first or e
+            continue
+        if loads is False:
+            raise AssertionError(f"line {n}: orjson refuses it, we read it")
+        if hits:
+            routes = reader.watched()[1]
+            assert len(routes) == hits and all(touch(r) >= 0 for r in routes)
+        if dtype == "RIS_PEER_STATE":
+            touch(reader.peer_state(extra))
+    batch = reader.take()
+    if batch is not None:
+        for i in range(len(batch)):
+            touch(batch.route(i))
+    if first is not None:
+        raise first
+
+
 # --- bzip2 streams, decompressed by threads ----------------------------------------------------------------
 
 def bzip2_seeds() -> list[tuple[str, bytes]]:
@@ -969,7 +1069,7 @@ def run_bzip2(path: str, warn) -> None:
 
 RUNNERS = {"mrt": (run_mrt, mrt_seeds), "pcap": (run_pcap, pcap_seeds), "text": (run_text, text_seeds),
            "bgpsec": (run_bgpsec, bgpsec_seeds), "vrps": (run_vrps, vrp_seeds),
-           "bzip2": (run_bzip2, bzip2_seeds), "rtr": (run_rtr, rtr_seeds)}
+           "bzip2": (run_bzip2, bzip2_seeds), "rtr": (run_rtr, rtr_seeds), "rislive": (run_rislive, rislive_seeds)}
 
 
 def fuzz(reader: str, count: int, seed: int, only: int | None, save: str | None, tmp: str) -> dict:
@@ -1114,7 +1214,7 @@ def damage_check(tmp: str, rng: random.Random) -> tuple[int, int, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "bzip2", "rtr", "all"), default="all")
+    ap.add_argument("--reader", choices=("mrt", "pcap", "text", "bgpsec", "vrps", "bzip2", "rtr", "rislive", "all"), default="all")
     ap.add_argument("--count", type=int, default=100_000, help="mutated inputs per reader")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", type=int, help="run this one case only (shows its traceback and warnings)")
@@ -1122,7 +1222,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-damage-check", action="store_true")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
-    readers = ("mrt", "text", "pcap", "bgpsec", "vrps", "bzip2", "rtr") if a.reader == "all" else (a.reader,)
+    readers = ("mrt", "text", "pcap", "bgpsec", "vrps", "bzip2", "rtr", "rislive") if a.reader == "all" else (a.reader,)
     bad = False
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="bgpsim-fuzz-", dir=shm) as tmp:

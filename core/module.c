@@ -5,6 +5,7 @@
 #include "bgptext.h"
 #include "mrt.h"
 #include "pathtable.h"
+#include "rislive.h"
 
 static PyMethodDef methods[64];
 
@@ -36,7 +37,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rtr_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0))
+    if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0 || ris_reader_add_type(m) < 0))
         Py_CLEAR(m);
     return m;
 }

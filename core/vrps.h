@@ -51,6 +51,10 @@ void fault_text(fault *f, const unsigned char *p, Py_ssize_t n);
 void fault_json(fault *f, const unsigned char *p, Py_ssize_t n);
 void fault_int(fault *f, long long number);
 
+/* Addresses as inet_pton reads them (no leading zeros in IPv4 octets; RFC 4291 section 2.2): 0, or -1. */
+int ipv4_address(const unsigned char *s, const unsigned char *e, uint32_t *out);
+int ipv6_address(const unsigned char *s, const unsigned char *e, uint64_t *hi, uint64_t *lo);
+
 /* The fields (rpki.vrps.fields): each gives 0, or -1 with the fault set. */
 int parse_decimal(const unsigned char *s, const unsigned char *e, int max_digits, uint64_t *out);
 int parse_prefix_text(const unsigned char *s, const unsigned char *e, fault *f, int *version, uint64_t *hi,

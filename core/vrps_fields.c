@@ -59,7 +59,7 @@ int parse_decimal(const unsigned char *s, const unsigned char *e, int max_digits
 }
 
 /* inet_pton(AF_INET): four decimal octets, no leading zeros */
-static int ipv4_address(const unsigned char *s, const unsigned char *e, uint32_t *out)
+int ipv4_address(const unsigned char *s, const unsigned char *e, uint32_t *out)
 {
     uint32_t a = 0;
     for (int i = 0; i < 4; i++) {
@@ -86,7 +86,7 @@ static int hex_digit(unsigned c)
 
 /* inet_pton(AF_INET6), RFC 4291 section 2.2: groups of 1-4 hex digits, one "::" standing for at
  * least one group, an IPv4 address in the last 32 bits */
-static int ipv6_address(const unsigned char *s, const unsigned char *e, uint64_t *hi, uint64_t *lo)
+int ipv6_address(const unsigned char *s, const unsigned char *e, uint64_t *hi, uint64_t *lo)
 {
     uint8_t b[16] = {0};
     int at = 0, gap = -1, digits = 0;

@@ -18,6 +18,7 @@ from bgpsim.live.watch import load_watch
 from bgpsim.rpki.rov import VRP, VRPTable
 
 READER = Reader()
+READER.watch([ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")], [])  # every route
 OWN = "198.51.100.0/24"
 
 
@@ -27,7 +28,15 @@ def routes(prefix: str, path: list, peer: str = "192.0.2.1", when: float = 1000.
         data["withdrawals"] = [prefix]
     else:
         data.update(path=path, origin="IGP", announcements=[{"next_hop": peer, "prefixes": [prefix]}])
-    return READER.routes(data, "test")
+    READER.read(json.dumps(data).encode(), "test")
+    routes = READER.watched()[1]
+    READER.undo()
+    return routes
+
+
+def peer_down(peer: str, when: int):
+    return READER.peer_state(READER.read(json.dumps({"timestamp": when, "peer": peer, "peer_asn": "64496",
+                                                      "type": "RIS_PEER_STATE", "state": "down"}).encode(), "t")[5])
 
 
 def watcher(tmp_path, text: str, vrps=None, warn=None, **kw) -> Watcher:
@@ -135,9 +144,9 @@ def test_visibility_lost_and_back(tmp_path):
         ("visible-again", 1020.0, {"visible_from": 2, "announced_by": 4})]
     assert feed(w, OWN, [64496, 64510], peer=peers[1], when=1030.0) == []  # 3 of 4
     # a collector peer's session going down takes its routes with it
-    down = READER.peer_state({"timestamp": 1040, "peer": peers[0], "peer_asn": "64496", "state": "down"}, "t")
+    down = peer_down(peers[0], 1040)
     assert w.peer_down(down, 1040) == []  # 2 of 4
-    down = READER.peer_state({"timestamp": 1050, "peer": peers[1], "peer_asn": "64496", "state": "down"}, "t")
+    down = peer_down(peers[1], 1050)
     assert [x["kind"] for x in w.peer_down(down, 1050)] == ["visibility-loss"]
 
 

@@ -7,6 +7,7 @@ once, and survived."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 from helpers import SHARED
 from ris_live_server import CLOSE, CUT, MUTE, RisLiveServer, message
 
+from bgpsim.base.errors import InputError
 from bgpsim.live.rislive import Reader, update_messages
 from bgpsim.mrt import read_routes
 
@@ -137,18 +139,86 @@ def test_no_server_is_one_line(tmp_path, vrps):
 def test_the_reader_takes_both_spellings_and_every_type():
     told = []
     reader = Reader(told.append)
-    kind, data = reader.envelope(b'{"Type": "ris_message", "Data": {"Type": "state", "peer": "192.0.2.1", '
-                                 b'"peer_asn": 64496, "timestamp": 1, "state": "Down"}}', "m")
-    assert kind == "ris_message"
-    kind, data = reader.data(data, "m")
-    r = reader.peer_state(data, "m")
-    assert (kind, r.kind, r.peer_as, r.old_state, r.new_state) == ("RIS_PEER_STATE", "state", 64496, 6, 1)
+    kind, dtype, _key, _rows, _hits, extra = reader.read(
+        b'{"Type": "ris_message", "Data": {"Type": "state", "peer": "192.0.2.1", "peer_asn": 64496, "timestamp": 1, '
+        b'"state": "Down"}}', "m")
+    r = reader.peer_state(extra)
+    assert (kind, dtype, r.kind, r.peer_ip, r.peer_as, r.old_state, r.new_state) == (
+        "ris_message", "RIS_PEER_STATE", "state", "192.0.2.1", 64496, 6, 1)
     assert told == ["m: read 'Type' as 'type' (RIS Live writes names in lower case)",
                     "m: read 'Data' as 'data' (RIS Live writes names in lower case)"]
-    assert Counter(reader.envelope(m, "m")[0] for m in (b'{"type": "pong", "data": null}',
-                                                         b'{"type": "ris_rrc_list", "data": ["rrc00"]}',
-                                                         b'{"type": "PONG", "data": null}')) == {"pong": 2,
-                                                                                                 "ris_rrc_list": 1}
+    assert Counter(reader.read(m, "m")[0] for m in (b'{"type": "pong", "data": null}',
+                                                    b'{"type": "ris_rrc_list", "data": ["rrc00"]}',
+                                                    b'{"type": "PONG", "data": null}')) == {"pong": 2,
+                                                                                            "ris_rrc_list": 1}
+
+
+GOOD = {"timestamp": 1470931200.25, "peer": "192.0.2.1", "peer_asn": "64496", "type": "UPDATE", "path": [64496, 64511],
+        "origin": "IGP", "announcements": [{"next_hop": "192.0.2.1", "prefixes": ["198.51.100.0/24"]}]}
+
+
+@pytest.mark.parametrize("change, key, said", [
+    ({"peer_asn": "AS64496"}, "peer_asn", "want an AS number"),
+    ({"peer_asn": 4294967296}, "peer_asn", "want an AS number"),
+    ({"peer": "192.0.2.01"}, "peer", "want the peer's address, got '192.0.2.01'"),
+    ({"timestamp": -1}, "timestamp", "want a timestamp"),
+    ({"timestamp": True}, "timestamp", "want a timestamp"),
+    ({"path": [64496, "x"]}, "path[1]", "want an AS number"),
+    ({"path": [64496, [64511, [1]]]}, "path[1]", "want an AS number"),
+    ({"path": "64496 64511"}, "path", "want a list of AS numbers"),
+    ({"origin": "BGP"}, "origin", "want IGP, EGP or INCOMPLETE"),
+    ({"community": [["x", 1]]}, "community", "want an AS number"),
+    ({"bgpsec": "zz"}, "bgpsec", "want the BGPsec_PATH value in hex"),
+    ({"announcements": [{"prefixes": ["198.51.100.0/33"]}]}, "announcements[0].prefixes[0]",
+     "want a prefix, got '198.51.100.0/33'"),
+    ({"announcements": [{"prefixes": "198.51.100.0/24"}]}, "announcements[0].prefixes", "want a list of prefixes"),
+    ({"announcements": [{"next_hop": 1, "prefixes": []}]}, "announcements[0].next_hop", "want a next hop string"),
+    ({"announcements": ["198.51.100.0/24"]}, "announcements[0]", "want an object"),
+    ({"withdrawals": ["eor"]}, "withdrawals[0]", "want a prefix, got 'eor'"),
+    ({"type": 5}, "type", "want a message type"),
+])
+def test_a_fault_names_its_key_and_leaves_the_batch_as_it_was(change, key, said):
+    reader = Reader()
+    reader.read(json.dumps(GOOD).encode(), "m")
+    with pytest.raises(InputError) as e:
+        reader.read(json.dumps({**GOOD, **change, "withdrawals": change.get("withdrawals", ["203.0.113.0/24"])}).encode(),
+                    "m")
+    assert str(e.value) == f"m:{key}: {said}"
+    batch = reader.take()
+    assert len(batch) == 1 and batch.route(0).prefix == "198.51.100.0/24"
+
+
+@pytest.mark.parametrize("payload, said", [
+    (b'{"type": "ris_message", "data": ', "m: want JSON (byte 32: want a value)"),
+    (b'{"type": "ris_message"} x', "m: want JSON (byte 24: something after the value)"),
+    (b"[1]", "m:$: want a JSON object"),
+    (b'{"type": "ris_message", "data": 1}', "m:data: want a RIS Live object"),
+    (b" " * (1 << 20) + b"{}", "m: want a message of at most 1048576 bytes, got 1048578"),
+    (b"[" * 100_000, "m: want JSON (byte 513: nested too deeply)"),
+], ids=["cut", "after", "list", "data", "long", "deep"])
+def test_bad_json_is_one_line(payload, said):
+    with pytest.raises(InputError) as e:
+        Reader().read(payload, "m")
+    assert str(e.value) == said
+
+
+def test_what_the_reader_makes_of_the_values():
+    reader = Reader()
+    reader.watch([ipaddress.ip_network("198.51.100.0/23")], [64499])
+    read = reader.read(json.dumps({**GOOD, "Announcements": [{"next_hop": "2001:db8::1,fe80::1", "prefixes": [
+        "198.51.100.7/24", "2001:db8::1/32", "eor"]}], "withdrawals": ["203.0.113.0/24", "198.51.101.0/24"]}).encode(), "m")
+    assert read[:5] == ("ris_message", "UPDATE", None, 4, 2)  # the last of a name given twice, as a dict keeps it
+    when, routes = reader.watched()  # the rows a watched prefix covers
+    assert when == 1470931200.25 and [(r.kind, r.prefix, r.usec) for r in routes] == [
+        ("announce", "198.51.100.0/24", 250000), ("withdraw", "198.51.101.0/24", 250000)]
+    reader.read(json.dumps({**GOOD, "timestamp": 1470931201, "path": [64496, [64499, 64500]]}).encode(), "m")
+    when, routes = reader.watched()  # a watched AS, in an AS_SET
+    assert when == 1470931201 and [(r.prefix, r.usec, r.as_path, r.origin_as) for r in routes] == [
+        ("198.51.100.0/24", None, ((2, (64496,)), (1, (64499, 64500))), -1)]
+    batch = reader.take()
+    assert [batch.route(i).prefix for i in range(len(batch))] == [
+        "198.51.100.0/24", "2001:db8::/32", "203.0.113.0/24", "198.51.101.0/24", "198.51.100.0/24"]
+    assert reader.take() is None
 
 
 def watch_file(path: Path) -> Path:

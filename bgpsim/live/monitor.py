@@ -21,16 +21,17 @@ import time
 from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 
-from bgpsim.base.errors import InputError
-from bgpsim.mrt.record import WITHDRAW
-
-from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
+from orjson import dumps as _dumps
 from orjson import loads as _loads
 
-from .rislive import PEER_STATES, Reader
+from bgpsim.base.errors import InputError
+from bgpsim.mrt.record import WITHDRAW
+from bgpsim.validate.check import BATCH
+
+from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
+from .rislive import ESTABLISHED, Reader
 from .topics import Topics, status
 
-ESTABLISHED = PEER_STATES["connected"]
 MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which come within seconds)
 FLUSH_EVERY = 0.05  # seconds between checks of what was fed (and a flush of routes.csv): short waits for alerts
 MAX_QUEUED = 10_000  # messages received and not yet checked; beyond this or MAX_QUEUED_BYTES they are dropped
@@ -68,6 +69,8 @@ class Monitor:
         self.outbox: list[dict] = []  # new alerts, to publish
         self.counts = Counts()
         self.reader = Reader(warn)
+        if watcher is not None:  # the routes the watcher may raise an alert for: found as the core reads
+            self.reader.watch([w.prefix for w in watcher.watch.prefixes], [a.asn for a in watcher.watch.ases])
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._next: dict[str, int] = {}  # a publisher's id prefix -> the number its next message should have
         self._gaps = 0
@@ -76,34 +79,24 @@ class Monitor:
         """One MQTT message: a RIS Live message, or on the batch topic a JSON array of them."""
         c = self._arrived()
         where = f"{topic} message {c.messages}"
+        if topic != self.topics.batch:
+            self._read(payload, where)
+            return
         try:
-            if topic == self.topics.batch:
-                doc = _loads(payload) if len(payload) < 64 << 20 else None
-                if not isinstance(doc, list):
-                    raise InputError("want a JSON array of RIS Live objects (or at most 64 MiB)", where)
-                for i, d in enumerate(doc):
-                    self.feed_data(d, f"{where}[{i}]")
-            else:
-                self._feed(payload, where)
-        except (InputError, ValueError, RecursionError) as e:
-            self._unreadable(e)
+            doc = _loads(payload) if len(payload) < 64 << 20 else None
+        except ValueError as e:
+            doc = e
+        if not isinstance(doc, list):
+            self._unreadable(InputError("want a JSON array of RIS Live objects (or at most 64 MiB)", where))
+            return
+        for i, d in enumerate(doc):  # each one read as it would come alone
+            self._read(_dumps(d), f"{where}[{i}]")
 
     def feed_message(self, payload: bytes | str, where: str) -> str:
-        """One RIS Live message as a WebSocket brings it; its envelope's type ("" when unreadable)."""
+        """One RIS Live message as a WebSocket or a replay brings it; its envelope's type ("" when
+        unreadable)."""
         self._arrived()
-        try:
-            return self._feed(payload, where)
-        except (InputError, ValueError, RecursionError) as e:
-            self._unreadable(e)
-            return ""
-
-    def feed_record(self, data: dict, where: str) -> None:
-        """One ris_message's data object as a replay makes it."""
-        self._arrived()
-        try:
-            self.feed_data(data, where)
-        except (InputError, ValueError, RecursionError) as e:
-            self._unreadable(e)
+        return self._read(payload if isinstance(payload, bytes) else payload.encode(), where)
 
     def _arrived(self) -> Counts:
         c = self.counts
@@ -119,45 +112,54 @@ class Monitor:
         if c.unreadable <= 10 or c.unreadable % 1000 == 0:
             self.warn(f"{e}" + (f" ({c.unreadable:,} unreadable messages so far)" if c.unreadable > 10 else ""))
 
-    def _feed(self, payload, where: str) -> str:
-        kind, data = self.reader.envelope(payload if isinstance(payload, bytes) else payload.encode(), where)
-        if kind == "ris_message":
-            self.feed_data(data, where)
-        else:
-            self.counts.server[kind] += 1
-            if kind == "ris_error":
-                err = data.get("message") if isinstance(data, dict) else data
-                self.warn(f"{where}: the server says: {str(err)[:200]}")
-        return kind
-
-    def feed_data(self, data, src: str) -> None:
-        """One ris_message's data object."""
+    def _read(self, payload: bytes, where: str) -> str:
+        """One message into the batch; the envelope's type ("" when unreadable)."""
+        try:
+            kind, dtype, key, rows, hits, extra = self.reader.read(payload, where)
+        except InputError as e:
+            self._unreadable(e)
+            return ""
         c = self.counts
-        kind, data = self.reader.data(data, src)
-        key = data.get("id")
+        if kind != "ris_message":
+            c.server[kind] += 1
+            if kind == "ris_error":
+                try:
+                    err = _loads(extra)
+                except ValueError:
+                    err = extra
+                self.warn(f"{where}: the server says: {str(err.get('message', err) if isinstance(err, dict) else err)[:200]}")
+            return kind
         if isinstance(key, str):
             if key in self._seen:
+                self.reader.undo()
                 c.repeats += 1
-                return
+                return kind
             self._seen[key] = None
             if len(self._seen) > MAX_SEEN:
                 self._seen.popitem(last=False)
             self._gap(key)
-        c.types[kind] += 1
-        if kind == "UPDATE":
-            routes = self.reader.routes(data, src)
+        c.types[dtype] += 1
+        if dtype == "UPDATE":
             c.updates += 1
-            w = self.watcher
-            for r in routes:
-                self.checker.feed(r)
-                if w is not None:
-                    self._alerted(w.check(r, data["timestamp"]) if r.kind != WITHDRAW else w.withdraw(r, data["timestamp"]))
-            c.routes += len(routes)
-        elif kind == "RIS_PEER_STATE":
-            r = self.reader.peer_state(data, src)
+            c.routes += rows
+            if hits:
+                when, routes = self.reader.watched()
+                w = self.watcher
+                for r in routes:
+                    self._alerted(w.check(r, when) if r.kind != WITHDRAW else w.withdraw(r, when))
+            if self.reader.core.rows >= BATCH:
+                self._check()
+        elif dtype == "RIS_PEER_STATE":
+            r = self.reader.peer_state(extra)
             self.checker.feed(r)
             if self.watcher is not None and r.new_state != ESTABLISHED:
-                self._alerted(self.watcher.peer_down(r, data["timestamp"]))
+                self._alerted(self.watcher.peer_down(r, r.timestamp if r.usec is not None else r.time))
+        return kind
+
+    def _check(self) -> None:
+        b = self.reader.take()
+        if b is not None:
+            self.checker.feed_batch(b)
 
     def _alerted(self, alerts: list[dict]) -> None:
         for alert in alerts:
@@ -191,6 +193,7 @@ class Monitor:
             self._next.clear()
 
     def flush(self) -> None:
+        self._check()
         self.checker.drain()
 
 

@@ -13,9 +13,10 @@ import itertools
 import os
 import time
 
+from orjson import dumps as _dumps
+
 from .monitor import FLUSH_EVERY
 from .rislive import update_messages
-
 
 
 def messages_of(files):
@@ -63,7 +64,7 @@ class Replay:
                 wait = (data["timestamp"] - first_ts) / self.pace - (time.perf_counter() - start)
                 if wait > 0:
                     await asyncio.sleep(wait)
-            monitor.feed_record(data, f"{self.files[0] if len(self.files) == 1 else 'replay'} update {n}")
+            monitor.feed_message(_dumps(data), f"{self.files[0] if len(self.files) == 1 else 'replay'} update {n}")
             now = time.monotonic()
             if now - flushed >= FLUSH_EVERY:
                 flushed = now

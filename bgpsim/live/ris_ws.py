@@ -94,8 +94,9 @@ class RisLive:
         async with aiohttp.ClientSession() as session:
             while True:
                 try:
+                    # text frames as bytes: the core reads them (decoding them to str and back costs a copy)
                     async with session.ws_connect(self.url, heartbeat=self.heartbeat, max_msg_size=MAX_MESSAGE,
-                                                  ssl=ssl, timeout=timeout, autoping=True) as ws:
+                                                  ssl=ssl, timeout=timeout, autoping=True, decode_text=False) as ws:
                         for m in self.subscription.messages():
                             await ws.send_str(json.dumps(m))
                         if first and on_connected is not None:
@@ -133,7 +134,7 @@ class RisLive:
         async for m in ws:
             n += 1
             if m.type is TEXT or m.type is BINARY:
-                kind = monitor.feed_message(m.data if m.type is TEXT else bytes(m.data), f"{self.url} message {n}")
+                kind = monitor.feed_message(bytes(m.data), f"{self.url} message {n}")
                 if kind != "pong":  # the answer to our own ping says nothing of the feed: not a sign of life
                     state["last"] = time.monotonic()
             else:  # ERROR: a frame too long or broken (a message lost), or no pong in time

@@ -17,19 +17,16 @@ hex and the AS that received it (`bgpsec_target`), so a BGPsec verdict survives 
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from typing import Iterable, Iterator
 
-from orjson import loads as _loads
-
+from bgpsim import _core
 from bgpsim.base.errors import InputError
-from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Route
-from bgpsim.wire.aspath import AS_SEQUENCE, AS_SET
-from bgpsim.wire.attributes import ORIGINS, Attrs, origin_of
+from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
+from bgpsim.wire.aspath import AS_SET, segments_of_words
+from bgpsim.wire.attributes import ORIGINS, Attrs
+from bgpsim.wire.nlri import address_text
 
-_inet_pton, _AF_INET, _AF_INET6 = socket.inet_pton, socket.AF_INET, socket.AF_INET6
-MAX_MESSAGE = 1 << 20  # bytes: a RIS Live message holds one UPDATE (at most 64 KiB on the wire)
+MAX_MESSAGE = 1 << 20  # bytes: a RIS Live message holds one UPDATE (at most 64 KiB on the wire); core/rislive.c
 
 
 def _path_json(segments) -> list:
@@ -121,27 +118,32 @@ def sim_message(timestamp: float, peer: str, peer_asn: int, prefix: str, path: l
 #
 # RIS Live (https://ris-live.ripe.net/manual/) wraps each message in {"type": ..., "data": ...}: the
 # server sends ris_message, ris_error, ris_subscribe_ok, ris_rrc_list and pong. A ris_message's data
-# has its own type: UPDATE, OPEN, KEEPALIVE, NOTIFICATION or RIS_PEER_STATE. Producers differ in the
-# case of names and values (Peer_ASN, "update", "IGP"): a name is matched in any case, with one
-# warning per spelling; what carries meaning (prefixes, AS numbers, paths) is checked strictly.
+# has its own type: UPDATE, OPEN, KEEPALIVE, NOTIFICATION or RIS_PEER_STATE (the live service writes
+# STATE). Producers differ in the case of names and values (Peer_ASN, "update", "igp"): a name is
+# matched in any case, with one warning per spelling; what carries meaning (timestamp, peer, AS
+# numbers, paths, prefixes, ORIGIN) is checked strictly. The compiled core reads the text
+# (core/rislive.c: the checks and their messages are there); this is its Python side.
 
 SERVER_TYPES = ("ris_message", "ris_error", "ris_subscribe_ok", "ris_rrc_list", "pong")
 MESSAGE_TYPES = ("UPDATE", "OPEN", "KEEPALIVE", "NOTIFICATION", "RIS_PEER_STATE")
-# the live service writes RIS_PEER_STATE (its manual's and its schema's name) as STATE
-ALIASES = {"STATE": "RIS_PEER_STATE"}
 # a peer state -> the BGP FSM state (RFC 4271 section 8.2.2, numbered as RFC 6396 section 4.4.1's MRT
 # state changes): the service sends connected and down; libbgpstream also reads up. Either of the
 # first two means the session is back: Established; down: Idle.
-PEER_STATES = {"connected": 6, "up": 6, "down": 1}
-EOR = "eor"  # what RIS Live writes in `prefixes` for an End-of-RIB marker (RFC 4724 section 2): no route
+ESTABLISHED, IDLE = 6, 1
 
 
 class Reader:
-    """Reads RIS Live messages. `warn(text)` hears each spelling read past once."""
+    """RIS Live messages read into a batch (`take`: a FeedBatch, which bgpsim.validate.check.Checker
+    checks as it checks an MRT batch). `warn(text)` hears each spelling read past once. A message is
+    read whole or not at all: a fault is an InputError, and the batch is as it was."""
 
     def __init__(self, warn=None):
+        self.core = _core.RisReader()
         self.warn = warn
+        self.peers = Peers()  # (address, AS), numbered as the core numbers them
         self._told: set[str] = set()
+        self._signed: dict[int, tuple] = {}  # group -> (BgpsecPath, target AS or None), of the batch
+        self._last_group = -1  # the group the last message signed
 
     def _once(self, key: str, text: str) -> None:
         if key not in self._told and len(self._told) < 1000:
@@ -149,189 +151,129 @@ class Reader:
             if self.warn is not None:
                 self.warn(text)
 
-    def lower(self, doc: dict, source: str) -> dict:
-        """`doc` with its names in lower case (a name spelled otherwise is warned about once)."""
-        for k in doc:
-            if not (isinstance(k, str) and k.islower()):
-                break
-        else:
-            return doc
-        out: dict = {}
-        for k, v in doc.items():
-            low = k.lower() if isinstance(k, str) else k
-            if low != k:
-                self._once(f"name {k}", f"{source}: read {k!r} as {low!r} (RIS Live writes names in lower case)")
-            out[low] = v
-        return out
+    def watch(self, prefixes, asns: Iterable[int]) -> None:
+        """What `watched` gives: the routes these prefixes (ipaddress networks) cover, and the announced
+        routes with one of these ASes in the path."""
+        nets = [(1 if n.version == 4 else 2, int(n.network_address) >> 64, int(n.network_address) & (1 << 64) - 1,
+                 n.prefixlen) for n in prefixes]
+        self.core.watch(nets, sorted(set(asns)))
 
-    def envelope(self, payload: bytes, source: str) -> tuple[str, object]:
-        """(type, data) of one message: the envelope's type in lower case (SERVER_TYPES) and its data, or
-        ("ris_message", the object) for a bare data object (as bgpsim's MQTT feed sends them)."""
-        if len(payload) > MAX_MESSAGE:
-            raise InputError(f"want a message of at most {MAX_MESSAGE} bytes, got {len(payload)}", source)
+    def read(self, payload: bytes, source: str, start: int = 0, end: int = -1) -> tuple:
+        """One message (payload[start:end]): (kind, type, id, rows, hits, extra) as RisReader.read gives
+        them (bgpsim._core; kind the envelope's type, type the data's), its rows in the batch."""
         try:
-            doc = _loads(payload)
+            kind, dtype, key, rows, hits, extra, names = self.core.read(payload, start, end)
         except ValueError as e:
-            raise InputError(f"want JSON: {str(e)[:80]}", source) from None
-        _want(isinstance(doc, dict), "a JSON object", "$", source)
-        doc = self.lower(doc, source)
-        kind = doc.get("type")
-        if "data" in doc and isinstance(kind, str):
-            kind = kind.lower()
-            if kind not in SERVER_TYPES:
-                self._once(f"type {kind}", f"{source}: RIS Live message type {doc['type']!r} counted and passed over")
-            return kind, doc["data"]
-        return "ris_message", doc
+            want, where, value = e.args
+            raise InputError(want.format(value[:60]) if value is not None else want, source, where) from None
+        if names is not None:
+            for k in names:
+                self._once(f"name {k}", f"{source}: read {k!r} as {k.lower()!r} (RIS Live writes names in lower case)")
+        if kind not in SERVER_TYPES:
+            self._once(f"type {kind}", f"{source}: RIS Live message type {kind!r} counted and passed over")
+        elif dtype is not None and dtype not in MESSAGE_TYPES:
+            self._once(f"data {dtype}", f"{source}: RIS Live data type {dtype!r} counted and passed over")
+        self._last_group = -1
+        if extra is not None and dtype == "UPDATE":
+            self._bgpsec(*extra, source)
+        return kind, dtype, key, rows, hits, extra
 
-    def data(self, doc, source: str) -> tuple[str, dict]:
-        """(type in upper case, the object with its names in lower case) of a ris_message's data."""
-        _want(isinstance(doc, dict), "a RIS Live object", "data", source)
-        doc = self.lower(doc, source)
-        kind = doc.get("type", "UPDATE")
-        _want(isinstance(kind, str), "a message type", "type", source)
-        up = kind.upper()
-        up = ALIASES.get(up, up)
-        if up not in MESSAGE_TYPES:
-            self._once(f"data {up}", f"{source}: RIS Live data type {kind!r} counted and passed over")
-        return up, doc
+    def _bgpsec(self, group: int, text: str, target, source: str) -> None:
+        from bgpsim.rpki.bgpsec.path import decode
 
-    def routes(self, data: dict, source: str) -> list[Route]:
-        """The routes of one UPDATE (`data` as `data` gives it): one per announced prefix, one per
-        withdrawn one."""
-        time, usec, peer, peer_as = _header(data, source)
+        try:
+            self._signed[group] = (decode(bytes.fromhex(text), source), target)
+        except ValueError:
+            self.core.undo()
+            raise InputError("want the BGPsec_PATH value in hex", source, "bgpsec") from None
+        self._last_group = group
+
+    def undo(self) -> None:
+        """The last message's rows out of the batch (a repeat)."""
+        self.core.undo()
+        self._signed.pop(self._last_group, None)
+
+    def peer(self, i: int) -> tuple[str, int]:
+        """(address, AS) of the core's peer i."""
+        while len(self.peers) <= i:
+            raw, asn = self.core.peer(len(self.peers))
+            self.peers.number(address_text(raw), asn)
+        return self.peers[i]
+
+    def peer_state(self, extra: tuple) -> Route:
+        """A RIS_PEER_STATE (read's extra) as a state change of the peer's session (an MRT state change)."""
+        time, usec, peer, new = extra
+        ip, asn = self.peer(peer)
+        return Route("BGP4MP" if usec is None else "BGP4MP_ET", time, usec, STATE, ip, asn,
+                     old_state=ESTABLISHED if new != ESTABLISHED else IDLE, new_state=new)
+
+    def watched(self) -> tuple[float, list[Route]]:
+        """(the time, the routes) of the last UPDATE's rows that `watch` asked for."""
+        time, usec, peer, words, origin, rows = self.core.watched()
+        ip, asn = self.peer(peer)
+        attrs = Attrs()
+        attrs.as_path = segments_of_words(words)
+        attrs.origin_as = origin
+        attrs.has_as_path = bool(words)
         record = "BGP4MP" if usec is None else "BGP4MP_ET"
-        routes: list[Route] = []
-        anns = data.get("announcements", [])
-        _want(isinstance(anns, list), "a list", "announcements", source)
-        if anns:
-            attrs = self._attrs(data, source)
-            target = data.get("bgpsec_target") if isinstance(data.get("bgpsec_target"), int) else None
-            for i, a in enumerate(anns):
-                key = f"announcements[{i}]"
-                _want(isinstance(a, dict), "an object", key, source)
-                a = self.lower(a, source)
-                nh = a.get("next_hop")
-                _want(nh is None or isinstance(nh, str), "a next hop string", key + ".next_hop", source)
-                if nh is not None and "," in nh:  # IPv6's global address and its link-local one
-                    nh = nh.partition(",")[0]
-                ps = a.get("prefixes")
-                _want(isinstance(ps, list), "a list of prefixes", key + ".prefixes", source)
-                for j, p in enumerate(ps):
-                    if p == EOR:
-                        continue
-                    afi, net, plen = _prefix(p, f"{key}.prefixes[{j}]", source)
-                    r = Route(record, time, usec, ANNOUNCE, peer, peer_as, None, None, attrs, nh or None)
-                    r._net = (afi, net, plen)
-                    r.local_as = target
-                    routes.append(r)
-        ws = data.get("withdrawals", [])
-        _want(isinstance(ws, list), "a list", "withdrawals", source)
-        for j, p in enumerate(ws):
-            afi, net, plen = _prefix(p, f"withdrawals[{j}]", source)
-            r = Route(record, time, usec, WITHDRAW, peer, peer_as)
-            r._net = (afi, net, plen)
+        routes = []
+        for kind, afi, hi, lo, plen in rows:
+            r = Route(record, time, usec, WITHDRAW if kind else ANNOUNCE, ip, asn, attrs=None if kind else attrs)
+            r._net = (afi, hi << 64 | lo, plen)
             routes.append(r)
-        return routes
+        return (time if usec is None else time + usec / 1e6), routes
 
-    def peer_state(self, data: dict, source: str) -> Route:
-        """A RIS_PEER_STATE as a state change of the peer's session (an MRT state change's record)."""
-        time, usec, peer, peer_as = _header(data, source)
-        state = data.get("state")
-        _want(isinstance(state, str) and state.lower() in PEER_STATES, "state connected, up or down", "state", source)
-        new = PEER_STATES[state.lower()]
-        return Route("BGP4MP" if usec is None else "BGP4MP_ET", time, usec, STATE, peer, peer_as,
-                     old_state=PEER_STATES["connected"] if new != 6 else PEER_STATES["down"], new_state=new)
-
-    def _attrs(self, data: dict, source: str) -> Attrs:
-        a = Attrs()
-        path = data.get("path", [])
-        _want(isinstance(path, list), "a list of AS numbers", "path", source)
-        segments: list = []
-        seq: list[int] = []
-        for i, x in enumerate(path):
-            if isinstance(x, list):
-                if seq:
-                    segments.append((AS_SEQUENCE, tuple(seq)))
-                    seq = []
-                segments.append((AS_SET, tuple(_asn(y, f"path[{i}]", source) for y in x)))
-            elif type(x) is int and 0 <= x <= 0xFFFFFFFF:  # the common case, checked inline
-                seq.append(x)
-            else:
-                seq.append(_asn(x, f"path[{i}]", source))
-        if seq:
-            segments.append((AS_SEQUENCE, tuple(seq)))
-        a.as_path = tuple(segments)
-        a.origin_as = origin_of(a.as_path)
-        a.has_as_path = bool(segments)
-        origin = data.get("origin")
-        if origin is not None:
-            _want(isinstance(origin, str) and origin.upper() in ORIGINS, "IGP, EGP or INCOMPLETE", "origin", source)
-            a.origin = ORIGINS.index(origin.upper())
-        comm = data.get("community", [])
-        _want(isinstance(comm, list), "a list of [AS, value] pairs", "community", source)
-        a.communities = tuple((_asn(c[0], "community", source) & 0xFFFF) << 16 | (int(c[1]) & 0xFFFF)
-                              for c in comm if isinstance(c, list) and len(c) == 2 and isinstance(c[1], int))
-        med = data.get("med")
-        if isinstance(med, int) and not isinstance(med, bool):
-            a.med = med
-        bgpsec = data.get("bgpsec")
-        if bgpsec is not None:
-            from bgpsim.rpki.bgpsec.path import decode
-
-            _want(isinstance(bgpsec, str), "the BGPsec_PATH value in hex", "bgpsec", source)
-            try:
-                a.bgpsec = decode(bytes.fromhex(bgpsec), source)
-            except ValueError:
-                raise InputError("want the BGPsec_PATH value in hex", source, "bgpsec") from None
-        return a
+    def take(self) -> FeedBatch | None:
+        """The batch read so far (None when empty), and a new one begun."""
+        cols = self.core.take()
+        if cols is None:
+            return None
+        self.peer(self.core.peers - 1)
+        signed, self._signed = self._signed, {}
+        return FeedBatch(cols, self.peers, signed)
 
 
-def _want(cond: bool, what: str, key: str, source: str) -> None:
-    if not cond:
-        raise InputError(f"want {what}", source, key)
+class FeedBatch:
+    """The rows of RIS Live UPDATEs, as bgpsim.mrt.batch.RouteBatch has the routes of an MRT file (the
+    columns Checker.feed_batch reads); each UPDATE is a group."""
 
+    __slots__ = ("kind", "afi", "hi", "lo", "plen", "origin", "peer", "time", "group", "first", "gpath", "gusec",
+                 "paths", "peers", "_signed")
 
-def _header(data: dict, source: str) -> tuple[int, int | None, str, int]:
-    """(seconds, microseconds or None, peer address, peer AS) of a ris_message's data: microseconds
-    when the timestamp has a fraction (then the route is BGP4MP_ET's, as `validate` writes its time)."""
-    ts = data.get("timestamp")
-    _want(isinstance(ts, (int, float)) and not isinstance(ts, bool) and 0 <= ts < 1 << 33, "a timestamp", "timestamp",
-          source)
-    peer = data.get("peer")
-    _want(isinstance(peer, str), "the peer's address", "peer", source)
-    try:
-        peer = str(ipaddress.ip_address(peer))
-    except ValueError:
-        raise InputError(f"want the peer's address, got {peer[:60]!r}", source, "peer") from None
-    peer_as = _asn(data.get("peer_asn"), "peer_asn", source)
-    time = int(ts)
-    usec = None
-    if isinstance(ts, float):
-        usec = round((ts - time) * 1e6)
-        if usec >= 1_000_000:
-            time, usec = time + 1, 0
-    return time, usec, peer, peer_as
+    def __init__(self, cols: dict, peers: Peers, signed: dict):
+        import numpy as np
 
+        def col(name, dtype):
+            return np.frombuffer(cols[name], dtype=dtype)
 
-def _prefix(text, key: str, source: str) -> tuple[int, int, int]:
-    """(AFI, network as an integer, length) of a prefix's text; host bits are cleared, as bgpdump does.
-    inet_pton, not ipaddress: this runs once per announced prefix of a feed."""
-    _want(isinstance(text, str), "a prefix string", key, source)
-    addr, sep, plen = text.partition("/")
-    v6 = ":" in addr
-    bits = 128 if v6 else 32
-    try:
-        if not sep or not plen.isdigit() or int(plen) > bits:
-            raise ValueError
-        raw = _inet_pton(_AF_INET6 if v6 else _AF_INET, addr)
-    except (ValueError, OSError):
-        raise InputError(f"want a prefix, got {text[:60]!r}", source, key) from None
-    n = int(plen)
-    return 2 if v6 else 1, int.from_bytes(raw, "big") & (((1 << n) - 1) << (bits - n)), n
+        self.kind, self.afi, self.plen = col("kind", np.uint8), col("afi", np.uint8), col("plen", np.uint8)
+        self.hi, self.lo, self.group = col("hi", np.uint64), col("lo", np.uint64), col("group", np.int32)
+        self.first, self.gpath, self.gusec = col("first", np.int64), col("path", np.int64), col("usec", np.int64)
+        self.time = col("time", np.int64)[self.group]
+        self.peer = col("peer", np.int32)[self.group]
+        self.origin = col("origin", np.int64)[self.group]
+        self.paths, self.peers, self._signed = cols["paths"], peers, signed
 
+    def __len__(self) -> int:
+        return len(self.plen)
 
-def _asn(v, key: str, source: str) -> int:
-    if isinstance(v, str) and v.isdigit():
-        v = int(v)
-    _want(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 32, "an AS number", key, source)
-    return v
+    def bgpsec_groups(self) -> list[int]:
+        return sorted(self._signed)
+
+    def route(self, i: int) -> Route:
+        """Row i as a Route (its attributes: the AS_PATH, and the BGPsec_PATH of a signed UPDATE)."""
+        g = int(self.group[i])
+        usec = int(self.gusec[g])
+        ip, asn = self.peers[int(self.peer[i])]
+        attrs = None
+        bgpsec, target = self._signed.get(g, (None, None))
+        if not self.kind[i]:
+            attrs = Attrs()
+            attrs.as_path = segments_of_words(self.paths[int(self.gpath[g])])
+            attrs.origin_as = int(self.origin[i])
+            attrs.has_as_path = bool(attrs.as_path)
+            attrs.bgpsec = bgpsec
+        r = Route("BGP4MP" if usec < 0 else "BGP4MP_ET", int(self.time[i]), None if usec < 0 else usec,
+                  WITHDRAW if self.kind[i] else ANNOUNCE, ip, asn, attrs=attrs, local_as=target)
+        r._net = (int(self.afi[i]), int(self.hi[i]) << 64 | int(self.lo[i]), int(self.plen[i]))
+        return r

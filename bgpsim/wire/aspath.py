@@ -32,19 +32,23 @@ def path_of_words(raw: bytes) -> Path:
     its count, then its ASes; segment after segment), remembered by its bytes."""
     p = _WORDS.get(raw)
     if p is None:
-        w = memoryview(raw).cast("I").tolist()
-        if len(w) > 2 and w[0] == AS_SEQUENCE and w[1] == len(w) - 2:  # one AS_SEQUENCE: most paths
-            p = ((AS_SEQUENCE, tuple(w[2:])),)
-        else:
-            segs, i = [], 0
-            while i < len(w):
-                segs.append((w[i], tuple(w[i + 2:i + 2 + w[i + 1]])))
-                i += 2 + w[i + 1]
-            p = tuple(segs)
+        p = segments_of_words(raw)
         if len(_WORDS) >= 1 << 16:
             _WORDS.clear()
         _WORDS[raw] = p
     return p
+
+
+def segments_of_words(raw: bytes) -> Path:
+    """path_of_words, not remembered (for a path met once)."""
+    w = memoryview(raw).cast("I").tolist()
+    if len(w) > 2 and w[0] == AS_SEQUENCE and w[1] == len(w) - 2:  # one AS_SEQUENCE: most paths
+        return ((AS_SEQUENCE, tuple(w[2:])),)
+    segs, i = [], 0
+    while i < len(w):
+        segs.append((w[i], tuple(w[i + 2:i + 2 + w[i + 1]])))
+        i += 2 + w[i + 1]
+    return tuple(segs)
 
 
 def path_words(path: Path) -> bytes:

@@ -15,6 +15,7 @@ peers (those that had seen it when it was raised), detail (what the kind adds)."
 from __future__ import annotations
 
 import ipaddress
+from collections import OrderedDict
 
 from bgpsim.validate.paths import flat_path, path_text
 from bgpsim.validate.roles import PeerRoles, verify_route
@@ -29,12 +30,39 @@ from .squash import Squasher
 from .visibility import Visibility
 
 
+class Rov:
+    """The VRPs as the monitors ask them: a route's RFC 6811 state, remembered (the same route comes
+    from peer after peer, and one lookup in the table costs tens of microseconds); the MEMO routes
+    asked for last."""
+
+    MEMO = 1 << 14
+
+    def __init__(self, vrps):
+        self.vrps = vrps
+        self._states: OrderedDict = OrderedDict()
+
+    def validate(self, net, origin: int) -> str:
+        key = (net, origin)
+        state = self._states.get(key)
+        if state is None:
+            if len(self._states) >= self.MEMO:
+                self._states.popitem(last=False)
+            state = self._states[key] = self.vrps.validate(net, origin)
+        else:
+            self._states.move_to_end(key)
+        return state
+
+    def covering(self, net):
+        return self.vrps.covering(net)
+
+
 class Watcher:
     """Runs the monitors on each route; `check`, `withdraw` and `peer_down` give the alerts raised."""
 
     def __init__(self, watch: WatchList, vrps=None, aspa=None, judge=None, roles=None):
         self.watch = watch
         self.watched = [w for w in watch.prefixes]
+        vrps = Rov(vrps) if vrps is not None else None
         self.vrps, self.aspa = vrps, aspa
         self.roles = roles if roles is not None else PeerRoles()
         s = watch.settings
@@ -48,30 +76,31 @@ class Watcher:
         self.squash = Squasher(s.min_peers, s.window)
         self.alerts = self.squash.open  # key -> the alert being gathered (kind, count, ...)
         self._lens = sorted({w.prefix.prefixlen for w in watch.prefixes}, reverse=True)
-        self._by_net = {(w.prefix.version, w.prefix.network_address.packed, w.prefix.prefixlen): w
+        self._by_net = {(w.prefix.version, int(w.prefix.network_address), w.prefix.prefixlen): w
                         for w in watch.prefixes}
         self._ases = {a.asn for a in watch.ases}
 
     def set_vrps(self, vrps) -> None:
         """New VRPs (the monitor's were read again): the checks take them."""
-        self.vrps = vrps
+        vrps = self.vrps = Rov(vrps) if vrps is not None else None
         for c in self.checks:
             if hasattr(c, "vrps"):
                 c.vrps = vrps
 
     def _covering(self, net):
         """The most specific watched prefix covering `net` (itself included)."""
+        version, bits, own = net.version, net.max_prefixlen, net.prefixlen
+        address = int(net.network_address)
         for plen in self._lens:
-            if plen > net.prefixlen:
+            if plen > own:
                 continue
-            sup = net if plen == net.prefixlen else net.supernet(new_prefix=plen)
-            w = self._by_net.get((net.version, sup.network_address.packed, plen))
-            if w is not None and (plen == net.prefixlen or not w.ignore_more_specifics):
+            w = self._by_net.get((version, address >> (bits - plen) << (bits - plen), plen))
+            if w is not None and (plen == own or not w.ignore_more_specifics):
                 return w
         return None
 
     def _seen(self, route, when: float) -> Seen | None:
-        net = ipaddress.ip_network(route.prefix)
+        net = _network(route)
         w = self._covering(net)
         attrs = route.attrs
         path = flat_path(attrs.as_path) if attrs is not None else ()
@@ -95,7 +124,7 @@ class Watcher:
         return self._raise(found, s)
 
     def withdraw(self, route, when: float) -> list[dict]:
-        net = ipaddress.ip_network(route.prefix)
+        net = _network(route)
         w = self._covering(net)
         if w is None or net.prefixlen != w.prefix.prefixlen or "visibility" in w.monitors_off:
             return []
@@ -128,6 +157,11 @@ class Watcher:
                             path=path_text(s.path) if s.path else "", peer=s.peer, peer_asn=s.peer_asn, rpki=rpki,
                             aspa=aspa, first_seen=rec.first_seen, last_seen=rec.last_seen, count=rec.count,
                             group=f.group, peers=sorted(rec.peers))
+
+
+def _network(route):
+    """The route's prefix as an ipaddress network, from its numbers (no text to parse)."""
+    return (ipaddress.IPv4Network if route.afi == 1 else ipaddress.IPv6Network)((route.network, route.plen))
 
 
 __all__ = ["Watcher"]
