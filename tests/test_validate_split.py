@@ -69,8 +69,8 @@ def _run(args, out, capsys):
     return code, err
 
 
-@pytest.mark.parametrize("case", ["updates", "mixed", "text first"])
-@pytest.mark.parametrize("vrps_in_child", [False, True])
+@pytest.mark.parametrize("case, vrps_in_child", [("updates", False), ("mixed", False), ("mixed", True),
+                                                ("text first", False), ("text first", True)])
 def test_two_processes_write_what_one_writes(case, vrps_in_child, vrps, tmp_path, monkeypatch, capsys):
     files = {"updates": [UPDATES, UPDATES2, "--relationships", RELATIONSHIPS],
              "mixed": [DAMAGED, RIB, _text_dump(tmp_path), CAPTURE, CUT, UPDATES2],
