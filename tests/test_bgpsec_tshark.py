@@ -20,7 +20,7 @@ from bgpsim.capture.session import Session, capture_bytes
 from bgpsim.rpki.bgpsec.keys import signing_keys
 from bgpsim.rpki.bgpsec.path import BgpsecPath, decode
 from bgpsim.rpki.bgpsec.sign import forward
-from bgpsim.rpki.bgpsec.update import update_message
+from bgpsim.wire.encode import bgpsec_update
 
 pytestmark = pytest.mark.skipif(shutil.which("tshark") is None,
                                 reason="tshark not installed (Debian package `tshark`: apt-get install -y tshark)")
@@ -88,7 +88,7 @@ def signed(tmp_path_factory):
                            pcount=rng.choice((1, 1, 1, 2, 3)), flags=confed)
         sender = chain[-1]
         sessions.setdefault(sender, Session(sender, TARGET, f"192.0.2.{len(sessions) + 1}", "192.0.2.200"))
-        sessions[sender].messages.append((i * 0.001, True, update_message(path, prefix, ipaddress.ip_address(
+        sessions[sender].messages.append((i * 0.001, True, bgpsec_update(path, prefix, ipaddress.ip_address(
             "198.51.100.1" if prefix.version == 4 else "2001:db8::1"))))
         paths.append(path)
     pcap = d / "signed.pcap"

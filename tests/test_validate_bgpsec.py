@@ -26,7 +26,7 @@ from bgpsim.cli import main
 from bgpsim.mrt import read_routes, reader, stream
 from bgpsim.rpki.bgpsec.keys import RouterKeys, SigningKey, ski_of
 from bgpsim.rpki.bgpsec.sign import forward
-from bgpsim.rpki.bgpsec.update import update_message
+from bgpsim.wire.encode import bgpsec_update
 from bgpsim.rpki.bgpsec.verify import Verifier
 from bgpsim.validate import bgpsec as validate_bgpsec
 from bgpsim.validate import split
@@ -69,7 +69,7 @@ def _signed(keys, prefix: str, origin: int = ORIGIN, origin_target: int = TRANSI
 
 def _message(path, prefix: str) -> bytes:
     p = ipaddress.ip_network(prefix)
-    return update_message(path, p, ipaddress.ip_address("198.51.100.100" if p.version == 4 else "2001:db8::100"))
+    return bgpsec_update(path, p, ipaddress.ip_address("198.51.100.100" if p.version == 4 else "2001:db8::100"))
 
 
 def signed_updates(keys) -> list[bytes]:

@@ -126,7 +126,7 @@ def cmd_sign(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.rpki.bgpsec.keys import signing_keys
     from bgpsim.rpki.bgpsec.sign import forward
-    from bgpsim.rpki.bgpsec.update import update_message
+    from bgpsim.wire.encode import bgpsec_update
 
     if args.out:
         outdir.check_file(args.out, "pcap")  # before the work: a refused --out costs nothing
@@ -147,7 +147,7 @@ def cmd_sign(args) -> int:
             toward = segments[i - 1][0] if i else args.target_as
             path = forward(path, keys[a], net, toward, pcount)
         try:
-            messages.append((net, path, update_message(path, net, nh)))
+            messages.append((net, path, bgpsec_update(path, net, nh)))
         except ValueError as e:
             raise InputError(f"--path: {e}") from None
     if args.out:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import ipaddress
 
-from bgpsim.capture.session import Session, capture_bytes, unsigned_update, withdrawal
-from bgpsim.rpki.bgpsec.update import update_message
+from bgpsim.capture.session import Session, capture_bytes
 from bgpsim.wire.communities import BLACKHOLE, NO_ADVERTISE, NO_EXPORT
+from bgpsim.wire.encode import bgpsec_update, unsigned_update, withdrawal
 
 # RFC 7999 section 3.2: a blackholed route also carries NO_EXPORT, so that it stays with the receiver
 COMMUNITY_VALUES = {"no-export": (NO_EXPORT,), "no-advertise": (NO_ADVERTISE,), "blackhole": (BLACKHOLE, NO_EXPORT)}
@@ -59,7 +59,7 @@ class Wiretap:
         if path is None:
             msg = withdrawal(prefix)
         elif signed is not None:
-            msg = update_message(signed, prefix, ipaddress.ip_address(address(r, prefix.version)))
+            msg = bgpsec_update(signed, prefix, ipaddress.ip_address(address(r, prefix.version)))
         else:
             origin = path[-1]
             tag = self.tagged.get((p, origin)) if origin == r else None

@@ -1,0 +1,100 @@
+"""The messages a BGP speaker sends, encoded: the header (RFC 4271 section 4.1), OPEN with the
+capabilities a BGPsec speaker advertises (section 4.2; RFC 5492), KEEPALIVE (section 4.4), UPDATEs
+with an AS_PATH (section 4.3; 4-octet ASes, RFC 6793) or a BGPsec_PATH (RFC 8205 section 3), and
+withdrawals (MP_UNREACH_NLRI for IPv6, RFC 4760 section 4). The decoders are beside them
+(bgpsim.wire.update, .open, .attributes).
+
+A BGPsec UPDATE carries its prefix in MP_REACH_NLRI for IPv4 as for IPv6 (RFC 4760 section 3), one
+prefix per UPDATE, because each signature covers exactly one prefix (RFC 8205 section 4.1); there is
+no AS_PATH, the BGPsec_PATH stands for it. Attributes in type order: ORIGIN, MP_REACH_NLRI,
+BGPsec_PATH.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from struct import pack
+
+from bgpsim.rpki.bgpsec.capability import RECEIVE, SEND, Capability
+from bgpsim.rpki.bgpsec.octets import AFI, SAFI_UNICAST, Prefix, prefix_bytes
+from bgpsim.rpki.bgpsec.path import BgpsecPath
+
+from .aspath import AS_TRANS
+
+MARKER = b"\xff" * 16
+UPDATE = 2
+MAX_MESSAGE = 4096  # RFC 4271 section 4.1 (RFC 8654 raises it to 65535 after an Extended Message capability)
+ORIGIN_IGP = 0
+
+
+def message(kind: int, body: bytes) -> bytes:
+    """A BGP message: marker, length, type (RFC 4271 section 4.1), then `body`."""
+    return MARKER + pack(">HB", 19 + len(body), kind) + body
+
+
+def attribute(flags: int, code: int, value: bytes) -> bytes:
+    """A path attribute (RFC 4271 section 4.3): Extended Length when the value needs it."""
+    if len(value) > 255:
+        return pack(">BBH", flags | 0x10, code, len(value)) + value
+    return pack(">BBB", flags, code, len(value)) + value
+
+
+def mp_reach(prefix: Prefix, next_hop: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bytes:
+    """MP_REACH_NLRI (RFC 4760 section 3) for one prefix."""
+    nh = next_hop.packed
+    value = pack(">HBB", AFI[prefix.version], SAFI_UNICAST, len(nh)) + nh + b"\x00" + prefix_bytes(prefix)
+    return attribute(0x80, 14, value)
+
+
+def bgpsec_update(path: BgpsecPath, prefix: Prefix, next_hop, origin: int = ORIGIN_IGP) -> bytes:
+    """The whole BGPsec UPDATE (header included) announcing `prefix` with `path`."""
+    attrs = attribute(0x40, 1, bytes([origin])) + mp_reach(prefix, next_hop) + path.attribute()
+    body = pack(">HH", 0, len(attrs)) + attrs
+    if 19 + len(body) > MAX_MESSAGE:
+        raise ValueError(f"the UPDATE would be {19 + len(body)} bytes; BGP allows {MAX_MESSAGE} (RFC 4271 section 4.1)")
+    return message(UPDATE, body)
+
+
+def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) -> bytes:
+    """An OPEN (RFC 4271 section 4.2) with the capabilities above (RFC 5492 section 4)."""
+    caps = b"".join(pack(">BBHBB", 1, 4, afi, 0, 1) for afi in (1, 2))  # multiprotocol, RFC 4760 section 8
+    caps += pack(">BBI", 65, 4, asn)  # 4-octet AS, RFC 6793 section 3
+    if bgpsec:
+        caps += b"".join(Capability(d, afi).encode() for afi in (1, 2) for d in (SEND, RECEIVE))
+    params = pack(">BB", 2, len(caps)) + caps
+    my_as = asn if asn < 1 << 16 else AS_TRANS
+    return message(1, pack(">BHH4sB", 4, my_as, hold, ipaddress.IPv4Address(router_id).packed, len(params)) + params)
+
+
+KEEPALIVE = message(4, b"")
+
+
+def unsigned_update(prefix, asns, next_hop, aggregator: tuple[int, str] | None = None,
+                    communities: tuple[int, ...] = ()) -> bytes:
+    """An UPDATE with AS_PATH (4-octet ASes, RFC 6793; AS_SEQUENCE segments of at most 255, RFC 4271
+    section 4.3 b): IPv4 in the NLRI field with NEXT_HOP, IPv6 in MP_REACH_NLRI (RFC 4760 section 3).
+    `aggregator` (AS, router address): an aggregate's ATOMIC_AGGREGATE and AGGREGATOR (section 5.1.6,
+    5.1.7; 4-octet AS, RFC 6793 section 3); `communities`: a COMMUNITIES attribute (RFC 1997)."""
+    segs = b"".join(pack(">BB", 2, len(asns[k:k + 255])) + b"".join(pack(">I", a) for a in asns[k:k + 255])
+                    for k in range(0, len(asns), 255))
+    attrs = attribute(0x40, 1, b"\x00") + attribute(0x40, 2, segs)
+    if prefix.version == 4:
+        attrs += attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
+    if aggregator is not None:
+        attrs += attribute(0x40, 6, b"") + attribute(0xC0, 7, pack(">I", aggregator[0]) +
+                                                      ipaddress.IPv4Address(aggregator[1]).packed)
+    if communities:
+        attrs += attribute(0xC0, 8, b"".join(pack(">I", c) for c in communities))
+    if prefix.version == 4:
+        return message(2, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
+    attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
+    return message(2, pack(">HH", 0, len(attrs)) + attrs)
+
+
+def withdrawal(prefix) -> bytes:
+    """An UPDATE withdrawing `prefix`: in Withdrawn Routes for IPv4, MP_UNREACH_NLRI for IPv6."""
+    nlri = prefix_bytes(prefix)
+    if prefix.version == 4:
+        return message(2, pack(">H", len(nlri)) + nlri + pack(">H", 0))
+    attrs = attribute(0x80, 15, pack(">HB", 2, 1) + nlri)
+    return message(2, pack(">HH", 0, len(attrs)) + attrs)
