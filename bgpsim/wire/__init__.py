@@ -1,6 +1,6 @@
 """BGP wire format: the bytes of BGP messages and their parts, one module per protocol object.
 
-Shared by every reader of BGP bytes (MRT dumps, pcap captures, BGPsec). Parsers here work on `bytes`
+Shared by every reader of BGP bytes (MRT dumps, pcap captures, BGPsec) and by the speaker. Parsers here work on `bytes`
 and raise `WireError` with the offset of the fault inside the bytes they were given; a caller that
 knows where those bytes sit in a file adds its own base offset and turns the error into an
 `InputError` (or a warning, when it can carry on).
@@ -13,6 +13,9 @@ knows where those bytes sit in a file adds its own base offset and turns the err
 - `update`      the message header and the UPDATE message: RFC 4271 sections 4.1 and 4.3
 - `open`        the OPEN message and the capabilities a reader needs: RFC 4271 section 4.2, RFC 5492
 - `bgpsec`      BGPsec_PATH (type 33) as a reader sees it: RFC 8205 sections 3 and 4.4
+- `encode`      the messages a speaker sends: OPEN, KEEPALIVE, UPDATEs (AS_PATH or BGPsec_PATH), withdrawals
+- `session`     a speaker's session over asyncio: OPEN checks, hold timer, KEEPALIVEs, NOTIFICATIONs (RFC 4271
+                sections 6 and 8)
 """
 
 from __future__ import annotations

@@ -1,0 +1,169 @@
+"""A BGP session as a speaker holds it (RFC 4271 section 8), over asyncio streams.
+
+OpenSent to Established: each side sends an OPEN (section 4.2) and checks the other's (section 6.2:
+version 4, the peer AS configured, a Hold Time of 0 or at least 3 seconds, a BGP Identifier other than
+0), then a KEEPALIVE confirms it. The Hold Time is the smaller of the two; KEEPALIVEs go every third of
+it (section 10), and a peer silent for the whole Hold Time is sent a NOTIFICATION Hold Timer Expired
+(section 6.5). A message whose header is wrong is answered as section 6.1 says (Connection Not
+Synchronized, Bad Message Length, Bad Message Type) and ends the session; a NOTIFICATION from the
+peer ends it too (section 6). Received UPDATEs go, whole, to `on_update`; the encoders are in
+bgpsim.wire.encode, the decoders beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from struct import pack
+
+from . import WireError
+from .encode import KEEPALIVE, MARKER, message, open_message
+from .open import parse_open
+from .update import HEADER, NOTIFICATION, OPEN, ROUTE_REFRESH, UPDATE
+
+MAX_LENGTH = 4096  # RFC 4271 section 4.1 (RFC 8654's Extended Messages are not offered)
+# NOTIFICATION codes (RFC 4271 section 4.5) and the subcodes used here
+HEADER_ERROR, OPEN_ERROR, UPDATE_ERROR, HOLD_EXPIRED, FSM_ERROR, CEASE = 1, 2, 3, 4, 5, 6
+NOT_SYNCHRONIZED, BAD_LENGTH, BAD_TYPE = 1, 2, 3  # message header errors, section 6.1
+BAD_VERSION, BAD_PEER_AS, BAD_IDENTIFIER, BAD_HOLD = 1, 2, 3, 6  # OPEN errors, section 6.2
+ADMINISTRATIVE_SHUTDOWN = 2  # Cease, RFC 4486 section 4
+NAMES = {HEADER_ERROR: "Message Header Error", OPEN_ERROR: "OPEN Message Error", UPDATE_ERROR: "UPDATE Message Error",
+         HOLD_EXPIRED: "Hold Timer Expired", FSM_ERROR: "Finite State Machine Error", CEASE: "Cease"}
+
+
+class SessionClosed(Exception):
+    """The session ended: `code` and `subcode` of the NOTIFICATION sent or received (None when the
+    connection was lost), `by_peer` when the peer sent it."""
+
+    def __init__(self, text: str, code: int | None = None, subcode: int = 0, by_peer: bool = False):
+        super().__init__(text)
+        self.code, self.subcode, self.by_peer = code, subcode, by_peer
+
+
+def notification(code: int, subcode: int, data: bytes = b"") -> bytes:
+    """A NOTIFICATION (RFC 4271 section 4.5)."""
+    return message(NOTIFICATION, bytes([code, subcode]) + data)
+
+
+class Session:
+    """One session with `peer_as`, as `local_as` with BGP Identifier `router_id`. `connect` (we open
+    the TCP connection) or `accept` (the peer did), then `run` until it ends; `send` an UPDATE once
+    Established, `close` to end it with a Cease."""
+
+    def __init__(self, local_as: int, router_id: str, peer_as: int, hold: int = 90, on_update=None):
+        self.local_as, self.router_id, self.peer_as, self.hold = local_as, router_id, peer_as, hold
+        self.on_update = on_update  # called with each UPDATE received, header included
+        self.peer_id = ""
+        self.established = asyncio.Event()
+        self._reader = self._writer = None
+
+    async def connect(self, host: str, port: int = 179, local: str | None = None, timeout: float = 10.0) -> None:
+        self._reader, self._writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, local_addr=(local, 0) if local else None), timeout)
+        await self._open(timeout)
+
+    async def accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float = 10.0) -> None:
+        self._reader, self._writer = reader, writer
+        await self._open(timeout)
+
+    async def _open(self, timeout: float) -> None:
+        """OpenSent, OpenConfirm, Established (RFC 4271 section 8.2.2)."""
+        self._writer.write(open_message(self.local_as, self.router_id, self.hold, bgpsec=False))
+        kind, body = await asyncio.wait_for(self._read(), timeout)
+        if kind != OPEN:
+            await self._fail(FSM_ERROR, 0, f"want an OPEN first, got a message of type {kind}")
+        await self._check_open(body)
+        self._writer.write(KEEPALIVE)
+        kind, body = await asyncio.wait_for(self._read(), timeout)
+        if kind != 4:
+            await self._fail(FSM_ERROR, 0, f"want a KEEPALIVE after the OPENs, got a message of type {kind}")
+        self.established.set()
+
+    async def _check_open(self, body: bytes) -> None:
+        """RFC 4271 section 6.2."""
+        if len(body) < 10 or body[0] != 4:
+            await self._fail(OPEN_ERROR, BAD_VERSION, f"want BGP version 4, got {body[0] if body else None}",
+                             pack(">H", 4))
+        try:
+            o = parse_open(body, 0, len(body))
+        except WireError as e:
+            await self._fail(OPEN_ERROR, 0, f"OPEN: {e}")
+        hold = int.from_bytes(body[3:5], "big")
+        ident = ipaddress.IPv4Address(body[5:9])
+        if o.my_as != self.peer_as:
+            await self._fail(OPEN_ERROR, BAD_PEER_AS, f"want peer AS {self.peer_as}, got AS{o.my_as}")
+        if hold in (1, 2):
+            await self._fail(OPEN_ERROR, BAD_HOLD, f"want a Hold Time of 0 or at least 3 s, got {hold}")
+        if int(ident) == 0:
+            await self._fail(OPEN_ERROR, BAD_IDENTIFIER, "want a BGP Identifier other than 0.0.0.0")
+        self.hold, self.peer_id = min(self.hold, hold), str(ident)
+
+    async def _read(self) -> tuple[int, bytes]:
+        """The next message: (type, body), its header checked (RFC 4271 section 6.1)."""
+        try:
+            head = await self._reader.readexactly(HEADER)
+        except (asyncio.IncompleteReadError, ConnectionError) as e:
+            raise SessionClosed(f"the connection was lost ({type(e).__name__})") from None
+        length, kind = int.from_bytes(head[16:18], "big"), head[18]
+        if head[:16] != MARKER:
+            await self._fail(HEADER_ERROR, NOT_SYNCHRONIZED, "want a marker of all ones")
+        if not HEADER <= length <= MAX_LENGTH:
+            await self._fail(HEADER_ERROR, BAD_LENGTH, f"want a length of 19 to {MAX_LENGTH}, got {length}",
+                             head[16:18])
+        if not OPEN <= kind <= ROUTE_REFRESH:
+            await self._fail(HEADER_ERROR, BAD_TYPE, f"want a message type of 1 to 5, got {kind}", bytes([kind]))
+        try:
+            body = await self._reader.readexactly(length - HEADER)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            raise SessionClosed("the connection was lost in the middle of a message") from None
+        if kind == NOTIFICATION:
+            code, sub = (body[0], body[1]) if len(body) >= 2 else (0, 0)
+            self._writer.close()
+            raise SessionClosed(f"the peer sent NOTIFICATION {code}/{sub} ({NAMES.get(code, 'unknown')})", code, sub,
+                                by_peer=True)
+        return kind, body
+
+    async def _fail(self, code: int, subcode: int, text: str, data: bytes = b""):
+        """Send a NOTIFICATION and end the session (RFC 4271 section 6)."""
+        try:
+            self._writer.write(notification(code, subcode, data))
+            await self._writer.drain()
+        except ConnectionError:
+            pass
+        self._writer.close()
+        raise SessionClosed(f"sent NOTIFICATION {code}/{subcode} ({NAMES[code]}): {text}", code, subcode)
+
+    async def send(self, msg: bytes) -> None:
+        """A whole message (bgpsim.wire.encode), once Established."""
+        self._writer.write(msg)
+        await self._writer.drain()
+
+    async def run(self) -> None:
+        """Read until the session ends (SessionClosed says how): UPDATEs to `on_update`, KEEPALIVEs
+        sent every third of the Hold Time, the peer's silence for the Hold Time a NOTIFICATION."""
+        keepalive = asyncio.ensure_future(self._keepalives()) if self.hold else None
+        try:
+            while True:
+                try:
+                    kind, body = await (asyncio.wait_for(self._read(), self.hold) if self.hold else self._read())
+                except TimeoutError:
+                    await self._fail(HOLD_EXPIRED, 0, f"nothing from the peer for {self.hold} s")
+                if kind == UPDATE and self.on_update is not None:
+                    self.on_update(MARKER + pack(">HB", HEADER + len(body), UPDATE) + body)
+                elif kind == OPEN:
+                    await self._fail(FSM_ERROR, 0, "an OPEN once Established")
+        finally:
+            if keepalive is not None:
+                keepalive.cancel()
+
+    async def _keepalives(self) -> None:
+        while True:
+            await asyncio.sleep(self.hold / 3)
+            self._writer.write(KEEPALIVE)
+
+    async def close(self) -> None:
+        """Cease, Administrative Shutdown (RFC 4486 section 4)."""
+        try:
+            await self._fail(CEASE, ADMINISTRATIVE_SHUTDOWN, "closed here")
+        except SessionClosed:
+            pass
