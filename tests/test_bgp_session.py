@@ -1,7 +1,8 @@
-"""Our BGP speaker's session (bgpsim.wire.session) with a real BIRD 2 on loopback, started here with a
-generated configuration: the session comes up, the route we announce is in BIRD's table as we sent it,
-the route BIRD announces comes to us and reads as BIRD's table has it, a withdrawal takes ours away,
-and a NOTIFICATION ends the session both ways as RFC 4271 section 6 says. And between two of our own
+"""Our BGP speaker's session (bgpsim.wire.session) with a real BIRD 2 and a real GoBGP on loopback,
+started here with generated configurations: the session comes up, the routes we announce are in the
+router's table as we sent them (IPv4, and with GoBGP IPv6 over MP-BGP too), the routes the router
+announces come to us and read as its table has them, a withdrawal takes ours away, and a NOTIFICATION
+ends the session as RFC 4271 section 6 says. And between two of our own
 speakers: a wrong peer AS is refused with OPEN Message Error, Bad Peer AS."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from test_rtr import free_port
-from test_rtr_routers import BIRD, BIRDC, need_bird
+from test_rtr_routers import BIRD, BIRDC, GOBGP, GOBGPD, need_bird, need_gobgp
 
 from bgpsim.wire.attributes import parse_attributes
 from bgpsim.wire.encode import unsigned_update, withdrawal
@@ -59,9 +60,15 @@ class Bird:
 
 
 def _announced(msg: bytes) -> tuple[list[str], tuple]:
+    """(prefixes, AS_PATH) of an UPDATE: IPv4 NLRI, then MP_REACH_NLRI's."""
     u = split_update(msg, HEADER, len(msg))
-    attrs = parse_attributes(msg[u.attributes[0]:u.attributes[1]])
-    return [p for p, _ in parse_prefixes(msg, *u.nlri, 1)], attrs.as_path
+    block = msg[u.attributes[0]:u.attributes[1]]
+    attrs = parse_attributes(block)
+    prefixes = [p for p, _ in parse_prefixes(msg, *u.nlri, 1)]
+    if attrs.mp_reach is not None:
+        afi, _safi, _nhlen, _nh, start, end = attrs.mp_reach
+        prefixes += [p for p, _ in parse_prefixes(block, start, end, afi)]
+    return prefixes, attrs.as_path
 
 
 async def _wait(cond, seconds: float = 10.0):
@@ -103,6 +110,80 @@ def test_a_session_with_bird(tmp_path):
         asyncio.run(main())
     finally:
         bird.stop()
+
+
+class GoBGP:
+    """gobgpd listening on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2 (AS65001); its gRPC
+    API on another port."""
+
+    def __init__(self, tmp: Path, port: int):
+        d = tmp / "gobgp"
+        d.mkdir()
+        families = "".join(f'  [[neighbors.afi-safis]]\n    [neighbors.afi-safis.config]\n      afi-safi-name = "{f}"\n'
+                           for f in ("ipv4-unicast", "ipv6-unicast"))
+        (d / "gobgpd.toml").write_text(
+            f'[global.config]\n  as = 65000\n  router-id = "127.0.0.1"\n  port = {port}\n'
+            '  local-address-list = ["127.0.0.1"]\n'
+            '[[neighbors]]\n  [neighbors.config]\n    neighbor-address = "127.0.0.2"\n    peer-as = 65001\n'
+            '  [neighbors.transport.config]\n    passive-mode = true\n    local-address = "127.0.0.1"\n'
+            '  [neighbors.timers.config]\n    hold-time = 9\n    keepalive-interval = 3\n' + families)
+        self.api = free_port()
+        self.proc = subprocess.Popen([GOBGPD, "-f", str(d / "gobgpd.toml"), "--api-hosts", f"127.0.0.1:{self.api}",
+                                      "--pprof-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):  # until its API answers
+            if "127.0.0.2" in self.cli("neighbor"):
+                break
+            time.sleep(0.05)
+
+    def cli(self, *args) -> str:
+        return subprocess.run([GOBGP, "-u", "127.0.0.1", "-p", str(self.api), *args], capture_output=True, text=True,
+                              timeout=10, check=False).stdout
+
+    def received(self, family: str) -> str:
+        return self.cli("neighbor", "127.0.0.2", "adj-in", "-a", family)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+@need_gobgp
+def test_a_session_with_gobgp_ipv4_and_ipv6(tmp_path):
+    port = free_port()
+    gobgp = GoBGP(tmp_path, port)
+    heard: list[bytes] = []
+    ours6, theirs6 = "2001:db8:1::/48", "2001:db8:ff::/48"
+
+    async def main():
+        s = Session(65001, "127.0.0.2", 65000, hold=9, on_update=heard.append)
+        for _ in range(100):  # gobgpd listens a moment after its API answers
+            try:
+                await s.connect("127.0.0.1", port, local="127.0.0.2")
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        running = asyncio.ensure_future(s.run())
+        # not a loopback next hop: GoBGP treats an UPDATE with one as a withdrawal (RFC 7606 section 7.3)
+        await s.send(unsigned_update(ipaddress.ip_network(OURS), [65001, 64496], "192.0.2.2"))
+        await s.send(unsigned_update(ipaddress.ip_network(ours6), [65001, 64497], "2001:db8::2"))
+        assert await _wait(lambda: OURS in gobgp.received("ipv4")), gobgp.received("ipv4")
+        assert await _wait(lambda: ours6 in gobgp.received("ipv6")), gobgp.received("ipv6")
+        assert "65001 64496" in gobgp.received("ipv4") and "65001 64497" in gobgp.received("ipv6")
+        gobgp.cli("global", "rib", "add", THEIRS, "-a", "ipv4")
+        gobgp.cli("global", "rib", "add", theirs6, "-a", "ipv6")
+        got = lambda: {p: path for m in heard for prefixes, path in [_announced(m)] for p in prefixes}  # noqa: E731
+        assert await _wait(lambda: {THEIRS, theirs6} <= set(got())), got()
+        assert got()[THEIRS] == got()[theirs6] == ((2, (65000,)),)
+        await s.send(withdrawal(ipaddress.ip_network(ours6)))
+        assert await _wait(lambda: ours6 not in gobgp.received("ipv6")), gobgp.received("ipv6")
+        await s.close()  # a Cease from us: GoBGP drops the session and our routes
+        assert await _wait(lambda: OURS not in gobgp.received("ipv4")), gobgp.received("ipv4")
+        running.cancel()
+
+    try:
+        asyncio.run(main())
+    finally:
+        gobgp.stop()
 
 
 def test_a_wrong_peer_as_is_refused():
