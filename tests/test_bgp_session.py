@@ -171,7 +171,10 @@ def test_a_session_with_gobgp_ipv4_and_ipv6(tmp_path):
         assert "65001 64496" in gobgp.received("ipv4") and "65001 64497" in gobgp.received("ipv6")
         gobgp.cli("global", "rib", "add", THEIRS, "-a", "ipv4")
         gobgp.cli("global", "rib", "add", theirs6, "-a", "ipv6")
-        got = lambda: {p: path for m in heard for prefixes, path in [_announced(m)] for p in prefixes}  # noqa: E731
+
+        def got() -> dict:
+            return {p: path for m in heard for prefixes, path in [_announced(m)] for p in prefixes}
+
         assert await _wait(lambda: {THEIRS, theirs6} <= set(got())), got()
         assert got()[THEIRS] == got()[theirs6] == ((2, (65000,)),)
         await s.send(withdrawal(ipaddress.ip_network(ours6)))
