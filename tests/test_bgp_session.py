@@ -1,6 +1,6 @@
-"""Our BGP speaker's session (bgpsim.wire.session) with a real BIRD 2 and a real GoBGP on loopback,
+"""Our BGP speaker's session (bgpsim.wire.session) with a real BIRD 2, GoBGP and FRR on loopback,
 started here with generated configurations: the session comes up, the routes we announce are in the
-router's table as we sent them (IPv4, and with GoBGP IPv6 over MP-BGP too), the routes the router
+router's table as we sent them (IPv4, and with GoBGP and FRR IPv6 over MP-BGP too), the routes the router
 announces come to us and read as its table has them, a withdrawal takes ours away, and a NOTIFICATION
 ends the session as RFC 4271 section 6 says. And between two of our own
 speakers: a wrong peer AS is refused with OPEN Message Error, Bad Peer AS."""
@@ -15,7 +15,17 @@ from pathlib import Path
 
 import pytest
 from test_rtr import free_port
-from test_rtr_routers import BIRD, BIRDC, GOBGP, GOBGPD, need_bird, need_gobgp
+from test_rtr_routers import (
+    BIRD,
+    BIRDC,
+    FRR_BGPD,
+    GOBGP,
+    GOBGPD,
+    VTYSH,
+    need_bird,
+    need_frr,
+    need_gobgp,
+)
 
 from bgpsim.wire.attributes import parse_attributes
 from bgpsim.wire.encode import unsigned_update, withdrawal
@@ -24,6 +34,7 @@ from bgpsim.wire.session import BAD_PEER_AS, CEASE, OPEN_ERROR, Session, Session
 from bgpsim.wire.update import HEADER, split_update
 
 OURS, THEIRS = "198.51.100.0/24", "203.0.113.0/24"
+OURS6, THEIRS6 = "2001:db8:1::/48", "2001:db8:ff::/48"
 
 
 class Bird:
@@ -69,6 +80,11 @@ def _announced(msg: bytes) -> tuple[list[str], tuple]:
         afi, _safi, _nhlen, _nh, start, end = attrs.mp_reach
         prefixes += [p for p, _ in parse_prefixes(block, start, end, afi)]
     return prefixes, attrs.as_path
+
+
+def _heard(updates: list[bytes]) -> dict:
+    """prefix -> AS_PATH of the UPDATEs received."""
+    return {p: path for m in updates for prefixes, path in [_announced(m)] for p in prefixes}
 
 
 async def _wait(cond, seconds: float = 10.0):
@@ -147,46 +163,80 @@ class GoBGP:
         self.proc.wait(timeout=10)
 
 
+async def _both_ways(port: int, table) -> None:
+    """From 127.0.0.2 to the router at 127.0.0.1:PORT: OURS and OURS6 announced, each in `table(family)`
+    with its path; THEIRS and THEIRS6 heard from the router with its AS; OURS6 withdrawn and gone; a
+    Cease from us, and OURS gone with the session."""
+    heard: list[bytes] = []
+    s = Session(65001, "127.0.0.2", 65000, hold=9, on_update=heard.append)
+    for _ in range(100):  # the router listens a moment after it starts
+        try:
+            await s.connect("127.0.0.1", port, local="127.0.0.2")
+            break
+        except OSError:
+            await asyncio.sleep(0.1)
+    running = asyncio.ensure_future(s.run())
+    # not a loopback next hop: GoBGP treats an UPDATE with one as a withdrawal (RFC 7606 section 7.3)
+    await s.send(unsigned_update(ipaddress.ip_network(OURS), [65001, 64496], "192.0.2.2"))
+    await s.send(unsigned_update(ipaddress.ip_network(OURS6), [65001, 64497], "2001:db8::2"))
+    assert await _wait(lambda: OURS in table("ipv4")), table("ipv4")
+    assert await _wait(lambda: OURS6 in table("ipv6")), table("ipv6")
+    assert "65001 64496" in table("ipv4") and "65001 64497" in table("ipv6")
+    assert await _wait(lambda: {THEIRS, THEIRS6} <= set(_heard(heard))), _heard(heard)
+    assert _heard(heard)[THEIRS] == _heard(heard)[THEIRS6] == ((2, (65000,)),)
+    await s.send(withdrawal(ipaddress.ip_network(OURS6)))
+    assert await _wait(lambda: OURS6 not in table("ipv6")), table("ipv6")
+    await s.close()
+    assert await _wait(lambda: OURS not in table("ipv4")), table("ipv4")
+    running.cancel()
+
+
 @need_gobgp
 def test_a_session_with_gobgp_ipv4_and_ipv6(tmp_path):
     port = free_port()
     gobgp = GoBGP(tmp_path, port)
-    heard: list[bytes] = []
-    ours6, theirs6 = "2001:db8:1::/48", "2001:db8:ff::/48"
-
-    async def main():
-        s = Session(65001, "127.0.0.2", 65000, hold=9, on_update=heard.append)
-        for _ in range(100):  # gobgpd listens a moment after its API answers
-            try:
-                await s.connect("127.0.0.1", port, local="127.0.0.2")
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
-        running = asyncio.ensure_future(s.run())
-        # not a loopback next hop: GoBGP treats an UPDATE with one as a withdrawal (RFC 7606 section 7.3)
-        await s.send(unsigned_update(ipaddress.ip_network(OURS), [65001, 64496], "192.0.2.2"))
-        await s.send(unsigned_update(ipaddress.ip_network(ours6), [65001, 64497], "2001:db8::2"))
-        assert await _wait(lambda: OURS in gobgp.received("ipv4")), gobgp.received("ipv4")
-        assert await _wait(lambda: ours6 in gobgp.received("ipv6")), gobgp.received("ipv6")
-        assert "65001 64496" in gobgp.received("ipv4") and "65001 64497" in gobgp.received("ipv6")
-        gobgp.cli("global", "rib", "add", THEIRS, "-a", "ipv4")
-        gobgp.cli("global", "rib", "add", theirs6, "-a", "ipv6")
-
-        def got() -> dict:
-            return {p: path for m in heard for prefixes, path in [_announced(m)] for p in prefixes}
-
-        assert await _wait(lambda: {THEIRS, theirs6} <= set(got())), got()
-        assert got()[THEIRS] == got()[theirs6] == ((2, (65000,)),)
-        await s.send(withdrawal(ipaddress.ip_network(ours6)))
-        assert await _wait(lambda: ours6 not in gobgp.received("ipv6")), gobgp.received("ipv6")
-        await s.close()  # a Cease from us: GoBGP drops the session and our routes
-        assert await _wait(lambda: OURS not in gobgp.received("ipv4")), gobgp.received("ipv4")
-        running.cancel()
-
     try:
-        asyncio.run(main())
+        gobgp.cli("global", "rib", "add", THEIRS, "-a", "ipv4")
+        gobgp.cli("global", "rib", "add", THEIRS6, "-a", "ipv6")
+        asyncio.run(_both_ways(port, gobgp.received))
     finally:
         gobgp.stop()
+
+
+class Frr:
+    """FRR's bgpd alone (no zebra) on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2
+    (AS65001), announcing THEIRS and THEIRS6; vtysh on its socket."""
+
+    def __init__(self, tmp: Path, port: int):
+        self.dir = tmp / "frr"
+        self.dir.mkdir()
+        (self.dir / "bgpd.conf").write_text(
+            "router bgp 65000\n bgp router-id 127.0.0.1\n no bgp ebgp-requires-policy\n no bgp network import-check\n"
+            " neighbor 127.0.0.2 remote-as 65001\n neighbor 127.0.0.2 passive\n neighbor 127.0.0.2 timers 3 9\n"
+            f" address-family ipv4 unicast\n  network {THEIRS}\n exit-address-family\n"
+            f" address-family ipv6 unicast\n  neighbor 127.0.0.2 activate\n  network {THEIRS6}\n exit-address-family\n"
+            "exit\n")
+        self.proc = subprocess.Popen([str(FRR_BGPD), "-f", str(self.dir / "bgpd.conf"), "-Z", "-S", "-p", str(port), "-l",
+                                      "127.0.0.1", "--vty_socket", str(self.dir), "-i", str(self.dir / "bgpd.pid")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def table(self, family: str) -> str:
+        return subprocess.run([VTYSH, "--vty_socket", str(self.dir), "-d", "bgpd", "-c", f"show bgp {family} unicast"],
+                              capture_output=True, text=True, timeout=10, check=False).stdout
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+@need_frr
+def test_a_session_with_frr_ipv4_and_ipv6(tmp_path):
+    port = free_port()
+    frr = Frr(tmp_path, port)
+    try:
+        asyncio.run(_both_ways(port, frr.table))
+    finally:
+        frr.stop()
 
 
 def test_a_wrong_peer_as_is_refused():
