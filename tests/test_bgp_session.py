@@ -1,8 +1,8 @@
-"""Our BGP speaker's session (bgpsim.wire.session) with a real BIRD 2, GoBGP and FRR on loopback,
-started here with generated configurations: the session comes up, the routes we announce are in the
-router's table as we sent them (IPv4, and with GoBGP and FRR IPv6 over MP-BGP too), the routes the router
-announces come to us and read as its table has them, a withdrawal takes ours away, and a NOTIFICATION
-ends the session as RFC 4271 section 6 says. And between two of our own
+"""Our BGP speaker's session (bgpsim.wire.session) with a real BIRD 2, GoBGP and FRR on loopback (and
+BIRD over ::1), each started here with a generated configuration: the session comes up, the routes we
+announce are in the router's table as we sent them (IPv4, and IPv6 over MP-BGP with GoBGP and FRR),
+the routes the router announces come to us and read as its table has them, a withdrawal takes ours
+away, and a NOTIFICATION ends the session as RFC 4271 section 6 says. And between two of our own
 speakers: a wrong peer AS is refused with OPEN Message Error, Bad Peer AS."""
 
 from __future__ import annotations
@@ -38,18 +38,13 @@ OURS6, THEIRS6 = "2001:db8:1::/48", "2001:db8:ff::/48"
 
 
 class Bird:
-    """BIRD 2, passive on 127.0.0.1:PORT as AS65000 for a peer at 127.0.0.2 (AS65001), announcing THEIRS."""
+    """BIRD 2 in its own directory, with the configuration `conf` (a BGP protocol named dut); started
+    and waited for until dut listens."""
 
-    def __init__(self, tmp: Path, port: int):
+    def __init__(self, tmp: Path, conf: str):
         d = tmp / "bird"
         d.mkdir()
-        (d / "bird.conf").write_text(
-            "router id 127.0.0.1;\nprotocol device {}\n"
-            f"protocol static theirs {{ ipv4; route {THEIRS} blackhole; }}\n"
-            # multihop: a neighbour on loopback is not on a directly connected network to BIRD
-            f"protocol bgp dut {{ local 127.0.0.1 port {port} as 65000; neighbor 127.0.0.2 as 65001; passive on;\n"
-            "  multihop; hold time 9; ipv4 { import all; export where source = RTS_STATIC; next hop address 127.0.0.1; };"
-            " }\n")
+        (d / "bird.conf").write_text("router id 127.0.0.1;\nprotocol device {}\n" + conf)
         self.sock = d / "bird.ctl"
         self.proc = subprocess.Popen([BIRD, "-f", "-c", str(d / "bird.conf"), "-s", str(self.sock), "-P",
                                       str(d / "bird.pid")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -68,6 +63,15 @@ class Bird:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=10)
+
+
+def bird_v4(tmp: Path, port: int) -> Bird:
+    """Passive on 127.0.0.1:PORT as AS65000 for a peer at 127.0.0.2 (AS65001), announcing THEIRS.
+    multihop: a neighbour on loopback is not on a directly connected network to BIRD."""
+    return Bird(tmp, f"protocol static theirs {{ ipv4; route {THEIRS} blackhole; }}\n"
+                     f"protocol bgp dut {{ local 127.0.0.1 port {port} as 65000; neighbor 127.0.0.2 as 65001; passive on;"
+                     " multihop;\n  hold time 9; ipv4 { import all; export where source = RTS_STATIC;"
+                     " next hop address 127.0.0.1; }; }\n")
 
 
 def _announced(msg: bytes) -> tuple[list[str], tuple]:
@@ -98,7 +102,7 @@ async def _wait(cond, seconds: float = 10.0):
 @need_bird
 def test_a_session_with_bird(tmp_path):
     port = free_port()
-    bird = Bird(tmp_path, port)
+    bird = bird_v4(tmp_path, port)
     heard: list[bytes] = []
 
     async def main():
@@ -237,6 +241,29 @@ def test_a_session_with_frr_ipv4_and_ipv6(tmp_path):
         asyncio.run(_both_ways(port, frr.table))
     finally:
         frr.stop()
+
+
+@need_bird
+def test_a_session_over_ipv6_loopback(tmp_path):
+    """The session itself over ::1: BIRD on [::1]:PORT, our IPv6 route in its table."""
+    port = free_port()
+    bird = Bird(tmp_path, f"protocol bgp dut {{ local ::1 port {port} as 65000; neighbor ::1 as 65001; passive on;"
+                          " multihop;\n  ipv6 { import all; export none; }; }\n")
+
+    async def main():
+        s = Session(65001, "127.0.0.2", 65000)
+        await s.connect("::1", port, local="::1")
+        running = asyncio.ensure_future(s.run())
+        await s.send(unsigned_update(ipaddress.ip_network(OURS6), [65001, 64497], "2001:db8::2"))
+        assert await _wait(lambda: OURS6 in bird.routes()), bird.routes()
+        assert "BGP.as_path: 65001 64497" in bird.routes()
+        await s.close()
+        running.cancel()
+
+    try:
+        asyncio.run(main())
+    finally:
+        bird.stop()
 
 
 def test_a_wrong_peer_as_is_refused():
