@@ -28,9 +28,16 @@ from test_rtr_routers import (
 )
 
 from bgpsim.wire.attributes import parse_attributes
-from bgpsim.wire.encode import unsigned_update, withdrawal
+from bgpsim.wire.encode import KEEPALIVE, open_message, unsigned_update, withdrawal
 from bgpsim.wire.nlri import parse_prefixes
-from bgpsim.wire.session import BAD_PEER_AS, CEASE, OPEN_ERROR, Session, SessionClosed
+from bgpsim.wire.session import (
+    BAD_PEER_AS,
+    CEASE,
+    HOLD_EXPIRED,
+    OPEN_ERROR,
+    Session,
+    SessionClosed,
+)
 from bgpsim.wire.update import HEADER, split_update
 
 OURS, THEIRS = "198.51.100.0/24", "203.0.113.0/24"
@@ -291,3 +298,31 @@ def test_a_wrong_peer_as_is_refused():
     assert (ours.code, ours.subcode, ours.by_peer) == (OPEN_ERROR, BAD_PEER_AS, False)
     assert "want peer AS 64999, got AS65001" in str(ours)
     assert (theirs.code, theirs.subcode, theirs.by_peer) == (OPEN_ERROR, BAD_PEER_AS, True)
+
+
+def test_a_peer_that_stops_answering():
+    """A peer that opens the session (Hold Time 3 s) and then says nothing: after 3 s we send it a
+    NOTIFICATION Hold Timer Expired and the session ends (RFC 4271 section 6.5)."""
+
+    async def main():
+        told = asyncio.get_running_loop().create_future()
+
+        async def silent(reader, writer):
+            writer.write(open_message(65000, "192.0.2.1", 3, bgpsec=False) + KEEPALIVE)
+            told.set_result(await reader.read(-1))  # all we send it, to the end
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        s = Session(65001, "192.0.2.2", 65000, hold=90)
+        await s.connect("127.0.0.1", server.sockets[0].getsockname()[1])
+        assert s.hold == 3
+        started = time.monotonic()
+        with pytest.raises(SessionClosed) as e:
+            await s.run()
+        waited = time.monotonic() - started
+        data = await asyncio.wait_for(told, 10)
+        server.close()
+        return e.value, waited, data
+
+    closed, waited, data = asyncio.run(main())
+    assert (closed.code, closed.by_peer) == (HOLD_EXPIRED, False) and waited >= 2.9
+    assert data.endswith(bytes([0xFF] * 16) + bytes([0, 21, 3, HOLD_EXPIRED, 0]))  # the NOTIFICATION, last
