@@ -12,7 +12,8 @@ WebSocket (--ws K): the dump's UPDATEs K times over (each with its own id), as R
 from a raw WebSocket server in its own process that sends frames encoded beforehand as fast as the
 reader takes them: first to a client that only counts them (what the server alone sends per second),
 then to `bgpsim monitor --ris-live --watch` (updates per second, first to last message; the alerts
-raised on ten watched /16s with synthetic owners; routes.csv equal to validate's, K times over). Figures only; nothing is asserted.
+raised on ten watched /16s with synthetic owners; routes.csv equal to validate's, K times over).
+Figures only; nothing is asserted.
 Usage: python bench/bench_live.py [--batch 100] [--repeat 1] [--ws K] [--no-mqtt]
 """
 

@@ -941,7 +941,7 @@ def rislive_seeds() -> list[tuple[str, bytes]]:
 
 
 def rislive_op(rng: random.Random, data: bytearray, donors: list[bytes]) -> None:
-    """A JSON token swapped for a hostile one, or a value cut, doubled or moved."""
+    """A JSON token swapped for a hostile one, or a stretch of text cut, doubled or recased."""
     at = [m.start() for m in re.finditer(rb'[\[{",:]', bytes(data))] or [0]
     i = rng.choice(at)
     j = min(len(data), i + rng.randint(1, 40))

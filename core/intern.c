@@ -67,3 +67,36 @@ void intern_free(intern_table *t)
     t->slots = NULL;
     t->nslots = t->n = 0;
 }
+
+PyObject *intern_list(const intern_table *t)
+{
+    PyObject *l = PyList_New(t->n);
+    for (Py_ssize_t i = 0; l && i < t->n; i++) {
+        Py_ssize_t len;
+        const char *p = intern_at(t, i, &len);
+        PyObject *b = PyBytes_FromStringAndSize(len ? p : "", len);
+        if (b == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, i, b);
+    }
+    return l;
+}
+
+int32_t intern_peer(intern_table *t, const uint8_t *addr, int alen, uint32_t asn)
+{
+    peer_key p;
+    memset(&p, 0, sizeof p); /* the key is the whole struct, padding included */
+    memcpy(p.addr, addr, (size_t)alen);
+    p.alen = (uint8_t)alen;
+    p.asn = asn;
+    return intern_key(t, &p, sizeof p);
+}
+
+peer_key intern_peer_at(const intern_table *t, Py_ssize_t i)
+{
+    peer_key p;
+    Py_ssize_t len;
+    memcpy(&p, intern_at(t, i, &len), sizeof p);
+    return p;
+}

@@ -239,11 +239,11 @@ static PyObject *mrt_read(MRTCore *self, PyObject *args, PyObject *kw)
         mrt_out_free(&out);
         return PyErr_NoMemory();
     }
-    PyObject *groups = mrt_out_columns(&out, 0), *routes = mrt_out_columns(&out, 1), *paths = mrt_out_paths(&out);
+    PyObject *groups = mrt_out_columns(&out, 0), *routes = mrt_out_columns(&out, 1), *paths = intern_list(&out.paths);
     PyObject *warnings = mrt_out_warnings(&out), *peers = PyList_New(0);
     mrt_out_free(&out);
     for (Py_ssize_t i = peers_before; peers && i < f->peers.n; i++) {
-        mrt_peer p = mrt_peer_at(f, i);
+        mrt_peer p = intern_peer_at(&f->peers, i);
         PyObject *t = Py_BuildValue("(y#k)", (const char *)p.addr, (Py_ssize_t)p.alen, (unsigned long)p.asn);
         if (t == NULL || PyList_Append(peers, t) < 0)
             Py_CLEAR(peers);
@@ -293,7 +293,7 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
     if (r == -1)
         mrt_out_rollback(&out, 0, 0);
     PyObject *damage = r == -1 ? PyUnicode_FromFormat("byte %zd: %s", c.err.off, c.err.msg) : Py_NewRef(Py_None);
-    PyObject *res = Py_BuildValue("(NNNN)", mrt_out_columns(&out, 0), mrt_out_columns(&out, 1), mrt_out_paths(&out), damage);
+    PyObject *res = Py_BuildValue("(NNNN)", mrt_out_columns(&out, 0), mrt_out_columns(&out, 1), intern_list(&out.paths), damage);
     mrt_out_free(&out);
     return res;
 }

@@ -45,12 +45,7 @@ enum { G_OFFSET, G_RECORD, G_TIME, G_USEC, G_KIND, G_AFI, G_PEER, G_LOCAL_AS, G_
        G_NEW_STATE, G_NCOLS };
 enum { T_HI, T_LO, T_PLEN, T_PATH_ID, T_NCOLS };
 
-/* a peer: address (4 or 16 bytes) and AS */
-typedef struct {
-    uint8_t addr[16];
-    uint8_t alen;
-    uint32_t asn;
-} mrt_peer;
+typedef peer_key mrt_peer; /* a peer: address (4 or 16 bytes) and AS (intern.h) */
 
 /* ADD-PATH state of one BGP session seen in BGP4MP records (mrt_addpath.c) */
 typedef struct {
@@ -72,7 +67,7 @@ typedef struct {
 
 /* what one read keeps of a file (the Python object's C part) */
 typedef struct {
-    intern_table peers;       /* the file's peer table: mrt_peer keys (mrt_peer_at) */
+    intern_table peers;       /* the file's peer table: peer_keys (intern_peer, intern_peer_at) */
     int32_t *pit;             /* PEER_INDEX_TABLE entry -> index in `peers`, or -1 until used */
     mrt_peer *pit_peers;
     Py_ssize_t npit;
@@ -139,12 +134,9 @@ extern const mrt_column mrt_group_cols[G_NCOLS], mrt_route_cols[T_NCOLS];
 void mrt_out_free(mrt_out *o);
 void mrt_out_rollback(mrt_out *o, Py_ssize_t ngroups, Py_ssize_t nroutes);
 PyObject *mrt_out_columns(mrt_out *o, int routes);
-PyObject *mrt_out_paths(mrt_out *o);
 PyObject *mrt_out_warnings(mrt_out *o);
 int mrt_fail(mrt_err *e, Py_ssize_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int mrt_warn(mrt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int32_t mrt_peer_index(mrt_file *f, const uint8_t *addr, int alen, uint32_t asn);
-mrt_peer mrt_peer_at(const mrt_file *f, Py_ssize_t i);
 int mrt_emit_group(mrt_out *o, const mrt_group *g, Py_ssize_t first_route);
 int mrt_emit_route(mrt_out *o, const uint8_t *addr, int nbytes, int width, int plen, int64_t path_id);
 void mrt_group_init(mrt_group *g, const mrt_ctx *c, int record, int kind);

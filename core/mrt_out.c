@@ -36,25 +36,6 @@ int mrt_warn(mrt_out *o, const char *fmt, ...)
     return column_put(&o->warnings, text, n + 1);
 }
 
-/* the index of the peer (addr, asn) in the file's table, added if new; -1: no memory */
-int32_t mrt_peer_index(mrt_file *f, const uint8_t *addr, int alen, uint32_t asn)
-{
-    mrt_peer p;
-    memset(&p, 0, sizeof p); /* the key is the whole struct, padding included */
-    memcpy(p.addr, addr, (size_t)alen);
-    p.alen = (uint8_t)alen;
-    p.asn = asn;
-    return intern_key(&f->peers, &p, sizeof p);
-}
-
-mrt_peer mrt_peer_at(const mrt_file *f, Py_ssize_t i)
-{
-    mrt_peer p;
-    Py_ssize_t len;
-    memcpy(&p, intern_at(&f->peers, i, &len), sizeof p);
-    return p;
-}
-
 void mrt_group_init(mrt_group *g, const mrt_ctx *c, int record, int kind)
 {
     memset(g, 0, sizeof *g);
@@ -156,21 +137,6 @@ PyObject *mrt_out_columns(mrt_out *o, int routes)
         Py_XDECREF(b);
     }
     return d;
-}
-
-PyObject *mrt_out_paths(mrt_out *o)
-{
-    PyObject *l = PyList_New(o->paths.n);
-    for (Py_ssize_t i = 0; l && i < o->paths.n; i++) {
-        Py_ssize_t len;
-        const char *p = intern_at(&o->paths, i, &len);
-        PyObject *b = PyBytes_FromStringAndSize(len ? p : "", len);
-        if (b == NULL)
-            Py_CLEAR(l);
-        else
-            PyList_SET_ITEM(l, i, b);
-    }
-    return l;
 }
 
 PyObject *mrt_out_warnings(mrt_out *o)

@@ -81,7 +81,7 @@ static int table_dump(mrt_ctx *c)
     g.nh_kind = NH_ATTRS;
     if (a.has_reach && a.r_afi == 2)
         mp_next_hop(c, &g, &a, fixed);
-    g.peer = mrt_peer_index(c->f, b + 10 + alen, alen, get16(b + 10 + 2 * alen));
+    g.peer = intern_peer(&c->f->peers, b + 10 + alen, alen, get16(b + 10 + 2 * alen));
     if (g.peer < 0)
         return -2;
     return rib_group(c, &g, &a, fixed, attr_len, b + 4, alen, plen, -1);
@@ -196,7 +196,7 @@ static int table_dump_v2(mrt_ctx *c)
             mp_next_hop(c, &g, &a, a0);
         if (c->f->pit[idx] < 0) {
             const mrt_peer *pe = &c->f->pit_peers[idx];
-            if ((c->f->pit[idx] = mrt_peer_index(c->f, pe->addr, pe->alen, pe->asn)) < 0)
+            if ((c->f->pit[idx] = intern_peer(&c->f->peers, pe->addr, pe->alen, pe->asn)) < 0)
                 return -2;
         }
         g.peer = c->f->pit[idx];
@@ -220,7 +220,7 @@ static int state_change(mrt_ctx *c, Py_ssize_t p, int record, int64_t usec, int 
         /* Zebra once wrote state changes of 8 bytes: the two ASNs and the states; bgpdump reads
          * them so and prints 0.0.0.0 as the peer address */
         static const uint8_t zero[4] = {0, 0, 0, 0};
-        g.peer = mrt_peer_index(c->f, zero, 4, get16(b + p));
+        g.peer = intern_peer(&c->f->peers, zero, 4, get16(b + p));
         g.local_as = get16(b + p + 2);
         g.old_state = (uint16_t)get16(b + p + 4);
         g.new_state = (uint16_t)get16(b + p + 6);
@@ -239,7 +239,7 @@ static int state_change(mrt_ctx *c, Py_ssize_t p, int record, int64_t usec, int 
         uint32_t peer_as = asn_size == 2 ? get16(b + p) : get32(b + p);
         g.local_as = asn_size == 2 ? get16(b + p + 2) : get32(b + p + 4);
         Py_ssize_t q = p + fixed;
-        g.peer = mrt_peer_index(c->f, b + q, alen, peer_as);
+        g.peer = intern_peer(&c->f->peers, b + q, alen, peer_as);
         g.old_state = (uint16_t)get16(b + q + 2 * alen);
         g.new_state = (uint16_t)get16(b + q + 2 * alen + 2);
         mrt_session_state(c->f, b + q, b + q + alen, alen, peer_as, (uint32_t)g.local_as, g.new_state);
@@ -300,7 +300,7 @@ static int entry(mrt_ctx *c, Py_ssize_t p, int64_t usec)
     if (r < 0)
         return r;
     q += 2;
-    if ((g.peer = mrt_peer_index(c->f, peer, (int)alen, get16(b + p))) < 0)
+    if ((g.peer = intern_peer(&c->f->peers, peer, (int)alen, get16(b + p))) < 0)
         return -2;
     return rib_group(c, &g, &a, q, attr_len, pfx, (int)size, plen, -1);
 }
@@ -384,7 +384,7 @@ static int bgp4mp(mrt_ctx *c)
         return 0;
     if (addpath == 1)
         g.record |= R_AP;
-    if ((g.peer = mrt_peer_index(c->f, peer_ip, alen, gpeer_as)) < 0)
+    if ((g.peer = intern_peer(&c->f->peers, peer_ip, alen, gpeer_as)) < 0)
         return -2;
     return mrt_update_groups(c, p + 19, p + length, &g, asn_size, addpath);
 }
@@ -402,7 +402,7 @@ static int legacy(mrt_ctx *c)
         mrt_group_init(&g, c, R_BGP, K_STATE);
         g.old_state = (uint16_t)get16(b + 6);
         g.new_state = (uint16_t)get16(b + 8);
-        if ((g.peer = mrt_peer_index(c->f, b + 2, 4, get16(b))) < 0 || mrt_emit_group(c->out, &g, c->out->nroutes) < 0)
+        if ((g.peer = intern_peer(&c->f->peers, b + 2, 4, get16(b))) < 0 || mrt_emit_group(c->out, &g, c->out->nroutes) < 0)
             return -2;
         return 0;
     }
@@ -412,7 +412,7 @@ static int legacy(mrt_ctx *c)
         return FAIL(0, "BGP_UPDATE (RFC 6396 appendix B): want 12 bytes of peer and local AS and address, got %zd", n);
     mrt_group_init(&g, c, R_BGP, K_ANNOUNCE);
     g.local_as = get16(b + 6);
-    if ((g.peer = mrt_peer_index(c->f, b + 2, 4, get16(b))) < 0)
+    if ((g.peer = intern_peer(&c->f->peers, b + 2, 4, get16(b))) < 0)
         return -2;
     return mrt_update_groups(c, 12, n, &g, 2, 0);
 }

@@ -178,7 +178,7 @@ PyObject *mrt_bgpdump(mrt_file *f, PyObject *args)
             bad = "bgpdump: a group's fields do not fit the buffer, peers, paths or routes";
             break;
         }
-        const mrt_peer pe = mrt_peer_at(f, peer);
+        const mrt_peer pe = intern_peer_at(&f->peers, peer);
         /* the line's head, up to the prefix: record|time|kind|peer|peer_as| */
         hd.len = 0;
         column_puts(&hd, mrt_record_names[rec]);

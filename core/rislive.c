@@ -2,8 +2,6 @@
  * peer state; a fault raised as the Python side wants it. */
 #include "rislive.h"
 
-#include <strings.h>
-
 PyObject *S_UPDATE, *S_PEER_STATE, *S_RIS_MESSAGE;
 
 /* a list of prefixes: an announcement's (kind 0) or the withdrawals (kind 1) */
@@ -35,15 +33,11 @@ static int announcement(json *j, Py_ssize_t index, void *arg)
 {
     prefixes *a = arg;
     msg *m = a->m;
-    const unsigned char *start = j->p;
     span v[NKEYS];
-    if (value(j) < 0)
+    if (*j->p != '{')
+        return value(j) < 0 ? -1 : ris_fail(m, "want an object", NONE, "announcements[%zd]", index);
+    if (ris_object(m, j, v, NULL) < 0)
         return -1;
-    int r = ris_object(m, (span){start, j->p}, v);
-    if (r < 0)
-        return -1;
-    if (r > 0)
-        return ris_fail(m, "want an object", NONE, "announcements[%zd]", index);
     if (v[KEY_NEXT_HOP].p != NULL && !is_null(v[KEY_NEXT_HOP]) && !is_string(v[KEY_NEXT_HOP]))
         return ris_fail(m, "want a next hop string", NONE, "announcements[%zd].next_hop", index);
     if (!is_list(v[KEY_PREFIXES]))
@@ -66,15 +60,14 @@ static int update(msg *m)
         return ris_fail(m, "want a list", NONE, "announcements");
     prefixes a = {m, 0, 0, 0}, w = {m, 0, 0, 1};
     if (anns.p != NULL) {
-        json j = at(m, anns);
+        json j = at(m, anns), first;
         j.p++;
-        ws(&j);
-        if (*j.p != ']') {  /* announcements: their attributes first */
+        first = j;
+        ws(&first);
+        if (*first.p != ']') {  /* announcements: their attributes first */
             if (ris_path(m) < 0 || ris_attributes(m) < 0)
                 return -1;
             a.as_hit = ris_watched_as(r);
-            j = at(m, anns);
-            j.p++;
             if (list(&j, announcement, &a) < 0)
                 return -1;
         }
@@ -89,24 +82,11 @@ static int update(msg *m)
     }
     if (r->rows == r->last_rows)
         return 0;
+    int32_t slot = intern_key(&r->paths, r->words.data, r->words.len);
+    if (slot < 0)
+        return PyErr_NoMemory(), -1;
     if (ris_number_peer(r) < 0)
         return -1;
-    PyObject *words = PyBytes_FromStringAndSize(r->words.data ? r->words.data : "", r->words.len);
-    if (words == NULL)
-        return -1;
-    PyObject *index = PyDict_GetItemWithError(r->path_index, words);  /* borrowed */
-    Py_ssize_t slot = index != NULL ? PyLong_AsSsize_t(index) : PyList_GET_SIZE(r->paths);
-    if (index == NULL) {
-        PyObject *number = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(slot);
-        int bad = number == NULL || PyList_Append(r->paths, words) < 0
-                  || PyDict_SetItem(r->path_index, words, number) < 0;
-        Py_XDECREF(number);
-        if (bad) {
-            Py_DECREF(words);
-            return -1;
-        }
-    }
-    Py_DECREF(words);
     r->origin = path_origin((const uint32_t *)r->words.data, r->words.len / 4);
     COLUMN_PUT(&r->gtime, int64_t, r->time);
     COLUMN_PUT(&r->gusec, int64_t, r->usec);
@@ -173,7 +153,7 @@ static PyObject *message(RisReader *r, msg *m, const unsigned char *s, Py_ssize_
     json j = {s, s, s + n, &m->f, 0};
     ws(&j);
     int is_object = j.p < j.end && *j.p == '{';
-    if ((is_object ? ris_document(m, &j, top) : value(&j)) < 0)
+    if ((is_object ? ris_object(m, &j, top, m->v) : value(&j)) < 0)
         goto failed;
     ws(&j);
     if (j.p != j.end) {
@@ -189,8 +169,8 @@ static PyObject *message(RisReader *r, msg *m, const unsigned char *s, Py_ssize_
         const unsigned char *t;
         Py_ssize_t len;
         ris_text(m, top[KEY_TYPE], buf, &t, &len);
-        if (len == 11 && strncasecmp((const char *)t, "ris_message", 11) == 0) {
-            if (*top[KEY_DATA].p != '{') {  /* its members are in m->v (ris_document) */
+        if (same_word(t, len, "ris_message")) {
+            if (*top[KEY_DATA].p != '{') {  /* its members are in m->v (ris_object) */
                 ris_fail(m, "want a RIS Live object", NONE, "data");
                 goto failed;
             }
@@ -223,18 +203,15 @@ static PyObject *message(RisReader *r, msg *m, const unsigned char *s, Py_ssize_
         const unsigned char *t;
         Py_ssize_t len;
         ris_text(m, type, buf, &t, &len);
-        PyObject *up = NULL;
-        if (len == 6 && strncasecmp((const char *)t, "UPDATE", 6) == 0)  /* the common case, without Python */
+        PyObject *up;
+        if (same_word(t, len, "UPDATE"))
             up = Py_NewRef(S_UPDATE);
-        else if ((up = text_object(m, type)) != NULL)
+        else if (same_word(t, len, "RIS_PEER_STATE") || same_word(t, len, "STATE"))  /* the live service's name */
+            up = Py_NewRef(S_PEER_STATE);
+        else if ((up = text_object(m, type)) != NULL)  /* counted by its name, in upper case */
             Py_SETREF(up, PyObject_CallMethod(up, "upper", NULL));
         if (up == NULL)
             goto failed;
-        if (PyUnicode_CompareWithASCIIString(up, "UPDATE") == 0)
-            Py_SETREF(up, Py_NewRef(S_UPDATE));
-        else if (PyUnicode_CompareWithASCIIString(up, "RIS_PEER_STATE") == 0
-                 || PyUnicode_CompareWithASCIIString(up, "STATE") == 0)  /* the live service's name for it */
-            Py_SETREF(up, Py_NewRef(S_PEER_STATE));
         Py_SETREF(dtype, up);
     }
     if (is_string(m->v[KEY_ID])) {
@@ -267,7 +244,7 @@ static PyObject *message(RisReader *r, msg *m, const unsigned char *s, Py_ssize_
             Py_ssize_t len;
             ris_text(m, m->v[KEY_STATE], buf, &t, &len);
             for (int k = 0; k < 3; k++)
-                if (len == (Py_ssize_t)strlen(STATES[k].name) && strncasecmp((const char *)t, STATES[k].name, len) == 0)
+                if (same_word(t, len, STATES[k].name))
                     state = STATES[k].state;
         }
         if (state < 0) {
@@ -299,21 +276,16 @@ failed:
     return PyErr_Occurred() ? NULL : raise(m);
 }
 
-PyObject *ris_read(RisReader *r, PyObject *args)
+PyObject *ris_read(RisReader *r, PyObject *payload)
 {
     Py_buffer b;
-    Py_ssize_t start = 0, end = -1;
-    if (!PyArg_ParseTuple(args, "y*|nn", &b, &start, &end))
+    if (PyObject_GetBuffer(payload, &b, PyBUF_SIMPLE) < 0)
         return NULL;
-    if (end < 0 || end > b.len)
-        end = b.len;
-    if (start < 0 || start > end)
-        start = end;
     msg *m = r->m;  /* kept (a fault's store is 4 KiB), its state set afresh */
-    m->r = r, m->s = (const unsigned char *)b.buf + start;
+    m->r = r, m->s = b.buf;
     m->f.format = NULL, m->want = NULL, m->names = NULL;
     r->last_rows = r->rows, r->last_groups = r->groups, r->hits.len = 0;
-    PyObject *out = message(r, m, m->s, end - start);
+    PyObject *out = message(r, m, m->s, b.len);
     Py_CLEAR(m->names);
     PyBuffer_Release(&b);
     return out;

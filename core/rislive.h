@@ -16,6 +16,9 @@
 
 #include "json.h"
 #include "aspath.h"
+#include "intern.h"
+
+#include <strings.h>
 
 #define MAX_MESSAGE (1 << 20)   /* bytes: a RIS Live message holds one UPDATE (at most 64 KiB on the wire) */
 #define MAX_NAMES 16            /* names spelled otherwise, handed back per message */
@@ -33,11 +36,9 @@ typedef struct {
     /* the batch: a row per prefix, a group per UPDATE */
     column kind, afi, hi, lo, plen, group;               /* uint8, uint8, uint64, uint64, uint8, int32 */
     column gtime, gusec, gpeer, gpath, gfirst, gorigin;  /* int64, int64, int32, int64, int64, int64 */
-    PyObject *paths, *path_index;                        /* the batch's distinct paths: list, bytes -> index */
+    intern_table paths;                                  /* the batch's distinct paths, in the core's words */
     Py_ssize_t rows, groups;
-    /* the peers met, numbered for good: (afi, address, AS) */
-    uint8_t *pafi; uint64_t *phi, *plo; uint32_t *pasn; Py_ssize_t npeers, pcap;
-    Py_ssize_t *slots; Py_ssize_t nslots;                /* open addressing: peer index + 1, 0 empty */
+    intern_table peers;                                  /* the peers met, numbered for good (peer_key) */
     /* the watch list: per AFI its prefixes sorted by (length, address), and the ASes, sorted */
     uint64_t *whi[2], *wlo[2]; uint8_t *wlen[2]; Py_ssize_t wn[2];
     Py_ssize_t run[2][130]; int nruns[2];                /* where each length's run starts (and the end) */
@@ -45,7 +46,7 @@ typedef struct {
     /* the last message read: its group, its rows, its words, the rows a watch list may want */
     Py_ssize_t last_rows, last_groups;
     column words, hits;                                  /* uint32 path words; int64 row indexes */
-    struct peer_key { int afi; uint64_t hi, lo; uint32_t asn; } pending;
+    peer_key pending;                                    /* the message's peer, numbered once it is read */
     int64_t time, usec, origin;
     Py_ssize_t peer;
 } RisReader;
@@ -68,16 +69,22 @@ static inline json at(msg *m, span v) { return (json){m->s, v.p, v.e, &m->f, 0};
 static inline int is_string(span v) { return v.p != NULL && *v.p == '"'; }
 static inline int is_null(span v) { return v.p != NULL && *v.p == 'n'; }
 static inline int is_list(span v) { return v.p != NULL && *v.p == '['; }
+/* text t of n bytes is `word`, in any case (ASCII) */
+static inline int same_word(const unsigned char *t, Py_ssize_t n, const char *word)
+{
+    return n == (Py_ssize_t)strlen(word) && strncasecmp((const char *)t, word, (size_t)n) == 0;
+}
 
 /* rislive_fields.c: each gives 0, or -1 with the message's fault set (or a Python error) */
 int ris_fail(msg *m, const char *want, span value, const char *key, ...);  /* -1 */
-int ris_object(msg *m, span v, span *out);  /* the members of an object by key; 1: v is no object */
+/* the members of the object at j (its '{') into out by key, and those of a "data" object in it into data
+ * (NULL: none), in one walk */
+int ris_object(msg *m, json *j, span *out, span *data);
 void ris_text(msg *m, span v, unsigned char *buf, const unsigned char **t, Py_ssize_t *n);
 int ris_integer(span v, uint64_t max, uint64_t *out);
 /* a prefix; `key` a format of its place, with i and k (made only for a fault) */
 int ris_prefix(msg *m, span v, const char *key, Py_ssize_t i, Py_ssize_t k, int *afi, uint64_t *hi, uint64_t *lo,
                unsigned *plen);
-int ris_document(msg *m, json *j, span *top);  /* the message's object (j at its '{'), and an envelope's data */
 void ris_masked(int afi, unsigned len, uint64_t *hi, uint64_t *lo);
 int ris_header(msg *m);      /* timestamp, peer, peer_asn: into the reader's time, usec and pending peer */
 int ris_path(msg *m);        /* AS_PATH into the reader's words */
@@ -92,6 +99,6 @@ void ris_truncate(RisReader *r);    /* the last message's rows and group forgott
 
 /* rislive.c */
 extern PyObject *S_UPDATE, *S_PEER_STATE, *S_RIS_MESSAGE;
-PyObject *ris_read(RisReader *r, PyObject *args);
+PyObject *ris_read(RisReader *r, PyObject *payload);
 
 #endif

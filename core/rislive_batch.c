@@ -4,67 +4,11 @@
 
 #include <structmember.h>
 
-/* ---- peers: numbered for good, by (afi, address, AS) ------------------------------------------- */
-
-static uint64_t peer_hash(int afi, uint64_t hi, uint64_t lo, uint32_t asn)
-{
-    uint64_t h = (hi * 0x9E3779B97F4A7C15ULL) ^ lo ^ ((uint64_t)asn << 32 | (unsigned)afi);
-    h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ULL, h ^= h >> 32;
-    return h;
-}
-
-static Py_ssize_t peer_number(RisReader *r, int afi, uint64_t hi, uint64_t lo, uint32_t asn)
-{
-    if (2 * (r->npeers + 1) > r->nslots) {  /* grow: at most half full */
-        Py_ssize_t n = r->nslots ? 2 * r->nslots : 1024;
-        Py_ssize_t *s = PyMem_Calloc((size_t)n, sizeof *s);
-        if (s == NULL)
-            return -1;
-        for (Py_ssize_t i = 0; i < r->npeers; i++) {
-            uint64_t h = peer_hash(r->pafi[i], r->phi[i], r->plo[i], r->pasn[i]) & (uint64_t)(n - 1);
-            while (s[h])
-                h = (h + 1) & (uint64_t)(n - 1);
-            s[h] = i + 1;
-        }
-        PyMem_Free(r->slots);
-        r->slots = s, r->nslots = n;
-    }
-    uint64_t h = peer_hash(afi, hi, lo, asn) & (uint64_t)(r->nslots - 1);
-    for (; r->slots[h]; h = (h + 1) & (uint64_t)(r->nslots - 1)) {
-        Py_ssize_t i = r->slots[h] - 1;
-        if (r->pafi[i] == afi && r->phi[i] == hi && r->plo[i] == lo && r->pasn[i] == asn)
-            return i;
-    }
-    if (r->npeers == r->pcap) {
-        Py_ssize_t cap = r->pcap ? 2 * r->pcap : 256;
-        uint8_t *a = PyMem_Realloc(r->pafi, (size_t)cap);
-        if (a != NULL)
-            r->pafi = a;
-        uint64_t *b = PyMem_Realloc(r->phi, (size_t)cap * 8);
-        if (b != NULL)
-            r->phi = b;
-        uint64_t *c = PyMem_Realloc(r->plo, (size_t)cap * 8);
-        if (c != NULL)
-            r->plo = c;
-        uint32_t *d = PyMem_Realloc(r->pasn, (size_t)cap * 4);
-        if (d != NULL)
-            r->pasn = d;
-        if (a == NULL || b == NULL || c == NULL || d == NULL)
-            return -1;
-        r->pcap = cap;
-    }
-    Py_ssize_t i = r->npeers++;
-    r->pafi[i] = (uint8_t)afi, r->phi[i] = hi, r->plo[i] = lo, r->pasn[i] = asn;
-    r->slots[h] = i + 1;
-    return i;
-}
-
+/* the message's peer numbered: 0, or -1 and MemoryError */
 int ris_number_peer(RisReader *r)
 {
-    struct peer_key *p = &r->pending;
-    if ((r->peer = peer_number(r, p->afi, p->hi, p->lo, p->asn)) < 0)
-        return PyErr_NoMemory(), -1;
-    return 0;
+    r->peer = intern_key(&r->peers, &r->pending, sizeof r->pending);
+    return r->peer < 0 ? (PyErr_NoMemory(), -1) : 0;
 }
 
 /* ---- the watch list, and the rows -------------------------------------------------------------- */
@@ -186,24 +130,25 @@ static PyObject *reader_take(RisReader *r, PyObject *unused)
                    &r->gpath, &r->gfirst, &r->gorigin};
     if (r->rows == 0)
         Py_RETURN_NONE;
-    PyObject *out = PyDict_New(), *paths = PyList_New(0), *index = PyDict_New();
-    if (out == NULL || paths == NULL || index == NULL || PyDict_SetItemString(out, "paths", r->paths) < 0)
+    PyObject *out = PyDict_New(), *paths = intern_list(&r->paths);
+    if (out == NULL || paths == NULL || PyDict_SetItemString(out, "paths", paths) < 0)
         goto fail;
+    Py_DECREF(paths);
     for (int k = 0; k < 12; k++) {
         PyObject *v = column_take(c[k]);
         if (v == NULL || PyDict_SetItemString(out, NAMES[k], v) < 0) {
             Py_XDECREF(v);
-            goto fail;
+            Py_DECREF(out);
+            return NULL;
         }
         Py_DECREF(v);
     }
-    Py_SETREF(r->paths, paths);
-    Py_SETREF(r->path_index, index);
+    intern_free(&r->paths);
     r->rows = r->groups = r->last_rows = r->last_groups = 0;
     r->hits.len = 0;
     return out;
 fail:
-    Py_XDECREF(out), Py_XDECREF(paths), Py_XDECREF(index);
+    Py_XDECREF(out), Py_XDECREF(paths);
     return NULL;
 }
 
@@ -212,13 +157,10 @@ static PyObject *reader_peer(RisReader *r, PyObject *arg)
     Py_ssize_t i = PyLong_AsSsize_t(arg);
     if (i == -1 && PyErr_Occurred())
         return NULL;
-    if (i < 0 || i >= r->npeers)
+    if (i < 0 || i >= r->peers.n)
         return PyErr_Format(PyExc_IndexError, "no peer %zd", i);
-    unsigned char a[16];
-    for (int k = 0; k < 8; k++)
-        a[k] = (unsigned char)(r->phi[i] >> (56 - 8 * k)), a[8 + k] = (unsigned char)(r->plo[i] >> (56 - 8 * k));
-    return r->pafi[i] == 1 ? Py_BuildValue("(y#I)", a + 12, (Py_ssize_t)4, r->pasn[i])
-                           : Py_BuildValue("(y#I)", a, (Py_ssize_t)16, r->pasn[i]);
+    peer_key p = intern_peer_at(&r->peers, i);
+    return Py_BuildValue("(y#I)", p.addr, (Py_ssize_t)p.alen, p.asn);
 }
 
 static int by_prefix(const void *x, const void *y)
@@ -319,11 +261,11 @@ static int reader_init(RisReader *r, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "", kwlist))
         return -1;
-    Py_XSETREF(r->paths, PyList_New(0));
-    Py_XSETREF(r->path_index, PyDict_New());
-    if (r->m == NULL && (r->m = PyMem_Calloc(1, sizeof *r->m)) == NULL)
+    if (r->m == NULL && (r->m = PyMem_Calloc(1, sizeof *r->m)) == NULL) {
         PyErr_NoMemory();
-    return r->paths != NULL && r->path_index != NULL && r->m != NULL ? 0 : -1;
+        return -1;
+    }
+    return 0;
 }
 
 static void reader_dealloc(RisReader *r)
@@ -332,8 +274,7 @@ static void reader_dealloc(RisReader *r)
                    &r->gpath, &r->gfirst, &r->gorigin, &r->hits, &r->words};
     for (size_t k = 0; k < sizeof c / sizeof *c; k++)
         column_free(c[k]);
-    Py_XDECREF(r->paths), Py_XDECREF(r->path_index);
-    PyMem_Free(r->pafi), PyMem_Free(r->phi), PyMem_Free(r->plo), PyMem_Free(r->pasn), PyMem_Free(r->slots);
+    intern_free(&r->paths), intern_free(&r->peers);
     for (int k = 0; k < 2; k++)
         PyMem_Free(r->whi[k]), PyMem_Free(r->wlo[k]), PyMem_Free(r->wlen[k]);
     PyMem_Free(r->wasn);
@@ -342,9 +283,8 @@ static void reader_dealloc(RisReader *r)
 }
 
 static PyMethodDef reader_methods[] = {
-    {"read", (PyCFunction)ris_read, METH_VARARGS,
-     "read(payload, start=0, end=-1) -> (kind, type, id, rows, hits, extra, names): one RIS Live message (of "
-     "payload[start:end]). kind: the envelope's type in lower case ('ris_message' for a bare data object); type: "
+    {"read", (PyCFunction)ris_read, METH_O,
+     "read(payload) -> (kind, type, id, rows, hits, extra, names): one RIS Live message (bytes). kind: the envelope's type in lower case ('ris_message' for a bare data object); type: "
      "a ris_message's data type in upper case (RIS_PEER_STATE for STATE), else None; id: the data's id string or "
      "None; rows: the rows an UPDATE added to the batch; hits: how many of them watched() gives; extra: a "
      "server message's data as JSON bytes, a peer state's (time, usec or None, peer, BGP FSM state), an UPDATE's "
@@ -366,7 +306,7 @@ static PyMethodDef reader_methods[] = {
 
 static PyMemberDef reader_members[] = {
     {"rows", T_PYSSIZET, offsetof(RisReader, rows), READONLY, "rows in the batch"},
-    {"peers", T_PYSSIZET, offsetof(RisReader, npeers), READONLY, "peers numbered so far"},
+    {"peers", T_PYSSIZET, offsetof(RisReader, peers.n), READONLY, "peers numbered so far"},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -89,25 +89,16 @@ static int member(json *j, const unsigned char *k, Py_ssize_t n, void *arg)
     return 0;
 }
 
-int ris_document(msg *m, json *j, span *top)
+int ris_object(msg *m, json *j, span *out, span *data)
 {
-    members a = {m, top, m->v};
+    members a = {m, out, data};
     for (int i = 0; i < NKEYS; i++)
-        top[i] = m->v[i] = NONE;
+        out[i] = NONE;
+    if (data != NULL)
+        for (int i = 0; i < NKEYS; i++)
+            data[i] = NONE;
     j->p++;
     return object(j, member, &a);
-}
-
-/* the members of the object at v into out (by key); 0, or 1 when v is not an object */
-int ris_object(msg *m, span v, span *out)
-{
-    for (int k = 0; k < NKEYS; k++)
-        out[k] = NONE;
-    if (v.p == NULL || *v.p != '{')
-        return 1;
-    json j = {m->s, v.p + 1, v.e, &m->f, 1};
-    members a = {m, out, NULL};
-    return object(&j, member, &a);
 }
 
 /* a string's text (the document's or buf's); n -1 when it is longer than MAX_FIELD */
@@ -197,8 +188,8 @@ int ris_prefix(msg *m, span v, const char *key, Py_ssize_t i, Py_ssize_t k, int 
     const unsigned char *slash = n > 0 ? memchr(t, '/', (size_t)n) : NULL;
     unsigned len = 0;
     int ok = slash != NULL && t + n - slash - 1 >= 1 && t + n - slash - 1 <= 3;
-    for (Py_ssize_t i = ok ? slash + 1 - t : n; i < n; i++)  /* the length: 1 to 3 digits */
-        ok = ok && (unsigned)t[i] - '0' < 10, len = len * 10 + (t[i] - '0');
+    for (Py_ssize_t c = ok ? slash + 1 - t : n; c < n; c++)  /* the length: 1 to 3 digits */
+        ok = ok && (unsigned)t[c] - '0' < 10, len = len * 10 + (t[c] - '0');
     ok = ok && address_of(t, slash, afi, hi, lo) == 0 && len <= (*afi == 2 ? 128u : 32u);
     if (!ok)
         return ris_fail(m, "want a prefix, got {!r}", v, key, i, k);
@@ -248,7 +239,13 @@ int ris_header(msg *m)
         return ris_fail(m, "want the peer's address, got {!r}", peer, "peer");
     if (asn_of(m, m->v[KEY_PEER_ASN], &asn) < 0)
         return ris_fail(m, "want an AS number", NONE, "peer_asn");
-    r->pending = (struct peer_key){afi, hi, lo, asn};  /* numbered once the message is read */
+    uint8_t addr[16];
+    for (int k = 0; k < 8; k++)
+        addr[k] = (uint8_t)(hi >> (56 - 8 * k)), addr[8 + k] = (uint8_t)(lo >> (56 - 8 * k));
+    memset(&r->pending, 0, sizeof r->pending);  /* interned whole, padding included */
+    r->pending.alen = afi == 1 ? 4 : 16;
+    memcpy(r->pending.addr, afi == 1 ? addr + 12 : addr, r->pending.alen);
+    r->pending.asn = asn;
     return 0;
 }
 
@@ -256,16 +253,24 @@ int ris_header(msg *m)
 
 typedef struct { msg *m; Py_ssize_t index, seq; } path_walk;  /* seq: the open sequence's header, -1 */
 
+/* an AS of the path at j: 0, or -1 with the fault named path[index] */
+static int path_asn(json *j, path_walk *w, uint32_t *asn)
+{
+    const unsigned char *start = j->p;
+    if (value(j) < 0)
+        return -1;
+    if (asn_of(w->m, (span){start, j->p}, asn) < 0)
+        return ris_fail(w->m, "want an AS number", NONE, "path[%zd]", w->index);
+    return 0;
+}
+
 static int set_member(json *j, Py_ssize_t index, void *arg)
 {
     path_walk *w = arg;
-    const unsigned char *start = j->p;
     uint32_t asn;
     (void)index;
-    if (value(j) < 0)
+    if (path_asn(j, w, &asn) < 0)
         return -1;
-    if (asn_of(w->m, (span){start, j->p}, &asn) < 0)
-        return ris_fail(w->m, "want an AS number", NONE, "path[%zd]", w->index);
     column_put(&w->m->r->words, &asn, 4);
     return 0;
 }
@@ -293,12 +298,9 @@ static int path_element(json *j, Py_ssize_t index, void *arg)
             ((uint32_t *)c->data)[head + 1] = (uint32_t)((c->len - before) / 4);
         return 0;
     }
-    const unsigned char *start = j->p;
     uint32_t asn;
-    if (value(j) < 0)
+    if (path_asn(j, w, &asn) < 0)
         return -1;
-    if (asn_of(w->m, (span){start, j->p}, &asn) < 0)
-        return ris_fail(w->m, "want an AS number", NONE, "path[%zd]", index);
     if (w->seq < 0) {
         w->seq = c->len / 4;
         segment(c, AS_SEQUENCE);
@@ -309,10 +311,10 @@ static int path_element(json *j, Py_ssize_t index, void *arg)
     return 0;
 }
 
+/* the words column is empty when this begins */
 int ris_path(msg *m)
 {
     span v = m->v[KEY_PATH];
-    m->r->words.len = 0;
     if (v.p == NULL)
         return 0;
     if (!is_list(v))
@@ -378,17 +380,13 @@ int ris_attributes(msg *m)
 {
     span o = m->v[KEY_ORIGIN], c = m->v[KEY_COMMUNITY];
     if (o.p != NULL && !is_null(o)) {
-        unsigned char buf[MAX_FIELD], up[16];
+        unsigned char buf[MAX_FIELD];
         const unsigned char *t;
         Py_ssize_t n;
         int ok = is_string(o);
         if (ok) {
             ris_text(m, o, buf, &t, &n);
-            ok = n > 0 && n <= 10;
-            for (Py_ssize_t i = 0; ok && i < n; i++)
-                up[i] = (unsigned char)((unsigned)(t[i] - 'a') < 26u ? t[i] & ~0x20 : t[i]);
-            ok = ok && ((n == 3 && (memcmp(up, "IGP", 3) == 0 || memcmp(up, "EGP", 3) == 0))
-                        || (n == 10 && memcmp(up, "INCOMPLETE", 10) == 0));
+            ok = same_word(t, n, "IGP") || same_word(t, n, "EGP") || same_word(t, n, "INCOMPLETE");
         }
         if (!ok)
             return ris_fail(m, "want IGP, EGP or INCOMPLETE", NONE, "origin");

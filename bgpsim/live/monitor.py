@@ -29,7 +29,7 @@ from bgpsim.mrt.record import WITHDRAW
 from bgpsim.validate.check import BATCH
 
 from .broker import BACKOFF, IN_FLIGHT, BrokerAddress, client, connect_error
-from .rislive import ESTABLISHED, Reader
+from .rislive import ESTABLISHED, Reader, message_time
 from .topics import Topics, status
 
 MAX_SEEN = 50_000  # message ids remembered to drop QoS 1 redeliveries (which come within seconds)
@@ -123,11 +123,7 @@ class Monitor:
         if kind != "ris_message":
             c.server[kind] += 1
             if kind == "ris_error":
-                try:
-                    err = _loads(extra)
-                except ValueError:
-                    err = extra
-                self.warn(f"{where}: the server says: {str(err.get('message', err) if isinstance(err, dict) else err)[:200]}")
+                self.warn(f"{where}: the server says: {_said(extra)[:200]}")
             return kind
         if isinstance(key, str):
             if key in self._seen:
@@ -147,13 +143,13 @@ class Monitor:
                 w = self.watcher
                 for r in routes:
                     self._alerted(w.check(r, when) if r.kind != WITHDRAW else w.withdraw(r, when))
-            if self.reader.core.rows >= BATCH:
+            if self.reader.rows >= BATCH:
                 self._check()
         elif dtype == "RIS_PEER_STATE":
             r = self.reader.peer_state(extra)
             self.checker.feed(r)
             if self.watcher is not None and r.new_state != ESTABLISHED:
-                self._alerted(self.watcher.peer_down(r, r.timestamp if r.usec is not None else r.time))
+                self._alerted(self.watcher.peer_down(r, message_time(r.time, r.usec)))
         return kind
 
     def _check(self) -> None:
@@ -195,6 +191,15 @@ class Monitor:
     def flush(self) -> None:
         self._check()
         self.checker.drain()
+
+
+def _said(data: bytes) -> str:
+    """What a ris_error's data says: its message, or the data as it is."""
+    try:
+        doc = _loads(data)
+    except ValueError:
+        return data.decode("utf-8", "replace")
+    return str(doc.get("message", doc) if isinstance(doc, dict) else doc)
 
 
 async def run(monitor: Monitor, addr: BrokerAddress, client_id: str, until_idle: float | None, on_flush=None,

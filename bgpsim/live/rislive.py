@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 
 from bgpsim import _core
 from bgpsim.base.errors import InputError
-from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
+from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route, wire_route
 from bgpsim.wire.aspath import AS_SET, segments_of_words
 from bgpsim.wire.attributes import ORIGINS, Attrs
 from bgpsim.wire.nlri import address_text
@@ -132,6 +132,27 @@ MESSAGE_TYPES = ("UPDATE", "OPEN", "KEEPALIVE", "NOTIFICATION", "RIS_PEER_STATE"
 ESTABLISHED, IDLE = 6, 1
 
 
+def message_time(time: int, usec: int | None):
+    """A message's timestamp as it was sent: whole seconds, or with a fraction (a float)."""
+    return time if usec is None else time + usec / 1e6
+
+
+def _record(usec: int | None) -> str:
+    """The MRT record a route so timed would come from (its time written as `validate` writes it)."""
+    return "BGP4MP" if usec is None else "BGP4MP_ET"
+
+
+def _attrs(words: bytes, origin: int, bgpsec=None) -> Attrs:
+    """An UPDATE's attributes as the checks and the monitors read them: the AS_PATH (the core's words),
+    its origin, the BGPsec_PATH."""
+    a = Attrs()
+    a.as_path = segments_of_words(words)
+    a.origin_as = origin
+    a.has_as_path = bool(words)
+    a.bgpsec = bgpsec
+    return a
+
+
 class Reader:
     """RIS Live messages read into a batch (`take`: a FeedBatch, which bgpsim.validate.check.Checker
     checks as it checks an MRT batch). `warn(text)` hears each spelling read past once. A message is
@@ -156,13 +177,18 @@ class Reader:
         routes with one of these ASes in the path."""
         nets = [(1 if n.version == 4 else 2, int(n.network_address) >> 64, int(n.network_address) & (1 << 64) - 1,
                  n.prefixlen) for n in prefixes]
-        self.core.watch(nets, sorted(set(asns)))
+        self.core.watch(nets, list(asns))  # sorted there
 
-    def read(self, payload: bytes, source: str, start: int = 0, end: int = -1) -> tuple:
-        """One message (payload[start:end]): (kind, type, id, rows, hits, extra) as RisReader.read gives
-        them (bgpsim._core; kind the envelope's type, type the data's), its rows in the batch."""
+    @property
+    def rows(self) -> int:
+        """Rows in the batch."""
+        return self.core.rows
+
+    def read(self, payload: bytes, source: str) -> tuple:
+        """One message: (kind, type, id, rows, hits, extra) as RisReader.read gives them (bgpsim._core;
+        kind the envelope's type, type the data's), its rows in the batch."""
         try:
-            kind, dtype, key, rows, hits, extra, names = self.core.read(payload, start, end)
+            kind, dtype, key, rows, hits, extra, names = self.core.read(payload)
         except ValueError as e:
             want, where, value = e.args
             raise InputError(want.format(value[:60]) if value is not None else want, source, where) from None
@@ -204,24 +230,17 @@ class Reader:
         """A RIS_PEER_STATE (read's extra) as a state change of the peer's session (an MRT state change)."""
         time, usec, peer, new = extra
         ip, asn = self.peer(peer)
-        return Route("BGP4MP" if usec is None else "BGP4MP_ET", time, usec, STATE, ip, asn,
-                     old_state=ESTABLISHED if new != ESTABLISHED else IDLE, new_state=new)
+        return Route(_record(usec), time, usec, STATE, ip, asn, old_state=ESTABLISHED if new != ESTABLISHED else IDLE,
+                     new_state=new)
 
     def watched(self) -> tuple[float, list[Route]]:
         """(the time, the routes) of the last UPDATE's rows that `watch` asked for."""
         time, usec, peer, words, origin, rows = self.core.watched()
         ip, asn = self.peer(peer)
-        attrs = Attrs()
-        attrs.as_path = segments_of_words(words)
-        attrs.origin_as = origin
-        attrs.has_as_path = bool(words)
-        record = "BGP4MP" if usec is None else "BGP4MP_ET"
-        routes = []
-        for kind, afi, hi, lo, plen in rows:
-            r = Route(record, time, usec, WITHDRAW if kind else ANNOUNCE, ip, asn, attrs=None if kind else attrs)
-            r._net = (afi, hi << 64 | lo, plen)
-            routes.append(r)
-        return (time if usec is None else time + usec / 1e6), routes
+        attrs, record = _attrs(words, origin), _record(usec)
+        routes = [wire_route(record, time, usec, WITHDRAW if kind else ANNOUNCE, ip, asn, afi, hi << 64 | lo, plen,
+                             attrs=None if kind else attrs) for kind, afi, hi, lo, plen in rows]
+        return message_time(time, usec), routes
 
     def take(self) -> FeedBatch | None:
         """The batch read so far (None when empty), and a new one begun."""
@@ -264,16 +283,10 @@ class FeedBatch:
         """Row i as a Route (its attributes: the AS_PATH, and the BGPsec_PATH of a signed UPDATE)."""
         g = int(self.group[i])
         usec = int(self.gusec[g])
+        usec = None if usec < 0 else usec
         ip, asn = self.peers[int(self.peer[i])]
-        attrs = None
         bgpsec, target = self._signed.get(g, (None, None))
-        if not self.kind[i]:
-            attrs = Attrs()
-            attrs.as_path = segments_of_words(self.paths[int(self.gpath[g])])
-            attrs.origin_as = int(self.origin[i])
-            attrs.has_as_path = bool(attrs.as_path)
-            attrs.bgpsec = bgpsec
-        r = Route("BGP4MP" if usec < 0 else "BGP4MP_ET", int(self.time[i]), None if usec < 0 else usec,
-                  WITHDRAW if self.kind[i] else ANNOUNCE, ip, asn, attrs=attrs, local_as=target)
-        r._net = (int(self.afi[i]), int(self.hi[i]) << 64 | int(self.lo[i]), int(self.plen[i]))
-        return r
+        attrs = None if self.kind[i] else _attrs(self.paths[int(self.gpath[g])], int(self.origin[i]), bgpsec)
+        return wire_route(_record(usec), int(self.time[i]), usec, WITHDRAW if self.kind[i] else ANNOUNCE, ip, asn,
+                          int(self.afi[i]), int(self.hi[i]) << 64 | int(self.lo[i]), int(self.plen[i]), attrs=attrs,
+                          local_as=target)

@@ -1,7 +1,7 @@
 """The messages a BGP speaker sends, encoded: the header (RFC 4271 section 4.1), OPEN with the
 capabilities a BGPsec speaker advertises (section 4.2; RFC 5492), KEEPALIVE (section 4.4), UPDATEs
 with an AS_PATH (section 4.3; 4-octet ASes, RFC 6793) or a BGPsec_PATH (RFC 8205 section 3), and
-withdrawals (MP_UNREACH_NLRI for IPv6, RFC 4760 section 4). The decoders are beside them
+withdrawals (MP_UNREACH_NLRI for IPv6, RFC 4760 section 4), NOTIFICATION (section 4.5). The decoders are beside them
 (bgpsim.wire.update, .open, .attributes).
 
 A BGPsec UPDATE carries its prefix in MP_REACH_NLRI for IPv4 as for IPv6 (RFC 4760 section 3), one
@@ -20,16 +20,17 @@ from bgpsim.rpki.bgpsec.octets import AFI, SAFI_UNICAST, Prefix, prefix_bytes
 from bgpsim.rpki.bgpsec.path import BgpsecPath
 
 from .aspath import AS_TRANS
+from .update import HEADER, NOTIFICATION, OPEN, UPDATE
+from .update import KEEPALIVE as KEEPALIVE_TYPE
 
 MARKER = b"\xff" * 16
-UPDATE = 2
 MAX_MESSAGE = 4096  # RFC 4271 section 4.1 (RFC 8654 raises it to 65535 after an Extended Message capability)
 ORIGIN_IGP = 0
 
 
 def message(kind: int, body: bytes) -> bytes:
     """A BGP message: marker, length, type (RFC 4271 section 4.1), then `body`."""
-    return MARKER + pack(">HB", 19 + len(body), kind) + body
+    return MARKER + pack(">HB", HEADER + len(body), kind) + body
 
 
 def attribute(flags: int, code: int, value: bytes) -> bytes:
@@ -50,23 +51,31 @@ def bgpsec_update(path: BgpsecPath, prefix: Prefix, next_hop, origin: int = ORIG
     """The whole BGPsec UPDATE (header included) announcing `prefix` with `path`."""
     attrs = attribute(0x40, 1, bytes([origin])) + mp_reach(prefix, next_hop) + path.attribute()
     body = pack(">HH", 0, len(attrs)) + attrs
-    if 19 + len(body) > MAX_MESSAGE:
-        raise ValueError(f"the UPDATE would be {19 + len(body)} bytes; BGP allows {MAX_MESSAGE} (RFC 4271 section 4.1)")
+    if HEADER + len(body) > MAX_MESSAGE:
+        raise ValueError(f"the UPDATE would be {HEADER + len(body)} bytes; BGP allows {MAX_MESSAGE} "
+                         "(RFC 4271 section 4.1)")
     return message(UPDATE, body)
 
 
 def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) -> bytes:
-    """An OPEN (RFC 4271 section 4.2) with the capabilities above (RFC 5492 section 4)."""
+    """An OPEN (RFC 4271 section 4.2) with its capabilities (RFC 5492 section 4): multiprotocol IPv4 and
+    IPv6 unicast, the 4-octet AS, and with `bgpsec` the BGPsec capability both ways for both families."""
     caps = b"".join(pack(">BBHBB", 1, 4, afi, 0, 1) for afi in (1, 2))  # multiprotocol, RFC 4760 section 8
     caps += pack(">BBI", 65, 4, asn)  # 4-octet AS, RFC 6793 section 3
     if bgpsec:
         caps += b"".join(Capability(d, afi).encode() for afi in (1, 2) for d in (SEND, RECEIVE))
     params = pack(">BB", 2, len(caps)) + caps
     my_as = asn if asn < 1 << 16 else AS_TRANS
-    return message(1, pack(">BHH4sB", 4, my_as, hold, ipaddress.IPv4Address(router_id).packed, len(params)) + params)
+    return message(OPEN, pack(">BHH4sB", 4, my_as, hold, ipaddress.IPv4Address(router_id).packed, len(params))
+                   + params)
 
 
-KEEPALIVE = message(4, b"")
+KEEPALIVE = message(KEEPALIVE_TYPE, b"")
+
+
+def notification(code: int, subcode: int, data: bytes = b"") -> bytes:
+    """A NOTIFICATION (RFC 4271 section 4.5)."""
+    return message(NOTIFICATION, bytes([code, subcode]) + data)
 
 
 def unsigned_update(prefix, asns, next_hop, aggregator: tuple[int, str] | None = None,
@@ -86,15 +95,15 @@ def unsigned_update(prefix, asns, next_hop, aggregator: tuple[int, str] | None =
     if communities:
         attrs += attribute(0xC0, 8, b"".join(pack(">I", c) for c in communities))
     if prefix.version == 4:
-        return message(2, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
+        return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
     attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
-    return message(2, pack(">HH", 0, len(attrs)) + attrs)
+    return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs)
 
 
 def withdrawal(prefix) -> bytes:
     """An UPDATE withdrawing `prefix`: in Withdrawn Routes for IPv4, MP_UNREACH_NLRI for IPv6."""
     nlri = prefix_bytes(prefix)
     if prefix.version == 4:
-        return message(2, pack(">H", len(nlri)) + nlri + pack(">H", 0))
+        return message(UPDATE, pack(">H", len(nlri)) + nlri + pack(">H", 0))
     attrs = attribute(0x80, 15, pack(">HB", 2, 1) + nlri)
-    return message(2, pack(">HH", 0, len(attrs)) + attrs)
+    return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs)

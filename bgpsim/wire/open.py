@@ -13,6 +13,7 @@ RFC 8205 section 2.1: capability 7 (BGPsec; bgpsim.rpki.bgpsec.capability) is Ve
 
 from __future__ import annotations
 
+from ipaddress import IPv4Address
 from typing import NamedTuple
 
 from . import WireError
@@ -25,6 +26,8 @@ class Open(NamedTuple):
     as4: bool  # the 4-octet AS capability was advertised
     add_path: dict  # (afi, safi) -> send/receive bits (1 receive, 2 send, 3 both)
     bgpsec: frozenset = frozenset()  # (direction, afi) of each BGPsec capability (direction 0 receive, 1 send)
+    hold: int = 0  # Hold Time, seconds
+    router_id: str = ""  # BGP Identifier
 
 
 def parse_open(buf: bytes, pos: int, end: int) -> Open:
@@ -80,7 +83,8 @@ def parse_open(buf: bytes, pos: int, end: int) -> Open:
                     bgpsec.add(_bgpsec_capability(buf, cv, clen))
                 c = cv + clen
         p = v + vlen
-    return Open(my_as if as4 is None else as4, as4 is not None, add_path, frozenset(bgpsec))
+    return Open(my_as if as4 is None else as4, as4 is not None, add_path, frozenset(bgpsec),
+                (buf[pos + 3] << 8) | buf[pos + 4], str(IPv4Address(bytes(buf[pos + 5:pos + 9]))))
 
 
 def _bgpsec_capability(buf: bytes, cv: int, clen: int) -> tuple[int, int]:

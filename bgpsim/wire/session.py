@@ -13,15 +13,15 @@ bgpsim.wire.encode, the decoders beside them.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
+import contextlib
 from struct import pack
 
 from . import WireError
-from .encode import KEEPALIVE, MARKER, message, open_message
+from .encode import KEEPALIVE, MARKER, MAX_MESSAGE, message, notification, open_message
 from .open import parse_open
 from .update import HEADER, NOTIFICATION, OPEN, ROUTE_REFRESH, UPDATE
+from .update import KEEPALIVE as KEEPALIVE_TYPE
 
-MAX_LENGTH = 4096  # RFC 4271 section 4.1 (RFC 8654's Extended Messages are not offered)
 # NOTIFICATION codes (RFC 4271 section 4.5) and the subcodes used here
 HEADER_ERROR, OPEN_ERROR, UPDATE_ERROR, HOLD_EXPIRED, FSM_ERROR, CEASE = 1, 2, 3, 4, 5, 6
 NOT_SYNCHRONIZED, BAD_LENGTH, BAD_TYPE = 1, 2, 3  # message header errors, section 6.1
@@ -40,11 +40,6 @@ class SessionClosed(Exception):
         self.code, self.subcode, self.by_peer = code, subcode, by_peer
 
 
-def notification(code: int, subcode: int, data: bytes = b"") -> bytes:
-    """A NOTIFICATION (RFC 4271 section 4.5)."""
-    return message(NOTIFICATION, bytes([code, subcode]) + data)
-
-
 class Session:
     """One session with `peer_as`, as `local_as` with BGP Identifier `router_id`. `connect` (we open
     the TCP connection) or `accept` (the peer did), then `run` until it ends; `send` an UPDATE once
@@ -54,7 +49,6 @@ class Session:
         self.local_as, self.router_id, self.peer_as, self.hold = local_as, router_id, peer_as, hold
         self.on_update = on_update  # called with each UPDATE received, header included
         self.peer_id = ""
-        self.established = asyncio.Event()
         self._reader = self._writer = None
 
     async def connect(self, host: str, port: int = 179, local: str | None = None, timeout: float = 10.0) -> None:
@@ -75,9 +69,8 @@ class Session:
         await self._check_open(body)
         self._writer.write(KEEPALIVE)
         kind, body = await asyncio.wait_for(self._read(), timeout)
-        if kind != 4:
+        if kind != KEEPALIVE_TYPE:
             await self._fail(FSM_ERROR, 0, f"want a KEEPALIVE after the OPENs, got a message of type {kind}")
-        self.established.set()
 
     async def _check_open(self, body: bytes) -> None:
         """RFC 4271 section 6.2."""
@@ -88,15 +81,13 @@ class Session:
             o = parse_open(body, 0, len(body))
         except WireError as e:
             await self._fail(OPEN_ERROR, 0, f"OPEN: {e}")
-        hold = int.from_bytes(body[3:5], "big")
-        ident = ipaddress.IPv4Address(body[5:9])
         if o.my_as != self.peer_as:
             await self._fail(OPEN_ERROR, BAD_PEER_AS, f"want peer AS {self.peer_as}, got AS{o.my_as}")
-        if hold in (1, 2):
-            await self._fail(OPEN_ERROR, BAD_HOLD, f"want a Hold Time of 0 or at least 3 s, got {hold}")
-        if int(ident) == 0:
+        if o.hold in (1, 2):
+            await self._fail(OPEN_ERROR, BAD_HOLD, f"want a Hold Time of 0 or at least 3 s, got {o.hold}")
+        if o.router_id == "0.0.0.0":
             await self._fail(OPEN_ERROR, BAD_IDENTIFIER, "want a BGP Identifier other than 0.0.0.0")
-        self.hold, self.peer_id = min(self.hold, hold), str(ident)
+        self.hold, self.peer_id = min(self.hold, o.hold), o.router_id
 
     async def _read(self) -> tuple[int, bytes]:
         """The next message: (type, body), its header checked (RFC 4271 section 6.1)."""
@@ -107,8 +98,8 @@ class Session:
         length, kind = int.from_bytes(head[16:18], "big"), head[18]
         if head[:16] != MARKER:
             await self._fail(HEADER_ERROR, NOT_SYNCHRONIZED, "want a marker of all ones")
-        if not HEADER <= length <= MAX_LENGTH:
-            await self._fail(HEADER_ERROR, BAD_LENGTH, f"want a length of 19 to {MAX_LENGTH}, got {length}",
+        if not HEADER <= length <= MAX_MESSAGE:  # RFC 8654's Extended Messages are not offered
+            await self._fail(HEADER_ERROR, BAD_LENGTH, f"want a length of {HEADER} to {MAX_MESSAGE}, got {length}",
                              head[16:18])
         if not OPEN <= kind <= ROUTE_REFRESH:
             await self._fail(HEADER_ERROR, BAD_TYPE, f"want a message type of 1 to 5, got {kind}", bytes([kind]))
@@ -125,11 +116,9 @@ class Session:
 
     async def _fail(self, code: int, subcode: int, text: str, data: bytes = b""):
         """Send a NOTIFICATION and end the session (RFC 4271 section 6)."""
-        try:
+        with contextlib.suppress(ConnectionError):  # a peer already gone hears nothing
             self._writer.write(notification(code, subcode, data))
             await self._writer.drain()
-        except ConnectionError:
-            pass
         self._writer.close()
         raise SessionClosed(f"sent NOTIFICATION {code}/{subcode} ({NAMES[code]}): {text}", code, subcode)
 
@@ -149,7 +138,7 @@ class Session:
                 except TimeoutError:
                     await self._fail(HOLD_EXPIRED, 0, f"nothing from the peer for {self.hold} s")
                 if kind == UPDATE and self.on_update is not None:
-                    self.on_update(MARKER + pack(">HB", HEADER + len(body), UPDATE) + body)
+                    self.on_update(message(UPDATE, body))
                 elif kind == OPEN:
                     await self._fail(FSM_ERROR, 0, "an OPEN once Established")
         finally:
@@ -163,7 +152,5 @@ class Session:
 
     async def close(self) -> None:
         """Cease, Administrative Shutdown (RFC 4486 section 4)."""
-        try:
+        with contextlib.suppress(SessionClosed):  # the end asked for
             await self._fail(CEASE, ADMINISTRATIVE_SHUTDOWN, "closed here")
-        except SessionClosed:
-            pass
