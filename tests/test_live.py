@@ -85,7 +85,7 @@ def test_round_trip_gives_what_validate_gives(broker, vrps, dump, tmp_path):
         {"customer_asid": 59689, "providers": [6939]}]}))
     aspa = ("--aspa", tmp_path / "aspa.json", "--peer-role", "customer:59689")
     mon = start_monitor("--broker", broker.url("plain"), "--vrps", vrps, *aspa, "--out", tmp_path / "live", "--topic",
-                        topic, "--client-id", topic, "--until-idle", 3)
+                        topic, "--client-id", topic, "--until-idle", 5)
     wait_online(broker, topic, mon)
     pub = bgpsim("stream", "publish", dump, "--broker", broker.url("plain"), "--topic", topic, "--flat-out")
     assert pub.returncode == 0, pub.stderr
@@ -131,7 +131,7 @@ def test_ris_live_from_mosquitto_pub_and_bad_messages(broker, vrps, tmp_path):
 
 def test_tls_and_credentials(broker, vrps, tmp_path):
     mon = start_monitor("--broker", broker.url("tls"), "--cafile", broker.cafile, "--vrps", vrps, "--out",
-                        tmp_path / "live", "--topic", "tls", "--client-id", "tls", "--until-idle", 2)
+                        tmp_path / "live", "--topic", "tls", "--client-id", "tls", "--until-idle", 5)
     wait_online(broker, "tls", mon)
     pub = bgpsim("stream", "publish", CAPTURE, "--broker", broker.url("tls"), "--cafile", broker.cafile, "--topic",
                  "tls", "--flat-out")
@@ -321,7 +321,7 @@ def test_bgpsec_updates_keep_their_verdicts(broker, tmp_path):
     (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64496,192.0.2.0/24,24,test\n")
     topic = "bgpsec"
     mon = start_monitor("--broker", broker.url("plain"), "--vrps", tmp_path / "vrps.csv", "--router-keys", keys,
-                        "--out", tmp_path / "live", "--topic", topic, "--client-id", topic, "--until-idle", 2)
+                        "--out", tmp_path / "live", "--topic", topic, "--client-id", topic, "--until-idle", 5)
     wait_online(broker, topic, mon)
     assert bgpsim("stream", "publish", pcap, "--broker", broker.url("plain"), "--topic", topic, "--flat-out").returncode == 0
     _, err = mon.communicate(timeout=60)
