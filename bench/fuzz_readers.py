@@ -44,8 +44,9 @@ A case running past 20 s counts as a bug too. Each case is generated from (seed,
 so `--case N` gives the same input as the full run.
 
 The damage check (run after the fuzzing unless --no-damage-check) damages one byte inside one record
-of real MRT files and checks that a warning names that byte's offset and that the routes of every
-other record are read as from the undamaged file.
+of real MRT files and checks that a warning names that byte's offset, that the routes of every
+other record are read as from the undamaged file, and that the record gives either a prefix of its
+routes (skipped at the fault) or, for an attribute fault RFC 7606 answers so, all of them withdrawn.
 
 Exit status 1 when any case raised something other than InputError (or the damage check failed).
 """
@@ -1133,6 +1134,15 @@ def _lines_of(data: bytes, tmp: str, warnings: list | None = None) -> list[str]:
     return [line(r) for r in read_routes(path, (warnings.append if warnings is not None else lambda m: None))]
 
 
+def _withdrawn(lines: list[str]) -> list[str]:
+    """bgpdump -m lines with each announcement as the withdrawal of its prefix (RFC 7606 treat-as-withdraw)."""
+    out = []
+    for ln in lines:
+        f = ln.split("|")
+        out.append("|".join(f[:2] + ["W"] + f[3:6]) if f[2] == "A" else ln)
+    return out
+
+
 def _damage_targets(data: bytes, s: int, e: int) -> list[tuple[str, int, int]]:
     """(what, offset, new byte) damage inside record [s, e) that its framing survives."""
     out = []
@@ -1198,10 +1208,13 @@ def damage_check(tmp: str, rng: random.Random) -> tuple[int, int, list[str]]:
                 checks += 1
                 named = [int(x) for w in warnings for x in re.findall(r"byte (\d+)", w)]
                 mid = got[len(before):len(got) - len(after)] if got is not None else None
+                # the record skipped (what came before its fault kept), or, for an attribute fault RFC 7606
+                # says withdraws the UPDATE's routes, each of them withdrawn
                 ok = (got is not None and len(warnings) == 1 and any(s <= x < e for x in named)
-                      and f"record at byte {s}" in warnings[0]
                       and got[:len(before)] == before and got[len(got) - len(after):] == after
-                      and len(mid) <= len(whole) and (mid == whole[:len(mid)] or rib))
+                      and ((f"record at byte {s}" in warnings[0] and len(mid) <= len(whole)
+                            and (mid == whole[:len(mid)] or rib))
+                           or ("treated as withdrawn" in warnings[0] and mid == _withdrawn(whole))))
                 exact = off in named
                 tag = "ok" if ok else "FAIL"
                 notes.append(f"{tag}: {p.name} record {k} (bytes {s}-{e}): {what} at byte {off}: "

@@ -31,7 +31,7 @@ static int handle(mrt_ctx *c, const uint8_t *buf, Py_ssize_t pos, int64_t base)
     c->n = get32(buf + pos + 8);
     c->body = buf + pos + 12;
     c->body_at = pos + 12;
-    c->fatal = c->sent_by_local = 0;
+    c->fatal = c->sent_by_local = c->ibgp = 0;
     c->session = NULL;
     unsigned t = c->type;
     if (t != 5 && t != 12 && t != 13 && t != 16 && t != 17) {
@@ -42,7 +42,7 @@ static int handle(mrt_ctx *c, const uint8_t *buf, Py_ssize_t pos, int64_t base)
         }
         return 0;
     }
-    Py_ssize_t g0 = o->ngroups, r0 = o->nroutes;
+    Py_ssize_t g0 = o->ngroups, r0 = o->nroutes, w0 = o->warnings.len;
     int r = mrt_record(c);
     if (r == -2)
         return -2;
@@ -53,6 +53,7 @@ static int handle(mrt_ctx *c, const uint8_t *buf, Py_ssize_t pos, int64_t base)
     /* a record found damaged gives no routes: an UPDATE whose fields do not parse is an error of the
      * whole message (RFC 7606 section 5.3) */
     mrt_out_rollback(o, g0, r0);
+    o->warnings.len = w0; /* its notes too: the skip says all */
     if (mrt_warn(o, "byte %lld: %s; record at byte %lld (type %u, subtype %u) skipped", (long long)(c->at + 12 + c->err.off),
                  c->err.msg, (long long)c->at, c->type, c->sub) < 0)
         return -2;
@@ -262,10 +263,10 @@ static PyObject *mrt_read(MRTCore *self, PyObject *args, PyObject *kw)
 
 static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"msg", "asn_size", "addpath", NULL};
+    static char *names[] = {"msg", "asn_size", "addpath", "ibgp", NULL};
     Py_buffer view;
-    int asn_size = 4, addpath = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|ip:update", names, &view, &asn_size, &addpath))
+    int asn_size = 4, addpath = 0, ibgp = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|ipp:update", names, &view, &asn_size, &addpath, &ibgp))
         return NULL;
     if (asn_size != 2 && asn_size != 4) {
         PyBuffer_Release(&view);
@@ -282,6 +283,7 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
     c.buf = c.body = view.buf;
     c.n = view.len;
     c.at = -1;
+    c.ibgp = ibgp;
     mrt_group_init(&g, &c, addpath ? R_ET | R_AP : R_ET, K_ANNOUNCE);
     int r = mrt_update_groups(&c, 19, view.len, &g, asn_size, addpath);
     PyBuffer_Release(&view);
@@ -290,10 +292,13 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
         mrt_out_free(&out);
         return PyErr_NoMemory();
     }
-    if (r == -1)
+    if (r == -1) {
         mrt_out_rollback(&out, 0, 0);
+        out.warnings.len = 0;
+    }
     PyObject *damage = r == -1 ? PyUnicode_FromFormat("byte %zd: %s", c.err.off, c.err.msg) : Py_NewRef(Py_None);
-    PyObject *res = Py_BuildValue("(NNNN)", mrt_out_columns(&out, 0), mrt_out_columns(&out, 1), intern_list(&out.paths), damage);
+    PyObject *res = Py_BuildValue("(NNNNN)", mrt_out_columns(&out, 0), mrt_out_columns(&out, 1), intern_list(&out.paths),
+                                  damage, mrt_out_warnings(&out));
     mrt_out_free(&out);
     return res;
 }
@@ -336,8 +341,9 @@ static PyMethodDef mrt_methods[] = {
      "boundary) or where the file ended inside a record; error: None, or (message, 'byte N') for a RIB record "
      "before any PEER_INDEX_TABLE. A first record of no RFC 6396 type raises ValueError(message, 'byte 0')."},
     {"update", (PyCFunction)(void (*)(void))mrt_update, METH_VARARGS | METH_KEYWORDS,
-     "update(msg, asn_size=4, addpath=False) -> (groups, routes, paths, damage)\n\nOne whole UPDATE message "
-     "(19-byte header included)."},
+     "update(msg, asn_size=4, addpath=False, ibgp=False) -> (groups, routes, paths, damage, notes)\n\nOne whole "
+     "UPDATE message (19-byte header included), from a peer of another AS or (ibgp) of ours; damage: None or "
+     "what failed it; notes: what RFC 7606 made of faulty attributes (discarded, or the routes withdrawn)."},
     {"bgpdump", (PyCFunction)mrt_bgpdump_method, METH_VARARGS,
      "bgpdump(buf, groups, routes, paths) -> bytes\n\nThe bgpdump -m lines of one read's groups and routes (buf: the "
      "buffer that read was given)."},

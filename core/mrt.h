@@ -104,11 +104,14 @@ typedef struct {
     column scratch[3];        /* AS_PATH, AS4_PATH, the effective path: uint32 words */
     const mrt_session *session; /* the UPDATE's session, for ADD-PATH detection (or NULL) */
     int sent_by_local;        /* the UPDATE was sent by the local speaker (a _LOCAL subtype) */
+    int ibgp;                 /* ... between speakers of one AS (RFC 7606 section 7.5) */
 } mrt_ctx;
 
 /* the attributes of one block, as much as a reader of routes needs (wire/attributes.py) */
 typedef struct {
-    int has_reach, has_unreach, has_path, bgpsec;
+    int has_reach, has_unreach, has_path, has_origin, has_next_hop, bgpsec;
+    int withdraw;                             /* RFC 7606 section 2: treat-as-withdraw, for `why` */
+    mrt_err why;                              /* its offset in the body */
     uint32_t r_afi, r_safi, r_nhlen;
     Py_ssize_t r_nh, r_nh_len, r_nlri, r_end; /* r_nh_len 0: no next hop text (_next_hop gives None) */
     uint32_t u_afi, u_safi;
@@ -144,8 +147,13 @@ void mrt_group_init(mrt_group *g, const mrt_ctx *c, int record, int kind);
 /* mrt.c */
 int mrt_add_types(PyObject *module);
 
-/* mrt_attrs.c: 0, -1 a fault in c->err (offset in b), -2 no memory */
-int mrt_scan_attrs(mrt_ctx *c, const uint8_t *b, Py_ssize_t end, int asn_size, int rib_afi, mrt_attrs *a);
+/* mrt_attrs.c: the attribute block c->body[at:at + end], from a RIB entry or an UPDATE of an external
+ * or internal peer; 0, -1 a fault in c->err (offset in the body), -2 no memory. A fault's cost
+ * (RFC 7606 section 2): */
+enum { A_OK, A_DISCARD, A_WITHDRAW, A_RESET };
+enum { FROM_RIB, FROM_EBGP, FROM_IBGP };
+int mrt_scan_attrs(mrt_ctx *c, Py_ssize_t at, Py_ssize_t end, int asn_size, int rib_afi, int from, mrt_attrs *a);
+int mrt_attr_fault(mrt_err *e, Py_ssize_t v, unsigned flags, unsigned code, Py_ssize_t n);
 int32_t mrt_intern_path(mrt_out *o, const column *words);
 
 /* mrt_update.c; addpath: 0, 1, or ADDPATH_DETECT (per field, mrt_field_addpath) */

@@ -2,7 +2,16 @@
  * scan_attributes scans it: the framing of each attribute (RFC 4271 section 4.3), every length the
  * RFCs fix, ORIGIN, AS_PATH and AS4_PATH (merged, RFC 6793 section 4.2.3), MP_REACH_NLRI and
  * MP_UNREACH_NLRI (RFC 4760 sections 3 and 4; RFC 6396 section 4.3.4 in RIB entries), BGPsec_PATH
- * (RFC 8205 section 3). A repeated attribute: the last one counts, each one is checked.
+ * (RFC 8205 section 3).
+ *
+ * Faults are handled as RFC 7606 says (section 2): a fault in an attribute that only it carries
+ * (AGGREGATOR, ATOMIC_AGGREGATE, the AS4 attributes, an external peer's LOCAL_PREF) discards that
+ * attribute, with a warning; a fault in one that the routes depend on, a missing mandatory attribute
+ * or an attribute block that overruns after its MP_REACH_NLRI or MP_UNREACH_NLRI makes the UPDATE a
+ * withdrawal of its routes (mrt_update.c); a damaged MP_REACH_NLRI or MP_UNREACH_NLRI, or an overrun
+ * before one, which hides which routes those are, fails the record, as does any fault in a RIB
+ * entry, which has nothing to withdraw. A repeated attribute: the first
+ * one counts (section 3 g).
  *
  * A path is kept as uint32 words, per segment: type, count, then the ASNs; the distinct paths of
  * one call are interned (mrt_intern_path) and handed to Python in that form. */
@@ -10,8 +19,8 @@
 #include "mrt.h"
 
 enum { ORIGIN = 1, AS_PATH = 2, NEXT_HOP = 3, MED = 4, LOCAL_PREF = 5, ATOMIC_AGGREGATE = 6, AGGREGATOR = 7,
-       COMMUNITIES = 8, MP_REACH = 14, MP_UNREACH = 15, AS4_PATH = 17, AS4_AGGREGATOR = 18, LARGE_COMMUNITY = 32,
-       BGPSEC_PATH = 33 };
+       COMMUNITIES = 8, ORIGINATOR_ID = 9, CLUSTER_LIST = 10, MP_REACH = 14, MP_UNREACH = 15, EXT_COMMUNITIES = 16,
+       AS4_PATH = 17, AS4_AGGREGATOR = 18, IPV6_EXT_COMMUNITIES = 25, LARGE_COMMUNITY = 32, BGPSEC_PATH = 33 };
 
 static int put32(column *c, uint32_t v) { return column_put(c, &v, 4); }
 
@@ -207,121 +216,247 @@ static int mp_reach(mrt_err *e, const uint8_t *b, Py_ssize_t pos, Py_ssize_t end
     return 0;
 }
 
-int mrt_scan_attrs(mrt_ctx *c, const uint8_t *b, Py_ssize_t end, int asn_size, int rib_afi, mrt_attrs *a)
+/* the attribute types this scan knows: name, the flags RFC 4271 section 4.3 gives them (WK well-known,
+ * OT optional transitive, ON optional non-transitive), and what a fault in one costs (RFC 7606 section 7,
+ * RFC 6793 section 6, RFC 8092 section 6, RFC 8205 section 5.2) */
+enum { WK = 1, OT, ON };
+typedef struct {
+    const char *name, *section;
+    uint8_t kind, cost;
+} attr_type;
+
+static const attr_type *known(unsigned code)
 {
-    mrt_err *e = &c->err;
+    static const attr_type types[] = {
+        [ORIGIN] = {"ORIGIN", "RFC 7606 section 7.1", WK, A_WITHDRAW},
+        [AS_PATH] = {"AS_PATH", "RFC 7606 section 7.2", WK, A_WITHDRAW},
+        [NEXT_HOP] = {"NEXT_HOP", "RFC 7606 section 7.3", WK, A_WITHDRAW},
+        [MED] = {"MULTI_EXIT_DISC", "RFC 7606 section 7.4", ON, A_WITHDRAW},
+        [LOCAL_PREF] = {"LOCAL_PREF", "RFC 7606 section 7.5", WK, A_WITHDRAW},
+        [ATOMIC_AGGREGATE] = {"ATOMIC_AGGREGATE", "RFC 7606 section 7.6", WK, A_DISCARD},
+        [AGGREGATOR] = {"AGGREGATOR", "RFC 7606 section 7.7", OT, A_DISCARD},
+        [COMMUNITIES] = {"COMMUNITIES", "RFC 7606 section 7.8", OT, A_WITHDRAW},
+        [ORIGINATOR_ID] = {"ORIGINATOR_ID", "RFC 7606 section 7.9", ON, A_WITHDRAW},
+        [CLUSTER_LIST] = {"CLUSTER_LIST", "RFC 7606 section 7.10", ON, A_WITHDRAW},
+        [MP_REACH] = {"MP_REACH_NLRI", "RFC 7606 section 7.11", ON, A_RESET},
+        [MP_UNREACH] = {"MP_UNREACH_NLRI", "RFC 7606 section 7.11", ON, A_RESET},
+        [EXT_COMMUNITIES] = {"EXTENDED_COMMUNITIES", "RFC 7606 section 7.14", OT, A_WITHDRAW},
+        [AS4_PATH] = {"AS4_PATH", "RFC 6793 section 6", OT, A_DISCARD},
+        [AS4_AGGREGATOR] = {"AS4_AGGREGATOR", "RFC 6793 section 6", OT, A_DISCARD},
+        [IPV6_EXT_COMMUNITIES] = {"IPV6_EXTENDED_COMMUNITIES", "RFC 7606 section 7.15", OT, A_WITHDRAW},
+        [LARGE_COMMUNITY] = {"LARGE_COMMUNITY", "RFC 8092 section 6", OT, A_WITHDRAW},
+        [BGPSEC_PATH] = {"BGPsec_PATH", "RFC 8205 section 5.2", ON, A_WITHDRAW},
+    };
+    return code < sizeof types / sizeof *types && types[code].name ? &types[code] : NULL;
+}
+
+/* the length a type fixes: 1 when n fits (RFC 7606 section 7 and the RFCs it names) */
+static int length_fits(unsigned code, Py_ssize_t n, const char **want)
+{
+    switch (code) {
+    case ORIGIN: *want = "1 byte"; return n == 1;
+    case NEXT_HOP: case MED: case LOCAL_PREF: case ORIGINATOR_ID: *want = "4 bytes"; return n == 4;
+    case ATOMIC_AGGREGATE: *want = "0 bytes"; return n == 0;
+    case AGGREGATOR: *want = "6 or 8 bytes"; return n == 6 || n == 8;
+    case AS4_AGGREGATOR: *want = "8 bytes"; return n == 8;
+    case COMMUNITIES: case CLUSTER_LIST: *want = "a non-zero multiple of 4 bytes"; return n > 0 && n % 4 == 0;
+    case EXT_COMMUNITIES: *want = "a non-zero multiple of 8 bytes"; return n > 0 && n % 8 == 0;
+    case IPV6_EXT_COMMUNITIES: *want = "a non-zero multiple of 20 bytes"; return n > 0 && n % 20 == 0;
+    case LARGE_COMMUNITY: *want = "a non-zero multiple of 12 bytes"; return n > 0 && n % 12 == 0;
+    default: return 1;
+    }
+}
+
+int mrt_attr_fault(mrt_err *e, Py_ssize_t v, unsigned flags, unsigned code, Py_ssize_t n)
+{
+    const attr_type *t = known(code);
+    if (t == NULL)
+        return A_OK;
+    /* RFC 4271 section 4.3: well-known attributes are transitive, Partial only on optional transitive ones */
+    unsigned want = t->kind == WK ? 0x40 : t->kind == OT ? 0xC0 : 0x80, mask = t->kind == OT ? 0xC0 : 0xE0;
+    if ((flags & mask) != want) {
+        mrt_fail(e, v - (flags & 0x10 ? 4 : 3), "%s (RFC 7606 section 3 c): want flags %s (0x%02x), got 0x%02x", t->name,
+                 t->kind == WK ? "well-known" : t->kind == OT ? "optional transitive" : "optional non-transitive",
+                 want, flags & 0xF0);
+        return t->cost;
+    }
+    const char *w = NULL;
+    if (!length_fits(code, n, &w)) {
+        mrt_fail(e, v, "%s (%s): want %s, got %zd", t->name, t->section, w, n);
+        return t->cost;
+    }
+    return A_OK;
+}
+
+/* where a note on b[off] is, as the skip warnings say it (mrt.c handle): the stream offset, or the
+ * offset in the message for MRTCore.update */
+static long long where(const mrt_ctx *c, Py_ssize_t off)
+{
+    return c->at >= 0 ? (long long)(c->at + 12 + off) : (long long)off;
+}
+
+/* RFC 7606 section 2: a fault that costs the UPDATE its routes (the first is kept) or just the attribute */
+static int fault(mrt_ctx *c, mrt_attrs *a, int cost, const mrt_err *why, Py_ssize_t at)
+{
+    if (cost == A_DISCARD)
+        return mrt_warn(c->out, "byte %lld: %s; attribute discarded (RFC 7606 section 2)", where(c, at + why->off),
+                        why->msg) < 0 ? -2 : 0;
+    if (!a->withdraw) {
+        a->withdraw = 1;
+        a->why = *why;
+        a->why.off += at;
+    }
+    return 0;
+}
+
+/* a fault that withdraws an UPDATE's routes, or fails a RIB entry, which has none to withdraw: 0 or -1 */
+static int withdraw(mrt_ctx *c, mrt_attrs *a, int from, const mrt_err *why, Py_ssize_t at)
+{
+    if (from == FROM_RIB) {
+        c->err = *why;
+        c->err.off += at;
+        return -1;
+    }
+    return fault(c, a, A_WITHDRAW, why, at);
+}
+
+/* RFC 7606 section 4: a block that overruns withdraws the routes, if they can all be found: an
+ * MP_REACH_NLRI or MP_UNREACH_NLRI goes first (section 5.1), so one not seen before the fault may be
+ * hidden behind it, and the record fails (section 5.3: NLRI that cannot be found reset the session) */
+static int overrun(mrt_ctx *c, mrt_attrs *a, int from, const mrt_err *why, Py_ssize_t at)
+{
+    if (!a->has_reach && !a->has_unreach) {
+        c->err = *why;
+        snprintf(c->err.msg + strlen(c->err.msg), sizeof c->err.msg - strlen(c->err.msg),
+                 ", before any MP_REACH_NLRI (RFC 7606 section 5.3)");
+        c->err.off += at;
+        return -1;
+    }
+    return withdraw(c, a, from, why, at);
+}
+
+int mrt_scan_attrs(mrt_ctx *c, Py_ssize_t at, Py_ssize_t end, int asn_size, int rib_afi, int from, mrt_attrs *a)
+{
+    const uint8_t *b = c->body + at;
+    mrt_err *e = &c->err, why;
     column *path = &c->scratch[0], *as4 = &c->scratch[1], *eff = &c->scratch[2];
     int have_path = 0, have_as4 = 0, have_bgpsec = 0, r;
     Py_ssize_t pos = 0, bgpsec_at = 0;
+    uint8_t seen[32] = {0};
     memset(a, 0, sizeof *a);
     while (pos < end) {
-        if (pos + 3 > end)
-            return mrt_fail(e, pos, "path attribute (RFC 4271 section 4.3): want a 3-byte header, got %zd bytes",
-                            end - pos);
-        unsigned code = b[pos + 1];
-        Py_ssize_t v;
-        if (b[pos] & 0x10) { /* Extended Length */
-            if (pos + 4 > end)
-                return mrt_fail(e, pos, "path attribute (RFC 4271 section 4.3): want a 4-byte extended-length "
-                                "header, got %zd bytes", end - pos);
-            v = pos + 4;
-            pos = v + get16(b + pos + 2);
-        } else {
-            v = pos + 3;
-            pos = v + b[pos + 2];
+        /* RFC 7606 section 4: an attribute that overruns the block makes it unreadable from there on */
+        if (pos + 3 > end || ((b[pos] & 0x10) && pos + 4 > end)) {
+            mrt_fail(&why, pos, "path attribute (RFC 7606 section 4): want a %d-byte header, got %zd bytes",
+                     b[pos] & 0x10 ? 4 : 3, end - pos);
+            if (overrun(c, a, from, &why, at) < 0)
+                return -1;
+            break;
         }
-        Py_ssize_t n = pos - v;
-        if (pos > end)
-            return mrt_fail(e, v, "path attribute type %u (RFC 4271 section 4.3): want %zd bytes, got %zd", code, n,
-                            end - v);
-        switch (code) {
-        case AS_PATH:
-            if ((r = as_path(e, b, v, pos, asn_size, path)) < 0)
-                return r;
-            have_path = 1;
+        unsigned flags = b[pos], code = b[pos + 1];
+        Py_ssize_t v = pos + (flags & 0x10 ? 4 : 3);
+        Py_ssize_t n = flags & 0x10 ? get16(b + pos + 2) : b[pos + 2];
+        if (v + n > end) {
+            mrt_fail(&why, v, "path attribute type %u (RFC 7606 section 4): want %zd bytes, got %zd", code, n, end - v);
+            if (overrun(c, a, from, &why, at) < 0)
+                return -1;
             break;
-        case ORIGIN:
-            if (n != 1)
-                return mrt_fail(e, v, "ORIGIN (RFC 4271 section 4.3 a): want 1 bytes, got %zd", n);
-            break;
-        case NEXT_HOP:
-        case MED:
-        case LOCAL_PREF:
-            if (n != 4)
-                return mrt_fail(e, v, "%s (RFC 4271 section 4.3 %s): want 4 bytes, got %zd",
-                                code == NEXT_HOP ? "NEXT_HOP" : code == MED ? "MULTI_EXIT_DISC" : "LOCAL_PREF",
-                                code == NEXT_HOP ? "c" : code == MED ? "d" : "e", n);
-            break;
-        case COMMUNITIES: /* RFC 1997 */
-            if (n & 3)
-                return mrt_fail(e, v, "COMMUNITIES (RFC 1997): want a multiple of 4 bytes, got %zd", n);
-            break;
-        case MP_REACH:
-            if (rib_afi) { /* RFC 6396 section 4.3.4: next-hop length and next hop only */
-                if (n < 1)
-                    return mrt_fail(e, v, "MP_REACH_NLRI (RFC 6396 section 4.3.4): want a next-hop length, got "
-                                    "nothing");
-                unsigned nhlen = b[v];
-                if (v + 1 + nhlen == pos && (nhlen == 4 || nhlen == 12 || nhlen == 16 || nhlen == 24 ||
-                                             nhlen == 32 || nhlen == 48)) {
-                    a->r_afi = (uint32_t)rib_afi;
-                    a->r_safi = 1;
-                    a->r_nhlen = nhlen;
-                    next_hop(v + 1, nhlen, &a->r_nh, &a->r_nh_len);
-                    a->r_nlri = a->r_end = pos;
-                    a->has_reach = 1;
+        }
+        Py_ssize_t hdr = pos;
+        pos = v + n;
+        if (seen[code >> 3] & (1 << (code & 7))) { /* RFC 7606 section 3 g */
+            if (code == MP_REACH || code == MP_UNREACH)
+                return mrt_fail(e, at + hdr, "%s (RFC 7606 section 3 g): want it once, got it again", known(code)->name);
+            mrt_fail(&why, hdr, "path attribute type %u (RFC 7606 section 3 g): want it once, got it again", code);
+            if (fault(c, a, A_DISCARD, &why, at) < 0)
+                return -2;
+            continue;
+        }
+        seen[code >> 3] |= (uint8_t)(1 << (code & 7));
+        int cost = mrt_attr_fault(&why, v, flags, code, n);
+        if (cost == A_OK) {
+            r = 0;
+            switch (code) {
+            case AS_PATH:
+                r = as_path(&why, b, v, pos, asn_size, path);
+                have_path = r == 0;
+                break;
+            case ORIGIN:
+                a->has_origin = 1;
+                if (b[v] > 2)
+                    r = mrt_fail(&why, v, "ORIGIN (RFC 7606 section 7.1): want 0 (IGP), 1 (EGP) or 2 (INCOMPLETE), "
+                                 "got %u", b[v]);
+                break;
+            case NEXT_HOP:
+                a->has_next_hop = 1;
+                break;
+            case MP_REACH:
+                if (rib_afi) { /* RFC 6396 section 4.3.4: next-hop length and next hop only */
+                    unsigned nhlen = b[v];
+                    if (v + 1 + nhlen == pos && (nhlen == 4 || nhlen == 12 || nhlen == 16 || nhlen == 24 ||
+                                                 nhlen == 32 || nhlen == 48)) {
+                        a->r_afi = (uint32_t)rib_afi;
+                        a->r_safi = 1;
+                        a->r_nhlen = nhlen;
+                        next_hop(v + 1, nhlen, &a->r_nh, &a->r_nh_len);
+                        a->r_nlri = a->r_end = pos;
+                        a->has_reach = 1;
+                        break;
+                    }
+                }
+                r = mp_reach(&why, b, v, pos, a);
+                break;
+            case MP_UNREACH: /* RFC 4760 section 4 */
+                if (n < 3) {
+                    r = mrt_fail(&why, v, "MP_UNREACH_NLRI (RFC 4760 section 4): want at least 3 bytes, got %zd", n);
                     break;
                 }
+                a->u_afi = get16(b + v);
+                a->u_safi = b[v + 2];
+                a->u_start = v + 3;
+                a->u_end = pos;
+                a->has_unreach = 1;
+                break;
+            case AS4_PATH: /* RFC 6793 section 3 */
+                r = as_path(&why, b, v, pos, 4, as4);
+                have_as4 = r == 0;
+                break;
+            case BGPSEC_PATH:
+                r = bgpsec_path(&why, b, v, pos, eff);
+                have_bgpsec = r == 0;
+                bgpsec_at = v;
+                break;
+            default:
+                break;
             }
-            if ((r = mp_reach(e, b, v, pos, a)) < 0)
-                return r;
-            break;
-        case MP_UNREACH: /* RFC 4760 section 4 */
-            if (n < 3)
-                return mrt_fail(e, v, "MP_UNREACH_NLRI (RFC 4760 section 4): want at least 3 bytes, got %zd", n);
-            a->u_afi = get16(b + v);
-            a->u_safi = b[v + 2];
-            a->u_start = v + 3;
-            a->u_end = pos;
-            a->has_unreach = 1;
-            break;
-        case AGGREGATOR: /* RFC 4271 section 4.3 g; RFC 6793 section 3 */
-            if (n != 6 && n != 8)
-                return mrt_fail(e, v, "AGGREGATOR (RFC 4271 section 4.3 g, RFC 6793 section 3): want 6 or 8 bytes, "
-                                "got %zd", n);
-            break;
-        case ATOMIC_AGGREGATE:
-            if (n != 0)
-                return mrt_fail(e, v, "ATOMIC_AGGREGATE (RFC 4271 section 4.3 f): want 0 bytes, got %zd", n);
-            break;
-        case LARGE_COMMUNITY:
-            if (n % 12)
-                return mrt_fail(e, v, "LARGE_COMMUNITY (RFC 8092 section 3): want a multiple of 12 bytes, got %zd",
-                                n);
-            break;
-        case AS4_PATH: /* RFC 6793 section 3 */
-            if ((r = as_path(e, b, v, pos, 4, as4)) < 0)
-                return r;
-            have_as4 = 1;
-            break;
-        case AS4_AGGREGATOR:
-            if (n != 8)
-                return mrt_fail(e, v, "AS4_AGGREGATOR (RFC 6793 section 3): want 8 bytes, got %zd", n);
-            break;
-        case BGPSEC_PATH:
-            if ((r = bgpsec_path(e, b, v, pos, eff)) < 0)
-                return r;
-            have_bgpsec = 1;
-            bgpsec_at = v;
-            break;
-        default:
-            break;
+            if (r == -2)
+                return -2;
+            if (r == 0)
+                continue;
+            cost = known(code)->cost;
         }
+        /* LOCAL_PREF from an external peer is not its to give (RFC 7606 section 7.5) */
+        if (code == LOCAL_PREF && from == FROM_EBGP)
+            cost = A_DISCARD;
+        if (cost == A_RESET) {
+            *e = why;
+            e->off += at;
+            return -1;
+        }
+        if (cost == A_WITHDRAW) {
+            if (withdraw(c, a, from, &why, at) < 0)
+                return -1;
+        } else if (fault(c, a, cost, &why, at) < 0) {
+            return -2;
+        }
+    }
+    if (have_bgpsec && have_path) {
+        mrt_fail(&why, bgpsec_at, "BGPsec_PATH (RFC 8205 section 5.2): want AS_PATH or BGPsec_PATH, not both");
+        if (withdraw(c, a, from, &why, at) < 0)
+            return -1;
     }
     const column *p = NULL;
     if (have_bgpsec) {
-        if (have_path)
-            return mrt_fail(e, bgpsec_at, "RFC 8205 section 3: want AS_PATH or BGPsec_PATH, not both");
         p = eff; /* RFC 8205 section 4.4 */
         a->bgpsec = 1;
     } else if (have_path) {

@@ -26,10 +26,7 @@ static int rib_group(mrt_ctx *c, mrt_group *g, const mrt_attrs *a, Py_ssize_t at
 
 static int scan(mrt_ctx *c, Py_ssize_t at, Py_ssize_t len, int asn_size, int rib_afi, mrt_attrs *a)
 {
-    int r = mrt_scan_attrs(c, c->body + at, len, asn_size, rib_afi, a);
-    if (r == -1)
-        c->err.off += at;
-    return r;
+    return mrt_scan_attrs(c, at, len, asn_size, rib_afi, FROM_RIB, a);
 }
 
 /* the attributes (2-byte ASNs) after their 2-byte length at `at`, scanned into a; *len that length
@@ -357,6 +354,7 @@ static int bgp4mp(mrt_ctx *c)
     g.usec = usec;
     uint32_t gpeer_as = peer_as;
     g.local_as = local_as;
+    c->ibgp = peer_as == local_as;
     if (local) { /* sent by the local speaker: its address and AS are the route's peer */
         g.record |= R_LOCAL;
         peer_ip = b + p + alen;
@@ -412,6 +410,7 @@ static int legacy(mrt_ctx *c)
         return FAIL(0, "BGP_UPDATE (RFC 6396 appendix B): want 12 bytes of peer and local AS and address, got %zd", n);
     mrt_group_init(&g, c, R_BGP, K_ANNOUNCE);
     g.local_as = get16(b + 6);
+    c->ibgp = get16(b) == get16(b + 6);
     if ((g.peer = intern_peer(&c->f->peers, b + 2, 4, get16(b))) < 0)
         return -2;
     return mrt_update_groups(c, 12, n, &g, 2, 0);

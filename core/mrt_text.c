@@ -6,7 +6,7 @@
  *   BGP|time|A|...|med<communities>|...   BGP|time|W|peer|peer_as|peer/length   (bgpdump's quirks)
  *
  * The attributes are read again from their block in the buffer (the scan of mrt_attrs.c has checked
- * it): for each type the last one counts, as in wire/attributes.py. Absent LOCAL_PREF and MED print 0,
+ * it): for each type the first one counts, as in wire/attributes.py, and one it discarded is skipped. Absent LOCAL_PREF and MED print 0,
  * an absent ORIGIN INCOMPLETE, an absent next hop 255.255.255.255; an MP next hop of an odd length
  * drops next hop, LOCAL_PREF and MED; an AGGREGATOR of AS_TRANS from a 2-byte speaker is replaced by
  * AS4_AGGREGATOR (RFC 6793 section 4.2.3). */
@@ -42,33 +42,41 @@ static void put_tail(column *o, const uint8_t *buf, int64_t s, int64_t e, int as
     int origin = -1, atomic = 0;
     const uint8_t *nexthop = NULL, *med = NULL, *lp = NULL, *comm = NULL, *agg = NULL, *agg4 = NULL;
     Py_ssize_t ncomm = 0, nagg = 0;
+    uint8_t seen[32] = {0};
+    mrt_err why;
     for (Py_ssize_t pos = s; pos >= 0 && pos + 3 <= e;) { /* RFC 4271 section 4.3 */
-        unsigned code = buf[pos + 1];
+        unsigned flags = buf[pos], code = buf[pos + 1];
         Py_ssize_t v = pos + 3, n = buf[pos + 2];
-        if (buf[pos] & 0x10) {
+        if (flags & 0x10) {
             if (pos + 4 > e)
                 break;
             v = pos + 4, n = get16(buf + pos + 2);
         }
         if (v + n > e)
             break;
-        if (code == 1 && n == 1)
+        pos = v + n;
+        /* the first of a type counts, and one the scan discarded is not there (RFC 7606 sections 3 g and 2) */
+        if (seen[code >> 3] & (1 << (code & 7)))
+            continue;
+        seen[code >> 3] |= (uint8_t)(1 << (code & 7));
+        if (mrt_attr_fault(&why, v, flags, code, n) != A_OK)
+            continue;
+        if (code == 1)
             origin = buf[v];
-        else if (code == 3 && n == 4)
+        else if (code == 3)
             nexthop = buf + v;
-        else if (code == 4 && n == 4)
+        else if (code == 4)
             med = buf + v;
-        else if (code == 5 && n == 4)
+        else if (code == 5)
             lp = buf + v;
         else if (code == 6)
             atomic = 1;
-        else if (code == 7 && (n == 6 || n == 8))
+        else if (code == 7)
             agg = buf + v, nagg = n;
         else if (code == 8)
             comm = buf + v, ncomm = n / 4;
-        else if (code == 18 && n == 8)
+        else if (code == 18)
             agg4 = buf + v;
-        pos = v + n;
     }
     if (path)
         path_text(o, path, path_len);

@@ -6,7 +6,8 @@
  * (RFC 4760 sections 4 and 3) carry the other families; with ADD-PATH (RFC 7911 section 3) each
  * prefix has a path id. Groups come in the order withdrawn, MP_UNREACH, NLRI, MP_REACH. A damaged
  * prefix field keeps the whole prefixes before the fault and the other fields are still read, as
- * bgpdump does; the first fault is the one reported. */
+ * bgpdump does; the first fault is the one reported. A fault in the attributes is handled as RFC 7606
+ * says (mrt_attrs.c): an UPDATE whose routes it costs announces them as withdrawals, with a warning. */
 #include "mrt.h"
 
 /* RFC 4271 section 4.3, RFC 4760 section 5, RFC 7911 section 3: the prefixes in body[pos:stop] as
@@ -107,39 +108,65 @@ int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group 
     mrt_attrs a;
     int have_attrs = a1 > a0;
     if (have_attrs) {
-        int r = mrt_scan_attrs(c, b + a0, alen, asn_size, 0, &a);
-        if (r < 0) {
-            c->err.off += a0;
+        int r = mrt_scan_attrs(c, a0, alen, asn_size, 0, c->ibgp ? FROM_IBGP : FROM_EBGP, &a);
+        if (r < 0)
             return r;
-        }
         if (a.has_unreach && (a.u_afi == 1 || a.u_afi == 2) && a.u_safi >= 1 && a.u_safi <= 3 && !legacy
             && prefix_field(c, &g, tmpl, addpath, a.u_afi, a.u_safi, a0 + a.u_start, a0 + a.u_end, K_WITHDRAW,
                             &damage) < 0) /* RFC 4760 section 4 */
             return -2;
-        g.attr_start = c->body_at + a0;
-        g.attr_end = c->body_at + a1;
-        g.asn_size = (uint8_t)asn_size;
-        g.path = a.path;
-        g.origin = a.origin;
-        g.bgpsec = (uint8_t)a.bgpsec;
+    } else {
+        memset(&a, 0, sizeof a);
     }
-    if (end > a1) {
-        g.nh_kind = have_attrs ? NH_ATTRS : NH_NONE;
-        if (prefix_field(c, &g, tmpl, addpath, 1, 1, a1, end, K_ANNOUNCE, &damage) < 0)
-            return -2;
-    }
-    if (have_attrs && a.has_reach && !legacy && (a.r_afi == 1 || a.r_afi == 2) && a.r_safi >= 1 && a.r_safi <= 3) {
-        /* RFC 4760 section 3: next hops of 4, 16 or 32 bytes (IPv4, IPv6, IPv6 global and link-local) are read */
-        if (a.r_nhlen == 4 || a.r_nhlen == 16 || a.r_nhlen == 32) {
-            g.nh_kind = NH_ADDR;
-            g.nh_start = c->body_at + a0 + a.r_nh;
-            g.nh_len = (uint8_t)a.r_nh_len;
-        } else {
-            g.nh_kind = NH_EMPTY;
+    int reach = have_attrs && a.has_reach && !legacy && (a.r_afi == 1 || a.r_afi == 2) && a.r_safi >= 1 &&
+                a.r_safi <= 3 && a.r_end > a.r_nlri;
+    /* RFC 7606 section 3 d: routes want ORIGIN and AS_PATH, and NEXT_HOP for those of the NLRI field
+     * (RFC 4760 section 3) */
+    if (!a.withdraw && (end > a1 || reach)) {
+        const char *missing = !a.has_origin ? "ORIGIN" : !a.has_path ? "AS_PATH" : end > a1 && !a.has_next_hop ?
+                              "NEXT_HOP" : NULL;
+        if (missing) {
+            mrt_fail(&a.why, a0 - 2, "UPDATE (RFC 7606 section 3 d): announces routes without %s", missing);
+            a.withdraw = 1;
         }
-        if (prefix_field(c, &g, tmpl, addpath, a.r_afi, a.r_safi, a0 + a.r_nlri, a0 + a.r_end, K_ANNOUNCE,
-                         &damage) < 0)
+    }
+    if (a.withdraw) { /* RFC 7606 section 2: the routes it announces are withdrawn */
+        if (mrt_warn(c->out, "byte %lld: %s; its routes treated as withdrawn (RFC 7606 section 2)",
+                     c->at >= 0 ? (long long)(c->at + 12 + a.why.off) : (long long)a.why.off, a.why.msg) < 0)
             return -2;
+        mrt_group w = *tmpl;
+        if (end > a1 && prefix_field(c, &w, tmpl, addpath, 1, 1, a1, end, K_WITHDRAW, &damage) < 0)
+            return -2;
+        if (reach && prefix_field(c, &w, tmpl, addpath, a.r_afi, a.r_safi, a0 + a.r_nlri, a0 + a.r_end, K_WITHDRAW,
+                                  &damage) < 0)
+            return -2;
+    } else {
+        if (have_attrs) {
+            g.attr_start = c->body_at + a0;
+            g.attr_end = c->body_at + a1;
+            g.asn_size = (uint8_t)asn_size;
+            g.path = a.path;
+            g.origin = a.origin;
+            g.bgpsec = (uint8_t)a.bgpsec;
+        }
+        if (end > a1) {
+            g.nh_kind = have_attrs ? NH_ATTRS : NH_NONE;
+            if (prefix_field(c, &g, tmpl, addpath, 1, 1, a1, end, K_ANNOUNCE, &damage) < 0)
+                return -2;
+        }
+        if (reach) {
+            /* RFC 4760 section 3: next hops of 4, 16 or 32 bytes (IPv4, IPv6, IPv6 global and link-local) are read */
+            if (a.r_nhlen == 4 || a.r_nhlen == 16 || a.r_nhlen == 32) {
+                g.nh_kind = NH_ADDR;
+                g.nh_start = c->body_at + a0 + a.r_nh;
+                g.nh_len = (uint8_t)a.r_nh_len;
+            } else {
+                g.nh_kind = NH_EMPTY;
+            }
+            if (prefix_field(c, &g, tmpl, addpath, a.r_afi, a.r_safi, a0 + a.r_nlri, a0 + a.r_end, K_ANNOUNCE,
+                             &damage) < 0)
+                return -2;
+        }
     }
     if (damage.msg[0]) {
         c->err = damage;

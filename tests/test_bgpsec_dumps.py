@@ -181,7 +181,8 @@ def test_local_subtype_names_the_receiving_peer(tmp_path):
     assert r.as_path_text == f"{TRANSIT} {ORIGIN}"
 
 
-# --- damaged BGPsec_PATH values: a warning with the offset, the record skipped, never a traceback -----------
+# --- damaged BGPsec_PATH values: a warning with the offset, the routes withdrawn (RFC 8205 section 5.2,
+# RFC 7606 section 2), never a traceback -------------------------------------------------------------------
 
 @pytest.mark.parametrize("cut,reason", [
     (lambda v: struct.pack(">H", 9) + v[2:], "Secure_Path Length: want 2 + 6 N with N >= 1, got 9"),
@@ -197,9 +198,9 @@ def test_damaged_bgpsec_path_is_a_warning_with_its_offset(tmp_path, cut, reason)
     f = _mrt(tmp_path, [good, bad, good])
     warnings = []
     routes = list(read_routes(f, warnings.append))
-    assert len(routes) == 2 and len(warnings) == 1
+    assert [r.kind for r in routes] == ["announce", "withdraw", "announce"] and len(warnings) == 1
     (w,) = warnings
-    assert f"record at byte {len(good)} (type 16, subtype 4) skipped" in w
+    assert w.endswith("its routes treated as withdrawn (RFC 7606 section 2)")
     assert "BGPsec_PATH (RFC 8205 section 3)" in w and reason in w
     # the offset: in the file, inside the BGPsec_PATH value
     at = int(w.split("byte ", 1)[1].split(":", 1)[0])
@@ -209,9 +210,9 @@ def test_damaged_bgpsec_path_is_a_warning_with_its_offset(tmp_path, cut, reason)
         assert at == start
     # the column reader and the command line say the same, and carry on
     w2 = []
-    assert sum(len(b) for b in read_batches(f, warn=w2.append)) == 2 and w2 == warnings
+    assert sum(len(b) for b in read_batches(f, warn=w2.append)) == 3 and w2 == warnings
     code, out, err = _dump(f)
-    assert code == 0 and len(out.splitlines()) == 2
+    assert code == 0 and len(out.splitlines()) == 3 and out.splitlines()[1].split("|")[2] == "W"
     assert err.count("\n") == 1 and "warning" in err and f"byte {at}:" in err and "Traceback" not in err
 
 
@@ -224,8 +225,8 @@ def test_as_path_and_bgpsec_path_together_are_refused(tmp_path):
     both = msg[:16] + struct.pack(">HB", len(msg) + len(aspath), 2) + b"\x00\x00" + struct.pack(">H", a_len) + \
         aspath + msg[attrs_at:]
     warnings = []
-    assert list(read_routes(_mrt(tmp_path, [bgp4mp_as4(both, 1)]), warnings.append)) == []
-    assert len(warnings) == 1 and "RFC 8205 section 3: want AS_PATH or BGPsec_PATH, not both" in warnings[0]
+    assert [r.kind for r in read_routes(_mrt(tmp_path, [bgp4mp_as4(both, 1)]), warnings.append)] == ["withdraw"]
+    assert len(warnings) == 1 and "BGPsec_PATH (RFC 8205 section 5.2): want AS_PATH or BGPsec_PATH, not both" in warnings[0]
 
 
 def test_path_reconstruction_pcount_and_confed():

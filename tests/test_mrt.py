@@ -193,10 +193,16 @@ def test_confederation_segments_text():
 
 
 @pytest.mark.parametrize("attrs,message", [
-    (_attr(1, b"\x00\x00"), "ORIGIN (RFC 4271 section 4.3 a): want 1 bytes, got 2"),
-    (_attr(3, b"\x01\x02"), "NEXT_HOP (RFC 4271 section 4.3 c): want 4 bytes, got 2"),
-    (_attr(8, b"\x00\x00\x01"), "COMMUNITIES (RFC 1997): want a multiple of 4 bytes, got 3"),
-    (_attr(32, b"\x00" * 8), "LARGE_COMMUNITY (RFC 8092 section 3): want a multiple of 12 bytes, got 8"),
+    (_attr(1, b"\x00\x00"), "ORIGIN (RFC 7606 section 7.1): want 1 byte, got 2"),
+    (_attr(1, b"\x03"), "ORIGIN (RFC 7606 section 7.1): want 0 (IGP), 1 (EGP) or 2 (INCOMPLETE), got 3"),
+    (_attr(3, b"\x01\x02"), "NEXT_HOP (RFC 7606 section 7.3): want 4 bytes, got 2"),
+    (_attr(8, b"\x00\x00\x01", 0xC0), "COMMUNITIES (RFC 7606 section 7.8): want a non-zero multiple of 4 bytes, got 3"),
+    (_attr(8, b"", 0xC0), "COMMUNITIES (RFC 7606 section 7.8): want a non-zero multiple of 4 bytes, got 0"),
+    (_attr(32, b"\x00" * 8, 0xC0), "LARGE_COMMUNITY (RFC 8092 section 6): want a non-zero multiple of 12 bytes, got 8"),
+    (_attr(8, b"\x00" * 4), "COMMUNITIES (RFC 7606 section 3 c): want flags optional transitive (0xc0), got 0x40"),
+    (_attr(4, b"\x00" * 4, 0xA0), "MULTI_EXIT_DISC (RFC 7606 section 3 c): want flags optional non-transitive (0x80), "
+                                  "got 0xa0"),
+    (_attr(14, b"\x00" * 5, 0x80) * 2, "MP_REACH_NLRI (RFC 7606 section 3 g): want it once, got it again"),
     (_attr(2, bytes((2, 3, 0, 1))), "AS_PATH (RFC 4271 section 4.3): segment of 3 4-byte ASNs wants 12 bytes, got 2"),
     (_attr(2, bytes((9, 1, 0, 0, 0, 1))), "want segment type 1 to 4, got 9"),
     (b"\x40\x01\x05\x00", "path attribute type 1 (RFC 4271 section 4.3): want 5 bytes, got 1"),
@@ -207,6 +213,18 @@ def test_attribute_rejections_say_what_was_wanted(attrs, message):
         parse_attributes(attrs)
     assert message in e.value.message
     assert 0 <= e.value.offset <= len(attrs)
+
+
+def test_attributes_whose_fault_costs_only_themselves_are_discarded():
+    """RFC 7606 sections 7.5 to 7.7, RFC 6793 section 6: a bad AGGREGATOR, ATOMIC_AGGREGATE, AS4_PATH,
+    AS4_AGGREGATOR or LOCAL_PREF is left out, the rest read; of a repeated attribute the first counts
+    (section 3 g)."""
+    a = parse_attributes(BASIC + _attr(7, b"\x00" * 5, 0xC0) + _attr(17, bytes((9, 1, 0, 0, 0, 1)), 0xC0) +
+                         _attr(18, b"\x00" * 4, 0xC0) + _attr(5, b"\x00\x01") + _attr(2, _path4((2, [1, 2]))))
+    assert (a.aggregator, a.as4_path, a.as4_aggregator, a.local_pref) == (None, None, None, None)
+    assert a.as_path_text == "64500 3356 {65001,65002}" and a.atomic_aggregate and a.communities
+    assert parse_attributes(_attr(6, b"\x00") + _attr(7, b"\x00" * 6)).atomic_aggregate is False
+    assert parse_attributes(_attr(7, b"\x00" * 6, 0xC0) + _attr(7, b"\x00\x01" + bytes(4), 0xC0)).aggregator == (0, "0.0.0.0")
 
 
 def test_nlri_trailing_bits_cleared_and_bad_length_rejected():
@@ -224,11 +242,31 @@ def test_ipv6_text_as_bgpdump():
 
 def test_damaged_record_is_skipped_with_its_offset(tmp_path):
     good = _bgp4mp(_update(BASIC, b"\x08\x0a"))
-    bad = _bgp4mp(_update(BASIC[:-3] + b"\x40\x06\x09", b"\x08\x0a"))  # attribute longer than the block
+    bad = _bgp4mp(_update(BASIC, b"\x08\x0a\x21\x0a"))  # a prefix of /33
     warnings = []
     routes = list(read_routes(_write(tmp_path, good + bad + good), warnings.append))
     assert len(routes) == 2 and len(warnings) == 1
-    assert f"record at byte {len(good)}" in warnings[0] and "want 9 bytes" in warnings[0]
+    assert f"record at byte {len(good)}" in warnings[0] and "want a prefix length <= 32, got 33" in warnings[0]
+
+
+def test_attribute_overrunning_its_block_withdraws_the_routes(tmp_path):
+    """RFC 7606 section 4: an attribute longer than the block leaves the routes without readable
+    attributes: they are withdrawn (a W line each), with one warning naming the byte; before any
+    MP_REACH_NLRI, which goes first (section 5.1), the routes it may hide cannot be found, and the
+    record is skipped (section 5.3)."""
+    good = _bgp4mp(_update(BASIC, b"\x08\x0a"))
+    mp = _attr(14, struct.pack(">HBB", 2, 1, 16) + bytes(16) + b"\x00" + b"\x20\x20\x01\x0d\xb8", 0x80)
+    bad = _bgp4mp(_update(mp + BASIC[:-3] + b"\x40\x06\x09", b"\x08\x0a\x08\x0b"))
+    hiding = _bgp4mp(_update(BASIC[:-3] + b"\x40\x06\x09", b"\x08\x0a"))
+    warnings = []
+    routes = list(read_routes(_write(tmp_path, good + bad + hiding + good), warnings.append))
+    assert [r.kind for r in routes] == ["announce", "withdraw", "withdraw", "withdraw", "announce"]
+    assert [r.prefix for r in routes[1:4]] == ["10.0.0.0/8", "11.0.0.0/8", "2001:db8::/32"] and len(warnings) == 2
+    at = len(good) + len(bad) - 4  # where the attribute's value starts: 9 bytes wanted, 0 remain before the NLRI
+    assert f"byte {at}: path attribute type 6 (RFC 7606 section 4): want 9 bytes, got 0; its routes treated as " \
+        "withdrawn (RFC 7606 section 2)" in warnings[0]
+    assert "before any MP_REACH_NLRI (RFC 7606 section 5.3)" in warnings[1]
+    assert f"record at byte {len(good) + len(bad)} " in warnings[1]
 
 
 @pytest.mark.parametrize("compress", [None, gzip.compress, bz2.compress])
@@ -388,8 +426,8 @@ def test_unusual_records(tmp_path):
     """Records of every shape the core must read exactly (synthetic): plain UPDATEs, IPv6 by
     MP_REACH/MP_UNREACH, AS4_PATH merged for a 2-byte session, attributes repeated or of the wrong
     length, another address family, a _LOCAL subtype, no attributes, a long NLRI; and a damaged
-    prefix. Every route in file order, the damaged UPDATEs giving none, each with its warning; the
-    same whatever the size of the buffers the stream is cut into."""
+    prefix. Every route in file order, the damaged UPDATE giving none, those RFC 7606 withdraws
+    withdrawn, each with its warning; the same whatever the size of the buffers the stream is cut into."""
     v6 = bytes.fromhex("20010db8000000000000000000000001")
     mp_reach = _attr(14, struct.pack(">HBB", 2, 1, 16) + v6 + b"\x00" + b"\x20\x20\x01\x0d\xb8" + b"\x30\x20\x01\x0d\xb8\x00\x01", 0x80)
     mp_unreach = _attr(15, struct.pack(">HB", 2, 1) + b"\x20\x20\x01\x0d\xb9", 0x80)
@@ -402,24 +440,29 @@ def test_unusual_records(tmp_path):
         _bgp4mp(_update(BASIC + mp_reach + mp_unreach, b"\x10\x0a\x01"), et_usec=7),  # 4, IPv6 too
         _bgp4mp(_update(BASIC, b"\x18\xc6\x33\x64\x21\x0a"), ts=1001),  # a prefix of /33: damaged, none
         _bgp4mp2(_update(plain + two_byte_path + as4, b"\x08\x0c")),  # AS4_PATH merged (RFC 6793)
-        _bgp4mp(_update(BASIC + _attr(2, _path4((2, [1, 2]))), b"\x08\x0d")),  # AS_PATH twice: the last
+        _bgp4mp(_update(BASIC + _attr(2, _path4((2, [1, 2]))), b"\x08\x0d")),  # AS_PATH twice: the first
         _bgp4mp(_update(BASIC + odd_family, b"\x08\x0e")),  # MP_UNREACH of another family
-        _bgp4mp(_update(BASIC + _attr(4, b"\x00\x00\x01"), b"\x08\x0f")),  # MED of 3 bytes: damaged, none
+        _bgp4mp(_update(BASIC + _attr(4, b"\x00\x00\x01", 0x80), b"\x08\x0f")),  # MED of 3 bytes: withdrawn
         _bgp4mp(_update(BASIC, b"\x08\x14"), sub=7),  # MESSAGE_AS4_LOCAL
         _bgp4mp2(_update(plain + two_byte_path, b"\x08\x15")),  # 2-byte ASNs
-        _bgp4mp(_update(b"", b"\x08\x10")),  # no attributes at all
-        _bgp4mp(_update(plain, b"\x08\x11")),  # attributes without an AS_PATH
+        _bgp4mp(_update(b"", b"\x08\x10")),  # no attributes at all: withdrawn
+        _bgp4mp(_update(plain, b"\x08\x11")),  # attributes without an AS_PATH: withdrawn
         _bgp4mp(_update(BASIC, b"".join(bytes((24, 10, k >> 8, k & 255)) for k in range(300)))),  # long NLRI
         _bgp4mp(_update(plain + _attr(2, b""), b"\x08\x16")),  # an empty AS_PATH (iBGP)
     ]
     path = _write(tmp_path, b"".join(records))
     warnings = []
     want = [line(r) for r in read_routes(path, warnings.append)]
-    assert len(want) == 3 + 4 + 0 + 1 + 1 + 1 + 0 + 1 + 1 + 1 + 1 + 300 + 1
+    assert len(want) == 3 + 4 + 0 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 300 + 1
     assert want[-1] == "BGP4MP|1000|A|192.0.2.1|64500|22.0.0.0/8||IGP|192.0.2.1|0|0||NAG||"
-    assert len(warnings) == 2 and "got 33" in warnings[0] and "MULTI_EXIT_DISC" in warnings[1]
-    assert all(w.endswith("skipped") for w in warnings)
-    assert "|70000 3356|" in want[7] and "|1 2|" in want[8] and want[10].startswith("BGP4MP_LOCAL|")
+    assert len(warnings) == 5 and "got 33" in warnings[0] and warnings[0].endswith("skipped")
+    assert "path attribute type 2 (RFC 7606 section 3 g)" in warnings[1] and "attribute discarded" in warnings[1]
+    assert "MULTI_EXIT_DISC (RFC 7606 section 7.4): want 4 bytes, got 3" in warnings[2]
+    assert "without ORIGIN" in warnings[3] and "without AS_PATH" in warnings[4]
+    assert all(w.endswith("treated as withdrawn (RFC 7606 section 2)") for w in warnings[2:])
+    assert "|70000 3356|" in want[7] and "|64500 3356 {65001,65002}|" in want[8] and want[10].startswith("BGP4MP|1000|W|")
+    assert want[11].startswith("BGP4MP_LOCAL|") and want[13:15] == ["BGP4MP|1000|W|192.0.2.1|64500|16.0.0.0/8",
+                                                                    "BGP4MP|1000|W|192.0.2.1|64500|17.0.0.0/8"]
     from bgpsim.mrt import reader
 
     for size in (13, 100, 200):  # the stream cut into the core's buffers at every kind of place

@@ -278,11 +278,14 @@ def test_gap_and_damage_are_warnings(tmp_path):
     assert any("end of capture" in w for w in warnings)
 
 
-def test_update_without_attributes(tmp_path):
-    # NLRI with no path attributes: printed with bgpdump 1.6's defaults (as it prints such a BGP4MP record)
+def test_update_without_attributes_withdraws_its_routes(tmp_path):
+    # NLRI with no path attributes: ORIGIN, AS_PATH and NEXT_HOP are missing, so its route is withdrawn
+    # (RFC 7606 section 3 d), with a warning; bgpdump 1.6 prints it as an announcement with its defaults
     bare = msg(2, b"\x00\x00\x00\x00\x08\x0a")
-    _r, routes, _w = _read(write_pcap(tmp_path / "n.pcap", [(9, segment(A, B, 40000, 179, 1, bare))], 101))
-    assert [line(r) for r in routes] == ["BGP4MP_ET|9.000000|A|192.0.2.1|0|10.0.0.0/8||INCOMPLETE|255.255.255.255|0|0||NAG||"]
+    _r, routes, warnings = _read(write_pcap(tmp_path / "n.pcap", [(9, segment(A, B, 40000, 179, 1, bare))], 101))
+    assert [line(r) for r in routes] == ["BGP4MP_ET|9.000000|W|192.0.2.1|0|10.0.0.0/8"]
+    assert len(warnings) == 1 and "packet 1: UPDATE from 192.0.2.1: byte 21: UPDATE (RFC 7606 section 3 d): " \
+        "announces routes without ORIGIN; its routes treated as withdrawn (RFC 7606 section 2)" in warnings[0]
 
 
 def test_not_a_capture_and_cli(tmp_path, capsys):
@@ -313,7 +316,7 @@ def test_cut_gzip_capture_gives_the_packets_before_and_a_warning(tmp_path):
 def test_pcapng_simple_packet_block_has_no_timestamp(tmp_path):
     # found by bench/fuzz_readers.py: a Simple Packet Block (pcapng block type 3) has no timestamp; scapy
     # gives None for it and the reader raised TypeError
-    f = Path(write_pcapng(tmp_path / "s.pcapng", [(9, segment(A, B, 40000, 179, 1, msg(2, b"\x00\x00\x00\x00\x08\x0a")))],
+    f = Path(write_pcapng(tmp_path / "s.pcapng", [(9, segment(A, B, 40000, 179, 1, update((64500,), b"\x08\x0a")))],
                           101))
     data = bytearray(f.read_bytes())
     shb_len = struct.unpack_from("<I", data, 4)[0]

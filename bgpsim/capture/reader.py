@@ -352,12 +352,13 @@ class CaptureReader:
             asn_size = session.guess or 2
         addpath = bool(mine and theirs and any(bits & 2 and theirs.add_path.get(family, 0) & 1
                                                for family, bits in mine.add_path.items()))
-        routes, damage = self._mrt.update_routes(msg, "BGP4MP_ET_AP" if addpath else "BGP4MP_ET", sec, usec, src,
+        routes, damage, notes = self._mrt.update_routes(msg, "BGP4MP_ET_AP" if addpath else "BGP4MP_ET", sec, usec, src,
                                                  mine.my_as if mine is not None else 0, asn_size, addpath,
                                                  theirs.my_as if theirs is not None else None)
         if damage is not None:
-            self.warn(f"{self.path}: packet {number}: UPDATE from {src}: {damage}"
-                      f"{' (routes before the fault kept)' if routes else ''}")
+            self.warn(f"{self.path}: packet {number}: UPDATE from {src}: {damage}")
+        for note in notes:
+            self.warn(f"{self.path}: packet {number}: UPDATE from {src}: {note}")
         yield from routes
 
 

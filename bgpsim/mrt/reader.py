@@ -132,15 +132,16 @@ class MRTReader:
 
     def update_routes(self, msg: bytes, record: str, ts: int, usec: int | None, peer: str, peer_as: int,
                       asn_size: int, addpath: bool = False,
-                      local_as: int | None = None) -> tuple[list[Route], str | None]:
+                      local_as: int | None = None) -> tuple[list[Route], str | None, list[str]]:
         """Routes of one whole UPDATE message `msg` (19-byte header included) that `local_as` (or None)
-        received, for readers of other containers (pcap): (routes, None), or ([], "byte N: what was
-        wanted") for an UPDATE found broken."""
-        g, r, paths, damage = self.core.update(msg, asn_size, addpath)
+        received, for readers of other containers (pcap) and the speaker: (routes, None, notes), or
+        ([], "byte N: what was wanted", []) for an UPDATE found broken; notes say what RFC 7606 made of
+        a faulty attribute (discarded, or the UPDATE's routes withdrawn)."""
+        g, r, paths, damage, notes = self.core.update(msg, asn_size, addpath, peer_as == local_as)
         piece = Piece(msg, (g, r, paths))
         routes = list(self.decoded.routes(piece, record=record, ts=ts, usec=usec, peer=(peer, peer_as),
                                           local_as=local_as))
-        return routes, damage
+        return routes, damage, notes
 
 
 def _cut(chunks: Chunks, size: int) -> Iterator[bytes]:

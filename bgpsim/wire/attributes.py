@@ -45,10 +45,6 @@ ORIGINS = ("IGP", "EGP", "INCOMPLETE")
 ORIGIN_NONE, NO_PATH = -1, -2
 
 _LAZY = object()  # a backing slot whose attribute is present but not decoded yet
-# attributes of a fixed length: (name, RFC section); checked while scanning
-_FIXED = {NEXT_HOP: ("NEXT_HOP", "RFC 4271 section 4.3 c"), MED: ("MULTI_EXIT_DISC", "RFC 4271 section 4.3 d"),
-          LOCAL_PREF: ("LOCAL_PREF", "RFC 4271 section 4.3 e"), ATOMIC_AGGREGATE: ("ATOMIC_AGGREGATE", "RFC 4271 section 4.3 f"),
-          AS4_AGGREGATOR: ("AS4_AGGREGATOR", "RFC 6793 section 3")}
 _KNOWN = {ORIGIN, AS_PATH, NEXT_HOP, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR, COMMUNITIES, MP_REACH_NLRI,
           MP_UNREACH_NLRI, AS4_PATH, AS4_AGGREGATOR, LARGE_COMMUNITY, BGPSEC_PATH}
 _PATH_CACHE = 1 << 16
@@ -140,7 +136,7 @@ class Attrs:
                 else:
                     v = pos + 3
                     pos = v + buf[pos + 2]
-                spans[c] = (v, pos)
+                spans.setdefault(c, (v, pos))  # the first of a type counts (RFC 7606 section 3 g)
         v, e = spans[code]
         return self._buf, v, e
 
@@ -150,6 +146,7 @@ class Attrs:
         u = self._unknown
         if u is None:
             out = []
+            seen = set()
             buf = self._buf
             pos, end = 0, len(buf)
             while pos < end:
@@ -160,8 +157,9 @@ class Attrs:
                 else:
                     v = pos + 3
                     pos = v + buf[pos + 2]
-                if c not in _KNOWN:
+                if c not in _KNOWN and c not in seen:
                     out.append((flags, c, buf[v:pos]))
+                seen.add(c)
             u = self._unknown = tuple(out)
         return u
 
@@ -250,26 +248,77 @@ class Attrs:
 _new = object.__new__
 
 
-def _want(name: str, section: str, want: int, got: int, pos: int):
-    raise WireError(f"{name} ({section}): want {want} bytes, got {got}", pos)
+# the types decoded here: name, the section saying what a fault costs, their flags (RFC 4271 section 4.3:
+# well-known, optional transitive, optional non-transitive) and that cost (RFC 7606 section 2: the
+# attribute discarded, the UPDATE's routes withdrawn, the session reset)
+DISCARD, WITHDRAW, RESET = 1, 2, 3
+_WK, _OT, _ON = 0x40, 0xC0, 0x80
+_TYPES = {ORIGIN: ("ORIGIN", "RFC 7606 section 7.1", _WK, WITHDRAW),
+          AS_PATH: ("AS_PATH", "RFC 7606 section 7.2", _WK, WITHDRAW),
+          NEXT_HOP: ("NEXT_HOP", "RFC 7606 section 7.3", _WK, WITHDRAW),
+          MED: ("MULTI_EXIT_DISC", "RFC 7606 section 7.4", _ON, WITHDRAW),
+          LOCAL_PREF: ("LOCAL_PREF", "RFC 7606 section 7.5", _WK, DISCARD),  # as from an external peer
+          ATOMIC_AGGREGATE: ("ATOMIC_AGGREGATE", "RFC 7606 section 7.6", _WK, DISCARD),
+          AGGREGATOR: ("AGGREGATOR", "RFC 7606 section 7.7", _OT, DISCARD),
+          COMMUNITIES: ("COMMUNITIES", "RFC 7606 section 7.8", _OT, WITHDRAW),
+          MP_REACH_NLRI: ("MP_REACH_NLRI", "RFC 7606 section 7.11", _ON, RESET),
+          MP_UNREACH_NLRI: ("MP_UNREACH_NLRI", "RFC 7606 section 7.11", _ON, RESET),
+          AS4_PATH: ("AS4_PATH", "RFC 6793 section 6", _OT, DISCARD),
+          AS4_AGGREGATOR: ("AS4_AGGREGATOR", "RFC 6793 section 6", _OT, DISCARD),
+          LARGE_COMMUNITY: ("LARGE_COMMUNITY", "RFC 8092 section 6", _OT, WITHDRAW),
+          BGPSEC_PATH: ("BGPsec_PATH", "RFC 8205 section 5.2", _ON, WITHDRAW)}
+# lengths a type fixes: (what is wanted, whether n fits)
+_LENGTHS = {ORIGIN: ("1 byte", lambda n: n == 1), NEXT_HOP: ("4 bytes", lambda n: n == 4),
+            MED: ("4 bytes", lambda n: n == 4), LOCAL_PREF: ("4 bytes", lambda n: n == 4),
+            ATOMIC_AGGREGATE: ("0 bytes", lambda n: n == 0), AGGREGATOR: ("6 or 8 bytes", lambda n: n in (6, 8)),
+            AS4_AGGREGATOR: ("8 bytes", lambda n: n == 8),
+            COMMUNITIES: ("a non-zero multiple of 4 bytes", lambda n: n > 0 and n % 4 == 0),
+            LARGE_COMMUNITY: ("a non-zero multiple of 12 bytes", lambda n: n > 0 and n % 12 == 0)}
+_KINDS = {_WK: "well-known", _OT: "optional transitive", _ON: "optional non-transitive"}
+
+
+def attribute_fault(flags: int, code: int, n: int, v: int) -> WireError | None:
+    """What is wrong with the flags or the length of an attribute of a type decoded here (RFC 7606
+    sections 3 c and 7, RFC 6793 section 6, RFC 8092 section 6), its value at offset v; None if nothing.
+    The error's `cost` says what RFC 7606 makes of it."""
+    t = _TYPES.get(code)
+    if t is None:
+        return None
+    name, section, kind, cost = t
+    mask = 0xC0 if kind == _OT else 0xE0  # Partial only on optional transitive attributes
+    if flags & mask != kind:
+        e = WireError(f"{name} (RFC 7606 section 3 c): want flags {_KINDS[kind]} (0x{kind:02x}), got "
+                      f"0x{flags & 0xF0:02x}", v - (4 if flags & 0x10 else 3))
+    else:
+        want = _LENGTHS.get(code)
+        if want is None or want[1](n):
+            return None
+        e = WireError(f"{name} ({section}): want {want[0]}, got {n}", v)
+    e.cost = cost
+    return e
 
 
 def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, merge_as4: bool = True) -> Attrs:
     """Scan the attribute block `buf`: check its framing and every fixed length, decode ORIGIN, AS_PATH
     (and AS4_PATH), MP_REACH_NLRI, MP_UNREACH_NLRI and BGPsec_PATH, leave the rest to be decoded when read.
     `asn_size`: 2 or 4 (RFC 6793); `rib_afi`: set for TABLE_DUMP_V2 RIB entries, whose MP_REACH_NLRI is
-    abbreviated (RFC 6396 section 4.3.4)."""
+    abbreviated (RFC 6396 section 4.3.4).
+
+    RFC 7606 as the core's scan (core/mrt_attrs.c) applies it: the first of a type counts (section 3 g;
+    MP_REACH_NLRI or MP_UNREACH_NLRI twice raises); an attribute whose fault costs only itself is left
+    out; any other fault raises WireError."""
     a = _new(Attrs)
     origin = mp_reach = mp_unreach = as4_path = path = bgpsec = None
     nh = med = lp = comm = large = agg = agg4 = None
     atomic = False
     pos = 0
     end = len(buf)
+    seen = set()
     while pos < end:
         if pos + 3 > end:
             raise WireError(f"path attribute (RFC 4271 section 4.3): want a 3-byte header, got {end - pos} bytes", pos)
-        code = buf[pos + 1]
-        if buf[pos] & 0x10:  # Extended Length
+        flags, code = buf[pos], buf[pos + 1]
+        if flags & 0x10:  # Extended Length
             if pos + 4 > end:
                 raise WireError(f"path attribute (RFC 4271 section 4.3): want a 4-byte extended-length header, "
                                 f"got {end - pos} bytes", pos)
@@ -281,48 +330,47 @@ def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, m
         n = pos - v
         if pos > end:
             raise WireError(f"path attribute type {code} (RFC 4271 section 4.3): want {n} bytes, got {end - v}", v)
-        # most frequent first; a repeated attribute: the last one counts
+        if code in seen:
+            if code == MP_REACH_NLRI or code == MP_UNREACH_NLRI:
+                raise WireError(f"{_TYPES[code][0]} (RFC 7606 section 3 g): want it once, got it again", v)
+            continue
+        seen.add(code)
+        fault = attribute_fault(flags, code, n, v)
+        if fault is not None:
+            if fault.cost == DISCARD:
+                continue
+            raise fault
+        # most frequent first
         if code == AS_PATH:
             path = _path(buf, v, pos, asn_size)
         elif code == ORIGIN:
-            if n != 1:
-                _want("ORIGIN", "RFC 4271 section 4.3 a", 1, n, v)
             origin = buf[v]
-        elif code == NEXT_HOP or code == MED or code == LOCAL_PREF:
-            if n != 4:
-                _want(*_FIXED[code], 4, n, v)
-            if code == NEXT_HOP:
-                nh = _LAZY
-            elif code == MED:
-                med = _LAZY
-            else:
-                lp = _LAZY
+            if origin > 2:
+                raise WireError(f"ORIGIN (RFC 7606 section 7.1): want 0 (IGP), 1 (EGP) or 2 (INCOMPLETE), got {origin}", v)
+        elif code == NEXT_HOP:
+            nh = _LAZY
+        elif code == MED:
+            med = _LAZY
+        elif code == LOCAL_PREF:
+            lp = _LAZY
         elif code == COMMUNITIES:
-            if n & 3:
-                raise WireError(f"COMMUNITIES (RFC 1997): want a multiple of 4 bytes, got {n}", v)
-            comm = _LAZY if n else ()
+            comm = _LAZY
         elif code == MP_REACH_NLRI:
             mp_reach = parse_mp_reach(buf, v, pos) if rib_afi is None else parse_mp_reach_rib(buf, v, pos, rib_afi)
         elif code == MP_UNREACH_NLRI:
             mp_unreach = parse_mp_unreach(buf, v, pos)
-        elif code == AGGREGATOR:
-            # RFC 4271 section 4.3 g: 2-byte AS + IPv4; RFC 6793 section 3: 4-byte AS between 4-byte speakers
-            if n != 6 and n != 8:
-                raise WireError(f"AGGREGATOR (RFC 4271 section 4.3 g, RFC 6793 section 3): want 6 or 8 bytes, got {n}", v)
+        elif code == AGGREGATOR:  # RFC 4271 section 4.3 g: 2-byte AS + IPv4; RFC 6793 section 3: 4-byte AS
             agg = _LAZY
         elif code == ATOMIC_AGGREGATE:
-            if n != 0:
-                _want(*_FIXED[code], 0, n, v)
             atomic = True
         elif code == LARGE_COMMUNITY:
-            if n % 12:
-                raise WireError(f"LARGE_COMMUNITY (RFC 8092 section 3): want a multiple of 12 bytes, got {n}", v)
-            large = _LAZY if n else ()
+            large = _LAZY
         elif code == AS4_PATH:
-            as4_path = parse_as_path(buf, v, pos, 4)
+            try:
+                as4_path = parse_as_path(buf, v, pos, 4)
+            except WireError:  # RFC 6793 section 6: discarded
+                pass
         elif code == AS4_AGGREGATOR:
-            if n != 8:
-                _want(*_FIXED[code], 8, n, v)
             agg4 = _LAZY
         elif code == BGPSEC_PATH:
             bgpsec = parse_bgpsec_path(buf, v, pos)
@@ -330,7 +378,7 @@ def scan_attributes(buf: bytes, asn_size: int = 4, rib_afi: int | None = None, m
     a.origin = origin
     if bgpsec is not None:
         if path is not None:
-            raise WireError("RFC 8205 section 3: want AS_PATH or BGPsec_PATH, not both", bgpsec_at)
+            raise WireError("BGPsec_PATH (RFC 8205 section 5.2): want AS_PATH or BGPsec_PATH, not both", bgpsec_at)
         a.as_path = bp = path_of(bgpsec)  # RFC 8205 section 4.4
         a.origin_as = origin_of(bp)
         a.has_as_path = True
