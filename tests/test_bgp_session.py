@@ -140,8 +140,8 @@ def test_a_session_with_bird(tmp_path):
 
 
 class GoBGP:
-    """gobgpd listening on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2 (AS65001); its gRPC
-    API on another port."""
+    """gobgpd listening on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2 (AS65001),
+    announcing THEIRS and THEIRS6; its gRPC API on another port."""
 
     def __init__(self, tmp: Path, port: int):
         d = tmp / "gobgp"
@@ -161,6 +161,8 @@ class GoBGP:
             if "127.0.0.2" in self.cli("neighbor"):
                 break
             time.sleep(0.05)
+        self.cli("global", "rib", "add", THEIRS, "-a", "ipv4")  # as FRR and BIRD, it announces THEIRS and THEIRS6
+        self.cli("global", "rib", "add", THEIRS6, "-a", "ipv6")
 
     def cli(self, *args) -> str:
         return subprocess.run([GOBGP, "-u", "127.0.0.1", "-p", str(self.api), *args], capture_output=True, text=True,
@@ -207,8 +209,6 @@ def test_a_session_with_gobgp_ipv4_and_ipv6(tmp_path):
     port = free_port()
     gobgp = GoBGP(tmp_path, port)
     try:
-        gobgp.cli("global", "rib", "add", THEIRS, "-a", "ipv4")
-        gobgp.cli("global", "rib", "add", THEIRS6, "-a", "ipv6")
         asyncio.run(_both_ways(port, gobgp.received))
     finally:
         gobgp.stop()

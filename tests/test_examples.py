@@ -47,6 +47,7 @@ NOT_RUN = [
     (re.compile(r"^bgpsim incident (?!--list)"), "the full graph's replay: bench/"),
     (re.compile(r"https?://|wss?://"), "another host"),
     (re.compile(r"^bgpsim rtr "), "a server that runs until stopped, or a client that needs one: tests/test_rtr*.py"),
+    (re.compile(r"^bgpsim bgp speak |^bgpsim dump heard\.mrt"), "needs a router: tests/test_bgp_speak.py"),
 ]
 
 

@@ -14,7 +14,7 @@ from helpers import ROOT, cli_commands
 from bgpsim.commands import _Renamed
 
 # options whose argument differs by command, on purpose (the table says how)
-VARIES = {"--out": {"DIR", "FILE", "FILE.pcap"}, "--format": None, "--attack": {"KIND", "KIND[,KIND]"},
+VARIES = {"--out": {"DIR", "FILE", "FILE.pcap", "FILE.mrt"}, "--format": None, "--attack": {"KIND", "KIND[,KIND]"},
           "--policy": {"NAME[+NAME...]", "NAME[,NAME]"}, "--adoption": {"SHARE", "SHARE,SHARE,..."}}
 FORMATS = {"table", "json", "csv", "bgpdump", "hex", "bird2", "openbgpd"}
 

@@ -43,6 +43,7 @@ BASE = {
     # 192.0.2.1 is no address of this machine: a server that took every option would still not listen
     "rtr serve": ["--listen", "192.0.2.1:8323", "--vrps", "{vrps.csv}"],
     "rtr client": ["127.0.0.1:1"],
+    "bgp speak": ["--neighbor", "127.0.0.1:1", "--as", "65001", "--peer-as", "65000"],
 }
 
 # What an option needs beside it to be used at all (else it is an error of its own, or ignored).
@@ -104,6 +105,7 @@ WRONG = {  # kind -> wrong values
     "listen": ["banana", "127.0.0.1", "127.0.0.1:99999", "localhost:8323", "192.0.2.1:8323"],
     "networks": ["banana", "10.0.0.0/33", "192.0.2.0/24,banana"],
     "cache": ["banana", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:1"],
+    "neighbor": ["banana", "127.0.0.1:99999", "127.0.0.1:1"],
     "peer-roles": ["banana", "cousin:64500", "customer:banana", "customer:4294967296"],
     "ris-path": ["banana", "64496,,64511", "[64496,64511", "^", "64496$$"],
     # a UDP receiver cannot be told absent before anything is sent: only TCP's is checked
@@ -116,7 +118,8 @@ WRONG = {  # kind -> wrong values
 EMPTY_INPUT = "an input with nothing in it is no fault: a warning names it, and the command goes on"
 ACCEPTED = {(command, name, value): EMPTY_INPUT
             for command, name in (("dump", "FILE"), ("validate", "FILE"), ("bgpsec verify", "FILE"),
-                                  ("stream publish", "FILE"), ("monitor", "--replay"))
+                                  ("stream publish", "FILE"), ("monitor", "--replay"), ("bgp speak", "--announce"),
+                                  ("bgp speak", "--replay"))
             for value in ("/dev/null", "{empty}")}
 
 
@@ -140,7 +143,7 @@ def kind(action: argparse.Action) -> str:
         "NAME[+NAME...]": "policies", "KIND[,KIND]": "list", "NAME[,NAME]": "list", "SHARE,SHARE,...": "shares",
         "ADDRESS": "address", "V4,V6": "lengths", "N": "integer", "uniform|cone|space|FILE": "weighting", "NAME": "incident", "ID": "text",
         "ADDRESS:PORT": "listen", "NET,NET,...": "networks", "HOST:PORT": "cache", "ROLE:ASN,...": "peer-roles",
-        "[udp|tcp]://HOST:PORT": "syslog",
+        "[udp|tcp]://HOST:PORT": "syslog", "ADDRESS[:PORT]": "neighbor", "FILE.mrt": "out-file",
     }
     assert action.metavar in by_metavar, f"{action.option_strings or action.dest}: classify metavar {action.metavar!r}"
     return by_metavar[action.metavar]
@@ -199,7 +202,8 @@ def test_a_wrong_value_is_one_line_and_status_2(cli_inputs, tmp_path, monkeypatc
     if (command, name, value) in ACCEPTED:
         first, *rest = err.splitlines()
         assert first.startswith("bgpsim: warning: ") and given in first, err
-        assert (status, rest) == (0, []) or (status == 2 and len(rest) == 1 and "broker" in rest[0]) or (
+        assert (status, rest) == (0, []) or (status == 2 and len(rest) == 1 and ("broker" in rest[0] or (
+            "--neighbor" in rest[0] and "cannot connect" in rest[0]))) or (
             command == "bgpsec verify" and (status, rest) == (0, ["bgpsim: no BGPsec UPDATEs"])), err
         return
     assert status == 2, (args, status, err)

@@ -101,6 +101,11 @@ def _vrps_head(head: bytes) -> bool:
             or (first.startswith("route ") and " max " in first and first.endswith(";")))
 
 
+def _bgp4mp_head(head: bytes) -> bool:
+    """`bgp speak --out`'s recordings: they begin with a BGP4MP_ET state change (RFC 6396 section 4.4)."""
+    return len(head) >= 16 and head[4:8] == b"\x00\x11\x00\x05"
+
+
 FILE_KINDS = {  # what a single-file command writes -> (how a refusal names it, the test of a file's head)
     "pcap": ("a packet capture (pcap or pcapng)",
              lambda head: head[:4] in (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d",
@@ -108,6 +113,7 @@ FILE_KINDS = {  # what a single-file command writes -> (how a refusal names it, 
     "vrps": ("VRPs (rpki-client JSON, Routinator CSV, a BIRD 2 ROA table or an OpenBGPD roa-set)",
              _vrps_head),
     "watch": ("a watch file bgpsim wrote", lambda head: head.startswith(b"# bgpsim watch file")),
+    "mrt": ("an MRT recording of BGP messages (BGP4MP)", lambda head: _bgp4mp_head(head)),
 }
 
 

@@ -1,5 +1,5 @@
 """The messages a BGP speaker sends, encoded: the header (RFC 4271 section 4.1), OPEN with the
-capabilities a BGPsec speaker advertises (section 4.2; RFC 5492), KEEPALIVE (section 4.4), UPDATEs
+capabilities a BGPsec speaker advertises (section 4.2; RFC 5492), KEEPALIVE (section 4.4), ROUTE-REFRESH (RFC 2918), UPDATEs
 with an AS_PATH (section 4.3; 4-octet ASes, RFC 6793) or a BGPsec_PATH (RFC 8205 section 3), and
 withdrawals (MP_UNREACH_NLRI for IPv6, RFC 4760 section 4), NOTIFICATION (section 4.5). The decoders are beside them
 (bgpsim.wire.update, .open, .attributes).
@@ -20,7 +20,7 @@ from bgpsim.rpki.bgpsec.octets import AFI, SAFI_UNICAST, Prefix, prefix_bytes
 from bgpsim.rpki.bgpsec.path import BgpsecPath
 
 from .aspath import AS_TRANS
-from .update import HEADER, NOTIFICATION, OPEN, UPDATE
+from .update import HEADER, NOTIFICATION, OPEN, ROUTE_REFRESH, UPDATE
 from .update import KEEPALIVE as KEEPALIVE_TYPE
 
 MARKER = b"\xff" * 16
@@ -59,8 +59,10 @@ def bgpsec_update(path: BgpsecPath, prefix: Prefix, next_hop, origin: int = ORIG
 
 def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) -> bytes:
     """An OPEN (RFC 4271 section 4.2) with its capabilities (RFC 5492 section 4): multiprotocol IPv4 and
-    IPv6 unicast, the 4-octet AS, and with `bgpsec` the BGPsec capability both ways for both families."""
+    IPv6 unicast, route refresh, the 4-octet AS, and with `bgpsec` the BGPsec capability both ways for
+    both families."""
     caps = b"".join(pack(">BBHBB", 1, 4, afi, 0, 1) for afi in (1, 2))  # multiprotocol, RFC 4760 section 8
+    caps += pack(">BB", 2, 0)  # route refresh, RFC 2918 section 2
     caps += pack(">BBI", 65, 4, asn)  # 4-octet AS, RFC 6793 section 3
     if bgpsec:
         caps += b"".join(Capability(d, afi).encode() for afi in (1, 2) for d in (SEND, RECEIVE))
@@ -98,6 +100,84 @@ def unsigned_update(prefix, asns, next_hop, aggregator: tuple[int, str] | None =
         return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
     attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
     return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs)
+
+
+def as_path(segments) -> bytes:
+    """An AS_PATH value of 4-octet ASes (RFC 4271 section 4.3 b, RFC 6793): (type, ASes) segments,
+    each cut into runs of at most 255."""
+    out = []
+    for stype, asns in segments:
+        for k in range(0, len(asns), 255):
+            run = asns[k:k + 255]
+            out.append(pack(">BB%dI" % len(run), stype, len(run), *run))
+    return b"".join(out)
+
+
+def path_attributes(origin: int, segments, next_hop: str | None = None, med: int | None = None,
+                    local_pref: int | None = None, atomic: bool = False, aggregator: tuple[int, str] | None = None,
+                    communities: tuple[int, ...] = (), large: tuple[tuple[int, int, int], ...] = ()) -> bytes:
+    """A path attribute block without MP_REACH_NLRI, in type order (RFC 4271 section 5: ORIGIN,
+    AS_PATH, NEXT_HOP for IPv4 NLRI, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR; COMMUNITIES, RFC
+    1997; LARGE_COMMUNITY, RFC 8092)."""
+    out = attribute(0x40, 1, bytes([origin])) + attribute(0x40, 2, as_path(segments))
+    if next_hop is not None:
+        out += attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
+    if med is not None:
+        out += attribute(0x80, 4, pack(">I", med))
+    if local_pref is not None:
+        out += attribute(0x40, 5, pack(">I", local_pref))
+    if atomic:
+        out += attribute(0x40, 6, b"")
+    if aggregator is not None:
+        out += attribute(0xC0, 7, pack(">I", aggregator[0]) + ipaddress.IPv4Address(aggregator[1]).packed)
+    if communities:
+        out += attribute(0xC0, 8, pack(">%dI" % len(communities), *communities))
+    if large:
+        out += attribute(0xC0, 32, b"".join(pack(">III", *c) for c in large))
+    return out
+
+
+def _packed(fixed: int, nlri: list[bytes]):
+    """Runs of NLRI that fit beside `fixed` bytes in one message (RFC 4271 section 4.1's 4096)."""
+    run, size = [], fixed
+    for n in nlri:
+        if run and size + len(n) > MAX_MESSAGE:
+            yield b"".join(run)
+            run, size = [], fixed
+        run.append(n)
+        size += len(n)
+    if run:
+        yield b"".join(run)
+
+
+def announcements(attrs: bytes, afi: int, nlri: list[bytes], next_hop: str | None = None):
+    """UPDATEs announcing the prefixes `nlri` (each as prefix_bytes encodes it) with the attribute block
+    `attrs` (path_attributes), as few as fit: IPv4 in the NLRI field (attrs carry NEXT_HOP), IPv6 in
+    MP_REACH_NLRI with `next_hop` (RFC 4760 section 3), placed first as RFC 7606 section 5.1 asks."""
+    if afi == 1:
+        for run in _packed(HEADER + 4 + len(attrs), nlri):
+            yield message(UPDATE, pack(">HH", 0, len(attrs)) + attrs + run)
+        return
+    head = pack(">HBB", 2, SAFI_UNICAST, 16) + ipaddress.IPv6Address(next_hop).packed + b"\x00"
+    for run in _packed(HEADER + 4 + len(attrs) + 4 + len(head), nlri):
+        block = attribute(0x80, 14, head + run) + attrs
+        yield message(UPDATE, pack(">HH", 0, len(block)) + block)
+
+
+def withdrawals(afi: int, nlri: list[bytes]):
+    """UPDATEs withdrawing the prefixes `nlri`: IPv4 in Withdrawn Routes, IPv6 in MP_UNREACH_NLRI."""
+    if afi == 1:
+        for run in _packed(HEADER + 4, nlri):
+            yield message(UPDATE, pack(">H", len(run)) + run + pack(">H", 0))
+        return
+    for run in _packed(HEADER + 4 + 4 + 3, nlri):
+        block = attribute(0x80, 15, pack(">HB", 2, SAFI_UNICAST) + run)
+        yield message(UPDATE, pack(">HH", 0, len(block)) + block)
+
+
+def route_refresh(afi: int, safi: int = 1) -> bytes:
+    """A ROUTE-REFRESH (RFC 2918 section 3)."""
+    return message(ROUTE_REFRESH, pack(">HBB", afi, 0, safi))
 
 
 def withdrawal(prefix) -> bytes:

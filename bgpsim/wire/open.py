@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from . import WireError
 
-CAP_BGPSEC, CAP_AS4, CAP_ADD_PATH = 7, 65, 69
+CAP_MULTIPROTOCOL, CAP_ROUTE_REFRESH, CAP_BGPSEC, CAP_AS4, CAP_ADD_PATH = 1, 2, 7, 65, 69
 
 
 class Open(NamedTuple):
@@ -28,6 +28,8 @@ class Open(NamedTuple):
     bgpsec: frozenset = frozenset()  # (direction, afi) of each BGPsec capability (direction 0 receive, 1 send)
     hold: int = 0  # Hold Time, seconds
     router_id: str = ""  # BGP Identifier
+    families: frozenset = frozenset()  # (afi, safi) of each multiprotocol capability (RFC 4760 section 8)
+    route_refresh: bool = False  # the route refresh capability (RFC 2918 section 2)
 
 
 def parse_open(buf: bytes, pos: int, end: int) -> Open:
@@ -51,6 +53,8 @@ def parse_open(buf: bytes, pos: int, end: int) -> Open:
     as4 = None
     add_path: dict = {}
     bgpsec = set()
+    families = set()
+    refresh = False
     hdr = 3 if wide else 2
     while p < pend:
         if p + hdr > pend:
@@ -81,10 +85,17 @@ def parse_open(buf: bytes, pos: int, end: int) -> Open:
                         add_path[((buf[t] << 8) | buf[t + 1], buf[t + 2])] = buf[t + 3] & 3
                 elif code == CAP_BGPSEC:
                     bgpsec.add(_bgpsec_capability(buf, cv, clen))
+                elif code == CAP_MULTIPROTOCOL:
+                    if clen != 4:
+                        raise WireError(f"multiprotocol capability (RFC 4760 section 8): want 4 bytes, got {clen}", cv)
+                    families.add(((buf[cv] << 8) | buf[cv + 1], buf[cv + 3]))
+                elif code == CAP_ROUTE_REFRESH:
+                    refresh = True
                 c = cv + clen
         p = v + vlen
     return Open(my_as if as4 is None else as4, as4 is not None, add_path, frozenset(bgpsec),
-                (buf[pos + 3] << 8) | buf[pos + 4], str(IPv4Address(bytes(buf[pos + 5:pos + 9]))))
+                (buf[pos + 3] << 8) | buf[pos + 4], str(IPv4Address(bytes(buf[pos + 5:pos + 9]))), frozenset(families),
+                refresh)
 
 
 def _bgpsec_capability(buf: bytes, cv: int, clen: int) -> tuple[int, int]:

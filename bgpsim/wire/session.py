@@ -6,8 +6,10 @@ version 4, the peer AS configured, a Hold Time of 0 or at least 3 seconds, a BGP
 it (section 10), and a peer silent for the whole Hold Time is sent a NOTIFICATION Hold Timer Expired
 (section 6.5). A message whose header is wrong is answered as section 6.1 says (Connection Not
 Synchronized, Bad Message Length, Bad Message Type) and ends the session; a NOTIFICATION from the
-peer ends it too (section 6). Received UPDATEs go, whole, to `on_update`; the encoders are in
-bgpsim.wire.encode, the decoders beside them.
+peer ends it too (section 6). Received UPDATEs go, whole, to `on_update`, which raises UpdateError
+for one that RFC 7606 answers with a session reset (an UPDATE Message Error is sent, section 6.3); a
+ROUTE-REFRESH (RFC 2918 section 3) goes to `on_refresh`. The encoders are in bgpsim.wire.encode, the
+decoders beside them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .update import KEEPALIVE as KEEPALIVE_TYPE
 HEADER_ERROR, OPEN_ERROR, UPDATE_ERROR, HOLD_EXPIRED, FSM_ERROR, CEASE = 1, 2, 3, 4, 5, 6
 NOT_SYNCHRONIZED, BAD_LENGTH, BAD_TYPE = 1, 2, 3  # message header errors, section 6.1
 BAD_VERSION, BAD_PEER_AS, BAD_IDENTIFIER, BAD_HOLD = 1, 2, 3, 6  # OPEN errors, section 6.2
+MALFORMED_ATTRIBUTE_LIST, OPTIONAL_ATTRIBUTE_ERROR, INVALID_NETWORK_FIELD = 1, 9, 10  # UPDATE errors, section 6.3
 ADMINISTRATIVE_SHUTDOWN = 2  # Cease, RFC 4486 section 4
 NAMES = {HEADER_ERROR: "Message Header Error", OPEN_ERROR: "OPEN Message Error", UPDATE_ERROR: "UPDATE Message Error",
          HOLD_EXPIRED: "Hold Timer Expired", FSM_ERROR: "Finite State Machine Error", CEASE: "Cease"}
@@ -40,16 +43,34 @@ class SessionClosed(Exception):
         self.code, self.subcode, self.by_peer = code, subcode, by_peer
 
 
+class UpdateError(Exception):
+    """An UPDATE that ends the session (RFC 7606 section 2, session reset): `subcode` of the UPDATE
+    Message Error to send (RFC 4271 section 6.3)."""
+
+    def __init__(self, text: str, subcode: int = MALFORMED_ATTRIBUTE_LIST):
+        super().__init__(text)
+        self.subcode = subcode
+
+
 class Session:
     """One session with `peer_as`, as `local_as` with BGP Identifier `router_id`. `connect` (we open
     the TCP connection) or `accept` (the peer did), then `run` until it ends; `send` an UPDATE once
     Established, `close` to end it with a Cease."""
 
-    def __init__(self, local_as: int, router_id: str, peer_as: int, hold: int = 90, on_update=None):
+    def __init__(self, local_as: int, router_id: str, peer_as: int, hold: int = 90, on_update=None,
+                 on_refresh=None, bgpsec: bool = False):
         self.local_as, self.router_id, self.peer_as, self.hold = local_as, router_id, peer_as, hold
         self.on_update = on_update  # called with each UPDATE received, header included
+        self.on_refresh = on_refresh  # called with (AFI, SAFI) of each ROUTE-REFRESH received
+        self.bgpsec = bgpsec  # offer the BGPsec capability (RFC 8205 section 2)
         self.peer_id = ""
+        self.peer_open = None  # the peer's OPEN (bgpsim.wire.open.Open), once received
         self._reader = self._writer = None
+
+    @property
+    def addresses(self) -> tuple[str, str]:
+        """(the peer's address, ours) of the connection."""
+        return self._writer.get_extra_info("peername")[0], self._writer.get_extra_info("sockname")[0]
 
     async def connect(self, host: str, port: int = 179, local: str | None = None, timeout: float = 10.0) -> None:
         self._reader, self._writer = await asyncio.wait_for(
@@ -62,7 +83,7 @@ class Session:
 
     async def _open(self, timeout: float) -> None:
         """OpenSent, OpenConfirm, Established (RFC 4271 section 8.2.2)."""
-        self._writer.write(open_message(self.local_as, self.router_id, self.hold, bgpsec=False))
+        self._writer.write(open_message(self.local_as, self.router_id, self.hold, bgpsec=self.bgpsec))
         kind, body = await asyncio.wait_for(self._read(), timeout)
         if kind != OPEN:
             await self._fail(FSM_ERROR, 0, f"want an OPEN first, got a message of type {kind}")
@@ -87,7 +108,7 @@ class Session:
             await self._fail(OPEN_ERROR, BAD_HOLD, f"want a Hold Time of 0 or at least 3 s, got {o.hold}")
         if o.router_id == "0.0.0.0":
             await self._fail(OPEN_ERROR, BAD_IDENTIFIER, "want a BGP Identifier other than 0.0.0.0")
-        self.hold, self.peer_id = min(self.hold, o.hold), o.router_id
+        self.hold, self.peer_id, self.peer_open = min(self.hold, o.hold), o.router_id, o
 
     async def _read(self) -> tuple[int, bytes]:
         """The next message: (type, body), its header checked (RFC 4271 section 6.1)."""
@@ -138,7 +159,12 @@ class Session:
                 except TimeoutError:
                     await self._fail(HOLD_EXPIRED, 0, f"nothing from the peer for {self.hold} s")
                 if kind == UPDATE and self.on_update is not None:
-                    self.on_update(message(UPDATE, body))
+                    try:
+                        self.on_update(message(UPDATE, body))
+                    except UpdateError as e:
+                        await self._fail(UPDATE_ERROR, e.subcode, str(e))
+                elif kind == ROUTE_REFRESH and self.on_refresh is not None and len(body) == 4:
+                    self.on_refresh(int.from_bytes(body[:2], "big"), body[3])
                 elif kind == OPEN:
                     await self._fail(FSM_ERROR, 0, "an OPEN once Established")
         finally:

@@ -1,0 +1,1 @@
+"""bgpsim as a BGP speaker: sessions with real routers (`bgpsim bgp speak`)."""

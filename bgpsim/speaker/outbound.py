@@ -1,0 +1,106 @@
+"""What our speaker sends: routes read from a file turned into UPDATEs, and the Adj-RIB-Out they leave.
+
+Each route is exported as an AS does to a neighbour (RFC 4271 section 5.1): to an external peer
+our AS is prepended to the AS_PATH (section 5.1.2), NEXT_HOP is our address (5.1.3), MED and
+LOCAL_PREF stay behind (5.1.4, 5.1.5); to an internal peer the path goes as it is, with LOCAL_PREF
+100. ORIGIN, ATOMIC_AGGREGATE, AGGREGATOR and the communities go along. Routes that share their
+attributes share UPDATEs, as many prefixes to a message as fit (RFC 4271 section 4.1). The
+Adj-RIB-Out (section 3.2) is what the peer has from us, so that a ROUTE-REFRESH (RFC 2918) is
+answered with all of it.
+"""
+
+from __future__ import annotations
+
+from bgpsim.mrt.record import ANNOUNCE, RIB, WITHDRAW
+from bgpsim.wire.encode import announcements, path_attributes, withdrawals
+
+AS_SEQUENCE = 2
+
+
+def nlri(route) -> bytes:
+    """The route's prefix as NLRI encodes it (RFC 4271 section 4.3, RFC 4760 section 5)."""
+    plen = route.plen
+    width = 4 if route.afi == 1 else 16
+    return bytes([plen]) + route.network.to_bytes(width, "big")[:(plen + 7) // 8]
+
+
+class AdjRibOut:
+    """The routes announced to one peer, as `local_as` with next hops `next_hop4` and `next_hop6`;
+    `ebgp` when the peer is of another AS."""
+
+    def __init__(self, local_as: int, ebgp: bool, next_hop4: str | None, next_hop6: str | None):
+        self.local_as, self.ebgp = local_as, ebgp
+        self.next_hop = {1: next_hop4, 2: next_hop6}
+        self.routes: dict[tuple[int, bytes], bytes] = {}  # (AFI, NLRI) -> the attribute block sent with it
+        self._exported: dict[int, tuple[object, dict[int, bytes]]] = {}  # id(Attrs) -> (Attrs, AFI -> block)
+        self.sent = 0  # prefixes announced or withdrawn so far
+        self.no_next_hop = 0  # routes left out: no next hop of their family
+
+    def _block(self, attrs, afi: int) -> bytes:
+        """Our attribute block for routes read with `attrs`, cached per Attrs object (routes share them)."""
+        hit = self._exported.get(id(attrs))
+        if hit is None or hit[0] is not attrs:
+            hit = self._exported[id(attrs)] = (attrs, {})
+            if len(self._exported) > 1 << 16:
+                self._exported.clear()
+                self._exported[id(attrs)] = hit
+        block = hit[1].get(afi)
+        if block is None:
+            segments = [(t, list(asns)) for t, asns in attrs.as_path]
+            if self.ebgp:  # RFC 4271 section 5.1.2: prepend to the leading AS_SEQUENCE, or begin one
+                if segments and segments[0][0] == AS_SEQUENCE and len(segments[0][1]) < 255:
+                    segments[0] = (AS_SEQUENCE, [self.local_as, *segments[0][1]])
+                else:
+                    segments.insert(0, (AS_SEQUENCE, [self.local_as]))
+            origin = attrs.origin if attrs.origin is not None and attrs.origin <= 2 else 2
+            block = hit[1][afi] = path_attributes(
+                origin, segments, self.next_hop[1] if afi == 1 else None,
+                local_pref=None if self.ebgp else 100, atomic=attrs.atomic_aggregate, aggregator=attrs.aggregator,
+                communities=attrs.communities, large=attrs.large_communities)
+        return block
+
+    def updates(self, routes) -> list[bytes]:
+        """The UPDATEs that bring the peer from what it has to `routes` applied in order (announcements,
+        RIB entries and withdrawals; a route whose family has no next hop here is left out). Only each
+        prefix's last state is sent, so messages in any order give it."""
+        last: dict[tuple[int, bytes], bytes | None] = {}
+        for r in routes:
+            afi = r.afi
+            if afi is None:
+                continue
+            if self.next_hop[afi] is None:
+                self.no_next_hop += 1
+                continue
+            if r.kind == WITHDRAW:
+                last[(afi, nlri(r))] = None
+            elif r.kind in (ANNOUNCE, RIB) and r.attrs is not None:
+                last[(afi, nlri(r))] = self._block(r.attrs, afi)
+        plan: dict[tuple[int, bytes | None], list[bytes]] = {}  # (AFI, block or None: withdrawn) -> NLRI
+        for key, block in last.items():
+            if block is None:
+                if self.routes.pop(key, None) is None:
+                    continue
+            elif self.routes.get(key) == block:
+                continue
+            else:
+                self.routes[key] = block
+            plan.setdefault((key[0], block), []).append(key[1])
+            self.sent += 1
+        return self._messages(plan)
+
+    def refresh(self, afi: int) -> list[bytes]:
+        """Everything the peer has from us in `afi`, again (RFC 2918 section 4)."""
+        plan: dict[tuple[int, bytes | None], list[bytes]] = {}
+        for (a, n), block in self.routes.items():
+            if a == afi:
+                plan.setdefault((afi, block), []).append(n)
+        return self._messages(plan)
+
+    def _messages(self, plan) -> list[bytes]:
+        out = []
+        for (afi, block), prefixes in plan.items():
+            if block is None:
+                out.extend(withdrawals(afi, prefixes))
+            else:
+                out.extend(announcements(block, afi, prefixes, self.next_hop[2]))
+        return out
