@@ -7,11 +7,16 @@ recorded as MRT that `bgpsim dump` and bgpdump read alike; and a peer that sends
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import pwd
 import random
+import shutil
 import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from test_bgp_session import THEIRS, THEIRS6, Frr, GoBGP, bird_v4
@@ -114,6 +119,77 @@ def test_speak_ipv4_and_ipv6(tmp_path, router, show):
         _both_families(tmp_path, port, getattr(r, show))
     finally:
         r.stop()
+
+
+EXABGP = shutil.which("exabgp") or "/usr/sbin/exabgp"
+need_exabgp = pytest.mark.skipif(not Path(EXABGP).exists(),
+                                 reason="ExaBGP not installed (Debian package `exabgp`: apt-get install -y exabgp)")
+
+
+class ExaBGP:
+    """ExaBGP on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2 (AS65001), announcing
+    THEIRS and THEIRS6; what it receives written by its API, as JSON, one UPDATE a line; `teardown`
+    has it end the session with a Cease (its API's command)."""
+
+    def __init__(self, tmp: Path, port: int):
+        self.dir = tmp / "exabgp"
+        self.dir.mkdir()
+        self.received = self.dir / "received.jsonl"
+        (self.dir / "dump.py").write_text("import sys\nwith open(sys.argv[1], 'a') as f:\n    for line in sys.stdin:\n"
+                                          "        f.write(line)\n        f.flush()\n")
+        self.trigger = self.dir / "teardown"
+        (self.dir / "control.py").write_text(
+            "import os, sys, time\nwhile not os.path.exists(sys.argv[1]):\n    time.sleep(0.05)\n"
+            "print('neighbor 127.0.0.2 teardown 2', flush=True)\nsys.stdin.read()\n")
+        (self.dir / "exabgp.conf").write_text(
+            f"process dump {{\n  run {sys.executable} {self.dir / 'dump.py'} {self.received};\n  encoder json;\n}}\n"
+            f"process control {{\n  run {sys.executable} {self.dir / 'control.py'} {self.trigger};\n  encoder json;\n}}\n"
+            "neighbor 127.0.0.2 {\n  router-id 127.0.0.1;\n  local-address 127.0.0.1;\n  local-as 65000;\n"
+            "  peer-as 65001;\n  passive true;\n  hold-time 9;\n  family { ipv4 unicast; ipv6 unicast; }\n"
+            "  api { processes [ dump ]; receive { parsed; update; } }\n"
+            f"  static {{ route {THEIRS} next-hop 192.0.2.1; route {THEIRS6} next-hop 2001:db8::1; }}\n}}\n")
+        env = {**os.environ, "exabgp.tcp.port": str(port), "exabgp.tcp.bind": "127.0.0.1",
+               "exabgp.daemon.user": pwd.getpwuid(os.getuid()).pw_name, "exabgp.log.destination": "stdout"}
+        self.proc = subprocess.Popen([EXABGP, str(self.dir / "exabgp.conf")], env=env, cwd=self.dir,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def table(self, family: str) -> str:
+        """What it was announced in `family` ("ipv4" or "ipv6"): a line per prefix, with its AS path."""
+        out = []
+        for line in self.received.read_text().splitlines() if self.received.exists() else ():
+            update = json.loads(line).get("neighbor", {}).get("message", {}).get("update", {})
+            path = " ".join(map(str, update.get("attribute", {}).get("as-path", [])))
+            for hops in update.get("announce", {}).get(f"{family} unicast", {}).values():
+                out += [f"{h['nlri']} {path}" for h in hops]
+        return "\n".join(out)
+
+    def teardown(self) -> None:
+        self.trigger.touch()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+@need_exabgp
+def test_speak_to_exabgp_and_its_cease(tmp_path):
+    """Both families both ways with ExaBGP; then ExaBGP tears the session down: its Cease ends ours, exit 0."""
+    port = free_port()
+    exa = ExaBGP(tmp_path, port)
+    try:
+        p = speak(tmp_path, port)
+        v4 = wait_for(lambda: exa.table("ipv4"), "198.51.100.0/24")
+        v6 = wait_for(lambda: exa.table("ipv6"), "2001:db8:1::/48")
+        assert "198.51.100.0/24 65001 64496 64511" in v4 and "2001:db8:1::/48 65001 64496 64512" in v6
+        time.sleep(0.5)  # its routes to us
+        exa.teardown()
+        err = _finish(p)
+    finally:
+        exa.stop()
+    assert "session ended by the peer: the peer sent NOTIFICATION 6/" in err
+    lines = recorded(tmp_path / "heard.mrt")
+    announced = {ln.split("|")[5]: ln.split("|")[6] for ln in lines if "|A|" in ln}
+    assert announced == {THEIRS: "65000", THEIRS6: "65000"}
 
 
 def test_a_router_that_cannot_be_reached_is_one_line(tmp_path):
@@ -239,3 +315,66 @@ def test_ten_thousand_fuzzed_updates_are_read_or_reset_never_a_crash():
             assert e.subcode in (1, 9, 10)
         assert all("\n" not in w for w in warnings[before:])
     assert read and resets and read + resets == 10_000
+
+
+# --- BGPsec between two of our speakers ----------------------------------------------------------------
+
+KEYS = ROOT.parent / "shared" / "data" / "bgpsec" / "nist-bgp-srx_rfc8208_keys"
+
+
+@pytest.mark.skipif(not KEYS.is_dir(), reason=f"shared data not found: {KEYS}")
+def test_signed_updates_from_our_speaker_to_our_speaker(tmp_path):
+    """AS65536 (RFC 8208's keys) announces two routes of AS64496 to AS65537, which offers BGPsec
+    (--listen --bgpsec): both go signed, one prefix an UPDATE; `bgpsec verify` finds both valid in the
+    recording, and tshark reads each BGPsec_PATH as we do, field for field."""
+    from test_bgpsec_tshark import _normalise, ours, tshark_fields
+
+    from bgpsim.capture.session import Session as Captured
+    from bgpsim.capture.session import capture_bytes
+    from bgpsim.wire.attributes import scan_attributes
+    from bgpsim.wire.update import HEADER, split_update
+
+    port = free_port()
+    (tmp_path / "routes.txt").write_text(
+        "TABLE_DUMP2|1700000000|B|192.0.2.1|64496|192.0.2.0/24|64496|IGP|192.0.2.1|0|0||NAG||\n"
+        "TABLE_DUMP2|1700000000|B|192.0.2.1|64496|2001:db8::/32|64496|IGP|2001:db8::1|0|0||NAG||\n")
+    cli = [sys.executable, "-m", "bgpsim", "bgp", "speak"]
+    receiver = subprocess.Popen([*cli, "--listen", f"127.0.0.1:{port}", "--neighbor", "127.0.0.2", "--as", "65537",
+                                 "--peer-as", "65536", "--bgpsec", "--out", str(tmp_path / "heard.mrt"), "--until-idle",
+                                 "2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    sender = subprocess.run([*cli, "--neighbor", f"127.0.0.1:{port}", "--local", "127.0.0.2", "--as", "65536",
+                             "--peer-as", "65537", "--signing-keys", str(KEYS), "--announce", str(tmp_path / "routes.txt"),
+                             "--next-hop", "192.0.2.2", "--next-hop", "2001:db8::2", "--until-idle", "2"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert sender.returncode == 0, sender.stderr
+    assert "sent 2 routes in 2 UPDATEs (2 BGPsec)" in sender.stderr
+    _, err = receiver.communicate(timeout=60)
+    assert receiver.returncode == 0, err
+    verify = subprocess.run([*cli[:3], "bgpsec", "verify", str(tmp_path / "heard.mrt"), "--router-keys", str(KEYS),
+                             "--format", "json"], cwd=ROOT, capture_output=True, text=True, check=True)
+    rows = [json.loads(ln) for ln in verify.stdout.splitlines()]
+    assert [(r["prefix"], r["as_path"], r["state"]) for r in rows] == [("192.0.2.0/24", "65536 64496", "valid"),
+                                                                      ("2001:db8::/32", "65536 64496", "valid")]
+    # the recorded UPDATEs in a capture: tshark's BGPsec_PATH fields are ours
+    msgs = []
+    data = (tmp_path / "heard.mrt").read_bytes()
+    at = 0
+    while at < len(data):
+        length = int.from_bytes(data[at + 8:at + 12], "big")
+        if int.from_bytes(data[at + 6:at + 8], "big") == 4:  # MESSAGE_AS4: after usec, ASes, ifindex, AFI, 2 addresses
+            msgs.append(data[at + 12 + 4 + 12 + 8:at + 12 + length])
+        at += 12 + length
+    assert len(msgs) == 2
+    paths = []
+    for m in msgs:
+        u = split_update(m, HEADER, len(m))
+        a = scan_attributes(m[u.attributes[0]:u.attributes[1]])
+        assert a.bgpsec is not None and a.as_path == ((2, (65536, 64496)),)
+        paths.append(a.bgpsec)
+    pcap = tmp_path / "signed.pcap"
+    pcap.write_bytes(capture_bytes([Captured(65536, 65537, "192.0.2.1", "192.0.2.2",
+                                             [(k * 0.001, True, m) for k, m in enumerate(msgs)])]))
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark not installed (Debian package `tshark`)")
+    assert [_normalise(r) for r in tshark_fields(pcap)] == [_normalise(ours(p)) for p in paths]

@@ -18,6 +18,9 @@ examples:
   bgpsim bgp speak --neighbor 127.0.0.1:1179 --as 65001 --peer-as 65000 --replay updates.gz --flat-out \\
       --out heard.mrt --until-idle 10
       replay a dump's UPDATEs in their order as fast as the router takes them
+  bgpsim bgp speak --listen 127.0.0.1:1179 --neighbor 127.0.0.2 --as 65537 --peer-as 65536 --bgpsec --out heard.mrt
+      wait for a speaker at 127.0.0.2 (another bgpsim, signing with --signing-keys) and record its BGPsec UPDATEs;
+      `bgpsim bgpsec verify heard.mrt --router-keys KEYS` checks them
 
 the session: OPEN with the 4-octet AS, IPv4 and IPv6 unicast and route refresh capabilities; KEEPALIVEs
 every third of the Hold Time; a ROUTE-REFRESH answered with everything sent. Routes go as an AS exports
@@ -26,8 +29,9 @@ what comes back: each UPDATE recorded whole (BGP4MP_ET, readable by `bgpsim dump
 as RFC 7606 says: a faulty attribute discarded or the UPDATE's routes withdrawn, one warning line each;
 an UPDATE that cannot be read ends the session with an UPDATE Message Error NOTIFICATION.
 the recording goes to a temporary file beside --out, renamed into place when the session ends.
-exit status: 0 the session ended here (--until-idle, SIGTERM, Ctrl-C); 1 the router ended it or the
-connection was lost (one line); 2 bad input, a router that cannot be reached or refuses the OPEN.
+exit status: 0 the session ended here (--until-idle, SIGTERM, Ctrl-C) or the router ended it with a Cease;
+1 it ended otherwise (another NOTIFICATION, the connection lost: one line); 2 bad input, a router that
+cannot be reached or refuses the OPEN, an address that cannot be listened on.
 """
 
 
@@ -42,6 +46,8 @@ def register(sub, parser_class) -> None:
     sp.add_argument("--neighbor", required=True, metavar="ADDRESS[:PORT]",
                     help="the router: its address and port (default port 179; [2001:db8::1]:1179 for IPv6)")
     sp.add_argument("--local", type=address, metavar="ADDRESS", help="connect from this local address (default: the system's choice)")
+    sp.add_argument("--listen", metavar="ADDRESS:PORT",
+                    help="instead of connecting, wait here for --neighbor to connect (its port is then not used)")
     sp.add_argument("--as", dest="local_as", type=asn, required=True, metavar="ASN", help="the AS bgpsim speaks as")
     sp.add_argument("--peer-as", type=asn, required=True, metavar="ASN", help="the router's AS, as its OPEN must say")
     sp.add_argument("--router-id", type=address, metavar="ADDRESS",
@@ -62,6 +68,11 @@ def register(sub, parser_class) -> None:
                               help="with --replay: FACTOR times the dump's own pace (default 1: real time)")
     renamed(pace, "--speed", speed)
     pace.add_argument("--flat-out", action="store_true", help="with --replay: as fast as the router takes them")
+    sp.add_argument("--signing-keys", action="append", metavar="DIR|FILE",
+                    help="private BGPsec router keys (repeatable): routes whose every AS has one go signed (RFC 8205), to a peer "
+                         "that takes BGPsec UPDATEs; ours must be among them")
+    sp.add_argument("--bgpsec", action="store_true",
+                    help="offer the BGPsec capability, to receive signed UPDATEs (--signing-keys offers it too)")
     sp.add_argument("--out", metavar="FILE.mrt", help="record every UPDATE the router sends here, as MRT (BGP4MP_ET)")
     sp.add_argument("--until-idle", type=seconds, metavar="SECONDS",
                     help="once all is sent, end the session when nothing has come for this long (default: run "

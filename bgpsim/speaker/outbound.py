@@ -7,12 +7,19 @@ LOCAL_PREF stay behind (5.1.4, 5.1.5); to an internal peer the path goes as it i
 attributes share UPDATEs, as many prefixes to a message as fit (RFC 4271 section 4.1). The
 Adj-RIB-Out (section 3.2) is what the peer has from us, so that a ROUTE-REFRESH (RFC 2918) is
 answered with all of it.
+
+With signing keys, toward a peer that can receive BGPsec, a route whose every AS (ours prepended)
+has a key goes as a BGPsec UPDATE of its own (RFC 8205 section 4: one prefix, no AS_PATH, each AS
+signing toward the next, ours toward the peer); the others go unsigned, with AS_PATH.
 """
 
 from __future__ import annotations
 
+import ipaddress
+
 from bgpsim.mrt.record import ANNOUNCE, RIB, WITHDRAW
-from bgpsim.wire.encode import announcements, path_attributes, withdrawals
+from bgpsim.rpki.bgpsec.sign import forward
+from bgpsim.wire.encode import announcements, bgpsec_update, path_attributes, withdrawals
 
 AS_SEQUENCE = 2
 
@@ -28,9 +35,12 @@ class AdjRibOut:
     """The routes announced to one peer, as `local_as` with next hops `next_hop4` and `next_hop6`;
     `ebgp` when the peer is of another AS."""
 
-    def __init__(self, local_as: int, ebgp: bool, next_hop4: str | None, next_hop6: str | None):
+    def __init__(self, local_as: int, ebgp: bool, next_hop4: str | None, next_hop6: str | None,
+                 signing_keys: dict | None = None, peer_as: int | None = None):
         self.local_as, self.ebgp = local_as, ebgp
         self.next_hop = {1: next_hop4, 2: next_hop6}
+        self.keys, self.peer_as = signing_keys or {}, peer_as  # keys: AS -> SigningKey, for BGPsec
+        self.signed = 0  # BGPsec UPDATEs sent
         self.routes: dict[tuple[int, bytes], bytes] = {}  # (AFI, NLRI) -> the attribute block sent with it
         self._exported: dict[int, tuple[object, dict[int, bytes]]] = {}  # id(Attrs) -> (Attrs, AFI -> block)
         self.sent = 0  # prefixes announced or withdrawn so far
@@ -63,7 +73,7 @@ class AdjRibOut:
         """The UPDATEs that bring the peer from what it has to `routes` applied in order (announcements,
         RIB entries and withdrawals; a route whose family has no next hop here is left out). Only each
         prefix's last state is sent, so messages in any order give it."""
-        last: dict[tuple[int, bytes], bytes | None] = {}
+        last: dict[tuple[int, bytes], bytes | tuple | None] = {}  # a tuple: (a BGPsec UPDATE,)
         for r in routes:
             afi = r.afi
             if afi is None:
@@ -74,7 +84,7 @@ class AdjRibOut:
             if r.kind == WITHDRAW:
                 last[(afi, nlri(r))] = None
             elif r.kind in (ANNOUNCE, RIB) and r.attrs is not None:
-                last[(afi, nlri(r))] = self._block(r.attrs, afi)
+                last[(afi, nlri(r))] = self._signed(r) or self._block(r.attrs, afi)
         plan: dict[tuple[int, bytes | None], list[bytes]] = {}  # (AFI, block or None: withdrawn) -> NLRI
         for key, block in last.items():
             if block is None:
@@ -88,6 +98,32 @@ class AdjRibOut:
             self.sent += 1
         return self._messages(plan)
 
+    def _signed(self, route) -> tuple | None:
+        """(the BGPsec UPDATE of `route`,) if every AS of its path, ours in front, can sign it."""
+        if not self.keys or not self.ebgp:
+            return None
+        asns = [self.local_as]
+        for stype, seq in route.attrs.as_path:
+            if stype != AS_SEQUENCE:
+                return None  # RFC 8205 section 4.1: no AS_SET in a BGPsec path
+            asns.extend(seq)
+        if any(a not in self.keys for a in asns):
+            return None
+        runs: list[list[int]] = []  # (AS, pCount): repeats of an AS as one Secure_Path Segment
+        for a in asns:
+            if runs and runs[-1][0] == a:
+                runs[-1][1] += 1
+            else:
+                runs.append([a, 1])
+        prefix = ipaddress.ip_network(route.prefix)
+        path = None
+        for i in range(len(runs) - 1, -1, -1):  # the origin first, each toward the more recent AS
+            toward = runs[i - 1][0] if i else self.peer_as
+            path = forward(path, self.keys[runs[i][0]], prefix, toward, runs[i][1])
+        origin = route.attrs.origin if route.attrs.origin is not None and route.attrs.origin <= 2 else 2
+        self.signed += 1
+        return (bgpsec_update(path, prefix, ipaddress.ip_address(self.next_hop[route.afi]), origin),)
+
     def refresh(self, afi: int) -> list[bytes]:
         """Everything the peer has from us in `afi`, again (RFC 2918 section 4)."""
         plan: dict[tuple[int, bytes | None], list[bytes]] = {}
@@ -99,7 +135,9 @@ class AdjRibOut:
     def _messages(self, plan) -> list[bytes]:
         out = []
         for (afi, block), prefixes in plan.items():
-            if block is None:
+            if isinstance(block, tuple):
+                out.extend(block)
+            elif block is None:
                 out.extend(withdrawals(afi, prefixes))
             else:
                 out.extend(announcements(block, afi, prefixes, self.next_hop[2]))

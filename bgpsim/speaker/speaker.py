@@ -1,7 +1,7 @@
 """`bgpsim bgp speak`: one BGP session with a router, what we announce read from a file, what the router
 sends recorded as MRT and read as RFC 7606 says.
 
-The session (bgpsim.wire.session) is opened to --neighbor; once Established, the routes of --announce
+The session (bgpsim.wire.session) is opened to --neighbor, or (--listen) taken from it; once Established, the routes of --announce
 (their last state per prefix) are sent at once, or those of --replay in their order, at their recorded
 pace (--pace) or --flat-out. Every UPDATE the peer sends is read by the MRT reader's core: an attribute
 fault that RFC 7606 answers by discarding the attribute or withdrawing the routes is one warning
@@ -30,7 +30,7 @@ from bgpsim.mrt.reader import MRTReader
 from bgpsim.mrt.record import ANNOUNCE, STATE, WITHDRAW
 from bgpsim.mrt.write import ESTABLISHED, IDLE, message_record, state_record
 from bgpsim.routedata import reader_for
-from bgpsim.wire.session import INVALID_NETWORK_FIELD, MALFORMED_ATTRIBUTE_LIST, OPTIONAL_ATTRIBUTE_ERROR, Session
+from bgpsim.wire.session import CEASE, INVALID_NETWORK_FIELD, MALFORMED_ATTRIBUTE_LIST, OPTIONAL_ATTRIBUTE_ERROR, Session
 from bgpsim.wire.session import SessionClosed, UpdateError
 
 from .outbound import AdjRibOut
@@ -39,7 +39,8 @@ CONNECT_TIMEOUT = 10.0
 
 
 def neighbor_address(text: str) -> tuple[str, int]:
-    """ADDRESS or ADDRESS:PORT ([ADDRESS]:PORT for IPv6); the port defaults to BGP's 179."""
+    """ADDRESS or ADDRESS:PORT ([ADDRESS]:PORT for IPv6); the port defaults to BGP's 179 (and is not
+    used with --listen)."""
     with contextlib.suppress(ValueError):
         return str(ipaddress.ip_address(text)), 179
     return host_port(text, "--neighbor: want ADDRESS or ADDRESS:PORT ([2001:db8::1]:1179 for IPv6)")
@@ -91,6 +92,7 @@ class Speaker:
         self._record = self._tmp = None
         self._updates: UpdateReader | None = None
         self._routes = ()
+        self._keys: dict = {}
         self._rib: AdjRibOut | None = None
         self._session: Session | None = None
 
@@ -104,6 +106,13 @@ class Speaker:
             raise InputError(f"--router-id: want an IPv4 address (a BGP Identifier, RFC 4271 section 4.2), got {o.router_id}")
         if o.out is not None:
             outdir.check_file(o.out, "mrt")
+        if o.signing_keys:
+            from bgpsim.rpki.bgpsec.keys import signing_keys
+
+            self._keys = signing_keys(o.signing_keys, self.warn)
+            if o.local_as not in self._keys:
+                raise InputError(f"--signing-keys: no private router key for our AS{o.local_as} (found keys for "
+                                 f"{', '.join(f'AS{a}' for a in sorted(self._keys)) or 'no AS'})")
         if self.source is not None:
             flag, src = "--announce" if o.announce else "--replay", Path(self.source)
             if not src.exists():
@@ -118,17 +127,23 @@ class Speaker:
                 self._routes = itertools.chain(() if first is None else (first,), routes)
 
     async def run(self) -> int:
-        """The session from start to end: 0 when we ended it (--until-idle, SIGTERM, Ctrl-C), 1 when the
-        peer did or the connection was lost."""
+        """The session from start to end: 0 when we ended it (--until-idle, SIGTERM, Ctrl-C) or the peer
+        did with a Cease, 1 when it ended otherwise (another NOTIFICATION, the connection lost)."""
         self.check()
         o = self.opts
         s = self._session = Session(o.local_as, o.router_id or _router_id(o.local), o.peer_as, hold=o.hold,
-                                    on_update=self._heard, on_refresh=self._refresh)
+                                    on_update=self._heard, on_refresh=self._refresh,
+                                    bgpsec=bool(o.bgpsec or self._keys))
         try:
-            await s.connect(self.host, self.port, local=o.local, timeout=CONNECT_TIMEOUT)
+            if o.listen:
+                await self._accept(s)
+            else:
+                await s.connect(self.host, self.port, local=o.local, timeout=CONNECT_TIMEOUT)
         except SessionClosed as e:
             raise InputError(f"--neighbor {o.neighbor}: {e}") from None
         except (OSError, TimeoutError) as e:
+            if o.listen:
+                raise InputError(f"--listen {o.listen}: cannot listen: {getattr(e, 'strerror', None) or e}") from None
             raise InputError(f"--neighbor {o.neighbor}: cannot connect: {getattr(e, 'strerror', None) or e or 'timed out'}") from None
         peer_ip, local_ip = s.addresses
         self._addrs = (peer_ip, local_ip)
@@ -140,8 +155,13 @@ class Speaker:
         nh4, nh6 = _next_hops(o.next_hop, local_ip)
         # RFC 4760 section 8: a family only where both OPENs name it (none named: IPv4 alone, RFC 4271)
         families = s.peer_open.families or {(1, 1)}
+        # RFC 8205 section 2.2: BGPsec UPDATEs to a peer that can receive them, for both families
+        keys = self._keys if self._keys and {(0, 1), (0, 2)} <= s.peer_open.bgpsec and s.peer_open.as4 else None
+        if self._keys and keys is None:
+            self.warn("the peer does not take BGPsec UPDATEs (its OPEN has no BGPsec receive capability for IPv4 and "
+                      "IPv6): routes go unsigned")
         self._rib = AdjRibOut(o.local_as, o.local_as != o.peer_as, nh4 if (1, 1) in families else None,
-                              nh6 if (2, 1) in families else None)
+                              nh6 if (2, 1) in families else None, keys, o.peer_as)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -156,8 +176,11 @@ class Speaker:
                 sending.cancel()
                 ended.cancel()
                 exc = reading.exception()
-                self.warn(f"session ended: {exc}")
-                code = 1
+                if isinstance(exc, SessionClosed) and exc.by_peer and exc.code == CEASE:
+                    self.say(f"session ended by the peer: {exc}")
+                else:
+                    self.warn(f"session ended: {exc}")
+                    code = 1
             else:
                 ended.result()
                 await s.close()
@@ -171,10 +194,33 @@ class Speaker:
         if self._rib.no_next_hop:
             self.warn(f"{self._rib.no_next_hop:,} routes not sent: their family was not negotiated, or has no next "
                       "hop here (--next-hop)")
-        self.say(f"sent {self._rib.sent:,} routes in {self.sent_updates:,} UPDATEs; heard {self.heard['updates']:,} "
+        signed = f" ({self._rib.signed:,} BGPsec)" if self._rib.signed else ""
+        self.say(f"sent {self._rib.sent:,} routes in {self.sent_updates:,} UPDATEs{signed}; heard {self.heard['updates']:,} "
                  f"UPDATEs ({self.heard[ANNOUNCE]:,} routes announced, {self.heard[WITHDRAW]:,} withdrawn)"
                  + (f"; recorded in {o.out}" if o.out else ""))
         return code
+
+    async def _accept(self, session: Session) -> None:
+        """--listen: the first connection from --neighbor's address becomes the session; any other is
+        closed at once, with a line."""
+        host, port = host_port(self.opts.listen, "--listen: want ADDRESS:PORT", numeric=True)
+        came: asyncio.Future = asyncio.get_running_loop().create_future()
+
+        def connected(reader, writer):
+            addr = writer.get_extra_info("peername")[0]
+            if came.done() or ipaddress.ip_address(addr) != ipaddress.ip_address(self.host):
+                self.say(f"refused a connection from {addr}: not --neighbor {self.host}")
+                writer.close()
+                return
+            came.set_result((reader, writer))
+
+        server = await asyncio.start_server(connected, host, port)
+        self.say(f"listening on {self.opts.listen} for {self.host}")
+        try:
+            reader, writer = await came
+        finally:
+            server.close()
+        await session.accept(reader, writer, timeout=CONNECT_TIMEOUT)
 
     async def _until_done(self, sending, stop: asyncio.Event) -> None:
         """Until stopped, or (with --until-idle) everything is sent and nothing has come for that long."""
