@@ -143,7 +143,7 @@ class GoBGP:
     """gobgpd listening on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2 (AS65001),
     announcing THEIRS and THEIRS6; its gRPC API on another port."""
 
-    def __init__(self, tmp: Path, port: int):
+    def __init__(self, tmp: Path, port: int, extra: str = ""):
         d = tmp / "gobgp"
         d.mkdir()
         families = "".join(f'  [[neighbors.afi-safis]]\n    [neighbors.afi-safis.config]\n      afi-safi-name = "{f}"\n'
@@ -153,7 +153,7 @@ class GoBGP:
             '  local-address-list = ["127.0.0.1"]\n'
             '[[neighbors]]\n  [neighbors.config]\n    neighbor-address = "127.0.0.2"\n    peer-as = 65001\n'
             '  [neighbors.transport.config]\n    passive-mode = true\n    local-address = "127.0.0.1"\n'
-            '  [neighbors.timers.config]\n    hold-time = 9\n    keepalive-interval = 3\n' + families)
+            '  [neighbors.timers.config]\n    hold-time = 9\n    keepalive-interval = 3\n' + families + extra)
         self.api = free_port()
         self.proc = subprocess.Popen([GOBGPD, "-f", str(d / "gobgpd.toml"), "--api-hosts", f"127.0.0.1:{self.api}",
                                       "--pprof-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -218,7 +218,7 @@ class Frr:
     """FRR's bgpd alone (no zebra) on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2
     (AS65001), announcing THEIRS and THEIRS6; vtysh on its socket."""
 
-    def __init__(self, tmp: Path, port: int):
+    def __init__(self, tmp: Path, port: int, extra: str = "", modules: tuple[str, ...] = ()):
         self.dir = tmp / "frr"
         self.dir.mkdir()
         (self.dir / "bgpd.conf").write_text(
@@ -226,8 +226,9 @@ class Frr:
             " neighbor 127.0.0.2 remote-as 65001\n neighbor 127.0.0.2 passive\n neighbor 127.0.0.2 timers 3 9\n"
             f" address-family ipv4 unicast\n  network {THEIRS}\n exit-address-family\n"
             f" address-family ipv6 unicast\n  neighbor 127.0.0.2 activate\n  network {THEIRS6}\n exit-address-family\n"
-            "exit\n")
-        self.proc = subprocess.Popen([str(FRR_BGPD), "-f", str(self.dir / "bgpd.conf"), "-Z", "-S", "-p", str(port), "-l",
+            + extra + "exit\n")
+        self.proc = subprocess.Popen([str(FRR_BGPD), *(x for m in modules for x in ("-M", m)), "-f",
+                                      str(self.dir / "bgpd.conf"), "-Z", "-S", "-p", str(port), "-l",
                                       "127.0.0.1", "--vty_socket", str(self.dir), "-i", str(self.dir / "bgpd.pid")],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

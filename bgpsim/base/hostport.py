@@ -21,3 +21,18 @@ def host_port(text: str, want: str, numeric: bool = False) -> tuple[str, int]:
     except ValueError:
         raise InputError(f"{want}, got {text!r}") from None
     return host, number
+
+
+def parse_listen(text: str, flag: str = "--listen") -> tuple[str, int]:
+    """ADDRESS:PORT or [IPv6]:PORT: an address, not a name (where we listen must be exact)."""
+    return host_port(text, f"{flag}: want ADDRESS:PORT (127.0.0.1:8323, [::1]:8323)", numeric=True)
+
+
+def parse_networks(text: str, flag: str = "--allow") -> list:
+    nets = []
+    for part in text.split(","):
+        try:
+            nets.append(ipaddress.ip_network(part.strip(), strict=False))
+        except ValueError:
+            raise InputError(f"{flag}: want networks such as 192.0.2.0/24,2001:db8::/32, got {part.strip()!r}") from None
+    return nets

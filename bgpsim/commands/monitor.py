@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
-from . import address, broker_args, broker_of, factor, interval, peer_role_args, prefix, seconds
+from . import (
+    address,
+    broker_args,
+    broker_of,
+    count,
+    factor,
+    interval,
+    peer_role_args,
+    prefix,
+    seconds,
+)
 
 EPILOG = """\
 examples:
@@ -15,6 +26,8 @@ examples:
       yesterday's dump through today's watch list: the alerts a live monitor would have raised
   bgpsim monitor --broker mqtt://127.0.0.1 --vrps rpki-client.json --out live --until-idle 30
       check every update of the feed under bgpsim/ until nothing has come for 30 s
+  bgpsim monitor --bmp-listen 192.0.2.10:11019 --allow 192.0.2.0/24 --vrps vrps.json --out bmp
+      a BMP station: routers in 192.0.2.0/24 report their routes (RFC 7854), each checked; bmp/bmp.mrt keeps them
   bgpsim stream publish updates.gz --broker mqtt://127.0.0.1 --flat-out
       (in another terminal) a dump as the feed
 
@@ -87,6 +100,11 @@ def register(sub, parser_class) -> None:
     ris.add_argument("--heartbeat", type=interval, default=30.0, metavar="SECONDS",
                      help="seconds between pings; a server that answers none within half of it is left and "
                           "connected again (default %(default)g)")
+    bmp = p.add_argument_group("BMP from routers (instead of another feed; RFC 7854)")
+    bmp.add_argument("--bmp-listen", metavar="ADDRESS:PORT",
+                     help="take BMP sessions here: each route a router reports is checked (and recorded in bmp.mrt)")
+    bmp.add_argument("--allow", metavar="NET,NET,...", help="take BMP only from routers in these networks (default: any)")
+    bmp.add_argument("--max-sessions", type=count, metavar="N", help="BMP sessions at once (default 100)")
     p.add_argument("--client-id", default="bgpsim-monitor", metavar="ID",
                    help="the persistent session's name: a restarted monitor with the same ID gets what it missed")
     p.add_argument("--vrps", metavar="FILE",
@@ -124,11 +142,15 @@ def cmd_monitor(args) -> int:
     from bgpsim.base.errors import InputError
     from bgpsim.live.monitoring import MonitorRun
 
-    if args.ris_live is not None and args.replay is not None:
-        raise InputError("want one feed: --ris-live URL or --replay FILE..., not both")
-    if args.ris_live is None and args.replay is None and args.broker is None:
-        raise InputError("want the feed: --ris-live URL (RIS Live over WebSocket), --replay FILE... (archived data) or "
-                         "--broker URL (MQTT)")
+    feeds = [f for f, v in (("--ris-live", args.ris_live), ("--replay", args.replay), ("--bmp-listen", args.bmp_listen))
+             if v is not None]
+    if len(feeds) > 1:
+        raise InputError(f"want one feed: {' or '.join(feeds)}, not both")
+    if not feeds and args.broker is None:
+        raise InputError("want the feed: --ris-live URL (RIS Live over WebSocket), --replay FILE... (archived data), "
+                         "--bmp-listen ADDRESS:PORT (routers' BMP) or --broker URL (MQTT)")
+    if (args.allow is not None or args.max_sessions is not None) and args.bmp_listen is None:
+        raise InputError(f"{'--allow' if args.allow is not None else '--max-sessions'}: only with --bmp-listen")
     broker = broker_of(args) if args.broker is not None else (None, None)  # with another feed: where alerts go
     if (args.vrps is None) == (args.rtr is None):
         raise InputError("want the VRPs: --vrps FILE or --rtr HOST:PORT (an RTR cache), one of them")
@@ -140,6 +162,13 @@ def cmd_monitor(args) -> int:
         from bgpsim.live.replay import Replay
 
         job = MonitorRun(args, Replay(args.replay, args.pace), *broker)
+    elif args.bmp_listen is not None:
+        from bgpsim.live.bmp import BmpStation
+
+        say = (lambda line: None) if args.quiet else (lambda line: print(f"bgpsim monitor: {line}", file=sys.stderr))
+        station = BmpStation(args.bmp_listen, args.allow, args.max_sessions, say,
+                             lambda line: print(f"bgpsim: warning: {line}", file=sys.stderr))
+        job = MonitorRun(args, station, *broker)
     elif args.ris_live is not None:
         from bgpsim.live.ris_ws import RisLive, Subscription
 

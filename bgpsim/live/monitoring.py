@@ -16,15 +16,17 @@ from .output import MonitorOutput
 
 class MonitorRun:
     def __init__(self, opts, source, addr=None, topics=None):
-        """`opts`: what `bgpsim monitor`'s parser gives; `source`: the feed (a RisLive or a Replay, or None
+        """`opts`: what `bgpsim monitor`'s parser gives; `source`: the feed (a RisLive, a Replay or a BmpStation, or None
         for the MQTT feed at the broker); `addr`, `topics`: the broker, checked (None without --broker),
         which with another feed takes the alerts only."""
         self.opts, self.source, self.addr, self.topics = opts, source, addr, topics
         self.status = Status(not opts.quiet and sys.stderr.isatty(), "update")
         self.out = MonitorOutput(opts.out, header(bool(opts.router_keys)), self.warn, opts.by_group)  # checked;
         # written once connected
+        if hasattr(source, "record"):
+            source.record = self.out.record  # a BMP station's UPDATEs, as MRT beside routes.csv
         if hasattr(source, "prepare"):
-            source.prepare()  # a replay's first message: its files checked before any connection
+            source.prepare()  # a replay's first message: its files checked before any connection; a station's address
         from .roas import Roas, VrpCache, VrpFile, table_of
 
         vrps = VrpCache(opts.rtr) if opts.rtr else VrpFile(opts.vrps, opts.slurm)

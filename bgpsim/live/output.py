@@ -31,7 +31,7 @@ class MonitorOutput:
         self.by_group = by_group
         self._groups: dict = {}  # group -> its file, open for appending
         self.previous: dict | None = None  # the summary of the runs before this one
-        self._routes = self._alerts = None
+        self._routes = self._alerts = self._bmp = None
         if outdir.check(self.out, "monitor") != "ours":
             return
         routes = self.out / "routes.csv"
@@ -76,6 +76,18 @@ class MonitorOutput:
                 f = self._groups[alert["group"]] = self._group_file(alert["group"])
             f.write(line)
 
+    def record(self, mrt: bytes) -> None:
+        """One whole MRT record of what a BMP feed brought, appended to bmp.mrt (listed in the marker
+        before it is first written; a resumed monitor appends)."""
+        if self._bmp is None:
+            try:
+                if not (self.out / "bmp.mrt").exists():
+                    outdir.add_files(self.out, "monitor", ["bmp.mrt"])
+                self._bmp = open(self.out / "bmp.mrt", "ab", buffering=0)
+            except OSError as e:
+                raise InputError(f"--out {self.out}: cannot write bmp.mrt: {e.strerror or e}") from None
+        self._bmp.write(mrt)  # one write a record: a stop leaves whole ones
+
     def _group_file(self, group: str):
         """alerts/GROUP.jsonl, listed in the marker before it is first written (a resumed monitor
         appends to it)."""
@@ -90,7 +102,7 @@ class MonitorOutput:
 
     def close(self, doc: dict | None) -> None:
         """Closes the files and writes summary.json: `doc`, this run's counts, added to the earlier runs'."""
-        for f in (self._routes, self._alerts, *self._groups.values()):
+        for f in (self._routes, self._alerts, self._bmp, *self._groups.values()):
             if f is not None:
                 f.close()
         if doc is not None:

@@ -33,17 +33,21 @@ class Published:
 
 
 async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | None, batch: int = 1, qos: int = 1,
-                  progress=None, warn=None) -> Published:
-    """Publish every UPDATE of `files`; `speed` None: flat out. If the broker goes away after the first
-    connection, reconnect (waiting 0.5 s, doubling to 10 s) and send again, in order, what it had not
-    confirmed: a message may then arrive twice, which the monitor recognises by its `id`."""
+                  progress=None, warn=None, live=None) -> Published:
+    """Publish every UPDATE of `files`, or the messages (dicts) of the async iterator `live` (a BMP
+    station's); `speed` None: flat out. If the broker goes away after the first connection, reconnect
+    (waiting 0.5 s, doubling to 10 s) and send again, in order, what it had not confirmed: a message
+    may then arrive twice, which the monitor recognises by its `id`."""
     import aiomqtt
 
     done = Published()
-    messages = messages_of(files)
-    # the first message read before the broker is reached: a file that is not route data is its own error
-    first = list(itertools.islice(messages, 1))
-    outgoing = _payloads(itertools.chain(first, messages), topics, batch, speed, done, progress)
+    if live is not None:
+        outgoing = _payloads(live, topics, batch, None, done, progress)
+    else:
+        messages = messages_of(files)
+        # the first message read before the broker is reached: a file that is not route data is its own error
+        first = list(itertools.islice(messages, 1))
+        outgoing = _payloads(_each(itertools.chain(first, messages)), topics, batch, speed, done, progress)
     unconfirmed: list[tuple[str, str]] = []  # sent on a connection that went away before the broker confirmed
     first, delay = True, BACKOFF[0]
     start = time.perf_counter()
@@ -95,12 +99,18 @@ async def publish(files, addr: BrokerAddress, topics: Topics, speed: float | Non
     return done
 
 
+async def _each(messages):
+    for msg in messages:
+        yield msg
+
+
 async def _payloads(messages, topics: Topics, batch: int, speed: float | None, done: Published, progress):
-    """(topic, payload) to send, paced by the dumps' timestamps when `speed` is given."""
+    """(topic, payload) to send of the messages (an async iterator), paced by their timestamps when
+    `speed` is given."""
     start = time.perf_counter()
     first_ts = None
     pending: list[dict] = []
-    for msg in messages:
+    async for msg in messages:
         if speed is not None:
             first_ts = msg["timestamp"] if first_ts is None else first_ts
             wait = (msg["timestamp"] - first_ts) / speed - (time.perf_counter() - start)

@@ -13,7 +13,6 @@ router served.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import os
 import secrets
 import shutil
@@ -24,7 +23,7 @@ import time
 
 from bgpsim.base.datafiles import check_input
 from bgpsim.base.errors import InputError
-from bgpsim.base.hostport import host_port
+from bgpsim.base.hostport import parse_listen, parse_networks
 
 from . import pdu
 from .cache import Cache, State
@@ -33,21 +32,6 @@ from .tls import server_context
 
 POLL = 0.1  # seconds between looks at the files (a stat each: nothing to speak of)
 REVALIDATE = 600.0  # --revalidate: seconds between runs of the relying party, as rpki-client's usual hour or less
-
-
-def parse_listen(text: str, flag: str = "--listen") -> tuple[str, int]:
-    """ADDRESS:PORT or [IPv6]:PORT: an address, not a name (where we listen must be exact)."""
-    return host_port(text, f"{flag}: want ADDRESS:PORT (127.0.0.1:8323, [::1]:8323)", numeric=True)
-
-
-def parse_networks(text: str, flag: str = "--allow") -> list:
-    nets = []
-    for part in text.split(","):
-        try:
-            nets.append(ipaddress.ip_network(part.strip(), strict=False))
-        except ValueError:
-            raise InputError(f"{flag}: want networks such as 192.0.2.0/24,2001:db8::/32, got {part.strip()!r}") from None
-    return nets
 
 
 def timers(opts) -> tuple[int, int, int]:
@@ -92,7 +76,13 @@ class VrpFiles:
     def load(self) -> State:
         """The payload set, read afresh. Without SLURM the VRPs stay columns (rpki.vrps
         read_payload_columns) from the file to the cache's arrays: half a million in a tenth of a second."""
-        from bgpsim.rpki.vrps import Payloads, mapped_bytes, read_payload_columns, read_payloads, read_text
+        from bgpsim.rpki.vrps import (
+            Payloads,
+            mapped_bytes,
+            read_payload_columns,
+            read_payloads,
+            read_text,
+        )
 
         self.seen = self.signature()
         if self.slurms:  # SLURM works on payloads (rpki.slurm): the slower way, for what is filtered

@@ -19,7 +19,12 @@ import ipaddress
 
 from bgpsim.mrt.record import ANNOUNCE, RIB, WITHDRAW
 from bgpsim.rpki.bgpsec.sign import forward
-from bgpsim.wire.encode import announcements, bgpsec_update, path_attributes, withdrawals
+from bgpsim.wire.encode import (
+    announcements,
+    bgpsec_update,
+    path_attributes,
+    withdrawals,
+)
 
 AS_SEQUENCE = 2
 

@@ -25,13 +25,20 @@ from pathlib import Path
 
 from bgpsim.base import outdir
 from bgpsim.base.errors import InputError
-from bgpsim.base.hostport import host_port
+from bgpsim.base.hostport import host_port, parse_listen
 from bgpsim.mrt.reader import MRTReader
 from bgpsim.mrt.record import ANNOUNCE, STATE, WITHDRAW
-from bgpsim.mrt.write import ESTABLISHED, IDLE, message_record, state_record
+from bgpsim.mrt.write import ESTABLISHED, IDLE, message_record, now, state_record
 from bgpsim.routedata import reader_for
-from bgpsim.wire.session import CEASE, INVALID_NETWORK_FIELD, MALFORMED_ATTRIBUTE_LIST, OPTIONAL_ATTRIBUTE_ERROR, Session
-from bgpsim.wire.session import SessionClosed, UpdateError
+from bgpsim.wire.session import (
+    CEASE,
+    INVALID_NETWORK_FIELD,
+    MALFORMED_ATTRIBUTE_LIST,
+    OPTIONAL_ATTRIBUTE_ERROR,
+    Session,
+    SessionClosed,
+    UpdateError,
+)
 
 from .outbound import AdjRibOut
 
@@ -149,7 +156,7 @@ class Speaker:
         self._addrs = (peer_ip, local_ip)
         self._updates = UpdateReader(peer_ip, o.peer_as, o.local_as, self.warn)
         self._open_record()
-        self._write(state_record(time.time(), o.peer_as, o.local_as, peer_ip, local_ip, IDLE, ESTABLISHED))
+        self._write(state_record(now(), o.peer_as, o.local_as, peer_ip, local_ip, IDLE, ESTABLISHED))
         self.say(f"session with AS{o.peer_as} at {peer_ip} established (its BGP Identifier {s.peer_id}, hold "
                  f"time {s.hold} s)")
         nh4, nh6 = _next_hops(o.next_hop, local_ip)
@@ -189,7 +196,7 @@ class Speaker:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
             reading.cancel()
-            self._write(state_record(time.time(), o.peer_as, o.local_as, peer_ip, local_ip, ESTABLISHED, IDLE))
+            self._write(state_record(now(), o.peer_as, o.local_as, peer_ip, local_ip, ESTABLISHED, IDLE))
             self._close_record()
         if self._rib.no_next_hop:
             self.warn(f"{self._rib.no_next_hop:,} routes not sent: their family was not negotiated, or has no next "
@@ -203,7 +210,7 @@ class Speaker:
     async def _accept(self, session: Session) -> None:
         """--listen: the first connection from --neighbor's address becomes the session; any other is
         closed at once, with a line."""
-        host, port = host_port(self.opts.listen, "--listen: want ADDRESS:PORT", numeric=True)
+        host, port = parse_listen(self.opts.listen)
         came: asyncio.Future = asyncio.get_running_loop().create_future()
 
         def connected(reader, writer):
@@ -278,13 +285,13 @@ class Speaker:
     def _heard(self, msg: bytes) -> None:
         """One UPDATE from the peer: recorded, then read (RFC 7606)."""
         o = self.opts
-        now = time.time()
+        when = now()
         self._last_heard = time.monotonic()
         peer_ip, local_ip = self._addrs
-        self._write(message_record(now, o.peer_as, o.local_as, peer_ip, local_ip, msg))
+        self._write(message_record(when, o.peer_as, o.local_as, peer_ip, local_ip, msg))
         open_ = self._session.peer_open
         self.heard["updates"] += 1
-        for r in self._updates.read(msg, now, open_ is None or open_.as4):
+        for r in self._updates.read(msg, when[0], open_ is None or open_.as4):
             if r.kind in self.heard:
                 self.heard[r.kind] += 1
 
