@@ -16,7 +16,7 @@ from bgpsim import __version__
 from bgpsim.base.console import PIPE_CLOSED, end_now, reader_gone, stdout_gone
 from bgpsim.base.errors import InputError
 
-COMMANDS = ("run", "incident", "sweep", "routes", "rpki", "rtr", "dump", "validate", "bgpsec", "stream", "monitor", "bgp")  # bgpsim.commands.<name>, in --help order
+COMMANDS = ("run", "incident", "sweep", "routes", "rpki", "rtr", "dump", "validate", "bgpsec", "stream", "monitor", "bgp", "lab")  # bgpsim.commands.<name>, in --help order
 
 
 class _Parser(argparse.ArgumentParser):

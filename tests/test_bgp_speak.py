@@ -221,8 +221,9 @@ def _update(attrs: bytes, nlri: bytes) -> bytes:
 GOOD_ATTRS = path_attributes(0, [(2, [65000, 64500])], "192.0.2.1")
 
 
-async def _bad_peer(port: int, sent: list[bytes], ended: list) -> None:
-    """A speaker of AS65000 on 127.0.0.1:PORT that, once Established, sends `sent` and waits for the end."""
+async def _bad_peer(port: int, sent: list[bytes], ended: list, reset: bool = False) -> None:
+    """A speaker of AS65000 on 127.0.0.1:PORT that, once Established, sends `sent` and waits for the end
+    (or, with `reset`, drops the connection: a TCP reset, no NOTIFICATION)."""
     done = asyncio.Event()
 
     async def serve(reader, writer):
@@ -231,6 +232,9 @@ async def _bad_peer(port: int, sent: list[bytes], ended: list) -> None:
             await s.accept(reader, writer)
             for m in sent:
                 await s.send(m)
+            if reset:
+                writer.transport.abort()
+                return
             await s.run()
         except SessionClosed as e:
             ended.append(e)
@@ -242,6 +246,32 @@ async def _bad_peer(port: int, sent: list[bytes], ended: list) -> None:
         await asyncio.wait_for(done.wait(), 30)
 
 
+def _speak_to(port: int, tmp_path, peer) -> tuple[int, str]:
+    """`bgp speak` to the in-process peer `peer` (a coroutine serving on PORT): exit status and stderr."""
+
+    async def both():
+        serving = asyncio.ensure_future(peer)
+        await asyncio.sleep(0.2)
+        p = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bgpsim", "bgp", "speak", "--neighbor", f"127.0.0.1:{port}", "--as", "65001", "--peer-as",
+            "65000", "--out", str(tmp_path / "heard.mrt"), cwd=ROOT, stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(p.communicate(), 30)
+        await serving
+        return p.returncode, err.decode()
+
+    return asyncio.run(both())
+
+
+def test_a_peer_that_resets_is_one_line_and_the_recording_kept(tmp_path):
+    port = free_port()
+    code, err = _speak_to(port, tmp_path, _bad_peer(port, [_update(GOOD_ATTRS, b"\x08\x0a")], [], reset=True))
+    assert code == 1 and "Traceback" not in err, err
+    assert [ln for ln in err.splitlines() if "warning" in ln] == \
+        ["bgpsim: warning: session ended: the connection was lost (IncompleteReadError)"] or "ConnectionResetError" in err
+    lines = recorded(tmp_path / "heard.mrt")
+    assert [ln.split("|")[2] for ln in lines] == ["STATE", "A", "STATE"]
+
+
 def test_malformed_updates_get_what_rfc_7606_says(tmp_path):
     """A bad AGGREGATOR is discarded (the route kept), a 3-byte MED withdraws its route, a /33 prefix
     resets the session with UPDATE Message Error, Invalid Network Field: one line each, no traceback,
@@ -251,18 +281,7 @@ def test_malformed_updates_get_what_rfc_7606_says(tmp_path):
             _update(GOOD_ATTRS + attribute(0x80, 4, b"\x00\x00\x01"), b"\x10\x0b\x01"),
             _update(GOOD_ATTRS, b"\x21\x0c\x00\x00\x00\x00")]
     ended: list = []
-
-    async def both():
-        peer = asyncio.ensure_future(_bad_peer(port, sent, ended))
-        await asyncio.sleep(0.2)
-        p = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bgpsim", "bgp", "speak", "--neighbor", f"127.0.0.1:{port}", "--as", "65001", "--peer-as",
-            "65000", "--out", str(tmp_path / "heard.mrt"), cwd=ROOT, stderr=asyncio.subprocess.PIPE)
-        _, err = await asyncio.wait_for(p.communicate(), 30)
-        await peer
-        return p.returncode, err.decode()
-
-    code, err = asyncio.run(both())
+    code, err = _speak_to(port, tmp_path, _bad_peer(port, sent, ended))
     assert code == 1 and "Traceback" not in err, err
     (e,) = ended
     assert (e.code, e.subcode, e.by_peer) == (3, 10, True)
@@ -341,14 +360,19 @@ def test_signed_updates_from_our_speaker_to_our_speaker(tmp_path):
     receiver = subprocess.Popen([*cli, "--listen", f"127.0.0.1:{port}", "--neighbor", "127.0.0.2", "--as", "65537",
                                  "--peer-as", "65536", "--bgpsec", "--out", str(tmp_path / "heard.mrt"), "--until-idle",
                                  "2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
-    sender = subprocess.run([*cli, "--neighbor", f"127.0.0.1:{port}", "--local", "127.0.0.2", "--as", "65536",
-                             "--peer-as", "65537", "--signing-keys", str(KEYS), "--announce", str(tmp_path / "routes.txt"),
-                             "--next-hop", "192.0.2.2", "--next-hop", "2001:db8::2", "--until-idle", "2"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
-    assert sender.returncode == 0, sender.stderr
-    assert "sent 2 routes in 2 UPDATEs (2 BGPsec)" in sender.stderr
-    _, err = receiver.communicate(timeout=60)
+    try:
+        time.sleep(0.5)
+        sender = subprocess.run([*cli, "--neighbor", f"127.0.0.1:{port}", "--local", "127.0.0.2", "--as", "65536",
+                                 "--peer-as", "65537", "--signing-keys", str(KEYS), "--announce",
+                                 str(tmp_path / "routes.txt"), "--next-hop", "192.0.2.2", "--next-hop", "2001:db8::2",
+                                 "--until-idle", "2"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert sender.returncode == 0, sender.stderr
+        assert "sent 2 routes in 2 UPDATEs (2 BGPsec)" in sender.stderr
+        _, err = receiver.communicate(timeout=60)
+    finally:
+        if receiver.poll() is None:  # a sender that failed leaves it waiting for the connection
+            receiver.kill()
+            receiver.wait()
     assert receiver.returncode == 0, err
     verify = subprocess.run([*cli[:3], "bgpsec", "verify", str(tmp_path / "heard.mrt"), "--router-keys", str(KEYS),
                              "--format", "json"], cwd=ROOT, capture_output=True, text=True, check=True)

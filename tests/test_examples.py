@@ -48,6 +48,7 @@ NOT_RUN = [
     (re.compile(r"https?://|wss?://"), "another host"),
     (re.compile(r"^bgpsim rtr "), "a server that runs until stopped, or a client that needs one: tests/test_rtr*.py"),
     (re.compile(r"^bgpsim bgp speak |^bgpsim dump heard\.mrt"), "needs a router: tests/test_bgp_speak.py"),
+    (re.compile(r"^bgpsim lab "), "starts a router: tests/test_lab.py"),
 ]
 
 

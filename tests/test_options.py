@@ -44,6 +44,7 @@ BASE = {
     "rtr serve": ["--listen", "192.0.2.1:8323", "--vrps", "{vrps.csv}"],
     "rtr client": ["127.0.0.1:1"],
     "bgp speak": ["--neighbor", "127.0.0.1:1", "--as", "65001", "--peer-as", "65000"],
+    "lab": ["teaching-prefix-rov", "--as", "64501"],
 }
 
 # What an option needs beside it to be used at all (else it is an error of its own, or ignored).

@@ -1,0 +1,236 @@
+"""`bgpsim lab SCENARIO --router bird --as ASN`: a real router plays one AS of a scenario, bgpsim plays its
+neighbours, and the router's choices are set beside the model's.
+
+1. The scenario runs on the timed engine with that AS's sessions recorded (bgpsim.sim.wiretap): what
+   each neighbour sends it, and when; and the model's Loc-RIB for it (bgpsim.sim.journal).
+2. The router starts with a configuration made from the scenario (bgpsim.lab.bird): the AS, one
+   passive session per neighbour, LOCAL_PREF and exports by relationship, ROV from `bgpsim rtr serve`
+   where the scenario deploys it at that AS, and a collector session that gets its best routes.
+3. bgpsim opens each neighbour's session from its own loopback address (ordered as their ASNs, so
+   the router's lowest-Identifier tie-break is the model's lowest-ASN one) and sends what the model
+   says that neighbour sent, at the simulated times divided by --pace.
+4. The collector records each change of the router's best route; once all is sent and the router
+   has been quiet, the two are compared prefix by prefix: the same sequence of best routes, and the
+   same route once settled. Timers differ between implementations (MRAI, processing), so a change
+   the router made at another time, or one it skipped or added in passing, is listed, not counted,
+   when the settled routes agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bgpsim.base.errors import InputError
+from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
+from bgpsim.mrt.reader import MRTReader
+from bgpsim.wire.session import Session, SessionClosed
+
+from . import bird
+
+REL = {CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
+SETTLE = 2.0  # seconds of quiet from the router after the last message sent
+ROUTERS = {"bird": bird}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclasses.dataclass
+class Compared:
+    """One prefix: the model's and the router's best routes in order, (simulated time, path or None)."""
+
+    prefix: str
+    model: list
+    router: list
+
+    @property
+    def settled_same(self) -> bool:
+        return (self.model[-1][1] if self.model else None) == (self.router[-1][1] if self.router else None)
+
+    @property
+    def same_changes(self) -> bool:
+        return [p for _, p in self.model] == [p for _, p in self.router]
+
+
+class Lab:
+    """One lab run: `opts` as `bgpsim lab` parsed them; `say` and `warn` take a line each."""
+
+    def __init__(self, opts, say, warn):
+        from bgpsim.sim.plan import resolve
+        from bgpsim.sim.scenario import find_scenario, load_scenario
+
+        self.opts, self.say, self.warn = opts, say, warn
+        if opts.router not in ROUTERS:
+            raise InputError(f"--router: want {' or '.join(ROUTERS)}, got {opts.router!r} (GoBGP and FRR: not yet)")
+        self.scn = load_scenario(find_scenario(opts.scenario))
+        plan = resolve(self.scn)
+        asns = plan.topo.asns.tolist()
+        if opts.asn not in asns:
+            raise InputError(f"--as: AS{opts.asn} is not in the scenario's topology ({plan.topo.name or plan.topo.source})")
+        self.x = asns.index(opts.asn)
+        self.asns = asns
+        self.plan = dataclasses.replace(plan, tap=[self.x])
+        self.policy = self.scn.defence.policy if self.scn.defence and self.x in plan.adopters else None
+        if self.policy not in (None, "rov"):
+            raise InputError(f"--as: AS{opts.asn} deploys {self.policy} in this scenario; the lab's routers play ROV "
+                             "or no defence")
+        self.neighbours = self._neighbours()
+
+    def _neighbours(self) -> list[tuple[int, str]]:
+        """(index, relationship seen from the router) of each neighbour, in ASN order."""
+        topo, x = self.plan.topo, self.x
+        out = [(int(c), "customer") for p, c in topo.p2c if p == x] + [(int(p), "provider") for p, c in topo.p2c if c == x]
+        out += [(int(b if a == x else a), "peer") for a, b in topo.p2p if x in (a, b)]
+        return sorted(out)
+
+    def model(self):
+        """The timed run: what each neighbour sends the router (index -> [(t, message)]) and the model's
+        Loc-RIB changes of the router's AS (prefix -> [(t, path or None)])."""
+        from bgpsim.sim.run import simulate
+
+        run = simulate(self.plan)
+        sent: dict[int, list] = {}
+        for (a, b), s in run.wiretap.sessions.items():
+            other = b if a == self.x else a
+            for t, by_local, msg in s.messages:
+                if (a if by_local else b) == other:
+                    sent.setdefault(other, []).append((t, msg))
+        prefixes = run.prefixes
+        changes: dict[str, list] = {p: [] for p in prefixes}
+        j = run.journal
+        for i, p, path, _rel in j.start.get("loc", []):
+            if i == self.x:
+                changes[prefixes[p]].append((0.0, self._path(path)))
+        for t, i, p, path, _rel in j.locs:
+            if i == self.x:
+                changes[prefixes[p]].append((t, None if path is None else self._path(path)))
+        return sent, changes
+
+    def _path(self, path) -> str:
+        return " ".join(str(self.asns[k]) for k in path)
+
+    async def _play(self, port: int, sent: dict[int, list]) -> dict[str, list]:
+        """The neighbours' sessions and the collector's; each neighbour's messages at their times. The
+        router's best routes as the collector heard them: prefix -> [(simulated time, path or None)]."""
+        o = self.opts
+        heard: list[tuple[float, bytes]] = []
+        collector = Session(o.asn, bird.COLLECTOR, o.asn, hold=90, on_update=lambda m: heard.append((time.monotonic(), m)))
+        sessions = {}
+        for k, (i, _rel) in enumerate(self.neighbours):
+            sessions[i] = Session(self.asns[i], f"127.0.0.{k + 2}", o.asn, hold=90)
+        for _ in range(100):  # the router listens a moment after it starts
+            try:
+                await collector.connect("127.0.0.1", port, local=bird.COLLECTOR)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            raise InputError(f"--router {o.router}: it never listened on 127.0.0.1:{port}")
+        for k, (i, _rel) in enumerate(self.neighbours):
+            await sessions[i].connect("127.0.0.1", port, local=f"127.0.0.{k + 2}")
+        running = [asyncio.ensure_future(s.run()) for s in (collector, *sessions.values())]
+        await asyncio.sleep(0.5)  # every session up
+        start = time.monotonic()
+        plan = sorted((t, i, m) for i, msgs in sent.items() for t, m in msgs)
+        for t, i, m in plan:
+            wait = start + t / o.pace - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            await sessions[i].send(m)
+        last_sent = time.monotonic()
+        while time.monotonic() - max([last_sent] + [h[0] for h in heard]) < SETTLE:  # until the router is quiet
+            await asyncio.sleep(0.1)
+        for s in (*sessions.values(), collector):
+            with contextlib.suppress(SessionClosed, OSError):
+                await s.close()
+        for r in running:
+            r.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        reader = MRTReader("<collector>", self.warn)
+        out: dict[str, list] = {}
+        for when, msg in heard:
+            routes, damage, notes = reader.update_routes(msg, "BGP4MP_ET", 0, 0, bird.COLLECTOR, o.asn, 4, local_as=o.asn)
+            for r in routes:
+                path = None if r.kind == "withdraw" else r.as_path_text
+                out.setdefault(r.prefix, []).append((round((when - start) * o.pace, 3), path))
+        return out
+
+    def run(self) -> list[Compared]:
+        o = self.opts
+        sent, model = self.model()
+        self.say(f"the model: AS{o.asn} hears {sum(len(v) for v in sent.values())} UPDATEs from "
+                 f"{len(self.neighbours)} neighbours; playing them at {o.pace:g}x")
+        work = Path(tempfile.mkdtemp(prefix="bgpsim-lab-"))
+        port = free_port()
+        cache = None
+        try:
+            rtr_port = None
+            if self.policy == "rov":
+                rtr_port = free_port()
+                (work / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
+                    f"AS{v.asn},{v.prefix},{v.max_length},scenario\n" for v in self.plan.roas))
+                cache = subprocess.Popen([sys.executable, "-m", "bgpsim", "rtr", "serve", "--listen",
+                                          f"127.0.0.1:{rtr_port}", "--vrps", str(work / "vrps.csv"), "--quiet"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            neighbours = [(f"127.0.0.{k + 2}", self.asns[i], rel) for k, (i, rel) in enumerate(self.neighbours)]
+            router = bird.Bird(work / "bird", bird.config(o.asn, port, neighbours, rtr_port))
+            try:
+                if cache is not None:
+                    deadline = time.monotonic() + 15
+                    while router.roas() < len(self.plan.roas):
+                        if time.monotonic() > deadline:
+                            raise InputError("--router bird: its RTR session never brought the scenario's VRPs")
+                        time.sleep(0.1)
+                heard = asyncio.run(self._play(port, sent))
+            finally:
+                router.stop()
+        finally:
+            if cache is not None:
+                cache.terminate()
+                cache.wait(timeout=10)
+        return [Compared(str(p), model.get(p, []), _collapse(heard.get(str(p), []))) for p in model]
+
+
+def _collapse(changes: list) -> list:
+    """Consecutive announcements of the same route once (a router may send one again)."""
+    out: list = []
+    for t, path in changes:
+        if not out or out[-1][1] != path:
+            out.append((t, path))
+    return out
+
+
+def report(lab: Lab, rows: list[Compared]) -> str:
+    """The two side by side, prefix by prefix, and every difference named."""
+    o = lab.opts
+    lines = [f"{lab.scn.name}: AS{o.asn} played by {o.router.upper() if o.router == 'bird' else o.router}"
+             f"{' with ROV' if lab.policy == 'rov' else ''}, against the model (simulated seconds)"]
+    for c in rows:
+        lines.append(f"\n{c.prefix}")
+        width = max([len(f"{t:.2f}  {p or 'none'}") for t, p in c.model] + [10])
+        lines.append(f"  {'model':<{width}}  | router")
+        for k in range(max(len(c.model), len(c.router))):
+            m = f"{c.model[k][0]:.2f}  {c.model[k][1] or 'none'}" if k < len(c.model) else ""
+            r = f"{c.router[k][0]:.2f}  {c.router[k][1] or 'none'}" if k < len(c.router) else ""
+            lines.append(f"  {m:<{width}}  | {r}")
+        if c.same_changes:
+            lines.append("  the same changes, the same settled route")
+        elif c.settled_same:
+            lines.append("  the same settled route; the changes on the way differ (timing: listed, not counted)")
+        else:
+            lines.append("  DIFFERENT settled routes")
+    agree = sum(c.settled_same for c in rows)
+    lines.append(f"\n{agree} of {len(rows)} prefixes settle on the same route")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,46 @@
+"""`bgpsim lab` with BIRD 2: the router plays one AS of a teaching scenario (ROV from our RTR cache
+where the scenario deploys it), bgpsim plays its neighbours, and the router settles on the routes the
+model chose, prefix by prefix."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from test_rtr_routers import need_bird
+
+from helpers import ROOT
+
+
+def lab(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bgpsim", "lab", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+
+
+@need_bird
+def test_an_rov_adopter_played_by_bird():
+    """AS64501 drops the hijack by ROV in the model; BIRD, with the scenario's VRPs over RTR, holds the
+    victim's route as the model does, with the same changes."""
+    p = lab("teaching-prefix-rov", "--router", "bird", "--as", 64501)
+    assert p.returncode == 0, p.stderr
+    assert "AS64501 played by BIRD with ROV" in p.stdout and "the same changes, the same settled route" in p.stdout
+    assert "1 of 1 prefixes settle on the same route" in p.stdout
+
+
+@need_bird
+def test_a_hijacked_transit_played_by_bird_as_json():
+    """AS64500 in the sub-prefix hijack: four prefixes come and go; BIRD settles on the model's route for
+    each (the order of changes made within milliseconds may differ: listed, not counted)."""
+    p = lab("teaching-subprefix", "--router", "bird", "--as", 64500, "--pace", 40, "--format", "json", "--quiet")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["asn"] == 64500 and not doc["rov"] and len(doc["prefixes"]) == 4
+    assert all(c["settled_same"] for c in doc["prefixes"])
+    last = {c["prefix"]: c["router"][-1][1] for c in doc["prefixes"]}
+    assert last["198.51.100.0/25"] == "64496 64498 64503 64508 64511"
+
+
+def test_an_as_not_in_the_scenario_is_one_line():
+    p = lab("teaching-prefix-rov", "--as", 4200000000)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "AS4200000000 is not in the scenario's topology" in p.stderr
