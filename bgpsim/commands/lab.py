@@ -12,7 +12,8 @@ examples:
   bgpsim lab teaching-prefix-rov --router bird --as 64501
       BIRD plays AS64501, an ROV adopter (its VRPs from `bgpsim rtr serve`); bgpsim plays its seven
       neighbours and sets BIRD's best routes beside the model's
-  bgpsim lab teaching-leak --router bird --as 64502 --pace 20 --format json
+  bgpsim lab teaching-leak --router frr --as 64508 --pace 20 --format json
+      FRR plays AS64508, which hears the leak; the report as JSON
 
 The router runs with a configuration made from the scenario (LOCAL_PREF and exports by relationship,
 ROV where the scenario deploys it), on 127.0.0.1 with a free port; each neighbour speaks from its own
@@ -26,11 +27,11 @@ exit status: 0 the router settles on the model's routes, 1 it does not (each dif
 
 def register(sub, parser_class) -> None:
     p = sub.add_parser("lab", help="a real router plays one AS of a scenario; its choices beside the model's",
-                       description="Run a scenario with a real router (BIRD) in the role of one AS: bgpsim plays "
+                       description="Run a scenario with a real router (BIRD or FRR) in the role of one AS: bgpsim plays "
                                    "its neighbours and compares the router's best routes with the model's.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scenario", metavar="SCENARIO", help="a bundled scenario's name (bgpsim run --list) or a scenario file")
-    p.add_argument("--router", choices=("bird",), default="bird", help="the router under test (default bird)")
+    p.add_argument("--router", choices=("bird", "frr"), default="bird", help="the router under test: bird (default) or frr")
     p.add_argument("--as", dest="asn", type=asn, required=True, metavar="ASN", help="the AS the router plays")
     p.add_argument("--pace", type=factor, default=10.0, metavar="FACTOR",
                    help="simulated seconds per wall-clock second (default 10)")

@@ -60,11 +60,11 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
 
 
 class Bird:
-    """BIRD 2 in directory `d` with the configuration `conf`; stopped by `stop`."""
+    """BIRD 2 in directory `d` with the configuration `conf` (which names its port); stopped by `stop`."""
 
     name = "BIRD"
 
-    def __init__(self, d: Path, conf: str):
+    def __init__(self, d: Path, conf: str, port: int):
         if not Path(BIRD).exists():
             raise InputError("--router bird: BIRD 2 is not installed (Debian package bird2)")
         d.mkdir(parents=True, exist_ok=True)

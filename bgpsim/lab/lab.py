@@ -32,11 +32,11 @@ from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
 from bgpsim.mrt.reader import MRTReader
 from bgpsim.wire.session import Session, SessionClosed
 
-from . import bird
+from . import bird, frr
 
 REL = {CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
 SETTLE = 2.0  # seconds of quiet from the router after the last message sent
-ROUTERS = {"bird": bird}
+ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr)}
 
 
 def free_port() -> int:
@@ -73,7 +73,7 @@ class Lab:
 
         self.opts, self.say, self.warn = opts, say, warn
         if opts.router not in ROUTERS:
-            raise InputError(f"--router: want {' or '.join(ROUTERS)}, got {opts.router!r} (GoBGP and FRR: not yet)")
+            raise InputError(f"--router: want {' or '.join(ROUTERS)}, got {opts.router!r} (GoBGP: not yet)")
         self.scn = load_scenario(find_scenario(opts.scenario))
         plan = resolve(self.scn)
         asns = plan.topo.asns.tolist()
@@ -185,13 +185,14 @@ class Lab:
                                           f"127.0.0.1:{rtr_port}", "--vrps", str(work / "vrps.csv"), "--quiet"],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             neighbours = [(f"127.0.0.{k + 2}", self.asns[i], rel) for k, (i, rel) in enumerate(self.neighbours)]
-            router = bird.Bird(work / "bird", bird.config(o.asn, port, neighbours, rtr_port))
+            make_config, make_router = ROUTERS[o.router]
+            router = make_router(work / o.router, make_config(o.asn, port, neighbours, rtr_port), port)
             try:
                 if cache is not None:
                     deadline = time.monotonic() + 15
                     while router.roas() < len(self.plan.roas):
                         if time.monotonic() > deadline:
-                            raise InputError("--router bird: its RTR session never brought the scenario's VRPs")
+                            raise InputError(f"--router {o.router}: its RTR session never brought the scenario's VRPs")
                         time.sleep(0.1)
                 heard = asyncio.run(self._play(port, sent))
             finally:
@@ -215,7 +216,7 @@ def _collapse(changes: list) -> list:
 def report(lab: Lab, rows: list[Compared]) -> str:
     """The two side by side, prefix by prefix, and every difference named."""
     o = lab.opts
-    lines = [f"{lab.scn.name}: AS{o.asn} played by {o.router.upper() if o.router == 'bird' else o.router}"
+    lines = [f"{lab.scn.name}: AS{o.asn} played by {ROUTERS[o.router][1].name}"
              f"{' with ROV' if lab.policy == 'rov' else ''}, against the model (simulated seconds)"]
     for c in rows:
         lines.append(f"\n{c.prefix}")
