@@ -4,7 +4,8 @@ announcements from AS3856).
 
 For each router (started here on 127.0.0.1 with a generated configuration, as the tests start them):
 - send: a speaker at 127.0.0.2 (AS65001) replays the dump flat out; the time is from the speaker's
-  start to the router's table holding the dump's last state (polled every 0.1 s);
+  start to the last change of the router's count of prefixes from it (polled every 0.1 s, until
+  it has not changed for 5 s; both routers drop the few dozen routes whose path holds their own AS);
 - receive: the router, holding those routes, gets a second neighbour at 127.0.0.3 (AS65002), to which it
   exports them all; the time is from that session's start to the last UPDATE's arrival, as the
   receiver records them (our MRT recording's timestamps; ExaBGP's own JSON `time` fields).
@@ -32,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DUMP = ROOT.parent / "shared" / "data" / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz"
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_rtr import free_port  # noqa: E402
-from test_rtr_routers import BIRD, BIRDC, GOBGP, GOBGPD  # noqa: E402
+from test_rtr import free_port
+from test_rtr_routers import BIRD, BIRDC, GOBGP, GOBGPD
 
-from bgpsim.mrt.reader import MRTReader  # noqa: E402
+from bgpsim.mrt.reader import MRTReader
 
 EXABGP = shutil.which("exabgp") or "/usr/sbin/exabgp"
 
@@ -141,12 +142,19 @@ class BirdRouter(Router):
         self.proc.wait(timeout=30)
 
 
-def wait_count(router: Router, want: int, start: float, timeout: float = 600) -> float:
+def wait_count(router: Router, want: int, start: float, timeout: float = 900, idle: float = 5.0) -> tuple[int, float]:
+    """(prefixes the router holds, seconds from `start` to the last change of that count) once it has not
+    changed for `idle` seconds and holds 99 % of `want` (a router drops a few: its own AS in the path)."""
+    count, changed = 0, start
     while time.perf_counter() - start < timeout:
-        if router.count() >= want:
-            return time.perf_counter() - start
+        n = router.count()
+        now = time.perf_counter()
+        if n != count:
+            count, changed = n, now
+        elif count >= 0.99 * want and now - changed >= idle:
+            return count, changed - start
         time.sleep(0.1)
-    raise SystemExit(f"the router never held {want:,} routes (last count {router.count():,})")
+    raise SystemExit(f"the router never held {want:,} routes (last count {count:,})")
 
 
 def exa_env(port: int) -> dict:
@@ -273,9 +281,9 @@ def main() -> int:
                                                "--quiet"], cwd=ROOT, stderr=subprocess.DEVNULL)
                 else:
                     sender = exa_send(tmp / "exa-send", port, routes, nh)
-                took = wait_count(router, want, start)
-                print(f"{name:5} {speaker:7} send    {sent:>9,} routes in {took:6.1f} s: {sent / took:>9,.0f} routes/s",
-                      flush=True)
+                held, took = wait_count(router, want, start)
+                print(f"{name:5} {speaker:7} send    {sent:>9,} routes in {took:6.1f} s: {sent / took:>9,.0f} routes/s "
+                      f"(the router holds {held:,} prefixes)", flush=True)
                 held = router.accepted()
                 got, took = (ours_receive(tmp / "recv", port, held) if speaker == "bgpsim"
                              else exa_receive(tmp / "exa-recv", port, held))

@@ -1,4 +1,4 @@
-"""`bgpsim lab` with BIRD 2 and FRR: the router plays one AS of a teaching scenario (ROV from our RTR cache
+"""`bgpsim lab` with BIRD 2, FRR and GoBGP: the router plays one AS of a teaching scenario (ROV from our RTR cache
 where the scenario deploys it), bgpsim plays its neighbours, and the router settles on the routes the
 model chose, prefix by prefix."""
 
@@ -9,9 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from test_rtr_routers import need_bird, need_frr
-
 from helpers import ROOT
+from test_rtr_routers import need_bird, need_frr, need_gobgp
 
 
 def lab(*args) -> subprocess.CompletedProcess:
@@ -19,13 +18,14 @@ def lab(*args) -> subprocess.CompletedProcess:
                           cwd=ROOT, timeout=120, check=False)
 
 
-@pytest.mark.parametrize("router", [pytest.param("bird", marks=need_bird), pytest.param("frr", marks=need_frr)])
+@pytest.mark.parametrize("router", [pytest.param("bird", marks=need_bird), pytest.param("frr", marks=need_frr),
+                                    pytest.param("gobgp", marks=need_gobgp)])
 def test_an_rov_adopter_played_by_a_router(router):
     """AS64501 drops the hijack by ROV in the model; the router, with the scenario's VRPs over RTR, holds
     the victim's route as the model does, with the same changes."""
     p = lab("teaching-prefix-rov", "--router", router, "--as", 64501)
     assert p.returncode == 0, p.stderr
-    assert f"AS64501 played by {router.upper()} with ROV" in p.stdout
+    assert f"AS64501 played by {dict(bird='BIRD', frr='FRR', gobgp='GoBGP')[router]} with ROV" in p.stdout
     assert "the same changes, the same settled route" in p.stdout
     assert "1 of 1 prefixes settle on the same route" in p.stdout
 
@@ -43,11 +43,11 @@ def test_a_hijacked_transit_played_by_bird_as_json():
     assert last["198.51.100.0/25"] == "64496 64498 64503 64508 64511"
 
 
-@need_frr
-def test_a_leak_seen_by_frr():
-    """AS64508 in the route leak: FRR's best route passes through the leak and back, and settles where
-    the model's does."""
-    p = lab("teaching-leak", "--router", "frr", "--as", 64508, "--pace", 40, "--quiet")
+@pytest.mark.parametrize("router", [pytest.param("frr", marks=need_frr), pytest.param("gobgp", marks=need_gobgp)])
+def test_a_leak_seen_by_a_router(router):
+    """AS64508 in the route leak: the router's best route passes through the leak and back, and settles
+    where the model's does."""
+    p = lab("teaching-leak", "--router", router, "--as", 64508, "--pace", 40, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "1 of 1 prefixes settle on the same route" in p.stdout
     assert p.stdout.count("  64503 64502 65537 64500 64499 64510") == 2  # the leaked route, held on the way by both

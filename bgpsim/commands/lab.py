@@ -31,7 +31,8 @@ def register(sub, parser_class) -> None:
                                    "its neighbours and compares the router's best routes with the model's.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scenario", metavar="SCENARIO", help="a bundled scenario's name (bgpsim run --list) or a scenario file")
-    p.add_argument("--router", choices=("bird", "frr"), default="bird", help="the router under test: bird (default) or frr")
+    p.add_argument("--router", choices=("bird", "frr", "gobgp"), default="bird",
+                   help="the router under test: bird (default), frr or gobgp")
     p.add_argument("--as", dest="asn", type=asn, required=True, metavar="ASN", help="the AS the router plays")
     p.add_argument("--pace", type=factor, default=10.0, metavar="FACTOR",
                    help="simulated seconds per wall-clock second (default 10)")

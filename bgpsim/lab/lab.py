@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,11 +33,11 @@ from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
 from bgpsim.mrt.reader import MRTReader
 from bgpsim.wire.session import Session, SessionClosed
 
-from . import bird, frr
+from . import bird, frr, gobgp
 
 REL = {CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
 SETTLE = 2.0  # seconds of quiet from the router after the last message sent
-ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr)}
+ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr), "gobgp": (gobgp.config, gobgp.GoBGP)}
 
 
 def free_port() -> int:
@@ -73,7 +74,7 @@ class Lab:
 
         self.opts, self.say, self.warn = opts, say, warn
         if opts.router not in ROUTERS:
-            raise InputError(f"--router: want {' or '.join(ROUTERS)}, got {opts.router!r} (GoBGP: not yet)")
+            raise InputError(f"--router: want {' or '.join(ROUTERS)}, got {opts.router!r}")
         self.scn = load_scenario(find_scenario(opts.scenario))
         plan = resolve(self.scn)
         asns = plan.topo.asns.tolist()
@@ -184,6 +185,7 @@ class Lab:
                 cache = subprocess.Popen([sys.executable, "-m", "bgpsim", "rtr", "serve", "--listen",
                                           f"127.0.0.1:{rtr_port}", "--vrps", str(work / "vrps.csv"), "--quiet"],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                _wait_listening(rtr_port)  # before the router dials it: GoBGP tries again only after 30 s
             neighbours = [(f"127.0.0.{k + 2}", self.asns[i], rel) for k, (i, rel) in enumerate(self.neighbours)]
             make_config, make_router = ROUTERS[o.router]
             router = make_router(work / o.router, make_config(o.asn, port, neighbours, rtr_port), port)
@@ -201,7 +203,19 @@ class Lab:
             if cache is not None:
                 cache.terminate()
                 cache.wait(timeout=10)
+            shutil.rmtree(work, ignore_errors=True)  # ours: the configurations and the routers' logs
         return [Compared(str(p), model.get(p, []), _collapse(heard.get(str(p), []))) for p in model]
+
+
+def _wait_listening(port: int, seconds: float = 15.0) -> None:
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.05)
+    raise InputError(f"the RTR cache (bgpsim rtr serve) never listened on 127.0.0.1:{port}")
 
 
 def _collapse(changes: list) -> list:
