@@ -32,7 +32,7 @@ COLLECTOR = "127.0.0.254"
 
 def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port: int | None) -> str:
     """bird.conf: `neighbours` (address, ASN, relationship as seen from the router)."""
-    out = [f"router id 127.0.0.1;\nprotocol device {{}}\n",
+    out = ["router id 127.0.0.1;\nprotocol device {}\n",
            'protocol static lo4 { ipv4; route 100.64.0.0/10 via "lo"; }\n',
            'protocol static lo6 { ipv6; route 2001:db8::/32 via "lo"; }\n']
     rov = ""

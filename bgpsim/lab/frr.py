@@ -37,9 +37,9 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
             out.append(f"route-map from-{rel} deny 5\n match rpki invalid\nexit\n")
         out.append(f"route-map from-{rel} permit 10\n set local-preference {pref}\n"
                    f" set large-community {asn}:0:{REL_CODE[rel]} additive\nexit\n")
-    out.append(f"route-map to-customer permit 10\n set large-comm-list from-customer delete\nexit\n"
-               f"route-map to-other permit 10\n match large-community from-customer\n"
-               f" set large-comm-list from-customer delete\nexit\nroute-map to-other deny 20\nexit\n")
+    out.append("route-map to-customer permit 10\n set large-comm-list from-customer delete\nexit\n"
+               "route-map to-other permit 10\n match large-community from-customer\n"
+               " set large-comm-list from-customer delete\nexit\nroute-map to-other deny 20\nexit\n")
     out.append(f"router bgp {asn}\n bgp router-id 127.0.0.1\n no bgp ebgp-requires-policy\n no bgp network import-check\n"
                " bgp bestpath compare-routerid\n")
     for address, peer_as, _rel in neighbours:
