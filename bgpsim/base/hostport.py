@@ -36,3 +36,12 @@ def parse_networks(text: str, flag: str = "--allow") -> list:
         except ValueError:
             raise InputError(f"{flag}: want networks such as 192.0.2.0/24,2001:db8::/32, got {part.strip()!r}") from None
     return nets
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (for a service bgpsim starts itself)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

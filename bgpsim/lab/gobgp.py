@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from bgpsim.base.errors import InputError
+from bgpsim.base.hostport import free_port
 
 from .bird import COLLECTOR, LOCAL_PREF, REL_CODE
 
@@ -83,8 +84,6 @@ class GoBGP:
     def __init__(self, d: Path, conf: str, port: int):
         if not Path(GOBGPD).exists():
             raise InputError("--router gobgp: GoBGP is not installed (Debian package gobgpd)")
-        from .lab import free_port
-
         d.mkdir(parents=True, exist_ok=True)
         (d / "gobgpd.toml").write_text(conf)
         self.api = free_port()

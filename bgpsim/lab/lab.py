@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from bgpsim.base.errors import InputError
+from bgpsim.base.hostport import free_port
 from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
 from bgpsim.mrt.reader import MRTReader
 from bgpsim.wire.session import Session, SessionClosed
@@ -36,16 +37,8 @@ from bgpsim.wire.session import Session, SessionClosed
 from . import bird, frr, gobgp
 
 REL = {CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
-SETTLE = 2.0  # seconds of quiet from the router after the last message sent
+SETTLE = 1.0  # seconds of quiet from the router after the last message sent
 ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr), "gobgp": (gobgp.config, gobgp.GoBGP)}
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclasses.dataclass
