@@ -35,13 +35,17 @@ def _through(tmp_path, start_router, prepended: str = "") -> None:
     """The router (started by `start_router(bgp_port, bmp_port)`) reports our speaker's routes by BMP,
     their AS paths with `prepended` in front."""
     bgp_port, bmp_port = free_port(), free_port()
-    mon = monitor(tmp_path, bmp_port, "--until-idle", 4)
+    mon = monitor(tmp_path, bmp_port)
     time.sleep(0.5)
     router = start_router(bgp_port, bmp_port)
     try:
         sp = speak(tmp_path, bgp_port, "--until-idle", 2)
         _, err = sp.communicate(timeout=60)
         assert sp.returncode == 0, err
+        routes = tmp_path / "live" / "routes.csv"
+        wait_for(lambda: routes.read_text() if routes.exists() else "", "2001:db8:1::/48", 30)  # then stop it
+        time.sleep(0.3)
+        mon.terminate()
         _, err = mon.communicate(timeout=60)
         assert mon.returncode == 0, err
     finally:
