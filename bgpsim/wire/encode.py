@@ -40,11 +40,14 @@ def attribute(flags: int, code: int, value: bytes) -> bytes:
     return pack(">BBB", flags, code, len(value)) + value
 
 
+def _reach_head(afi: int, next_hop: bytes) -> bytes:
+    """MP_REACH_NLRI's value up to its NLRI (RFC 4760 section 3): AFI, SAFI, the next hop, the reserved octet."""
+    return pack(">HBB", afi, SAFI_UNICAST, len(next_hop)) + next_hop + b"\x00"
+
+
 def mp_reach(prefix: Prefix, next_hop: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bytes:
     """MP_REACH_NLRI (RFC 4760 section 3) for one prefix."""
-    nh = next_hop.packed
-    value = pack(">HBB", AFI[prefix.version], SAFI_UNICAST, len(nh)) + nh + b"\x00" + prefix_bytes(prefix)
-    return attribute(0x80, 14, value)
+    return attribute(0x80, 14, _reach_head(AFI[prefix.version], next_hop.packed) + prefix_bytes(prefix))
 
 
 def bgpsec_update(path: BgpsecPath, prefix: Prefix, next_hop, origin: int = ORIGIN_IGP) -> bytes:
@@ -86,16 +89,8 @@ def unsigned_update(prefix, asns, next_hop, aggregator: tuple[int, str] | None =
     section 4.3 b): IPv4 in the NLRI field with NEXT_HOP, IPv6 in MP_REACH_NLRI (RFC 4760 section 3).
     `aggregator` (AS, router address): an aggregate's ATOMIC_AGGREGATE and AGGREGATOR (section 5.1.6,
     5.1.7; 4-octet AS, RFC 6793 section 3); `communities`: a COMMUNITIES attribute (RFC 1997)."""
-    segs = b"".join(pack(">BB", 2, len(asns[k:k + 255])) + b"".join(pack(">I", a) for a in asns[k:k + 255])
-                    for k in range(0, len(asns), 255))
-    attrs = attribute(0x40, 1, b"\x00") + attribute(0x40, 2, segs)
-    if prefix.version == 4:
-        attrs += attribute(0x40, 3, ipaddress.IPv4Address(next_hop).packed)
-    if aggregator is not None:
-        attrs += attribute(0x40, 6, b"") + attribute(0xC0, 7, pack(">I", aggregator[0]) +
-                                                      ipaddress.IPv4Address(aggregator[1]).packed)
-    if communities:
-        attrs += attribute(0xC0, 8, b"".join(pack(">I", c) for c in communities))
+    attrs = path_attributes(0, [(2, asns)], next_hop if prefix.version == 4 else None, atomic=aggregator is not None,
+                            aggregator=aggregator, communities=communities)
     if prefix.version == 4:
         return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs + prefix_bytes(prefix))
     attrs += mp_reach(prefix, ipaddress.IPv6Address(next_hop))
@@ -158,7 +153,7 @@ def announcements(attrs: bytes, afi: int, nlri: list[bytes], next_hop: str | Non
         for run in _packed(HEADER + 4 + len(attrs), nlri):
             yield message(UPDATE, pack(">HH", 0, len(attrs)) + attrs + run)
         return
-    head = pack(">HBB", 2, SAFI_UNICAST, 16) + ipaddress.IPv6Address(next_hop).packed + b"\x00"
+    head = _reach_head(2, ipaddress.IPv6Address(next_hop).packed)
     for run in _packed(HEADER + 4 + len(attrs) + 4 + len(head), nlri):
         block = attribute(0x80, 14, head + run) + attrs
         yield message(UPDATE, pack(">HH", 0, len(block)) + block)
@@ -181,9 +176,5 @@ def route_refresh(afi: int, safi: int = 1) -> bytes:
 
 
 def withdrawal(prefix) -> bytes:
-    """An UPDATE withdrawing `prefix`: in Withdrawn Routes for IPv4, MP_UNREACH_NLRI for IPv6."""
-    nlri = prefix_bytes(prefix)
-    if prefix.version == 4:
-        return message(UPDATE, pack(">H", len(nlri)) + nlri + pack(">H", 0))
-    attrs = attribute(0x80, 15, pack(">HB", 2, 1) + nlri)
-    return message(UPDATE, pack(">HH", 0, len(attrs)) + attrs)
+    """An UPDATE withdrawing `prefix` (withdrawals, one prefix)."""
+    return next(withdrawals(AFI[prefix.version], [prefix_bytes(prefix)]))
