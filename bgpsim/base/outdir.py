@@ -70,18 +70,31 @@ def open_append(path: str | os.PathLike, header: bytes = b""):
     return f, cut
 
 
+def temp_beside(path: Path, buffering: int = -1):
+    """A new temporary file beside `path`, private until `put_in_place`: (the file open for binary
+    writing, its name)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    return os.fdopen(fd, "wb", buffering=buffering), tmp
+
+
+def put_in_place(tmp: str, path: Path, mode: int | None = None) -> None:
+    """The temporary file `tmp` (temp_beside) renamed over `path`, as an ordinary file (0666 less the
+    umask; mkstemp made it private) or with `mode`."""
+    os.chmod(tmp, _ordinary(0o666) if mode is None else mode)
+    os.replace(tmp, path)
+
+
 def write_atomic(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> Path:
     """Write `data` through a temporary file beside `path` renamed over it: a reader sees the old
     file or the new one, never part of one. `mode`: default an ordinary file (0666 less the umask);
     0o600 for secrets."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    f, tmp = temp_beside(path)
     try:
-        with os.fdopen(fd, "wb") as f:
+        with f:
             write_pieces(f, data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, _ordinary(0o666) if mode is None else mode)  # mkstemp makes it private
-        os.replace(tmp, path)
+        put_in_place(tmp, path, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -36,6 +36,11 @@ def nlri(route) -> bytes:
     return bytes([plen]) + route.network.to_bytes(width, "big")[:(plen + 7) // 8]
 
 
+def _origin(attrs) -> int:
+    """ORIGIN as it goes on: the route's, INCOMPLETE where it had none (RFC 4271 section 5.1.1)."""
+    return attrs.origin if attrs.origin is not None and attrs.origin <= 2 else 2
+
+
 class AdjRibOut:
     """The routes announced to one peer, as `local_as` with next hops `next_hop4` and `next_hop6`;
     `ebgp` when the peer is of another AS."""
@@ -67,9 +72,8 @@ class AdjRibOut:
                     segments[0] = (AS_SEQUENCE, [self.local_as, *segments[0][1]])
                 else:
                     segments.insert(0, (AS_SEQUENCE, [self.local_as]))
-            origin = attrs.origin if attrs.origin is not None and attrs.origin <= 2 else 2
             block = hit[1][afi] = path_attributes(
-                origin, segments, self.next_hop[1] if afi == 1 else None,
+                _origin(attrs), segments, self.next_hop[1] if afi == 1 else None,
                 local_pref=None if self.ebgp else 100, atomic=attrs.atomic_aggregate, aggregator=attrs.aggregator,
                 communities=attrs.communities, large=attrs.large_communities)
         return block
@@ -125,9 +129,8 @@ class AdjRibOut:
         for i in range(len(runs) - 1, -1, -1):  # the origin first, each toward the more recent AS
             toward = runs[i - 1][0] if i else self.peer_as
             path = forward(path, self.keys[runs[i][0]], prefix, toward, runs[i][1])
-        origin = route.attrs.origin if route.attrs.origin is not None and route.attrs.origin <= 2 else 2
         self.signed += 1
-        return (bgpsec_update(path, prefix, ipaddress.ip_address(self.next_hop[route.afi]), origin),)
+        return (bgpsec_update(path, prefix, ipaddress.ip_address(self.next_hop[route.afi]), _origin(route.attrs)),)
 
     def refresh(self, afi: int) -> list[bytes]:
         """Everything the peer has from us in `afi`, again (RFC 2918 section 4)."""

@@ -17,9 +17,7 @@ import asyncio
 import contextlib
 import ipaddress
 import itertools
-import os
 import signal
-import tempfile
 import time
 from pathlib import Path
 
@@ -75,9 +73,10 @@ class UpdateReader:
         self.count = 0
         self._mrt = MRTReader("<session>", warn)
 
-    def read(self, msg: bytes, when: float, as4: bool = True) -> list:
+    def read(self, msg: bytes, when: int, as4: bool = True) -> list:
+        """The routes of UPDATE `msg`, received at `when` (Unix seconds)."""
         self.count += 1
-        routes, damage, notes = self._mrt.update_routes(msg, "BGP4MP_ET", int(when), 0, self.peer_ip, self.peer_as,
+        routes, damage, notes = self._mrt.update_routes(msg, "BGP4MP_ET", when, 0, self.peer_ip, self.peer_as,
                                                         4 if as4 else 2, local_as=self.local_as)
         for note in notes:
             self.warn(f"UPDATE {self.count} from {self.peer_ip}: {note}")
@@ -94,7 +93,7 @@ class Speaker:
         self.host, self.port = neighbor_address(opts.neighbor)
         self.source = opts.announce or opts.replay
         self.sent_updates = 0
-        self.heard = {ANNOUNCE: 0, WITHDRAW: 0, "updates": 0}
+        self.heard = {ANNOUNCE: 0, WITHDRAW: 0}  # routes in the peer's UPDATEs
         self._last_heard = time.monotonic()
         self._record = self._tmp = None
         self._updates: UpdateReader | None = None
@@ -202,7 +201,7 @@ class Speaker:
             self.warn(f"{self._rib.no_next_hop:,} routes not sent: their family was not negotiated, or has no next "
                       "hop here (--next-hop)")
         signed = f" ({self._rib.signed:,} BGPsec)" if self._rib.signed else ""
-        self.say(f"sent {self._rib.sent:,} routes in {self.sent_updates:,} UPDATEs{signed}; heard {self.heard['updates']:,} "
+        self.say(f"sent {self._rib.sent:,} routes in {self.sent_updates:,} UPDATEs{signed}; heard {self._updates.count:,} "
                  f"UPDATEs ({self.heard[ANNOUNCE]:,} routes announced, {self.heard[WITHDRAW]:,} withdrawn)"
                  + (f"; recorded in {o.out}" if o.out else ""))
         return code
@@ -279,7 +278,7 @@ class Speaker:
 
     def _refresh(self, afi: int, safi: int) -> None:
         if self._rib is not None and safi == 1 and afi in (1, 2):
-            self.say(f"ROUTE-REFRESH for AFI {afi}: sending our {afi == 1 and 'IPv4' or 'IPv6'} routes again")
+            self.say(f"ROUTE-REFRESH for AFI {afi}: sending our {'IPv4' if afi == 1 else 'IPv6'} routes again")
             asyncio.ensure_future(self._send(self._rib.refresh(afi)))
 
     def _heard(self, msg: bytes) -> None:
@@ -290,17 +289,13 @@ class Speaker:
         peer_ip, local_ip = self._addrs
         self._write(message_record(when, o.peer_as, o.local_as, peer_ip, local_ip, msg))
         open_ = self._session.peer_open
-        self.heard["updates"] += 1
         for r in self._updates.read(msg, when[0], open_ is None or open_.as4):
             if r.kind in self.heard:
                 self.heard[r.kind] += 1
 
     def _open_record(self) -> None:
-        if self.opts.out is None:
-            return
-        out = Path(self.opts.out)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
-        self._tmp, self._record = tmp, os.fdopen(fd, "wb", buffering=0)
+        if self.opts.out is not None:
+            self._record, self._tmp = outdir.temp_beside(Path(self.opts.out), buffering=0)
 
     def _write(self, record: bytes) -> None:
         if self._record is not None:
@@ -312,14 +307,7 @@ class Speaker:
         self._record.close()
         self._record = None
         outdir.check_file(self.opts.out, "mrt")  # still ours to replace
-        os.chmod(self._tmp, 0o666 & ~_umask())
-        os.replace(self._tmp, self.opts.out)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        outdir.put_in_place(self._tmp, Path(self.opts.out))
 
 
 def _router_id(local: str | None) -> str:
