@@ -23,11 +23,10 @@ from pathlib import Path
 
 from bgpsim.base.errors import InputError
 
+from . import COLLECTOR, LOCAL_PREF, REL_CODE, RouterProcess
+
 BIRD = shutil.which("bird") or "/usr/sbin/bird"
 BIRDC = shutil.which("birdc") or "/usr/sbin/birdc"
-LOCAL_PREF = {"customer": 200, "peer": 100, "provider": 50}
-REL_CODE = {"customer": 1, "peer": 2, "provider": 3}
-COLLECTOR = "127.0.0.254"
 
 
 def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port: int | None) -> str:
@@ -59,7 +58,7 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
     return "".join(out)
 
 
-class Bird:
+class Bird(RouterProcess):
     """BIRD 2 in directory `d` with the configuration `conf` (which names its port); stopped by `stop`."""
 
     name = "BIRD"
@@ -70,9 +69,8 @@ class Bird:
         d.mkdir(parents=True, exist_ok=True)
         (d / "bird.conf").write_text(conf)
         self.sock = d / "bird.ctl"
-        self.log = open(d / "bird.log", "w")
-        self.proc = subprocess.Popen([BIRD, "-f", "-c", str(d / "bird.conf"), "-s", str(self.sock), "-P",
-                                      str(d / "bird.pid")], stdout=self.log, stderr=subprocess.STDOUT)
+        self._start([BIRD, "-f", "-c", str(d / "bird.conf"), "-s", str(self.sock), "-P", str(d / "bird.pid")],
+                    d / "bird.log")
 
     def cli(self, *args: str) -> str:
         return subprocess.run([BIRDC, "-s", str(self.sock), *args], capture_output=True, text=True, timeout=10,
@@ -87,7 +85,3 @@ class Bird:
                     n += int(line.split()[0])
         return n
 
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self.log.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bgpsim.base.errors import InputError
 
-from .bird import COLLECTOR, LOCAL_PREF, REL_CODE
+from . import COLLECTOR, LOCAL_PREF, REL_CODE, RouterProcess
 
 BGPD = next((p for p in ("/usr/lib/frr/bgpd", "/usr/sbin/bgpd") if Path(p).exists()), "/usr/lib/frr/bgpd")
 VTYSH = shutil.which("vtysh") or "/usr/bin/vtysh"
@@ -56,7 +56,7 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
     return "".join(out)
 
 
-class Frr:
+class Frr(RouterProcess):
     """FRR's bgpd in directory `d` with the configuration `conf` (the rpki module loaded when it has
     ROV), listening on `port`; stopped by `stop`."""
 
@@ -69,10 +69,8 @@ class Frr:
         self.dir = d
         (d / "bgpd.conf").write_text(conf)
         modules = ["-M", "rpki"] if conf.startswith("rpki\n") else []
-        self.log = open(d / "bgpd.log", "w")
-        self.proc = subprocess.Popen([BGPD, *modules, "-f", str(d / "bgpd.conf"), "-Z", "-S", "-p", str(port), "-l",
-                                      "127.0.0.1", "--vty_socket", str(d), "-i", str(d / "bgpd.pid")],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self._start([BGPD, *modules, "-f", str(d / "bgpd.conf"), "-Z", "-S", "-p", str(port), "-l", "127.0.0.1",
+                     "--vty_socket", str(d), "-i", str(d / "bgpd.pid")], d / "bgpd.log")
 
     def cli(self, command: str) -> str:
         return subprocess.run([VTYSH, "--vty_socket", str(self.dir), "-d", "bgpd", "-c", command], capture_output=True,
@@ -87,7 +85,3 @@ class Frr:
                 n += 1
         return n
 
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self.log.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 from bgpsim.base.errors import InputError
 from bgpsim.base.hostport import free_port
 
-from .bird import COLLECTOR, LOCAL_PREF, REL_CODE
+from . import COLLECTOR, LOCAL_PREF, REL_CODE, RouterProcess
 
 GOBGPD = next((p for p in ("/usr/bin/gobgpd", "/usr/sbin/gobgpd") if Path(p).exists()), "/usr/bin/gobgpd")
 GOBGP = next((p for p in ("/usr/bin/gobgp", "/usr/sbin/gobgp") if Path(p).exists()), "/usr/bin/gobgp")
@@ -75,7 +75,7 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
     return "".join(out)
 
 
-class GoBGP:
+class GoBGP(RouterProcess):
     """gobgpd in directory `d` with the configuration `conf` (which names its port); its gRPC API on a free
     port; stopped by `stop`."""
 
@@ -87,9 +87,8 @@ class GoBGP:
         d.mkdir(parents=True, exist_ok=True)
         (d / "gobgpd.toml").write_text(conf)
         self.api = free_port()
-        self.log = open(d / "gobgpd.log", "w")
-        self.proc = subprocess.Popen([GOBGPD, "-f", str(d / "gobgpd.toml"), "--api-hosts", f"127.0.0.1:{self.api}",
-                                      "--pprof-disable"], stdout=self.log, stderr=subprocess.STDOUT)
+        self._start([GOBGPD, "-f", str(d / "gobgpd.toml"), "--api-hosts", f"127.0.0.1:{self.api}", "--pprof-disable"],
+                    d / "gobgpd.log")
         time.sleep(0.3)
 
     def cli(self, *args: str) -> str:
@@ -101,7 +100,3 @@ class GoBGP:
         return sum(1 for family in ("ipv4", "ipv6") for line in self.cli("rpki", "table", "-a", family).splitlines()
                    if "/" in line.split(" ", 1)[0])
 
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self.log.close()

@@ -30,13 +30,12 @@ from pathlib import Path
 
 from bgpsim.base.errors import InputError
 from bgpsim.base.hostport import free_port
-from bgpsim.graph.topology import CUSTOMER, PEER, PROVIDER
 from bgpsim.mrt.reader import MRTReader
+from bgpsim.mrt.record import WITHDRAW
 from bgpsim.wire.session import Session, SessionClosed
 
-from . import bird, frr, gobgp
+from . import COLLECTOR, bird, frr, gobgp
 
-REL = {CUSTOMER: "customer", PEER: "peer", PROVIDER: "provider"}
 SETTLE = 1.0  # seconds of quiet from the router after the last message sent
 ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr), "gobgp": (gobgp.config, gobgp.GoBGP)}
 
@@ -120,13 +119,13 @@ class Lab:
         router's best routes as the collector heard them: prefix -> [(simulated time, path or None)]."""
         o = self.opts
         heard: list[tuple[float, bytes]] = []
-        collector = Session(o.asn, bird.COLLECTOR, o.asn, hold=90, on_update=lambda m: heard.append((time.monotonic(), m)))
+        collector = Session(o.asn, COLLECTOR, o.asn, hold=90, on_update=lambda m: heard.append((time.monotonic(), m)))
         sessions = {}
         for k, (i, _rel) in enumerate(self.neighbours):
             sessions[i] = Session(self.asns[i], f"127.0.0.{k + 2}", o.asn, hold=90)
         for _ in range(100):  # the router listens a moment after it starts
             try:
-                await collector.connect("127.0.0.1", port, local=bird.COLLECTOR)
+                await collector.connect("127.0.0.1", port, local=COLLECTOR)
                 break
             except OSError:
                 await asyncio.sleep(0.1)
@@ -155,9 +154,11 @@ class Lab:
         reader = MRTReader("<collector>", self.warn)
         out: dict[str, list] = {}
         for when, msg in heard:
-            routes, damage, notes = reader.update_routes(msg, "BGP4MP_ET", 0, 0, bird.COLLECTOR, o.asn, 4, local_as=o.asn)
+            routes, damage, notes = reader.update_routes(msg, "BGP4MP_ET", 0, 0, COLLECTOR, o.asn, 4, local_as=o.asn)
+            for note in notes + ([damage] if damage else []):
+                self.warn(f"the router's UPDATE to the collector: {note}")
             for r in routes:
-                path = None if r.kind == "withdraw" else r.as_path_text
+                path = None if r.kind == WITHDRAW else r.as_path_text
                 out.setdefault(r.prefix, []).append((round((when - start) * o.pace, 3), path))
         return out
 
