@@ -154,6 +154,7 @@ enum { A_OK, A_DISCARD, A_WITHDRAW, A_RESET };
 enum { FROM_RIB, FROM_EBGP, FROM_IBGP };
 int mrt_scan_attrs(mrt_ctx *c, Py_ssize_t at, Py_ssize_t end, int asn_size, int rib_afi, int from, mrt_attrs *a);
 int mrt_attr_fault(mrt_err *e, Py_ssize_t v, unsigned flags, unsigned code, Py_ssize_t n);
+long long mrt_where(const mrt_ctx *c, Py_ssize_t off); /* a warning's byte: stream offset, or the message's */
 int32_t mrt_intern_path(mrt_out *o, const column *words);
 
 /* mrt_update.c; addpath: 0, 1, or ADDPATH_DETECT (per field, mrt_field_addpath) */

@@ -288,9 +288,9 @@ int mrt_attr_fault(mrt_err *e, Py_ssize_t v, unsigned flags, unsigned code, Py_s
     return A_OK;
 }
 
-/* where a note on b[off] is, as the skip warnings say it (mrt.c handle): the stream offset, or the
- * offset in the message for MRTCore.update */
-static long long where(const mrt_ctx *c, Py_ssize_t off)
+/* where a note on the record's body[off] is, as the skip warnings say it (mrt.c handle): the stream
+ * offset, or the offset in the message for MRTCore.update */
+long long mrt_where(const mrt_ctx *c, Py_ssize_t off)
 {
     return c->at >= 0 ? (long long)(c->at + 12 + off) : (long long)off;
 }
@@ -299,7 +299,7 @@ static long long where(const mrt_ctx *c, Py_ssize_t off)
 static int fault(mrt_ctx *c, mrt_attrs *a, int cost, const mrt_err *why, Py_ssize_t at)
 {
     if (cost == A_DISCARD)
-        return mrt_warn(c->out, "byte %lld: %s; attribute discarded (RFC 7606 section 2)", where(c, at + why->off),
+        return mrt_warn(c->out, "byte %lld: %s; attribute discarded (RFC 7606 section 2)", mrt_where(c, at + why->off),
                         why->msg) < 0 ? -2 : 0;
     if (!a->withdraw) {
         a->withdraw = 1;

@@ -132,7 +132,7 @@ int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group 
     }
     if (a.withdraw) { /* RFC 7606 section 2: the routes it announces are withdrawn */
         if (mrt_warn(c->out, "byte %lld: %s; its routes treated as withdrawn (RFC 7606 section 2)",
-                     c->at >= 0 ? (long long)(c->at + 12 + a.why.off) : (long long)a.why.off, a.why.msg) < 0)
+                     mrt_where(c, a.why.off), a.why.msg) < 0)
             return -2;
         mrt_group w = *tmpl;
         if (end > a1 && prefix_field(c, &w, tmpl, addpath, 1, 1, a1, end, K_WITHDRAW, &damage) < 0)

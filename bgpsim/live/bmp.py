@@ -61,10 +61,9 @@ class BmpStation:
         self.allow = parse_networks(allow) if allow else None
         self.max_sessions = max_sessions or 100
         self.say, self.warn, self.record = say, warn, record
-        self.sessions = 0
         self.counts = {"messages": 0, "route_monitoring": 0, "statistics": 0, "peer_up": 0, "peer_down": 0}
         self._sock: socket.socket | None = None
-        self._open: dict = {}  # the sessions' tasks -> their writers
+        self._open: dict = {}  # the sessions' tasks -> their writers (--max-sessions counts them)
         self._run = os.urandom(4).hex()
         self._last = time.monotonic()
         self._mrt = MRTReader("<bmp>", warn)
@@ -123,11 +122,10 @@ class BmpStation:
             self.warn(f"BMP from {router} refused: not in --allow")
             writer.close()
             return
-        if self.sessions >= self.max_sessions:
+        if len(self._open) >= self.max_sessions:
             self.warn(f"BMP from {router} refused: {self.max_sessions} sessions already (--max-sessions)")
             writer.close()
             return
-        self.sessions += 1
         task = asyncio.current_task()
         self._open[task] = writer
         self._last = time.monotonic()
@@ -172,7 +170,6 @@ class BmpStation:
         except asyncio.CancelledError:
             pass  # the station stopping
         finally:
-            self.sessions -= 1
             self._open.pop(task, None)
             writer.close()
             self.say(f"BMP session from {router} ended after {n:,} messages")
@@ -185,8 +182,9 @@ class BmpStation:
         for note in notes + ([damage] if damage else []):
             self.warn(f"BMP {router}: Route Monitoring for {p.address}: {note}")
         if self.record is not None:
-            if local_ip is None or ipaddress.ip_address(local_ip).version != ipaddress.ip_address(p.address).version:
-                local_ip = "0.0.0.0" if ipaddress.ip_address(p.address).version == 4 else "::"
+            version = ipaddress.ip_address(p.address).version
+            if local_ip is None or ipaddress.ip_address(local_ip).version != version:  # none given: unspecified
+                local_ip = "0.0.0.0" if version == 4 else "::"
             self.record(message_record((p.seconds, p.usec), p.asn, 0, p.address, local_ip, m.body, p.asn_size == 4))
         for data in update_messages(routes, host=router, ids=ids):
             self._monitor.feed_message(_dumps(data), f"BMP {router} {NAMES[m.kind]}")
