@@ -41,9 +41,9 @@ from bgpsim.mrt.reader import MRTReader
 EXABGP = shutil.which("exabgp") or "/usr/sbin/exabgp"
 
 
-def final_routes(dump: Path, limit: int | None) -> tuple[Path, dict[str, str]]:
-    """The dump cut to its first `limit` routes (bgpdump -m text, which speak reads too), and its last
-    state: prefix -> AS path."""
+def final_routes(dump: Path, limit: int | None, work: Path) -> tuple[Path, int, dict[str, str]]:
+    """The dump cut to its first `limit` routes (bgpdump -m text, which speak reads too, in `work`), how
+    many, and its last state: prefix -> AS path."""
     last: dict[str, str] = {}
     lines = []
     out = subprocess.run([sys.executable, "-m", "bgpsim", "dump", str(dump)], capture_output=True, text=True,
@@ -59,24 +59,23 @@ def final_routes(dump: Path, limit: int | None) -> tuple[Path, dict[str, str]]:
             last[f[5]] = f[6]
         else:
             last.pop(f[5], None)
-    cut = Path(tempfile.mkdtemp()) / "routes.txt"
+    cut = work / "routes.txt"
     cut.write_text("\n".join(lines) + "\n")
-    return cut, last
+    return cut, len(lines), last
 
 
 class Router:
-    def count(self) -> int:
-        """Prefixes the router holds from the sender."""
-        raise NotImplementedError
+    """A router started for the run: `count` the prefixes it holds from the sender, `accepted` those it
+    would pass on (the receiver's count), `stop`."""
 
-    def accepted(self) -> int:
-        """Prefixes it would pass on (the receiver's count)."""
-        return self.count()
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
 
 
 class GoBGPRouter(Router):
     def __init__(self, d: Path, port: int):
-        d.mkdir()
+        d.mkdir(parents=True)
         self.api = free_port()
         nbr = "".join(f'[[neighbors]]\n  [neighbors.config]\n    neighbor-address = "{a}"\n    peer-as = {asn}\n'
                       f'  [neighbors.transport.config]\n    passive-mode = true\n    local-address = "127.0.0.1"\n'
@@ -104,14 +103,10 @@ class GoBGPRouter(Router):
                              capture_output=True, text=True, check=False).stdout
         return int(out.split("Destination:")[1].split(",")[0])
 
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-
 
 class BirdRouter(Router):
     def __init__(self, d: Path, port: int):
-        d.mkdir()
+        d.mkdir(parents=True)
         self.sock = d / "bird.ctl"
         peers = "".join(f"protocol bgp n{asn} {{ local 127.0.0.1 port {port} as 65000; neighbor {a} as {asn}; "
                         "passive on; multihop;\n  ipv4 { import all; export all; next hop self; gateway recursive; "
@@ -137,10 +132,6 @@ class BirdRouter(Router):
                              capture_output=True, text=True, check=False).stdout
         return next((int(ln.split()[0]) for ln in out.splitlines() if "routes for" in ln), 0)
 
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-
 
 def wait_count(router: Router, want: int, start: float, timeout: float = 900, idle: float = 5.0) -> tuple[int, float]:
     """(prefixes the router holds, seconds from `start` to the last change of that count) once it has not
@@ -165,7 +156,7 @@ def exa_env(port: int) -> dict:
 
 def exa_send(d: Path, port: int, routes: Path, next_hop: str) -> subprocess.Popen:
     """ExaBGP at 127.0.0.2 (AS65001) connecting to the router and announcing `routes` by its API."""
-    d.mkdir()
+    d.mkdir(parents=True)
     cmds = d / "announce.txt"
     with open(cmds, "w") as f:
         for line in routes.read_text().splitlines():
@@ -181,16 +172,14 @@ def exa_send(d: Path, port: int, routes: Path, next_hop: str) -> subprocess.Pope
         f"process feed {{\n  run {sys.executable} {d / 'feed.py'};\n  encoder text;\n}}\n"
         f"neighbor 127.0.0.1 {{\n  router-id 127.0.0.2;\n  local-address 127.0.0.2;\n  local-as 65001;\n  peer-as 65000;\n"
         "  family { ipv4 unicast; }\n  api { processes [ feed ]; }\n}\n")
-    env = exa_env(port)
-    env["exabgp.tcp.port"] = str(port)
-    return subprocess.Popen([EXABGP, str(d / "exabgp.conf")], env=env, cwd=d, stdout=open(d / "exabgp.log", "w"),
-                            stderr=subprocess.STDOUT)
+    return subprocess.Popen([EXABGP, str(d / "exabgp.conf")], env=exa_env(port), cwd=d, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
 
 
 def exa_receive(d: Path, port: int, want: int, timeout: float = 600, idle: float = 15.0) -> tuple[int, float]:
     """ExaBGP at 127.0.0.3 (AS65002) connected to the router: (routes received, seconds from the session's
     start to the last of them, by ExaBGP's own `time` fields), once nothing has come for `idle` seconds."""
-    d.mkdir()
+    d.mkdir(parents=True)
     got = d / "received.jsonl"
     (d / "dump.py").write_text("import sys\nwith open(sys.argv[1], 'a') as f:\n    for line in sys.stdin:\n"
                                "        f.write(line)\n        f.flush()\n")
@@ -236,7 +225,7 @@ def ours_receive(d: Path, port: int, want: int) -> tuple[int, float]:
     """Our speaker at 127.0.0.3: (routes received, seconds from Established to the last UPDATE), by its
     MRT recording. The router passes on a few less than it holds (NO_EXPORT, the receiver's AS in
     the path): 99 % of `want` is asked."""
-    d.mkdir()
+    d.mkdir(parents=True)
     out = d / "heard.mrt"
     p = subprocess.run([sys.executable, "-m", "bgpsim", "bgp", "speak", "--neighbor", f"127.0.0.1:{port}", "--local",
                         "127.0.0.3", "--as", "65002", "--peer-as", "65000", "--out", str(out), "--until-idle", "15",
@@ -262,13 +251,21 @@ def main() -> int:
     a = ap.parse_args()
     if not DUMP.exists():
         raise SystemExit(f"{DUMP} not found")
-    routes, last = final_routes(DUMP, a.limit)
+    work = Path(tempfile.mkdtemp(prefix="bench-speak-"))
+    try:
+        run(a, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # ours: the routes, the routers' and speakers' files
+    return 0
+
+
+def run(a, work: Path) -> None:
+    routes, sent, last = final_routes(DUMP, a.limit, work)
     want = len(last)
-    sent = sum(1 for _ in routes.read_text().splitlines())
     print(f"{DUMP.name}: {sent:,} routes sent, {want:,} prefixes in the last state")
     for name in a.routers.split(","):
         for speaker in ("bgpsim", "exabgp"):
-            tmp = Path(tempfile.mkdtemp(prefix=f"bench-speak-{name}-{speaker}-"))
+            tmp = work / f"{name}-{speaker}"
             port = free_port()
             router = (GoBGPRouter if name == "gobgp" else BirdRouter)(tmp / name, port)
             nh = "192.0.2.2" if name == "gobgp" else "127.0.0.2"  # GoBGP takes a loopback next hop as a withdrawal
@@ -293,9 +290,6 @@ def main() -> int:
                 sender.wait(timeout=30)
             finally:
                 router.stop()
-                if not os.environ.get("BENCH_KEEP"):
-                    shutil.rmtree(tmp, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":
