@@ -168,7 +168,8 @@ class GoBGP:
         return subprocess.run([GOBGP, "-u", "127.0.0.1", "-p", str(self.api), *args], capture_output=True, text=True,
                               timeout=10, check=False).stdout
 
-    def received(self, family: str) -> str:
+    def table(self, family: str) -> str:
+        """What it has from 127.0.0.2 in `family` ("ipv4" or "ipv6")."""
         return self.cli("neighbor", "127.0.0.2", "adj-in", "-a", family)
 
     def stop(self) -> None:
@@ -204,16 +205,6 @@ async def _both_ways(port: int, table) -> None:
     running.cancel()
 
 
-@need_gobgp
-def test_a_session_with_gobgp_ipv4_and_ipv6(tmp_path):
-    port = free_port()
-    gobgp = GoBGP(tmp_path, port)
-    try:
-        asyncio.run(_both_ways(port, gobgp.received))
-    finally:
-        gobgp.stop()
-
-
 class Frr:
     """FRR's bgpd alone (no zebra) on 127.0.0.1:PORT as AS65000, passive, for a peer at 127.0.0.2
     (AS65001), announcing THEIRS and THEIRS6; vtysh on its socket."""
@@ -241,14 +232,17 @@ class Frr:
         self.proc.wait(timeout=10)
 
 
-@need_frr
-def test_a_session_with_frr_ipv4_and_ipv6(tmp_path):
+ROUTERS = [pytest.param(GoBGP, marks=need_gobgp, id="gobgp"), pytest.param(Frr, marks=need_frr, id="frr")]
+
+
+@pytest.mark.parametrize("router", ROUTERS)
+def test_a_session_ipv4_and_ipv6(tmp_path, router):
     port = free_port()
-    frr = Frr(tmp_path, port)
+    r = router(tmp_path, port)
     try:
-        asyncio.run(_both_ways(port, frr.table))
+        asyncio.run(_both_ways(port, r.table))
     finally:
-        frr.stop()
+        r.stop()
 
 
 @need_bird

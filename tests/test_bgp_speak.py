@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT
-from test_bgp_session import THEIRS, THEIRS6, Frr, GoBGP, bird_v4
+from test_bgp_session import ROUTERS, THEIRS, THEIRS6, bird_v4
 from test_rtr import free_port
-from test_rtr_routers import need_bird, need_frr, need_gobgp
+from test_rtr_routers import need_bird
 
 from bgpsim.wire.encode import attribute, message, path_attributes
 from bgpsim.wire.session import Session, SessionClosed
@@ -109,13 +109,12 @@ def _both_families(tmp_path, port: int, table) -> None:
     assert all(path.startswith("65000 65001 ") for prefix, path in announced.items() if prefix not in (THEIRS, THEIRS6))
 
 
-@pytest.mark.parametrize("router, show", [pytest.param(GoBGP, "received", marks=need_gobgp, id="gobgp"),
-                                          pytest.param(Frr, "table", marks=need_frr, id="frr")])
-def test_speak_ipv4_and_ipv6(tmp_path, router, show):
+@pytest.mark.parametrize("router", ROUTERS)
+def test_speak_ipv4_and_ipv6(tmp_path, router):
     port = free_port()
     r = router(tmp_path, port)
     try:
-        _both_families(tmp_path, port, getattr(r, show))
+        _both_families(tmp_path, port, r.table)
     finally:
         r.stop()
 

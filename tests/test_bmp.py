@@ -61,12 +61,15 @@ def _through(tmp_path, start_router, prepended: str = "") -> None:
     assert ("2001:db8:1::/48", prepended + "65001 64496 64512", "not-found") in ours, live
 
 
+def gobgp_reporting(tmp_path, bgp_port: int, bmp_port: int) -> GoBGP:
+    """GoBGP (test_bgp_session's) sending its pre-policy routes by BMP to 127.0.0.1:BMP_PORT."""
+    return GoBGP(tmp_path, bgp_port, '[[bmp-servers]]\n  [bmp-servers.config]\n    address = "127.0.0.1"\n'
+                                     f'    port = {bmp_port}\n    route-monitoring-policy = "pre-policy"\n')
+
+
 @need_gobgp
 def test_gobgp_reports_by_bmp(tmp_path):
-    def start(bgp_port, bmp_port):
-        return GoBGP(tmp_path, bgp_port, '[[bmp-servers]]\n  [bmp-servers.config]\n    address = "127.0.0.1"\n'
-                                         f'    port = {bmp_port}\n    route-monitoring-policy = "pre-policy"\n')
-    _through(tmp_path, start)
+    _through(tmp_path, lambda bgp_port, bmp_port: gobgp_reporting(tmp_path, bgp_port, bmp_port))
 
 
 @need_frr
@@ -99,8 +102,7 @@ def test_stream_publish_relays_bmp_to_a_monitor(tmp_path):
                                 f"127.0.0.1:{bmp_port}", "--broker", broker.url("plain"), "--topic", "bmp",
                                 "--until-idle", "2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
         time.sleep(0.5)
-        router = GoBGP(tmp_path, bgp_port, '[[bmp-servers]]\n  [bmp-servers.config]\n    address = "127.0.0.1"\n'
-                                           f'    port = {bmp_port}\n    route-monitoring-policy = "pre-policy"\n')
+        router = gobgp_reporting(tmp_path, bgp_port, bmp_port)
         try:
             sp = speak(tmp_path, bgp_port, "--until-idle", 1)
             assert sp.wait(timeout=60) == 0
