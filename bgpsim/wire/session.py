@@ -63,9 +63,13 @@ class Session:
         self.on_update = on_update  # called with each UPDATE received, header included
         self.on_refresh = on_refresh  # called with (AFI, SAFI) of each ROUTE-REFRESH received
         self.bgpsec = bgpsec  # offer the BGPsec capability (RFC 8205 section 2)
-        self.peer_id = ""
         self.peer_open = None  # the peer's OPEN (bgpsim.wire.open.Open), once received
         self._reader = self._writer = None
+
+    @property
+    def peer_id(self) -> str:
+        """The peer's BGP Identifier, once its OPEN came ("" before)."""
+        return self.peer_open.router_id if self.peer_open is not None else ""
 
     @property
     def addresses(self) -> tuple[str, str]:
@@ -108,7 +112,7 @@ class Session:
             await self._fail(OPEN_ERROR, BAD_HOLD, f"want a Hold Time of 0 or at least 3 s, got {o.hold}")
         if o.router_id == "0.0.0.0":
             await self._fail(OPEN_ERROR, BAD_IDENTIFIER, "want a BGP Identifier other than 0.0.0.0")
-        self.hold, self.peer_id, self.peer_open = min(self.hold, o.hold), o.router_id, o
+        self.hold, self.peer_open = min(self.hold, o.hold), o
 
     async def _read(self) -> tuple[int, bytes]:
         """The next message: (type, body), its header checked (RFC 4271 section 6.1)."""
