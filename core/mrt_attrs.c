@@ -295,12 +295,27 @@ long long mrt_where(const mrt_ctx *c, Py_ssize_t off)
     return c->at >= 0 ? (long long)(c->at + 12 + off) : (long long)off;
 }
 
-/* RFC 7606 section 2: a fault that costs the UPDATE its routes (the first is kept) or just the attribute */
-static int fault(mrt_ctx *c, mrt_attrs *a, int cost, const mrt_err *why, Py_ssize_t at)
+/* the record fails with `why` (its offset in the block at `at`): -1 */
+static int fail_at(mrt_ctx *c, const mrt_err *why, Py_ssize_t at)
 {
-    if (cost == A_DISCARD)
-        return mrt_warn(c->out, "byte %lld: %s; attribute discarded (RFC 7606 section 2)", mrt_where(c, at + why->off),
-                        why->msg) < 0 ? -2 : 0;
+    c->err = *why;
+    c->err.off += at;
+    return -1;
+}
+
+/* RFC 7606 section 2, attribute discard: a warning, the rest read. 0, or -2 no memory */
+static int discard(mrt_ctx *c, const mrt_err *why, Py_ssize_t at)
+{
+    return mrt_warn(c->out, "byte %lld: %s; attribute discarded (RFC 7606 section 2)", mrt_where(c, at + why->off),
+                    why->msg) < 0 ? -2 : 0;
+}
+
+/* RFC 7606 section 2, treat-as-withdraw: the UPDATE's routes withdrawn (the first fault is the one told);
+ * a RIB entry, which has none to withdraw, fails. 0 or -1 */
+static int withdraw(mrt_ctx *c, mrt_attrs *a, int from, const mrt_err *why, Py_ssize_t at)
+{
+    if (from == FROM_RIB)
+        return fail_at(c, why, at);
     if (!a->withdraw) {
         a->withdraw = 1;
         a->why = *why;
@@ -309,27 +324,15 @@ static int fault(mrt_ctx *c, mrt_attrs *a, int cost, const mrt_err *why, Py_ssiz
     return 0;
 }
 
-/* a fault that withdraws an UPDATE's routes, or fails a RIB entry, which has none to withdraw: 0 or -1 */
-static int withdraw(mrt_ctx *c, mrt_attrs *a, int from, const mrt_err *why, Py_ssize_t at)
-{
-    if (from == FROM_RIB) {
-        c->err = *why;
-        c->err.off += at;
-        return -1;
-    }
-    return fault(c, a, A_WITHDRAW, why, at);
-}
-
 /* RFC 7606 section 4: a block that overruns withdraws the routes, if they can all be found: an
  * MP_REACH_NLRI or MP_UNREACH_NLRI goes first (section 5.1), so one not seen before the fault may be
  * hidden behind it, and the record fails (section 5.3: NLRI that cannot be found reset the session) */
 static int overrun(mrt_ctx *c, mrt_attrs *a, int from, const mrt_err *why, Py_ssize_t at)
 {
     if (!a->has_reach && !a->has_unreach) {
-        c->err = *why;
-        snprintf(c->err.msg + strlen(c->err.msg), sizeof c->err.msg - strlen(c->err.msg),
-                 ", before any MP_REACH_NLRI (RFC 7606 section 5.3)");
-        c->err.off += at;
+        size_t n = strlen(why->msg);
+        fail_at(c, why, at);
+        snprintf(c->err.msg + n, sizeof c->err.msg - n, ", before any MP_REACH_NLRI (RFC 7606 section 5.3)");
         return -1;
     }
     return withdraw(c, a, from, why, at);
@@ -368,7 +371,7 @@ int mrt_scan_attrs(mrt_ctx *c, Py_ssize_t at, Py_ssize_t end, int asn_size, int 
             if (code == MP_REACH || code == MP_UNREACH)
                 return mrt_fail(e, at + hdr, "%s (RFC 7606 section 3 g): want it once, got it again", known(code)->name);
             mrt_fail(&why, hdr, "path attribute type %u (RFC 7606 section 3 g): want it once, got it again", code);
-            if (fault(c, a, A_DISCARD, &why, at) < 0)
+            if (discard(c, &why, at) < 0)
                 return -2;
             continue;
         }
@@ -438,15 +441,12 @@ int mrt_scan_attrs(mrt_ctx *c, Py_ssize_t at, Py_ssize_t end, int asn_size, int 
         /* LOCAL_PREF from an external peer is not its to give (RFC 7606 section 7.5) */
         if (code == LOCAL_PREF && from == FROM_EBGP)
             cost = A_DISCARD;
-        if (cost == A_RESET) {
-            *e = why;
-            e->off += at;
-            return -1;
-        }
+        if (cost == A_RESET)
+            return fail_at(c, &why, at);
         if (cost == A_WITHDRAW) {
             if (withdraw(c, a, from, &why, at) < 0)
                 return -1;
-        } else if (fault(c, a, cost, &why, at) < 0) {
+        } else if (discard(c, &why, at) < 0) {
             return -2;
         }
     }
