@@ -122,13 +122,24 @@ def test_stream_publish_relays_bmp_to_a_monitor(tmp_path):
                                                         ("127.0.0.2", "2001:db8:1::/48", "65001 64496 64512")]
 
 
+def connect_when_listening(port: int, seconds: float = 30.0) -> socket.socket:
+    """A connection from 127.0.0.1 once the monitor listens (a refused attempt leaves nothing behind)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0))
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def test_the_station_refuses_what_it_should(tmp_path):
     """Outside --allow: refused. Not BMP (version 9): one line, that session closed. A good session
     beside them goes on (its Initiation read)."""
     port = free_port()
     mon = monitor(tmp_path, port, "--until-idle", 2, "--allow", "127.0.0.0/30")
-    time.sleep(0.8)
-    good = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0))
+    good = connect_when_listening(port)
     init = b"\x00\x02\x00\x04test"  # sysName "test"
     good.sendall(struct.pack(">BIB", 3, 6 + len(init), 4) + init)
     bad = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))

@@ -82,10 +82,10 @@ def test_same_seed_same_bytes(tmp_path, capsys):
     assert r["attacker"] != r["victim"] and r["scenario"]["attack"]["kind"] == "prefix"
 
 
-def test_every_bundled_scenario_runs(tmp_path, capsys):
-    for path in sorted((ROOT / "scenarios").glob("*.toml")):
-        code, out, err = run_cli([path, "--out", tmp_path / path.stem, "--quiet"], capsys)
-        assert code == 0, f"{path.name}: {err}"
+@pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.toml")), ids=lambda p: p.stem)
+def test_every_bundled_scenario_runs(path, tmp_path, capsys):
+    code, out, err = run_cli([path, "--out", tmp_path / path.stem, "--quiet"], capsys)
+    assert code == 0, f"{path.name}: {err}"
 
 
 # ---- bad input: one line naming the place, exit status 2, no output directory ----------------
