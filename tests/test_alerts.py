@@ -232,6 +232,119 @@ def test_a_real_dump_replayed_alerts_where_validate_finds_invalid_routes(tmp_pat
         (r["prefix"], int(r["origin_as"])) for r in rows if r["rpki"] == "invalid-length"}
 
 
+def test_a_real_dump_replayed_every_monitor_against_validate(tmp_path):
+    """updates.20160811.1600.gz replayed through a watch list chosen from it: five prefixes with
+    more-specifics in the dump and the six withdrawn most often, each with its real origin and a path
+    rule (the busiest peer AS first); the AS originating most prefixes; a transit AS with empty
+    neighbour lists; `alert_not_found`; CAIDA's 2016 relationships. Each kind of alert is what
+    `bgpsim validate`'s routes.csv on the same dump, same VRPs and relationships gives: more-specifics,
+    hijacks, path matches, new upstreams and downstreams, unlisted prefixes, RPKI not found, leaks
+    (its findings column); and the visibility losses and returns are those the dump's announcements,
+    withdrawals and peer state changes give, counted here."""
+    import csv
+    import subprocess
+    import sys
+    from collections import Counter
+
+    from helpers import shared
+    from bgpsim.mrt import read_routes
+    from bgpsim.live.rislive import ESTABLISHED
+
+    dump = shared("mrt", "ripe_bgpdump_testdata", "updates.20160811.1600.gz")
+    caida = shared("caida", "20161101.as-rel.txt.bz2")
+    (tmp_path / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\nAS64500,192.0.2.0/24,24,synthetic\n")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "bgpsim", *map(str, a)], capture_output=True, text=True,
+                                    timeout=300)
+    val = run("validate", dump, "--vrps", tmp_path / "vrps.csv", "--relationships", caida, "--out", tmp_path / "val",
+              "--quiet")
+    assert val.returncode == 0, val.stderr
+    with open(tmp_path / "val" / "routes.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    net = {r["prefix"]: ipaddress.ip_network(r["prefix"]) for r in rows}
+    origin_of = {}
+    for r in rows:
+        origin_of.setdefault(r["prefix"], Counter())[r["origin_as"]] += 1
+    v4 = sorted((n for n in net.values() if n.version == 4), key=lambda n: (int(n.network_address), n.prefixlen))
+    covering = [n for n in v4 if n.prefixlen <= 20 and sum(m != n and m.subnet_of(n) for m in v4) >= 2][:5]
+    events = list(read_routes(str(dump)))
+    withdrawn = Counter(r.prefix for r in events if r.kind == "withdraw" and r.prefix in net)
+    lost = [p for p, _ in withdrawn.most_common(6)]
+    watched = {str(n): int(origin_of[str(n)].most_common(1)[0][0]) for n in covering}
+    watched.update({p: int(origin_of[p].most_common(1)[0][0]) for p in lost})
+    nets = sorted((ipaddress.ip_network(p) for p in watched), key=lambda n: -n.prefixlen)
+
+    def cover(p):  # the most specific watched prefix covering p
+        return next((str(w) for w in nets if w.version == net[p].version and net[p].subnet_of(w)), None)
+
+    mine = [r for r in rows if cover(r["prefix"])]
+    first = Counter(r["as_path"].split()[0] for r in mine).most_common(1)[0][0]
+    unwatched = [r for r in rows if not cover(r["prefix"])]
+    own = int(Counter(r["origin_as"] for r in unwatched).most_common(1)[0][0])
+    transit = int(Counter(a for r in rows for a in r["as_path"].split()[1:-1]).most_common(40)[-1][0])
+    (tmp_path / "watch.toml").write_text(
+        "[settings]\nalert_not_found = true\n\n"
+        + "".join(f'[[prefix]]\nprefix = "{p}"\norigins = [{o}]\n[[prefix.path]]\nmatch = "^{first},"\n'
+                  'description = "busiest"\n\n' for p, o in watched.items())
+        + f"[[asn]]\nasn = {own}\n\n[[asn]]\nasn = {transit}\nupstreams = []\ndownstreams = []\n")
+    mon = run("monitor", "--replay", dump, "--vrps", tmp_path / "vrps.csv", "--relationships", caida,
+              "--watch", tmp_path / "watch.toml", "--out", tmp_path / "mon", "--quiet")
+    assert mon.returncode == 0, mon.stderr
+    alerts = [json.loads(x) for x in (tmp_path / "mon" / "alerts.jsonl").read_text().splitlines()]
+    got = lambda *kinds: {(a["kind"], a["prefix"], a["observed_origin"]) for a in alerts if a["kind"] in kinds}  # noqa: E731
+
+    expect = {"more-specific": set(), "subprefix-hijack": set(), "prefix-hijack": set(), "path-match": set(),
+              "rpki-not-found": set(), "leak": set()}
+    for r in mine:
+        p, o, w = r["prefix"], int(r["origin_as"]), cover(r["prefix"])
+        if o != watched[w]:
+            expect["prefix-hijack" if p == w else "subprefix-hijack"].add((p, o))
+        else:  # its own route, more-specific or not: no VRP covers it
+            assert r["rpki"] == "not-found"
+            expect["rpki-not-found"].add((p, o))
+            if p != w:
+                expect["more-specific"].add((p, o))
+        if r["as_path"].split()[0] == first:
+            expect["path-match"].add((p, o))
+        if "leak" in r["findings"].split(";"):
+            expect["leak"].add((p, o))
+    for kind, want in expect.items():
+        assert {(p, o) for _, p, o in got(kind)} == want, kind
+    assert expect["more-specific"] and expect["path-match"] and expect["rpki-not-found"] and expect["leak"]
+    assert {(p, o) for _, p, o in got("unlisted-prefix")} == {(r["prefix"], own) for r in unwatched
+                                                             if int(r["origin_as"]) == own} != set()
+    sides = set()
+    for r in rows:
+        seq = [int(a) for k, a in enumerate(r["as_path"].split()) if k == 0 or a != r["as_path"].split()[k - 1]]
+        if transit in seq:
+            k = seq.index(transit)
+            sides |= {("new-upstream", seq[k - 1])} if k > 0 else set()
+            sides |= {("new-downstream", seq[k + 1])} if k + 1 < len(seq) else set()
+    assert {(a["kind"], a["detail"]["neighbour"]) for a in alerts if a["kind"].startswith("new-")} == sides != set()
+
+    now: dict = {p: set() for p in lost}
+    ever: dict = {p: set() for p in lost}
+    down, changes = set(), []
+    for r in events:  # the visibility monitor's count, done again: share 0.5 of the peers that announced it
+        if r.kind == "state":
+            gone = [p for p in lost if r.peer_ip in now[p]] if r.new_state != ESTABLISHED else []
+            for p in gone:
+                now[p].discard(r.peer_ip)
+        elif r.prefix in now:
+            (now[r.prefix].add if r.kind == "announce" else now[r.prefix].discard)(r.peer_ip)
+            if r.kind == "announce":
+                ever[r.prefix].add(r.peer_ip)
+            gone = [r.prefix]
+        else:
+            continue
+        for p in gone if r.kind != "announce" else [r.prefix]:
+            low = len(now[p]) < 0.5 * len(ever[p])
+            if low != (p in down):
+                (down.add if low else down.discard)(p)
+                changes.append(("visibility-loss" if low else "visible-again", p))
+    assert [(a["kind"], a["prefix"]) for a in alerts if a["kind"].startswith("visib")] == changes
+    assert {k for k, _ in changes} == {"visibility-loss", "visible-again"}
+
+
 # BGPalerter's prefixes.yml as its documentation writes it (docs/prefixes.md, docs/path-neighbors.md)
 PREFIXES_YML = """\
 165.254.255.0/24:
