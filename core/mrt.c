@@ -266,8 +266,13 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
     static char *names[] = {"msg", "asn_size", "addpath", "ibgp", NULL};
     Py_buffer view;
     int asn_size = 4, addpath = 0, ibgp = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|ipp:update", names, &view, &asn_size, &addpath, &ibgp))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|iip:update", names, &view, &asn_size, &addpath, &ibgp))
         return NULL;
+    if (addpath & ~(1 | ADDPATH_FAMILIES | ADDPATH_V4 | ADDPATH_V6)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "MRTCore.update: addpath must be 0, 1, or 4 with 8 (IPv4) and/or 16 (IPv6)");
+        return NULL;
+    }
     if (asn_size != 2 && asn_size != 4) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "MRTCore.update: asn_size must be 2 or 4");
@@ -284,7 +289,7 @@ static PyObject *mrt_update(MRTCore *self, PyObject *args, PyObject *kw)
     c.n = view.len;
     c.at = -1;
     c.ibgp = ibgp;
-    mrt_group_init(&g, &c, addpath ? R_ET | R_AP : R_ET, K_ANNOUNCE);
+    mrt_group_init(&g, &c, addpath == 1 ? R_ET | R_AP : R_ET, K_ANNOUNCE);
     int r = mrt_update_groups(&c, 19, view.len, &g, asn_size, addpath);
     PyBuffer_Release(&view);
     ctx_free(&c);
@@ -341,8 +346,9 @@ static PyMethodDef mrt_methods[] = {
      "boundary) or where the file ended inside a record; error: None, or (message, 'byte N') for a RIB record "
      "before any PEER_INDEX_TABLE. A first record of no RFC 6396 type raises ValueError(message, 'byte 0')."},
     {"update", (PyCFunction)(void (*)(void))mrt_update, METH_VARARGS | METH_KEYWORDS,
-     "update(msg, asn_size=4, addpath=False, ibgp=False) -> (groups, routes, paths, damage, notes)\n\nOne whole "
-     "UPDATE message (19-byte header included), from a peer of another AS or (ibgp) of ours; damage: None or "
+     "update(msg, asn_size=4, addpath=0, ibgp=False) -> (groups, routes, paths, damage, notes)\n\nOne whole "
+     "UPDATE message (19-byte header included), from a peer of another AS or (ibgp) of ours; addpath: 1 every "
+     "prefix carries a path identifier, or 4|8|16: those of IPv4 (8) and IPv6 (16) unicast do; damage: None or "
      "what failed it; notes: what RFC 7606 made of faulty attributes (discarded, or the routes withdrawn)."},
     {"bgpdump", (PyCFunction)mrt_bgpdump_method, METH_VARARGS,
      "bgpdump(buf, groups, routes, paths) -> bytes\n\nThe bgpdump -m lines of one read's groups and routes (buf: the "

@@ -157,8 +157,12 @@ int mrt_attr_fault(mrt_err *e, Py_ssize_t v, unsigned flags, unsigned code, Py_s
 long long mrt_where(const mrt_ctx *c, Py_ssize_t off); /* a warning's byte: stream offset, or the message's */
 int32_t mrt_intern_path(mrt_out *o, const column *words);
 
-/* mrt_update.c; addpath: 0, 1, or ADDPATH_DETECT (per field, mrt_field_addpath) */
+/* mrt_update.c; addpath: 0, 1, ADDPATH_DETECT (per field, mrt_field_addpath), or ADDPATH_FAMILIES with
+ * ADDPATH_V4 and/or ADDPATH_V6: the unicast families a session negotiated it for (RFC 7911 section 4) */
 #define ADDPATH_DETECT 2
+#define ADDPATH_FAMILIES 4
+#define ADDPATH_V4 8
+#define ADDPATH_V6 16
 int mrt_update_groups(mrt_ctx *c, Py_ssize_t p, Py_ssize_t end, const mrt_group *tmpl, int asn_size, int addpath);
 int mrt_prefixes(mrt_ctx *c, Py_ssize_t pos, Py_ssize_t stop, int afi, int addpath, mrt_err *damage);
 

@@ -58,14 +58,18 @@ static int group(mrt_ctx *c, const mrt_group *g, Py_ssize_t first)
     return mrt_emit_group(c->out, g, first);
 }
 
-/* whether a prefix field carries path ids (RFC 7911 section 3); with ADDPATH_DETECT, decided per
- * field, and the group's record name gets _AP when it does */
+/* whether a prefix field carries path ids (RFC 7911 section 3); with ADDPATH_DETECT decided per
+ * field, with ADDPATH_FAMILIES by its family; then the group's record name gets _AP when it does */
 static int field_addpath(const mrt_ctx *c, int addpath, unsigned afi, unsigned safi, Py_ssize_t pos, Py_ssize_t stop,
                          mrt_group *g, const mrt_group *tmpl)
 {
-    if (addpath != ADDPATH_DETECT)
+    int ap;
+    if (addpath & ADDPATH_FAMILIES)
+        ap = safi == 1 && (addpath & (afi == 1 ? ADDPATH_V4 : afi == 2 ? ADDPATH_V6 : 0)) != 0;
+    else if (addpath != ADDPATH_DETECT)
         return addpath;
-    int ap = mrt_field_addpath(c, afi, safi, pos, stop);
+    else
+        ap = mrt_field_addpath(c, afi, safi, pos, stop);
     g->record = (uint8_t)(ap ? tmpl->record | R_AP : tmpl->record);
     return ap;
 }

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT
-from test_bgp_session import ROUTERS, THEIRS, THEIRS6, bird_v4
+from test_bgp_session import ROUTERS, THEIRS, THEIRS6, Bird, bird_v4
 from test_rtr import free_port
 from test_rtr_routers import need_bird
 
@@ -92,6 +92,32 @@ def test_speak_to_bird_announces_and_records(tmp_path):
     assert lines[-1].endswith("|STATE|127.0.0.1|65000|6|1")
     (a,) = [ln for ln in lines if "|A|" in ln]
     assert a.split("|")[5:9] == [THEIRS, "65000", "IGP", "127.0.0.1"]
+
+
+@need_bird
+def test_add_path_every_path_of_a_prefix_recorded(tmp_path):
+    """BIRD holds two routes to THEIRS (MED 10, MED 20) and sends every path to a peer that receives
+    ADD-PATH (RFC 7911): with --add-path both arrive, each with its path identifier, recorded as
+    BGP4MP_MESSAGE_AS4_ADDPATH (RFC 8050) that bgpdump reads as we do; without, its best alone."""
+    port = free_port()
+    statics = "".join(f"protocol static s{m} {{ ipv4; route {THEIRS} blackhole {{ bgp_med = {m}; }}; }}\n"
+                      for m in (10, 20))
+    bird = Bird(tmp_path, statics + f"protocol bgp dut {{ local 127.0.0.1 port {port} as 65000; neighbor 127.0.0.2 as "
+                "65001; passive on; multihop;\n  hold time 9; ipv4 { import none; export all; add paths tx; "
+                "next hop address 127.0.0.1; }; }\n")
+    try:
+        wait_for(lambda: bird.birdc("show", "route", "count"), "2 of 2 routes")
+        got, said = {}, {}
+        for flag in ("--add-path", None):
+            said[flag] = _finish(speak(tmp_path, port, "--until-idle", 3, *([flag] if flag else [])))
+            got[flag] = [ln.split("|") for ln in recorded(tmp_path / "heard.mrt") if "|A|" in ln]
+    finally:
+        bird.stop()
+    assert "hold time 9 s; ADD-PATH for IPv4)" in said["--add-path"] and "ADD-PATH" not in said[None]
+    ap = got["--add-path"]
+    assert [(f[0], f[5], f[11]) for f in ap] == [("BGP4MP_ET_AP", THEIRS, "10"), ("BGP4MP_ET_AP", THEIRS, "20")]
+    assert len({f[6] for f in ap}) == 2  # two path identifiers
+    assert [(f[0], f[5], f[10]) for f in got[None]] == [("BGP4MP_ET", THEIRS, "10")]
 
 
 def _both_families(tmp_path, port: int, table) -> None:

@@ -73,6 +73,9 @@ def register(sub, parser_class) -> None:
                          "that takes BGPsec UPDATEs; ours must be among them")
     sp.add_argument("--bgpsec", action="store_true",
                     help="offer the BGPsec capability, to receive signed UPDATEs (--signing-keys offers it too)")
+    sp.add_argument("--add-path", action="store_true",
+                    help="offer to receive every path of a prefix (ADD-PATH, RFC 7911), each with its path "
+                         "identifier, where the router offers to send them")
     sp.add_argument("--out", metavar="FILE.mrt", help="record every UPDATE the router sends here, as MRT (BGP4MP_ET)")
     sp.add_argument("--until-idle", type=seconds, metavar="SECONDS",
                     help="once all is sent, end the session when nothing has come for this long (default: run "

@@ -131,13 +131,16 @@ class MRTReader:
             chunks.close()
 
     def update_routes(self, msg: bytes, record: str, ts: int, usec: int | None, peer: str, peer_as: int,
-                      asn_size: int, addpath: bool = False,
+                      asn_size: int, addpath: bool | frozenset = False,
                       local_as: int | None = None) -> tuple[list[Route], str | None, list[str]]:
         """Routes of one whole UPDATE message `msg` (19-byte header included) that `local_as` (or None)
-        received, for readers of other containers (pcap) and the speaker: (routes, None, notes), or
+        received, for readers of other containers (pcap) and the speaker (`addpath`: every prefix has a
+        path identifier, or those of the families (AFI, SAFI) named do): (routes, None, notes), or
         ([], "byte N: what was wanted", []) for an UPDATE found broken; notes say what RFC 7606 made of
         a faulty attribute (discarded, or the UPDATE's routes withdrawn)."""
-        g, r, paths, damage, notes = self.core.update(msg, asn_size, addpath, peer_as == local_as)
+        if isinstance(addpath, frozenset):  # the core's mask: families, IPv4 unicast, IPv6 unicast
+            addpath = (4 | 8 * ((1, 1) in addpath) | 16 * ((2, 1) in addpath)) if addpath else 0
+        g, r, paths, damage, notes = self.core.update(msg, asn_size, int(addpath), peer_as == local_as)
         piece = Piece(msg, (g, r, paths))
         routes = list(self.decoded.routes(piece, record=record, ts=ts, usec=usec, peer=(peer, peer_as),
                                           local_as=local_as))

@@ -4,7 +4,9 @@ BGP4MP_ET (type 17: the Extended Timestamp header adds microseconds, section 3):
 (subtype 4) holds one whole BGP message between two 4-octet AS speakers (BGP4MP_MESSAGE, subtype 1,
 one between 2-octet ones, an AS beyond them written AS_TRANS), BGP4MP_STATE_CHANGE_AS4
 (subtype 5) a change of the session's state (section 4.4.1: 1 Idle ... 6 Established). Both name the
-peer (AS and address) and the local speaker, interface index 0. bgpdump and `bgpsim dump` read them.
+peer (AS and address) and the local speaker, interface index 0. RFC 8050 section 3: a message whose
+prefixes carry ADD-PATH's path identifiers is BGP4MP_MESSAGE_AS4_ADDPATH (subtype 9; 8 between 2-octet
+AS speakers). bgpdump and `bgpsim dump` read them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 from struct import pack
 
 BGP4MP_ET = 17
-MESSAGE, MESSAGE_AS4, STATE_CHANGE_AS4 = 1, 4, 5
+MESSAGE, MESSAGE_AS4, STATE_CHANGE_AS4, MESSAGE_ADDPATH, MESSAGE_AS4_ADDPATH = 1, 4, 5, 8, 9
 AS_TRANS = 23456
 IDLE, CONNECT, ACTIVE, OPENSENT, OPENCONFIRM, ESTABLISHED = 1, 2, 3, 4, 5, 6
 
@@ -30,7 +32,7 @@ def _record(when: tuple[int, int], subtype: int, peer_as: int, local_as: int, pe
     if peer.version != local.version:
         raise ValueError(f"MRT BGP4MP: peer {peer} and local {local} addresses of two families")
     afi = 1 if peer.version == 4 else 2
-    if subtype == MESSAGE:
+    if subtype in (MESSAGE, MESSAGE_ADDPATH):
         ases = pack(">HH", *(a if a < 1 << 16 else AS_TRANS for a in (peer_as, local_as)))
     else:
         ases = pack(">II", peer_as, local_as)
@@ -39,10 +41,11 @@ def _record(when: tuple[int, int], subtype: int, peer_as: int, local_as: int, pe
 
 
 def message_record(when: tuple[int, int], peer_as: int, local_as: int, peer_ip: str, local_ip: str, msg: bytes,
-                   as4: bool = True) -> bytes:
-    """BGP4MP_ET MESSAGE_AS4 (MESSAGE when not `as4`): the whole message `msg` (header included) the peer
-    sent at `when` (seconds, microseconds)."""
-    return _record(when, MESSAGE_AS4 if as4 else MESSAGE, peer_as, local_as, peer_ip, local_ip, msg)
+                   as4: bool = True, add_path: bool = False) -> bytes:
+    """BGP4MP_ET MESSAGE_AS4 (MESSAGE when not `as4`; their _ADDPATH twins with `add_path`): the whole
+    message `msg` (header included) the peer sent at `when` (seconds, microseconds)."""
+    subtype = (MESSAGE_AS4_ADDPATH if as4 else MESSAGE_ADDPATH) if add_path else (MESSAGE_AS4 if as4 else MESSAGE)
+    return _record(when, subtype, peer_as, local_as, peer_ip, local_ip, msg)
 
 
 def state_record(when: tuple[int, int], peer_as: int, local_as: int, peer_ip: str, local_ip: str, old: int,

@@ -73,11 +73,12 @@ class UpdateReader:
         self.count = 0
         self._mrt = MRTReader("<session>", warn)
 
-    def read(self, msg: bytes, when: int, as4: bool = True) -> list:
-        """The routes of UPDATE `msg`, received at `when` (Unix seconds)."""
+    def read(self, msg: bytes, when: int, as4: bool = True, path_ids: frozenset = frozenset()) -> list:
+        """The routes of UPDATE `msg`, received at `when` (Unix seconds); `path_ids`: the families (AFI,
+        SAFI) whose prefixes carry ADD-PATH's path identifiers."""
         self.count += 1
         routes, damage, notes = self._mrt.update_routes(msg, "BGP4MP_ET", when, 0, self.peer_ip, self.peer_as,
-                                                        4 if as4 else 2, local_as=self.local_as)
+                                                        4 if as4 else 2, path_ids, local_as=self.local_as)
         for note in notes:
             self.warn(f"UPDATE {self.count} from {self.peer_ip}: {note}")
         if damage is not None:
@@ -139,7 +140,7 @@ class Speaker:
         o = self.opts
         s = self._session = Session(o.local_as, o.router_id or _router_id(o.local), o.peer_as, hold=o.hold,
                                     on_update=self._heard, on_refresh=self._refresh,
-                                    bgpsec=bool(o.bgpsec or self._keys))
+                                    bgpsec=bool(o.bgpsec or self._keys), add_path=o.add_path)
         try:
             if o.listen:
                 await self._accept(s)
@@ -157,7 +158,11 @@ class Speaker:
         self._open_record()
         self._write(state_record(now(), o.peer_as, o.local_as, peer_ip, local_ip, IDLE, ESTABLISHED))
         self.say(f"session with AS{o.peer_as} at {peer_ip} established (its BGP Identifier {s.peer_id}, hold "
-                 f"time {s.hold} s)")
+                 f"time {s.hold} s" + "".join(f"; ADD-PATH for {'IPv4' if afi == 1 else 'IPv6'}"
+                                               for afi, _ in sorted(s.paths_in)) + ")")
+        if o.add_path and not s.paths_in:
+            self.warn("the peer does not send ADD-PATH (its OPEN offers to send it for no family we receive it "
+                      "for): one path per prefix")
         nh4, nh6 = _next_hops(o.next_hop, local_ip)
         # RFC 4760 section 8: a family only where both OPENs name it (none named: IPv4 alone, RFC 4271)
         families = s.peer_open.families or {(1, 1)}
@@ -282,16 +287,32 @@ class Speaker:
             asyncio.ensure_future(self._send(self._rib.refresh(afi)))
 
     def _heard(self, msg: bytes) -> None:
-        """One UPDATE from the peer: recorded, then read (RFC 7606)."""
+        """One UPDATE from the peer: read (RFC 7606), and recorded whatever the reading found."""
         o = self.opts
         when = now()
         self._last_heard = time.monotonic()
-        peer_ip, local_ip = self._addrs
-        self._write(message_record(when, o.peer_as, o.local_as, peer_ip, local_ip, msg))
-        open_ = self._session.peer_open
-        for r in self._updates.read(msg, when[0], open_ is None or open_.as4):
+        s = self._session
+        as4 = s.peer_open is None or s.peer_open.as4
+        routes = None
+        try:
+            routes = self._updates.read(msg, when[0], as4, s.paths_in)
+        finally:
+            self._write(message_record(when, o.peer_as, o.local_as, *self._addrs, msg, as4, self._path_ids(routes)))
+        for r in routes:
             if r.kind in self.heard:
                 self.heard[r.kind] += 1
+
+    def _path_ids(self, routes) -> bool:
+        """Whether the recording marks an UPDATE's prefixes as carrying path identifiers (RFC 8050 marks a
+        whole message): where ADD-PATH is in use for their family (unread or empty: for any)."""
+        paths = self._session.paths_in
+        families = {(r.afi, 1) for r in routes or ()}
+        if not paths or not families:
+            return bool(paths)
+        if families & paths and not families <= paths:
+            self.warn(f"UPDATE {self._updates.count}: prefixes with path identifiers and without in one message; "
+                      "recorded as without (RFC 8050 marks a whole message)")
+        return families <= paths
 
     def _open_record(self) -> None:
         if self.opts.out is not None:

@@ -60,13 +60,15 @@ def bgpsec_update(path: BgpsecPath, prefix: Prefix, next_hop, origin: int = ORIG
     return message(UPDATE, body)
 
 
-def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True) -> bytes:
+def open_message(asn: int, router_id: str, hold: int = 90, bgpsec: bool = True, add_path: bool = False) -> bytes:
     """An OPEN (RFC 4271 section 4.2) with its capabilities (RFC 5492 section 4): multiprotocol IPv4 and
-    IPv6 unicast, route refresh, the 4-octet AS, and with `bgpsec` the BGPsec capability both ways for
-    both families."""
+    IPv6 unicast, route refresh, the 4-octet AS; with `add_path`, ADD-PATH receive for both families;
+    with `bgpsec` the BGPsec capability both ways for both families."""
     caps = b"".join(pack(">BBHBB", 1, 4, afi, 0, 1) for afi in (1, 2))  # multiprotocol, RFC 4760 section 8
     caps += pack(">BB", 2, 0)  # route refresh, RFC 2918 section 2
     caps += pack(">BBI", 65, 4, asn)  # 4-octet AS, RFC 6793 section 3
+    if add_path:  # RFC 7911 section 4: (AFI, SAFI, Send/Receive 1: receive) for each family
+        caps += pack(">BB", 69, 8) + b"".join(pack(">HBB", afi, 1, 1) for afi in (1, 2))
     if bgpsec:
         caps += b"".join(Capability(d, afi).encode() for afi in (1, 2) for d in (SEND, RECEIVE))
     params = pack(">BB", 2, len(caps)) + caps

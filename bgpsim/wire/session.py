@@ -58,11 +58,12 @@ class Session:
     Established, `close` to end it with a Cease."""
 
     def __init__(self, local_as: int, router_id: str, peer_as: int, hold: int = 90, on_update=None,
-                 on_refresh=None, bgpsec: bool = False):
+                 on_refresh=None, bgpsec: bool = False, add_path: bool = False):
         self.local_as, self.router_id, self.peer_as, self.hold = local_as, router_id, peer_as, hold
         self.on_update = on_update  # called with each UPDATE received, header included
         self.on_refresh = on_refresh  # called with (AFI, SAFI) of each ROUTE-REFRESH received
         self.bgpsec = bgpsec  # offer the BGPsec capability (RFC 8205 section 2)
+        self.add_path = add_path  # offer to receive ADD-PATH (RFC 7911 section 4)
         self.peer_open = None  # the peer's OPEN (bgpsim.wire.open.Open), once received
         self._reader = self._writer = None
 
@@ -70,6 +71,14 @@ class Session:
     def peer_id(self) -> str:
         """The peer's BGP Identifier, once its OPEN came ("" before)."""
         return self.peer_open.router_id if self.peer_open is not None else ""
+
+    @property
+    def paths_in(self) -> frozenset:
+        """(AFI, SAFI) of the families whose UPDATEs from the peer carry path identifiers: we offered to
+        receive ADD-PATH and its OPEN offers to send (RFC 7911 section 4)."""
+        if not self.add_path or self.peer_open is None:
+            return frozenset()
+        return frozenset(f for f, bits in self.peer_open.add_path.items() if bits & 2 and f in ((1, 1), (2, 1)))
 
     @property
     def addresses(self) -> tuple[str, str]:
@@ -87,7 +96,8 @@ class Session:
 
     async def _open(self, timeout: float) -> None:
         """OpenSent, OpenConfirm, Established (RFC 4271 section 8.2.2)."""
-        self._writer.write(open_message(self.local_as, self.router_id, self.hold, bgpsec=self.bgpsec))
+        self._writer.write(open_message(self.local_as, self.router_id, self.hold, bgpsec=self.bgpsec,
+                                        add_path=self.add_path))
         kind, body = await asyncio.wait_for(self._read(), timeout)
         if kind != OPEN:
             await self._fail(FSM_ERROR, 0, f"want an OPEN first, got a message of type {kind}")
