@@ -15,7 +15,7 @@ from bgpsim.commands import _Renamed
 
 # options whose argument differs by command, on purpose (the table says how)
 VARIES = {"--out": {"DIR", "FILE", "FILE.pcap", "FILE.mrt"}, "--format": None, "--attack": {"KIND", "KIND[,KIND]"},
-          "--policy": {"NAME[+NAME...]", "NAME[,NAME]"}, "--adoption": {"SHARE", "SHARE,SHARE,..."}}
+          "--policy": {"NAME[+NAME...]", "NAME[,NAME]", "NAME"}, "--adoption": {"SHARE", "SHARE,SHARE,..."}}
 FORMATS = {"table", "json", "csv", "bgpdump", "hex", "bird2", "openbgpd"}
 
 

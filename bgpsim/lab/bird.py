@@ -8,7 +8,8 @@ from its own loopback address, a multihop eBGP session). Its policies are the mo
 - export: to a customer every route, to a peer or a provider only customers' routes (RFC 7908's
   route leak is what the other way would be);
 - with ROV, an import filter drops RPKI-invalid routes (RFC 6811), with the VRPs from an RTR cache
-  (`bgpsim rtr serve`, RFC 8210);
+  (`bgpsim rtr serve`, RFC 8210); with maxlen, prefixes longer than its limits; with max-prefix, a
+  `receive limit` on the sessions that have one disables the session past it;
 - its choices go to a collector, an iBGP session from 127.0.0.254 that gets every best route.
 Next hops are resolved over the loopback (the made-up addresses the model's UPDATEs carry are routed
 to `lo`), and ties are broken on the lowest BGP Identifier, which bgpsim orders as the model orders
@@ -23,14 +24,15 @@ from pathlib import Path
 
 from bgpsim.base.errors import InputError
 
-from . import COLLECTOR, LOCAL_PREF, REL_CODE, RouterProcess
+from . import COLLECTOR, LOCAL_PREF, REL_CODE, Deployed, RouterProcess
 
 BIRD = shutil.which("bird") or "/usr/sbin/bird"
 BIRDC = shutil.which("birdc") or "/usr/sbin/birdc"
 
 
-def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port: int | None) -> str:
+def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], deployed: Deployed) -> str:
     """bird.conf: `neighbours` (address, ASN, relationship as seen from the router)."""
+    rtr_port = deployed.rtr_port
     out = ["router id 127.0.0.1;\nprotocol device {}\n",
            'protocol static lo4 { ipv4; route 100.64.0.0/10 via "lo"; }\n',
            'protocol static lo6 { ipv6; route 2001:db8::/32 via "lo"; }\n']
@@ -41,6 +43,10 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
                    "retry keep 1; refresh keep 3600; expire 7200; }\n")
         rov = ("  if (net.type = NET_IP4 && roa_check(r4, net, bgp_path.last) = ROA_INVALID) then reject;\n"
                "  if (net.type = NET_IP6 && roa_check(r6, net, bgp_path.last) = ROA_INVALID) then reject;\n")
+    if deployed.longest:
+        v4, v6 = deployed.longest
+        rov += (f"  if (net.type = NET_IP4 && net.len > {v4}) || (net.type = NET_IP6 && net.len > {v6}) then "
+                "reject;\n")
     for rel, pref in LOCAL_PREF.items():
         out.append(f"filter from_{rel} {{\n{rov}  bgp_local_pref = {pref};\n"
                    f"  bgp_large_community.add(({asn}, 0, {REL_CODE[rel]}));\n  accept;\n}}\n")
@@ -49,8 +55,10 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
                f"    bgp_large_community.delete([({asn}, 0, *)]);\n    accept;\n  }}\n  reject;\n}}\n")
     for k, (address, peer_as, rel) in enumerate(neighbours):
         export = "to_customer" if rel == "customer" else "to_other"
+        limit = deployed.limits.get(address)
+        limit = f"receive limit {limit} action disable; " if limit else ""
         channels = "".join(f"  {f} {{ import filter from_{rel}; export filter {export}; next hop self; "
-                           f"igp table master{f[-1]}; }};\n" for f in ("ipv4", "ipv6"))
+                           f"igp table master{f[-1]}; {limit}}};\n" for f in ("ipv4", "ipv6"))
         out.append(f"protocol bgp n{k} {{\n  local 127.0.0.1 port {port} as {asn};\n  neighbor {address} as {peer_as};\n"
                    f"  passive on;\n  multihop;\n{channels}}}\n")
     out.append(f"protocol bgp collector {{\n  local 127.0.0.1 port {port} as {asn};\n  neighbor {COLLECTOR} as {asn};\n"

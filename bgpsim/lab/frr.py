@@ -4,7 +4,8 @@ The same roles as BIRD's (bgpsim.lab.bird): the AS on 127.0.0.1:PORT, passive to
 LOCAL_PREF 200, 100 and 50 by relationship and a large community (ASN, 0, relationship) set by an
 inbound route-map, exports by an outbound route-map that passes a customer everything and a peer or a
 provider only customers' routes, ROV from an RTR cache (FRR's rpki module, RFC 6811 and 8210) where
-the scenario deploys it, and a collector on iBGP from 127.0.0.254. bgpd runs without zebra (-Z), so
+the scenario deploys it, maxlen as prefix-lists of the prefixes too long, max-prefix as `maximum-prefix N
+force` (every prefix received counts, as in the model), and a collector on iBGP from 127.0.0.254. bgpd runs without zebra (-Z), so
 next hops need no route. Ties: `bgp bestpath compare-routerid`, since FRR otherwise keeps the older
 of two external routes (RFC 5004) where the model, and RFC 4271, take the lowest BGP Identifier.
 """
@@ -19,22 +20,30 @@ from pathlib import Path
 
 from bgpsim.base.errors import InputError
 
-from . import COLLECTOR, LOCAL_PREF, REL_CODE, RouterProcess
+from . import COLLECTOR, LOCAL_PREF, REL_CODE, Deployed, RouterProcess
 
 BGPD = next((p for p in ("/usr/lib/frr/bgpd", "/usr/sbin/bgpd") if Path(p).exists()), "/usr/lib/frr/bgpd")
 VTYSH = shutil.which("vtysh") or "/usr/bin/vtysh"
 
 
-def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port: int | None) -> str:
+def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], deployed: Deployed) -> str:
     """bgpd.conf: `neighbours` (address, ASN, relationship as seen from the router)."""
+    rtr_port = deployed.rtr_port
     out = []
     if rtr_port is not None:
         out.append(f"rpki\n rpki polling_period 3600\n rpki retry_interval 1\n rpki cache 127.0.0.1 {rtr_port} "
                    "preference 1\nexit\n")
     out.append(f"bgp large-community-list standard from-customer permit {asn}:0:1\n")
+    if deployed.longest:
+        v4, v6 = deployed.longest
+        out.append(f"ip prefix-list too-long seq 5 permit 0.0.0.0/0 ge {v4 + 1}\n"
+                   f"ipv6 prefix-list too-long6 seq 5 permit ::/0 ge {v6 + 1}\n")
     for rel, pref in LOCAL_PREF.items():
         if rtr_port is not None:
             out.append(f"route-map from-{rel} deny 5\n match rpki invalid\nexit\n")
+        if deployed.longest:
+            out.append(f"route-map from-{rel} deny 6\n match ip address prefix-list too-long\nexit\n"
+                       f"route-map from-{rel} deny 7\n match ipv6 address prefix-list too-long6\nexit\n")
         out.append(f"route-map from-{rel} permit 10\n set local-preference {pref}\n"
                    f" set large-community {asn}:0:{REL_CODE[rel]} additive\nexit\n")
     out.append("route-map to-customer permit 10\n set large-comm-list from-customer delete\nexit\n"
@@ -51,6 +60,8 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], rtr_port
         for address, _peer_as, rel in neighbours:
             out.append(f"  neighbor {address} activate\n  neighbor {address} route-map from-{rel} in\n"
                        f"  neighbor {address} route-map to-{'customer' if rel == 'customer' else 'other'} out\n")
+            if deployed.limits.get(address):
+                out.append(f"  neighbor {address} maximum-prefix {deployed.limits[address]} force\n")
         out.append(f"  neighbor {COLLECTOR} activate\n exit-address-family\n")
     out.append("exit\n")
     return "".join(out)

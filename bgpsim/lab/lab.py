@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import ipaddress
 import shutil
 import subprocess
 import sys
@@ -34,9 +35,10 @@ from bgpsim.mrt.reader import MRTReader
 from bgpsim.mrt.record import WITHDRAW
 from bgpsim.wire.session import Session, SessionClosed
 
-from . import COLLECTOR, bird, frr, gobgp
+from . import COLLECTOR, Deployed, bird, frr, gobgp, neighbour_address
 
 SETTLE = 1.0  # seconds of quiet from the router after the last message sent
+PLAYED = ("rov", "maxlen", "max-prefix")  # the defences the routers play (BGPsec: none of them speaks it)
 ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr), "gobgp": (gobgp.config, gobgp.GoBGP)}
 
 
@@ -76,10 +78,37 @@ class Lab:
         self.asns = asns
         self.plan = dataclasses.replace(plan, tap=[self.x])
         self.policy = self.scn.defence.policy if self.scn.defence and self.x in plan.adopters else None
-        if self.policy not in (None, "rov"):
-            raise InputError(f"--as: AS{opts.asn} deploys {self.policy} in this scenario; the lab's routers play ROV "
-                             "or no defence")
+        if opts.policy is not None:
+            self._deploy(opts.policy)
+        self.parts = frozenset((self.policy or "").split("+")) - {""}
+        if self.parts - set(PLAYED):
+            raise InputError(f"--as: AS{opts.asn} deploys {self.policy} in this scenario; the lab's routers play "
+                             f"{', '.join(PLAYED)} or no defence (none of them speaks BGPsec)")
         self.neighbours = self._neighbours()
+        self.closes: set[int] = set()  # neighbours whose session the model closes (max-prefix)
+        self.closed: dict[int, str] = {}  # ... and those the router closed, how
+
+    def _deploy(self, policy: str) -> None:
+        """--policy: what the router's AS deploys, in the model too, whatever the scenario says (one of
+        PLAYED, with the scenario's settings and VRPs, or its victim's ROA; or none); the other adopters
+        as the scenario has them."""
+        from bgpsim.sim.scenario import Defence
+
+        d, plan, x = self.scn.defence, self.plan, self.x
+        if policy != "none" and d is not None and d.policy != policy:
+            raise InputError(f"--policy {policy}: the scenario deploys {d.policy}; the model runs one defence at a time")
+        if policy != "none" and x == plan.a:
+            raise InputError(f"--policy {policy}: AS{self.opts.asn} is the attacker, which deploys nothing")
+        adopters = sorted(set(plan.adopters) | {x}) if policy != "none" else [i for i in plan.adopters if i != x]
+        scn = self.scn if d is not None or policy == "none" else dataclasses.replace(
+            self.scn, defence=Defence(policy, adopters=[self.opts.asn]))
+        self.plan = dataclasses.replace(plan, scn=scn, adopters=adopters)
+        self.policy = None if policy == "none" else policy
+
+    @property
+    def sessions_same(self) -> bool:
+        """The router closed the sessions the model closes, and no other."""
+        return self.closes == set(self.closed)
 
     def _neighbours(self) -> list[tuple[int, str]]:
         """(index, relationship seen from the router) of each neighbour, in ASN order."""
@@ -100,6 +129,7 @@ class Lab:
             for t, by_local, msg in s.messages:
                 if (a if by_local else b) == other:
                     sent.setdefault(other, []).append((t, msg))
+        self._full_table(sent)
         prefixes = run.prefixes
         changes: dict[str, list] = {p: [] for p in prefixes}
         j = run.journal
@@ -110,6 +140,43 @@ class Lab:
             if i == self.x:
                 changes[prefixes[p]].append((t, None if path is None else self._path(path)))
         return sent, changes
+
+    def _full_table(self, sent: dict[int, list]) -> None:
+        """max-prefix: the model closes a leaker's session where the whole table it re-exports (a prefix
+        per AS) is over the limit, and sends nothing on it (bgpsim.sim.attacks.Leak.closing). The router
+        must see that table to close it: the leaker sends it at the leak's start, a synthetic /24 of
+        10.0.0.0/8 per AS of the graph."""
+        from bgpsim.sim.defences import defence
+        from bgpsim.sim.wiretap import address
+        from bgpsim.wire.encode import unsigned_update
+        from bgpsim.rpki.rov import VRPTable
+
+        plan, attack = self.plan, self.scn.attack
+        if "max-prefix" not in self.parts or attack is None or attack.kind != "leak":
+            return
+        d = plan.scn.defence
+        pol = defence(d.policy, plan.topo, plan.adopters, VRPTable(plan.roas), **d.settings)
+        if self.x not in attack.closing(plan.topo, plan.a, pol):
+            return
+        self.closes.add(plan.a)
+        leaker = self.asns[plan.a]
+        sent.setdefault(plan.a, []).extend(
+            (attack.start, unsigned_update(ipaddress.ip_network(f"10.{k >> 8 & 255}.{k & 255}.0/24"), [leaker],
+                                           address(plan.a))) for k in range(plan.topo.n))
+
+    def _deployed(self, rtr_port: int | None, neighbours: list) -> Deployed:
+        """The router's share of the defences: ROV's cache, maxlen's limits, max-prefix's (each customer's
+        and peer's usual prefixes, its customer cone's, plus the headroom: bgpsim.sim.defences.filters)."""
+        from bgpsim.sim.defences.filters import HEADROOM, LONGEST
+
+        settings = self.scn.defence.settings if self.scn.defence else {}
+        longest = tuple(settings.get("longest", LONGEST)) if "maxlen" in self.parts else None
+        limits = {}
+        if "max-prefix" in self.parts:
+            cones = self.plan.topo.cone_sizes
+            limits = {address: int(cones[self.asns.index(asn)]) + settings.get("max_prefix", HEADROOM)
+                      for address, asn, rel in neighbours if rel in ("customer", "peer")}
+        return Deployed(rtr_port if "rov" in self.parts else None, longest, limits)
 
     def _path(self, path) -> str:
         return " ".join(str(self.asns[k]) for k in path)
@@ -122,7 +189,7 @@ class Lab:
         collector = Session(o.asn, COLLECTOR, o.asn, hold=90, on_update=lambda m: heard.append((time.monotonic(), m)))
         sessions = {}
         for k, (i, _rel) in enumerate(self.neighbours):
-            sessions[i] = Session(self.asns[i], f"127.0.0.{k + 2}", o.asn, hold=90)
+            sessions[i] = Session(self.asns[i], neighbour_address(k), o.asn, hold=90)
         for _ in range(100):  # the router listens a moment after it starts
             try:
                 await collector.connect("127.0.0.1", port, local=COLLECTOR)
@@ -132,19 +199,26 @@ class Lab:
         else:
             raise InputError(f"--router {o.router}: it never listened on 127.0.0.1:{port}")
         for k, (i, _rel) in enumerate(self.neighbours):
-            await sessions[i].connect("127.0.0.1", port, local=f"127.0.0.{k + 2}")
+            await sessions[i].connect("127.0.0.1", port, local=neighbour_address(k))
         running = [asyncio.ensure_future(s.run()) for s in (collector, *sessions.values())]
         await asyncio.sleep(0.5)  # every session up
         start = time.monotonic()
         plan = sorted((t, i, m) for i, msgs in sent.items() for t, m in msgs)
+        ended = dict(zip(sessions, running[1:]))
         for t, i, m in plan:
             wait = start + t / o.pace - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
-            await sessions[i].send(m)
+            if ended[i].done():  # the router closed it (max-prefix): nothing more on it
+                continue
+            with contextlib.suppress(OSError):
+                await sessions[i].send(m)
         last_sent = time.monotonic()
         while time.monotonic() - max([last_sent] + [h[0] for h in heard]) < SETTLE:  # until the router is quiet
             await asyncio.sleep(0.1)
+        for i, task in ended.items():
+            if task.done() and isinstance(task.exception(), SessionClosed) and task.exception().by_peer:
+                self.closed[i] = str(task.exception())
         for s in (*sessions.values(), collector):
             with contextlib.suppress(SessionClosed, OSError):
                 await s.close()
@@ -165,14 +239,16 @@ class Lab:
     def run(self) -> list[Compared]:
         o = self.opts
         sent, model = self.model()
+        # a neighbour that sends nothing cannot change the router's choices: no session for it
+        everyone, self.neighbours = len(self.neighbours), [(i, rel) for i, rel in self.neighbours if sent.get(i)]
         self.say(f"the model: AS{o.asn} hears {sum(len(v) for v in sent.values())} UPDATEs from "
-                 f"{len(self.neighbours)} neighbours; playing them at {o.pace:g}x")
+                 f"{len(self.neighbours)} of its {everyone} neighbours; playing them at {o.pace:g}x")
         work = Path(tempfile.mkdtemp(prefix="bgpsim-lab-"))
         port = free_port()
         cache = None
         try:
             rtr_port = None
-            if self.policy == "rov":
+            if "rov" in self.parts:
                 rtr_port = free_port()
                 (work / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
                     f"AS{v.asn},{v.prefix},{v.max_length},scenario\n" for v in self.plan.roas))
@@ -180,9 +256,10 @@ class Lab:
                                           f"127.0.0.1:{rtr_port}", "--vrps", str(work / "vrps.csv"), "--quiet"],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 _wait_listening(rtr_port)  # before the router dials it: GoBGP tries again only after 30 s
-            neighbours = [(f"127.0.0.{k + 2}", self.asns[i], rel) for k, (i, rel) in enumerate(self.neighbours)]
+            neighbours = [(neighbour_address(k), self.asns[i], rel) for k, (i, rel) in enumerate(self.neighbours)]
             make_config, make_router = ROUTERS[o.router]
-            router = make_router(work / o.router, make_config(o.asn, port, neighbours, rtr_port), port)
+            router = make_router(work / o.router, make_config(o.asn, port, neighbours, self._deployed(rtr_port, neighbours)),
+                                 port)
             try:
                 if cache is not None:
                     deadline = time.monotonic() + 15
@@ -224,8 +301,9 @@ def _collapse(changes: list) -> list:
 def report(lab: Lab, rows: list[Compared]) -> str:
     """The two side by side, prefix by prefix, and every difference named."""
     o = lab.opts
-    lines = [f"{lab.scn.name}: AS{o.asn} played by {ROUTERS[o.router][1].name}"
-             f"{' with ROV' if lab.policy == 'rov' else ''}, against the model (simulated seconds)"]
+    deployed = f" with {lab.policy.replace('rov', 'ROV')}" if lab.policy else ""
+    lines = [f"{lab.scn.name}: AS{o.asn} played by {ROUTERS[o.router][1].name}{deployed}, against the model "
+             "(simulated seconds)"]
     for c in rows:
         lines.append(f"\n{c.prefix}")
         width = max([len(f"{t:.2f}  {p or 'none'}") for t, p in c.model] + [10])
@@ -240,6 +318,11 @@ def report(lab: Lab, rows: list[Compared]) -> str:
             lines.append("  the same settled route; the changes on the way differ (timing: listed, not counted)")
         else:
             lines.append("  DIFFERENT settled routes")
+    if lab.closes or lab.closed:
+        name = lambda i: f"AS{lab.asns[i]}"  # noqa: E731
+        lines.append(f"\nsessions closed: the model closes {', '.join(map(name, sorted(lab.closes))) or 'none'}; "
+                     f"the router closed {', '.join(f'{name(i)} ({why})' for i, why in sorted(lab.closed.items())) or 'none'}"
+                     f"{'' if lab.sessions_same else ': DIFFERENT'}")
     agree = sum(c.settled_same for c in rows)
     lines.append(f"\n{agree} of {len(rows)} prefixes settle on the same route")
     return "\n".join(lines) + "\n"
