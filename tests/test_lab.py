@@ -101,6 +101,20 @@ def test_policy_rov_where_the_scenario_has_none():
     assert p.stdout.count("  the same changes, the same settled route") == 4
 
 
+@need_frr
+def test_a_roa_published_during_the_hijack_reaches_the_router_when_the_model_says():
+    """teaching-roa-delay: the ROA comes at 60 s and AS64508's routers have it at 182.2 s in the model; the
+    lab's cache gets it then (Serial Notify), and FRR drops the hijacker's route it took at 10 s and
+    settles on the victim's, as the model does."""
+    p = lab("teaching-roa-delay", "--router", "frr", "--as", 64508, "--policy", "rov", "--pace", 40, "--format", "json",
+            "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    (c,) = json.loads(p.stdout)["prefixes"]
+    paths = [path for _, path in c["router"]]
+    assert "64511" in paths and None in paths[paths.index("64511"):] and c["settled_same"]
+    assert next(t for t, path in c["router"] if path is None) > 182.2
+
+
 def test_a_defence_no_router_plays_is_one_line():
     p = lab("teaching-bgpsec", "--as", 64500)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "deploys bgpsec" in p.stderr

@@ -57,8 +57,10 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], deployed
         export = "to_customer" if rel == "customer" else "to_other"
         limit = deployed.limits.get(address)
         limit = f"receive limit {limit} action disable; " if limit else ""
+        # with ROV, the routes as received are kept, so that a change of the VRPs judges them again
+        kept = "import table on; " if rtr_port is not None else ""
         channels = "".join(f"  {f} {{ import filter from_{rel}; export filter {export}; next hop self; "
-                           f"igp table master{f[-1]}; {limit}}};\n" for f in ("ipv4", "ipv6"))
+                           f"igp table master{f[-1]}; {limit}{kept}}};\n" for f in ("ipv4", "ipv6"))
         out.append(f"protocol bgp n{k} {{\n  local 127.0.0.1 port {port} as {asn};\n  neighbor {address} as {peer_as};\n"
                    f"  passive on;\n  multihop;\n{channels}}}\n")
     out.append(f"protocol bgp collector {{\n  local 127.0.0.1 port {port} as {asn};\n  neighbor {COLLECTOR} as {asn};\n"

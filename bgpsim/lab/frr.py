@@ -60,6 +60,8 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], deployed
         for address, _peer_as, rel in neighbours:
             out.append(f"  neighbor {address} activate\n  neighbor {address} route-map from-{rel} in\n"
                        f"  neighbor {address} route-map to-{'customer' if rel == 'customer' else 'other'} out\n")
+            if rtr_port is not None:  # the routes as received kept: a change of the VRPs judges them again
+                out.append(f"  neighbor {address} soft-reconfiguration inbound\n")
             if deployed.limits.get(address):
                 out.append(f"  neighbor {address} maximum-prefix {deployed.limits[address]} force\n")
         out.append(f"  neighbor {COLLECTOR} activate\n exit-address-family\n")

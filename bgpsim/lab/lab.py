@@ -38,6 +38,7 @@ from bgpsim.wire.session import Session, SessionClosed
 from . import COLLECTOR, Deployed, bird, frr, gobgp, neighbour_address
 
 SETTLE = 1.0  # seconds of quiet from the router after the last message sent
+SETTLE_ROAS = 10.0  # ... after new VRPs: BIRD judges its routes again seconds later (its ROA settle time)
 PLAYED = ("rov", "maxlen", "max-prefix")  # the defences the routers play (BGPsec: none of them speaks it)
 ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr), "gobgp": (gobgp.config, gobgp.GoBGP)}
 
@@ -87,6 +88,7 @@ class Lab:
         self.neighbours = self._neighbours()
         self.closes: set[int] = set()  # neighbours whose session the model closes (max-prefix)
         self.closed: dict[int, str] = {}  # ... and those the router closed, how
+        self.roa_updates: list[tuple[float, list]] = []  # (when the AS's routers have it, the VRPs), in order
 
     def _deploy(self, policy: str) -> None:
         """--policy: what the router's AS deploys, in the model too, whatever the scenario says (one of
@@ -130,6 +132,12 @@ class Lab:
                 if (a if by_local else b) == other:
                     sent.setdefault(other, []).append((t, msg))
         self._full_table(sent)
+        if run.rpki is not None and "rov" in self.parts:  # ROAs published or revoked during the run
+            from bgpsim.sim.rpki_delays import versions
+
+            sets = versions(self.plan.roas, self.scn.roa_changes)
+            self.roa_updates = [(c.routers[self.opts.asn], sets[k]) for k, c in enumerate(run.rpki.changes, start=1)
+                                if self.opts.asn in c.routers]
         prefixes = run.prefixes
         changes: dict[str, list] = {p: [] for p in prefixes}
         j = run.journal
@@ -181,7 +189,7 @@ class Lab:
     def _path(self, path) -> str:
         return " ".join(str(self.asns[k]) for k in path)
 
-    async def _play(self, port: int, sent: dict[int, list]) -> dict[str, list]:
+    async def _play(self, port: int, sent: dict[int, list], vrps: Path) -> dict[str, list]:
         """The neighbours' sessions and the collector's; each neighbour's messages at their times. The
         router's best routes as the collector heard them: prefix -> [(simulated time, path or None)]."""
         o = self.opts
@@ -203,18 +211,23 @@ class Lab:
         running = [asyncio.ensure_future(s.run()) for s in (collector, *sessions.values())]
         await asyncio.sleep(0.5)  # every session up
         start = time.monotonic()
-        plan = sorted((t, i, m) for i, msgs in sent.items() for t, m in msgs)
+        plan = sorted([(t, i, k, m) for i, msgs in sent.items() for k, (t, m) in enumerate(msgs)]
+                      + [(t, -1, k, roas) for k, (t, roas) in enumerate(self.roa_updates)])
         ended = dict(zip(sessions, running[1:]))
-        for t, i, m in plan:
+        for t, i, _k, m in plan:
             wait = start + t / o.pace - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
+            if i < 0:  # the AS's routers have the new VRPs: the cache reads its file again (Serial Notify)
+                _write_vrps(vrps, m)
+                continue
             if ended[i].done():  # the router closed it (max-prefix): nothing more on it
                 continue
             with contextlib.suppress(OSError):
                 await sessions[i].send(m)
         last_sent = time.monotonic()
-        while time.monotonic() - max([last_sent] + [h[0] for h in heard]) < SETTLE:  # until the router is quiet
+        quiet = SETTLE_ROAS if self.roa_updates else SETTLE
+        while time.monotonic() - max([last_sent] + [h[0] for h in heard]) < quiet:  # until the router is quiet
             await asyncio.sleep(0.1)
         for i, task in ended.items():
             if task.done() and isinstance(task.exception(), SessionClosed) and task.exception().by_peer:
@@ -250,8 +263,7 @@ class Lab:
             rtr_port = None
             if "rov" in self.parts:
                 rtr_port = free_port()
-                (work / "vrps.csv").write_text("ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
-                    f"AS{v.asn},{v.prefix},{v.max_length},scenario\n" for v in self.plan.roas))
+                _write_vrps(work / "vrps.csv", self.plan.roas)
                 cache = subprocess.Popen([sys.executable, "-m", "bgpsim", "rtr", "serve", "--listen",
                                           f"127.0.0.1:{rtr_port}", "--vrps", str(work / "vrps.csv"), "--quiet"],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -267,7 +279,7 @@ class Lab:
                         if time.monotonic() > deadline:
                             raise InputError(f"--router {o.router}: its RTR session never brought the scenario's VRPs")
                         time.sleep(0.1)
-                heard = asyncio.run(self._play(port, sent))
+                heard = asyncio.run(self._play(port, sent, work / "vrps.csv"))
             finally:
                 router.stop()
         finally:
@@ -276,6 +288,14 @@ class Lab:
                 cache.wait(timeout=10)
             shutil.rmtree(work, ignore_errors=True)  # ours: the configurations and the routers' logs
         return [Compared(str(p), model.get(p, []), _collapse(heard.get(str(p), []))) for p in model]
+
+
+def _write_vrps(path: Path, roas: list) -> None:
+    """The cache's VRPs, the file replaced whole (the cache reads it again when it changes)."""
+    part = path.with_suffix(".part")
+    part.write_text("ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
+        f"AS{v.asn},{v.prefix},{v.max_length},scenario\n" for v in roas))
+    part.replace(path)
 
 
 def _wait_listening(port: int, seconds: float = 15.0) -> None:

@@ -2,15 +2,17 @@
 
 Every change of where an AS's packets to the target go (its outcome), on any graph; and, on graphs
 small enough to draw, every change of its next hop, of its Loc-RIB and of its Adj-RIBs-In, with the
-state at the start. Times are simulated seconds; ASes and prefixes are indices.
+state at the start; on larger graphs, the Loc-RIBs of the ASes whose sessions are tapped alone (what
+`bgpsim lab` compares). Times are simulated seconds; ASes and prefixes are indices.
 """
 
 from __future__ import annotations
 
 
 class Journal:
-    def __init__(self, detailed: bool):
+    def __init__(self, detailed: bool, tapped=()):
         self.detailed = detailed
+        self.tapped = frozenset(tapped)  # on a graph too large for every RIB: these ASes' Loc-RIBs (the lab's)
         self.start: dict = {}  # the state before the first event: outcome, next_hop (, loc, rib_in)
         self.outcomes: list[tuple[float, int, int]] = []  # (t, AS, outcome code of bgpsim.sim.dataplane)
         self.next_hops: list[tuple[float, int, int]] = []  # (t, AS, next hop: -1 none, itself: origin)
@@ -27,6 +29,10 @@ class Journal:
             self.start["rib_in"] = [(r, s, p, e[2]) for p, ribs in enumerate(engine.rib_in)
                                     for r, rib in enumerate(ribs) if rib for s, e in sorted(rib.items())]
             engine.journal = self
+        elif self.tapped:
+            self.start["loc"] = [(i, p, loc[i][2], loc[i][1]) for p, loc in enumerate(engine.loc) for i in sorted(self.tapped)
+                                 if loc[i] is not None]
+            engine.journal = self
         fwd.journal = self
 
     def outcome(self, t: float, i: int, out: int) -> None:
@@ -37,8 +43,12 @@ class Journal:
             self.next_hops.append((t, i, nh))
 
     def loc_rib(self, t: float, i: int, p: int, entry) -> None:
+        if not self.detailed and i not in self.tapped:
+            return
         self.locs.append((t, i, p, None if entry is None else entry[2], None if entry is None else entry[1]))
 
     def rib_in(self, t: float, r: int, s: int, p: int, entry) -> None:
+        if not self.detailed:
+            return
         self.ribs_in.append((t, r, s, p, None if entry is None else entry[2]))
 

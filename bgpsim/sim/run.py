@@ -76,7 +76,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
     watched = set(covering)
     engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
     fwd.start(0.0)
-    journal = Journal(detailed=topo.n <= MAX_DRAWN_ASES)
+    journal = Journal(detailed=topo.n <= MAX_DRAWN_ASES, tapped=plan.tap or ())
     journal.begin(engine, fwd)
     if observer is not None:
         observer.attach(engine)
