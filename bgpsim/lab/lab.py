@@ -132,6 +132,10 @@ class Lab:
                 if (a if by_local else b) == other:
                     sent.setdefault(other, []).append((t, msg))
         self._full_table(sent)
+        for e, ends in self.plan.events:  # a session of the router's AS taken down, or brought back
+            if e.type in ("link-down", "link-up") and self.x in ends:
+                other = ends[1] if ends[0] == self.x else ends[0]
+                sent.setdefault(other, []).append((e.at, e.type))
         if run.rpki is not None and "rov" in self.parts:  # ROAs published or revoked during the run
             from bgpsim.sim.rpki_delays import versions
 
@@ -206,8 +210,9 @@ class Lab:
                 await asyncio.sleep(0.1)
         else:
             raise InputError(f"--router {o.router}: it never listened on 127.0.0.1:{port}")
-        for k, (i, _rel) in enumerate(self.neighbours):
-            await sessions[i].connect("127.0.0.1", port, local=neighbour_address(k))
+        address = {i: neighbour_address(k) for k, (i, _rel) in enumerate(self.neighbours)}
+        for i, s in sessions.items():
+            await s.connect("127.0.0.1", port, local=address[i])
         running = [asyncio.ensure_future(s.run()) for s in (collector, *sessions.values())]
         await asyncio.sleep(0.5)  # every session up
         start = time.monotonic()
@@ -221,7 +226,17 @@ class Lab:
             if i < 0:  # the AS's routers have the new VRPs: the cache reads its file again (Serial Notify)
                 _write_vrps(vrps, m)
                 continue
-            if ended[i].done():  # the router closed it (max-prefix): nothing more on it
+            if m == "link-down":  # our end closes it (a Cease): the router withdraws what it had from it
+                with contextlib.suppress(SessionClosed, OSError):
+                    await sessions[i].close()
+                continue
+            if m == "link-up":
+                sessions[i] = Session(self.asns[i], address[i], o.asn, hold=90)
+                await sessions[i].connect("127.0.0.1", port, local=address[i])
+                ended[i] = asyncio.ensure_future(sessions[i].run())
+                running.append(ended[i])
+                continue
+            if ended[i].done():  # closed by the router (max-prefix) or by a link-down: nothing more on it
                 continue
             with contextlib.suppress(OSError):
                 await sessions[i].send(m)
