@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("BGPSIM_DATA", str(ROOT.parent / "shared" / "data" / "caida"))  # the incidents' graph
 
 from bgpsim.sim.plan import resolve  # noqa: E402
 from bgpsim.sim.scenario import bundled_scenarios, load_scenario  # noqa: E402
@@ -75,8 +76,7 @@ def run(path: Path, router: str, asn: int, policy, pace: float) -> dict:
     argv = [sys.executable, "-m", "bgpsim", "lab", str(path), "--router", router, "--as", str(asn), "--pace",
             f"{pace:g}", "--format", "json", "--quiet"] + (["--policy", policy] if policy else [])
     t = time.monotonic()
-    p = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False,
-                       env={**os.environ, "BGPSIM_DATA": os.environ.get("BGPSIM_DATA", str(ROOT.parent / "shared" / "data" / "caida"))})
+    p = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
     took = time.monotonic() - t
     if p.returncode == 2:
         return {"refused": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit 2", "seconds": took}

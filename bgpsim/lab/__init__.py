@@ -35,6 +35,8 @@ def neighbour_address(k: int) -> str:
 class RouterProcess:
     """A router daemon started from `argv`, its output in `log`; `stop` ends it."""
 
+    roa_settle = 1.0  # seconds it may take to judge its routes again after its VRPs change
+
     def _start(self, argv: list[str], log: Path) -> None:
         self.log = open(log, "w")
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)

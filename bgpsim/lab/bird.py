@@ -8,7 +8,8 @@ from its own loopback address, a multihop eBGP session). Its policies are the mo
 - export: to a customer every route, to a peer or a provider only customers' routes (RFC 7908's
   route leak is what the other way would be);
 - with ROV, an import filter drops RPKI-invalid routes (RFC 6811), with the VRPs from an RTR cache
-  (`bgpsim rtr serve`, RFC 8210); with maxlen, prefixes longer than its limits; with max-prefix, a
+  (`bgpsim rtr serve`, RFC 8210), the routes kept as received (`import table`) so that new VRPs judge
+  them again; with maxlen, prefixes longer than its limits; with max-prefix, a
   `receive limit` on the sessions that have one disables the session past it;
 - its choices go to a collector, an iBGP session from 127.0.0.254 that gets every best route.
 Next hops are resolved over the loopback (the made-up addresses the model's UPDATEs carry are routed
@@ -72,6 +73,7 @@ class Bird(RouterProcess):
     """BIRD 2 in directory `d` with the configuration `conf` (which names its port); stopped by `stop`."""
 
     name = "BIRD"
+    roa_settle = 10.0  # it reloads the channels whose filters check ROAs some seconds after a change
 
     def __init__(self, d: Path, conf: str, port: int):
         if not Path(BIRD).exists():

@@ -38,7 +38,6 @@ from bgpsim.wire.session import Session, SessionClosed
 from . import COLLECTOR, Deployed, bird, frr, gobgp, neighbour_address
 
 SETTLE = 1.0  # seconds of quiet from the router after the last message sent
-SETTLE_ROAS = 10.0  # ... after new VRPs: BIRD judges its routes again seconds later (its ROA settle time)
 PLAYED = ("rov", "maxlen", "max-prefix")  # the defences the routers play (BGPsec: none of them speaks it)
 ROUTERS = {"bird": (bird.config, bird.Bird), "frr": (frr.config, frr.Frr), "gobgp": (gobgp.config, gobgp.GoBGP)}
 
@@ -193,7 +192,7 @@ class Lab:
     def _path(self, path) -> str:
         return " ".join(str(self.asns[k]) for k in path)
 
-    async def _play(self, port: int, sent: dict[int, list], vrps: Path) -> dict[str, list]:
+    async def _play(self, port: int, sent: dict[int, list], vrps: Path, settle: float) -> dict[str, list]:
         """The neighbours' sessions and the collector's; each neighbour's messages at their times. The
         router's best routes as the collector heard them: prefix -> [(simulated time, path or None)]."""
         o = self.opts
@@ -202,7 +201,7 @@ class Lab:
         sessions = {}
         for k, (i, _rel) in enumerate(self.neighbours):
             sessions[i] = Session(self.asns[i], neighbour_address(k), o.asn, hold=90)
-        for _ in range(100):  # the router listens a moment after it starts
+        for _ in range(600):  # the router listens a moment after it starts (a minute: thousands of sessions)
             try:
                 await collector.connect("127.0.0.1", port, local=COLLECTOR)
                 break
@@ -241,7 +240,7 @@ class Lab:
             with contextlib.suppress(OSError):
                 await sessions[i].send(m)
         last_sent = time.monotonic()
-        quiet = SETTLE_ROAS if self.roa_updates else SETTLE
+        quiet = max(SETTLE, settle) if self.roa_updates else SETTLE
         while time.monotonic() - max([last_sent] + [h[0] for h in heard]) < quiet:  # until the router is quiet
             await asyncio.sleep(0.1)
         for i, task in ended.items():
@@ -269,7 +268,8 @@ class Lab:
         sent, model = self.model()
         # a neighbour that sends nothing cannot change the router's choices: no session for it
         everyone, self.neighbours = len(self.neighbours), [(i, rel) for i, rel in self.neighbours if sent.get(i)]
-        self.say(f"the model: AS{o.asn} hears {sum(len(v) for v in sent.values())} UPDATEs from "
+        updates = sum(isinstance(m, bytes) for v in sent.values() for _, m in v)  # not the link events
+        self.say(f"the model: AS{o.asn} hears {updates} UPDATEs from "
                  f"{len(self.neighbours)} of its {everyone} neighbours; playing them at {o.pace:g}x")
         work = Path(tempfile.mkdtemp(prefix="bgpsim-lab-"))
         port = free_port()
@@ -294,7 +294,7 @@ class Lab:
                         if time.monotonic() > deadline:
                             raise InputError(f"--router {o.router}: its RTR session never brought the scenario's VRPs")
                         time.sleep(0.1)
-                heard = asyncio.run(self._play(port, sent, work / "vrps.csv"))
+                heard = asyncio.run(self._play(port, sent, work / "vrps.csv", router.roa_settle))
             finally:
                 router.stop()
         finally:
