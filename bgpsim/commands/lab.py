@@ -21,11 +21,10 @@ examples:
 The router runs with a configuration made from the scenario (LOCAL_PREF and exports by relationship;
 ROV, maxlen or max-prefix where the scenario deploys it, or as --policy says), on 127.0.0.1 with a free
 port; each neighbour that sends it something speaks from its own address of 127.0.0.0/8; nothing needs
-root or containers. Timers differ between implementations, so
-changes made at other times (or skipped in passing) are listed, not counted, where the settled routes
-agree.
-exit status: 0 the router settles on the model's routes, 1 it does not (each difference in the report),
-2 bad input or a router that is not installed.
+root or containers. Timers differ between implementations, so changes made at other times (or skipped
+in passing) are listed, not counted, where the settled routes agree.
+exit status: 0 the router settles on the model's routes and closes the sessions the model closes, 1 it
+does not (each difference in the report), 2 bad input or a router that is not installed.
 """
 
 
