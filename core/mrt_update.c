@@ -63,13 +63,11 @@ static int group(mrt_ctx *c, const mrt_group *g, Py_ssize_t first)
 static int field_addpath(const mrt_ctx *c, int addpath, unsigned afi, unsigned safi, Py_ssize_t pos, Py_ssize_t stop,
                          mrt_group *g, const mrt_group *tmpl)
 {
-    int ap;
-    if (addpath & ADDPATH_FAMILIES)
-        ap = safi == 1 && (addpath & (afi == 1 ? ADDPATH_V4 : afi == 2 ? ADDPATH_V6 : 0)) != 0;
-    else if (addpath != ADDPATH_DETECT)
+    if (addpath != ADDPATH_DETECT && !(addpath & ADDPATH_FAMILIES))
         return addpath;
-    else
-        ap = mrt_field_addpath(c, afi, safi, pos, stop);
+    int ap = addpath & ADDPATH_FAMILIES
+                 ? safi == 1 && (addpath & (afi == 1 ? ADDPATH_V4 : afi == 2 ? ADDPATH_V6 : 0)) != 0
+                 : mrt_field_addpath(c, afi, safi, pos, stop);
     g->record = (uint8_t)(ap ? tmpl->record | R_AP : tmpl->record);
     return ap;
 }

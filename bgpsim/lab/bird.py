@@ -37,19 +37,19 @@ def config(asn: int, port: int, neighbours: list[tuple[str, int, str]], deployed
     out = ["router id 127.0.0.1;\nprotocol device {}\n",
            'protocol static lo4 { ipv4; route 100.64.0.0/10 via "lo"; }\n',
            'protocol static lo6 { ipv6; route 2001:db8::/32 via "lo"; }\n']
-    rov = ""
+    drops = ""  # the import filters' rejections: ROV, maxlen
     if rtr_port is not None:
         out.append("roa4 table r4;\nroa6 table r6;\n"
                    f"protocol rpki cache {{ roa4 {{ table r4; }}; roa6 {{ table r6; }}; remote 127.0.0.1 port {rtr_port}; "
                    "retry keep 1; refresh keep 3600; expire 7200; }\n")
-        rov = ("  if (net.type = NET_IP4 && roa_check(r4, net, bgp_path.last) = ROA_INVALID) then reject;\n"
+        drops = ("  if (net.type = NET_IP4 && roa_check(r4, net, bgp_path.last) = ROA_INVALID) then reject;\n"
                "  if (net.type = NET_IP6 && roa_check(r6, net, bgp_path.last) = ROA_INVALID) then reject;\n")
     if deployed.longest:
         v4, v6 = deployed.longest
-        rov += (f"  if (net.type = NET_IP4 && net.len > {v4}) || (net.type = NET_IP6 && net.len > {v6}) then "
+        drops += (f"  if (net.type = NET_IP4 && net.len > {v4}) || (net.type = NET_IP6 && net.len > {v6}) then "
                 "reject;\n")
     for rel, pref in LOCAL_PREF.items():
-        out.append(f"filter from_{rel} {{\n{rov}  bgp_local_pref = {pref};\n"
+        out.append(f"filter from_{rel} {{\n{drops}  bgp_local_pref = {pref};\n"
                    f"  bgp_large_community.add(({asn}, 0, {REL_CODE[rel]}));\n  accept;\n}}\n")
     out.append(f"filter to_customer {{\n  bgp_large_community.delete([({asn}, 0, *)]);\n  accept;\n}}\n"
                f"filter to_other {{\n  if ({asn}, 0, 1) ~ bgp_large_community then {{\n"

@@ -4,9 +4,10 @@ The same roles as BIRD's (bgpsim.lab.bird): the AS on 127.0.0.1:PORT, passive to
 LOCAL_PREF 200, 100 and 50 by relationship and a large community (ASN, 0, relationship) set by an
 inbound route-map, exports by an outbound route-map that passes a customer everything and a peer or a
 provider only customers' routes, ROV from an RTR cache (FRR's rpki module, RFC 6811 and 8210) where
-the scenario deploys it (with soft-reconfiguration inbound, so that new VRPs judge kept routes again), maxlen as prefix-lists of the prefixes too long, max-prefix as `maximum-prefix N
-force` (every prefix received counts, as in the model), and a collector on iBGP from 127.0.0.254. bgpd runs without zebra (-Z), so
-next hops need no route. Ties: `bgp bestpath compare-routerid`, since FRR otherwise keeps the older
+the scenario deploys it (with soft-reconfiguration inbound, so that new VRPs judge kept routes again),
+maxlen as prefix-lists of the prefixes too long, max-prefix as `maximum-prefix N force` (every prefix
+received counts, as in the model), and a collector on iBGP from 127.0.0.254. bgpd runs without zebra
+(-Z), so next hops need no route. Ties: `bgp bestpath compare-routerid`, since FRR otherwise keeps the older
 of two external routes (RFC 5004) where the model, and RFC 4271, take the lowest BGP Identifier.
 `coalesce-time 10`: FRR holds what it first sends a peer for a coalesce time (a second by default,
 more with many peers), long enough for a short run to end before the collector hears anything.

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from bgpsim.base.errors import InputError
 from bgpsim.base.hostport import free_port
+from bgpsim.base.outdir import write_atomic
 from bgpsim.mrt.reader import MRTReader
 from bgpsim.mrt.record import WITHDRAW
 from bgpsim.wire.session import Session, SessionClosed
@@ -155,8 +156,8 @@ class Lab:
     def _full_table(self, sent: dict[int, list]) -> None:
         """max-prefix: the model closes a leaker's session where the whole table it re-exports (a prefix
         per AS) is over the limit, and sends nothing on it (bgpsim.sim.attacks.Leak.closing). The router
-        must see that table to close it: the leaker sends it at the leak's start, a synthetic /24 of
-        10.0.0.0/8 per AS of the graph."""
+        must see that table to close it: the leaker sends it at the leak's start, a synthetic prefix of
+        10.0.0.0/8 per AS of the graph (/24s, longer where the graph has more ASes than 10/8 has /24s)."""
         from bgpsim.sim.defences import defence
         from bgpsim.sim.wiretap import address
         from bgpsim.wire.encode import unsigned_update
@@ -170,10 +171,11 @@ class Lab:
         if self.x not in attack.closing(plan.topo, plan.a, pol):
             return
         self.closes.add(plan.a)
-        leaker = self.asns[plan.a]
+        leaker, n = self.asns[plan.a], plan.topo.n
+        plen = max(24, 8 + (n - 1).bit_length())
         sent.setdefault(plan.a, []).extend(
-            (attack.start, unsigned_update(ipaddress.ip_network(f"10.{k >> 8 & 255}.{k & 255}.0/24"), [leaker],
-                                           address(plan.a))) for k in range(plan.topo.n))
+            (attack.start, unsigned_update(ipaddress.ip_network(((10 << 24) + (k << (32 - plen)), plen)), [leaker],
+                                           address(plan.a))) for k in range(n))
 
     def _deployed(self, rtr_port: int | None, neighbours: list) -> Deployed:
         """The router's share of the defences: ROV's cache, maxlen's limits, max-prefix's (each customer's
@@ -184,10 +186,10 @@ class Lab:
         longest = tuple(settings.get("longest", LONGEST)) if "maxlen" in self.parts else None
         limits = {}
         if "max-prefix" in self.parts:
-            cones = self.plan.topo.cone_sizes
-            limits = {address: int(cones[self.asns.index(asn)]) + settings.get("max_prefix", HEADROOM)
+            topo = self.plan.topo
+            limits = {address: int(topo.cone_sizes[topo.index[asn]]) + settings.get("max_prefix", HEADROOM)
                       for address, asn, rel in neighbours if rel in ("customer", "peer")}
-        return Deployed(rtr_port if "rov" in self.parts else None, longest, limits)
+        return Deployed(rtr_port, longest, limits)
 
     def _path(self, path) -> str:
         return " ".join(str(self.asns[k]) for k in path)
@@ -307,10 +309,8 @@ class Lab:
 
 def _write_vrps(path: Path, roas: list) -> None:
     """The cache's VRPs, the file replaced whole (the cache reads it again when it changes)."""
-    part = path.with_suffix(".part")
-    part.write_text("ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
+    write_atomic(path, "ASN,IP Prefix,Max Length,Trust Anchor\n" + "".join(
         f"AS{v.asn},{v.prefix},{v.max_length},scenario\n" for v in roas))
-    part.replace(path)
 
 
 def _wait_listening(port: int, seconds: float = 15.0) -> None:

@@ -48,7 +48,5 @@ class Journal:
         self.locs.append((t, i, p, None if entry is None else entry[2], None if entry is None else entry[1]))
 
     def rib_in(self, t: float, r: int, s: int, p: int, entry) -> None:
-        if not self.detailed:
-            return
         self.ribs_in.append((t, r, s, p, None if entry is None else entry[2]))
 

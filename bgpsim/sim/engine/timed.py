@@ -76,7 +76,7 @@ class TimedEngine:
         self.prepend = {k: v for k, v in (prepend or {}).items() if v}
         self._hops = bool(self.prepend)  # paths may repeat an AS: defences get them collapsed
         self.tap = None  # bgpsim.sim.wiretap.Wiretap: records the sessions of chosen ASes
-        self.journal = None  # bgpsim.sim.journal.Journal: records every RIB change (graphs small enough to draw)
+        self.journal = None  # bgpsim.sim.journal.Journal: RIB changes (every one on graphs small enough to draw)
         self._groups = self._sessions(topo, timing, seed)
         for r, s in [*self._rank, *self.prepend]:
             self.session(s, r)  # must be neighbours
@@ -189,7 +189,7 @@ class TimedEngine:
             if rib is None or s not in rib:
                 return
             old = rib.pop(s)
-            if self.journal is not None:
+            if self.journal is not None and self.journal.detailed:  # Adj-RIBs-In: graphs to draw alone
                 self.journal.rib_in(self.q.now, r, s, p, None)
             if cur is not old:
                 return
@@ -199,7 +199,7 @@ class TimedEngine:
                 rib = ribs[r] = {}
             old = rib.get(s)
             rib[s] = entry
-            if self.journal is not None:
+            if self.journal is not None and self.journal.detailed:  # Adj-RIBs-In: graphs to draw alone
                 self.journal.rib_in(self.q.now, r, s, p, entry)
             if cur is None or entry < cur:
                 new = entry
