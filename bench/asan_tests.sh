@@ -18,7 +18,7 @@ tests=("$@")
                                   tests/test_validate_fast.py tests/test_validate_split.py tests/test_textdump.py tests/test_mrt.py
                                   tests/test_pcap.py tests/test_bgpsec_dumps.py tests/test_aspath_core.py
                                   tests/test_rows_core.py tests/test_rov.py tests/test_bzip2.py tests/test_ris_live.py
-                                  tests/test_alerts.py)
+                                  tests/test_alerts.py tests/test_steady_core.py tests/test_routes.py)
 tests+=(--deselect tests/test_validate.py::test_findings_replay_as_scenarios)
 restore() { python3 setup.py -q build_ext --inplace --force >/dev/null 2>&1; }
 trap restore EXIT

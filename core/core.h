@@ -121,5 +121,6 @@ extern PyMethodDef rov_index_methods[];
 extern PyMethodDef conflicts_methods[];
 extern PyMethodDef bzip2_methods[];
 extern PyMethodDef rtr_methods[];
+extern PyMethodDef steady_methods[];
 
 #endif

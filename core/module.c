@@ -1,4 +1,4 @@
-/* bgpsim._core: the compiled core of bgpsim's route data (docs/core.md). Each part of it is a file
+/* bgpsim._core: the compiled core of bgpsim's route data and of the converged-state solver (docs/core.md). Each part of it is a file
  * of its own with its table of functions; this joins them into one module. */
 #include "core.h"
 #include "aspath.h"
@@ -12,7 +12,7 @@ static PyMethodDef methods[64];
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "bgpsim._core",
-    .m_doc = "The compiled core of bgpsim's route data readers and writers.",
+    .m_doc = "The compiled core of bgpsim's route data readers and writers, and the converged-state solver's sweeps.",
     .m_size = -1,
     .m_methods = methods,
 };
@@ -35,6 +35,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(conflicts_methods, &n);
     join(bzip2_methods, &n);
     join(rtr_methods, &n);
+    join(steady_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0 || ris_reader_add_type(m) < 0))

@@ -15,10 +15,12 @@ import numpy as np
 
 from bgpsim.rpki.rov import VRPTable
 
-from .dataplane import ATTACKER, DISCONNECTED, LOOP, OUTCOMES, VICTIM
+from bgpsim import _core
+
+from .dataplane import ATTACKER, DISCONNECTED, OUTCOMES, VICTIM
 from .defences import defence
 from .attacks import attack, victim_roa
-from .engine.steady import NONE, Plan, Ribs, plan_for, propagate
+from .engine.steady import Plan, Ribs, plan_for, propagate
 from bgpsim.base.errors import InputError
 from bgpsim.base.prefix import sub_prefix
 
@@ -55,37 +57,15 @@ class Result:
 def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
     """Data-plane outcome of every AS: follow next hops, each AS on its own most specific route; the
     attacker and the victim are their own outcome, and so end every walk that reaches them; an
-    origin other than those two ends it "disconnected" (BGPy's rule)."""
+    origin other than those two ends it "disconnected" (BGPy's rule). The walks are compiled
+    (core/steady.c), a prefix at a time, most specific first."""
     out = np.full(n, -1, dtype=np.int8)
     out[attacker], out[victim] = ATTACKER, VICTIM
-    for k, r in enumerate(ribs):  # most specific first
+    for k, r in enumerate(ribs):
         role = np.asarray([ATTACKER if s.at == attacker else VICTIM if s.at == victim else DISCONNECTED
                            for s in r.seeds], dtype=np.int8)
-        if r.hole is not None:  # ROV++: traffic stops at a blackhole
-            out[(out < 0) & (r.hole > 0)] = DISCONNECTED
-        x = np.flatnonzero((out < 0) & (r.rel != NONE))
-        if not x.size:
-            continue
-        seed_at = np.asarray([s.at for s in r.seeds])
-        through = ((r.nh == attacker) | (r.nh == victim)) & (r.nh != seed_at[r.seed])
-        if k == 0 and not through.any() and r.hole is None:
-            out[x] = role[r.seed[x]]  # every hop takes this prefix too: the route's announcer it is
-            continue
-        cur = r.nh[x]
-        for _ in range(MAX_HOPS + 1):
-            own = cur < 0  # x is an origin of this prefix
-            out[x[own]] = role[r.seed[x[own]]]
-            x, cur = x[~own], cur[~own]
-            if not x.size:
-                break
-            o = out[cur]
-            done = o >= 0  # a hop with a known outcome (a more specific route, or the walk's end)
-            out[x[done]] = o[done]
-            x, cur = x[~done], cur[~done]
-            end = r.nh[cur] < 0  # the hop originates this prefix
-            out[x[end]] = role[r.seed[cur[end]]]
-            x, cur = x[~end], r.nh[cur[~end]]
-        out[x] = LOOP
+        seed_at = np.asarray([s.at for s in r.seeds], dtype=np.int64)
+        _core.steady_trace(out, r.rel, r.nh, r.seed, role, seed_at, r.hole, k == 0, MAX_HOPS, attacker, victim)
     out[out < 0] = DISCONNECTED
     return out
 

@@ -10,9 +10,13 @@ as BGPy does:
    (decided on the state after sweep 1: one hop only);
 3. down: rank by rank from the top, an AS still without a route takes the best of its providers'.
 
-Each rank is one batch of links: the offers on every link of the batch are scored at once (a policy
-answers for all of them, see `bgpsim.policy`), and a segmented minimum over the links grouped by
-receiver picks each receiver's route. The score packs the preference key in one int64 —
+The standard model (no policy, or one whose verdict is the same for every offer of the prefix, such as
+ROV: a mask of the ASes it keeps from taking a route) runs compiled, in core/steady.c: an AS offers
+its route to its providers as it gets one, and each AS takes the best offer when its rank comes. A
+policy that reads what each route carries runs here on whole arrays: each rank is one batch of
+links, the offers on every link of the batch are scored at once (a policy answers for all of them,
+see `bgpsim.policy`), and a segmented minimum over the links grouped by receiver picks each
+receiver's route. The score packs the preference key in one int64 —
 policy preference, path length, next-hop index — so the minimum is the routing decision. An AS's
 state is its relationship class, next hop, the length of the path it announces, the seed (which
 announcement) the route descends from, and the policy's route attributes.
@@ -26,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from bgpsim import _core
 
 from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, Policy
 from bgpsim.graph.topology import Adjacency
@@ -89,6 +95,15 @@ class Plan:
         a, b = topo.p2p[:, 0].astype(np.int64), topo.p2p[:, 1].astype(np.int64)
         self.peers = Adjacency(self.n, np.concatenate([a, b]), np.concatenate([b, a]))
         self.down = [_Batch(cust[rc == r], prov[rc == r], int(r)) for r in np.unique(rc)[::-1]]
+        # The lists of the compiled sweeps (core/steady.c), int32: the peers of each AS; the ASes by
+        # ascending rank and each one's place in that order; the providers of each place.
+        order = np.argsort(ranks, kind="stable")
+        pos = np.empty(self.n, dtype=np.int64)
+        pos[order] = np.arange(self.n)
+        i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)
+        csr = lambda adj: (i32(adj.start), i32(adj.to))
+        self.core = (*csr(self.peers), *csr(Adjacency(self.n, pos[cust], prov)),
+                     i32(order), i32(pos), i32(ranks), self.top)
 
 
 def plan_for(topo) -> Plan:
@@ -231,26 +246,12 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             best = best[Tw]
         settle(Tw, best, cls)
 
-    def offer_plain(b: _Batch, cls: int) -> None:
-        """`offer` for the standard model on a whole batch: no compaction, the batch's own grouping,
-        and every sender's score kept ready in `ready` (in the up sweep every AS with a route has its
-        own or a customer route, so all may offer up; in the down sweep all may offer down)."""
-        open_ = rel[b.Tu] == NONE
-        if not open_.any():
-            return  # every receiver already has a route
-        best = np.minimum.reduceat(ready[b.S], b.starts)
-        win = (best != _NO_OFFER) & open_
-        if win.any():
-            settle(b.Tu[win], best[win], cls)
-
     def settle(Tw: np.ndarray, best: np.ndarray, cls: int) -> None:
         """Receivers Tw take the routes their best scores name."""
         Sw = best & _NH_MASK
         rel[Tw] = cls
         nh[Tw] = Sw
         length[Tw] = length[Sw] + 1
-        if plain:
-            ready[Tw] = (length[Tw] << _NH_BITS) | Tw
         if track:
             sd[Tw] = sd[Sw]
         if prefers:
@@ -314,58 +315,52 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             X = X[~np.isin(X, T)]
 
     track = len(seeds) > 1 or holes  # each route's seed
-    plain = rules is None and onpath is None and not excluded
-    if plain:  # the score each AS offers its neighbours: its path length, then itself
-        ready = np.full(n, _NO_OFFER, dtype=np.int64)
-        at = np.asarray([s.at for s in seeds], dtype=np.int64)
-        ready[at] = (length[at] << _NH_BITS) | at
-    pending = np.zeros(int(plan.ranks.max()) + 2, dtype=bool)
-    wake(np.asarray([s.at for s in seeds], dtype=np.int64))
-    mark = block(CUSTOMER, None)
-    for b in plan.up:
-        if not pending[b.rank]:
-            continue  # no AS below this rank has a route to offer up to it
-        if plain:
-            offer_plain(b, CUSTOMER)
-            continue
-        r = rel[b.S]
-        idx = np.flatnonzero((r <= CUSTOMER) & (rel[b.T] == NONE))
-        if idx.size:
-            offer(b.S[idx], b.T[idx], CUSTOMER)
-    unblock(mark, CUSTOMER)
-    if non_routed:  # every adopter without a route holds the AS0 ROA's blackhole, as its own
-        X = np.flatnonzero(policy.adopter & (rel == NONE))
-        k = len(seeds)
-        seeds += [Seed(int(x)) for x in X]
-        rel[X], length[X], sd[X] = ORIGIN, 1, np.arange(k, len(seeds))
-        attrs.setdefault("invalid", np.zeros(n, dtype=np.int64))[X] = 1
-        hole[X] = np.where(policy.announces_holes(ORIGIN, prefix, X), 2, 1)
-        if onpath is not None:
-            onpath = np.vstack([onpath, np.zeros((len(X), n), dtype=bool)])
-    elif holes:
-        place(CUSTOMER, np.flatnonzero(rel == NONE))
-    # Across: the peers of every AS with its own or a customer route, decided all at once.
-    mark = block(PEER, mark)
-    S, T = plan.peers.of(np.flatnonzero((rel <= CUSTOMER) & (hole == 0) if holes else rel <= CUSTOMER))
-    keep = rel[T] == NONE
-    offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
-    unblock(mark, PEER)
-    if holes:
-        place(PEER, np.flatnonzero((rel == NONE) | (hole > 0)))
-    mark = block(PROVIDER, mark)
-    for b in plan.down:
-        if plain:
-            offer_plain(b, PROVIDER)
-            continue
-        sends = rel[b.S] < _BLOCKED
+    if rules is None and onpath is None and not excluded:  # the standard model: compiled (core/steady.c)
+        masks = None if blocked is None else tuple(blocked[c].view(np.uint8) for c in (CUSTOMER, PEER, PROVIDER))
+        _core.steady_sweeps(*plan.core, rel, nh, length, sd, np.asarray([s.at for s in seeds], dtype=np.int32),
+                            masks, track)
+    else:
+        pending = np.zeros(int(plan.ranks.max()) + 2, dtype=bool)
+        wake(np.asarray([s.at for s in seeds], dtype=np.int64))
+        mark = block(CUSTOMER, None)
+        for b in plan.up:
+            if not pending[b.rank]:
+                continue  # no AS below this rank has a route to offer up to it
+            r = rel[b.S]
+            idx = np.flatnonzero((r <= CUSTOMER) & (rel[b.T] == NONE))
+            if idx.size:
+                offer(b.S[idx], b.T[idx], CUSTOMER)
+        unblock(mark, CUSTOMER)
+        if non_routed:  # every adopter without a route holds the AS0 ROA's blackhole, as its own
+            X = np.flatnonzero(policy.adopter & (rel == NONE))
+            k = len(seeds)
+            seeds += [Seed(int(x)) for x in X]
+            rel[X], length[X], sd[X] = ORIGIN, 1, np.arange(k, len(seeds))
+            attrs.setdefault("invalid", np.zeros(n, dtype=np.int64))[X] = 1
+            hole[X] = np.where(policy.announces_holes(ORIGIN, prefix, X), 2, 1)
+            if onpath is not None:
+                onpath = np.vstack([onpath, np.zeros((len(X), n), dtype=bool)])
+        elif holes:
+            place(CUSTOMER, np.flatnonzero(rel == NONE))
+        # Across: the peers of every AS with its own or a customer route, decided all at once.
+        mark = block(PEER, mark)
+        S, T = plan.peers.of(np.flatnonzero((rel <= CUSTOMER) & (hole == 0) if holes else rel <= CUSTOMER))
+        keep = rel[T] == NONE
+        offer(S[keep], T[keep], PEER, sorted_by_receiver=False)
+        unblock(mark, PEER)
         if holes:
-            sends &= hole[b.S] != 1
-        idx = np.flatnonzero((rel[b.T] == NONE) & sends)
-        if idx.size:
-            offer(b.S[idx], b.T[idx], PROVIDER)
-        if holes:
-            place(PROVIDER, b.Tu)
-    unblock(mark, PROVIDER)
+            place(PEER, np.flatnonzero((rel == NONE) | (hole > 0)))
+        mark = block(PROVIDER, mark)
+        for b in plan.down:
+            sends = rel[b.S] < _BLOCKED
+            if holes:
+                sends &= hole[b.S] != 1
+            idx = np.flatnonzero((rel[b.T] == NONE) & sends)
+            if idx.size:
+                offer(b.S[idx], b.T[idx], PROVIDER)
+            if holes:
+                place(PROVIDER, b.Tu)
+        unblock(mark, PROVIDER)
     if blocked is not None:  # the constant attributes, and preference, of every route
         routed = rel != NONE
         for k, v in const.items():

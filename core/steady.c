@@ -1,0 +1,376 @@
+/* The converged-state solver's three sweeps for the standard model (bgpsim.sim.engine.steady):
+ * Gao-Rexford preference (customer, then peer, then provider routes), the shortest path, then the
+ * lowest next-hop index; export valley-free. A policy reaches these sweeps only as masks of the ASes
+ * it keeps from taking any route in one sweep (ROV and the policies like it, whose verdict is the same
+ * for every offer of the prefix); other policies run on the solver's arrays in Python.
+ *
+ * The topology comes as CSR lists (customers, providers and peers of each AS, int32) and the ASes in
+ * ascending order of customer-to-provider rank. A customer's rank is below each of its providers',
+ * so in the up sweep an AS's customers are final before it chooses, and in the down sweep its
+ * providers are. The up sweep visits only providers of ASes that got a route (a hijack from a stub
+ * climbs a small cone); the down sweep visits every AS.
+ *
+ * The arrays come from our own code; every index read from one is checked before use, and a bad one
+ * is a ValueError naming it. */
+#include "core.h"
+#include "rov.h"  /* release() */
+
+#define NONE 9      /* relationship class of an AS without a route (bgpsim.sim.engine.steady.NONE) */
+#define ORIGIN 0
+#define CUSTOMER 1
+#define PEER 2
+#define PROVIDER 3
+#define DISCONNECTED 2  /* outcomes (bgpsim.sim.dataplane) */
+#define LOOP 3
+#define NH_BITS 24  /* score = length << 24 | next hop: the minimum is the routing decision */
+#define NO_OFFER INT64_MAX
+#define CLOSED (-1)  /* below every score: an AS that takes no offer in this sweep */
+
+typedef struct {
+    Py_ssize_t n;
+    /* the peers of each AS, by AS index; its providers by its position in `order` (the ASes by
+     * ascending rank), so that the down sweep reads its lists in order; `pos` inverts `order` */
+    const int32_t *qs, *q, *ps, *p, *order, *pos, *rank;
+    int8_t *rel;
+    int64_t *nh, *length, *seed;
+    int64_t *ready;  /* the score each AS offers its neighbours: NO_OFFER without a route */
+    const uint8_t *blocked[3];  /* per sweep (customer, peer, provider): ASes that take no route; or NULL */
+    int track;  /* copy each route's seed */
+    int32_t top;  /* the highest rank */
+    Py_ssize_t lq, lp;  /* the lengths of the lists q and p */
+    int bad;  /* an index out of range was met */
+} sweeps;
+
+static inline int in_range(sweeps *s, int64_t i, int64_t hi)
+{
+    if (i >= 0 && i < hi)
+        return 1;
+    s->bad = 1;
+    return 0;
+}
+
+/* the list lo..hi of row i of a CSR with starts `st` over a list of `len` entries, if sound */
+static inline int row(sweeps *s, const int32_t *st, int64_t i, Py_ssize_t len, int32_t *lo, int32_t *hi)
+{
+    *lo = st[i], *hi = st[i + 1];
+    if (*lo >= 0 && *lo <= *hi && *hi <= len)
+        return 1;
+    s->bad = 1;
+    return 0;
+}
+
+static inline int may_take(const sweeps *s, int32_t t, int cls)
+{
+    const uint8_t *b = s->blocked[cls - CUSTOMER];
+    return s->rel[t] == NONE && !(b && b[t]);
+}
+
+/* the best offer among senders lo..hi of `from`: the lowest score */
+static inline int64_t best_of(sweeps *s, const int32_t *from, int32_t lo, int32_t hi)
+{
+    int64_t best = NO_OFFER;
+    for (int32_t k = lo; k < hi; k++) {
+        int32_t x = from[k];
+        if (!in_range(s, x, s->n))
+            return NO_OFFER;
+        if (s->ready[x] < best)
+            best = s->ready[x];
+    }
+    return best;
+}
+
+static inline void settle(sweeps *s, int32_t t, int64_t best, int cls)
+{
+    int64_t x = best & ((1 << NH_BITS) - 1);
+    s->rel[t] = (int8_t)cls;
+    s->nh[t] = x;
+    s->length[t] = s->length[x] + 1;
+    s->ready[t] = s->length[t] << NH_BITS | t;
+    if (s->track)
+        s->seed[t] = s->seed[x];
+}
+
+/* AS x, with its own or a customer route, offers it to each of its providers: the provider keeps the
+ * best offer (offer[p]) and is queued in its rank's list (head/next), once. */
+static void offer_up(sweeps *s, int32_t x, int32_t *head, int32_t *next, int64_t *offer)
+{
+    int32_t lo, hi;
+    if (!in_range(s, s->pos[x], s->n) || !row(s, s->ps, s->pos[x], s->lp, &lo, &hi))
+        return;
+    for (int32_t k = lo; k < hi; k++) {
+        int32_t p = s->p[k];
+        if (!in_range(s, p, s->n))
+            continue;
+        if (offer[p] != NO_OFFER) {  /* queued already */
+            if (s->ready[x] < offer[p])
+                offer[p] = s->ready[x];
+            continue;
+        }
+        int32_t r = s->rank[p];
+        if (!in_range(s, r, (int64_t)s->top + 1))
+            continue;
+        offer[p] = s->ready[x];
+        next[p] = head[r];
+        head[r] = p;
+    }
+}
+
+static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
+{
+    Py_ssize_t n = s->n;
+    int32_t *head = malloc(((size_t)s->top + 1) * sizeof *head), *next = malloc((size_t)n * sizeof *next);
+    int32_t *touched = malloc((size_t)n * sizeof *touched);  /* ASes with their own or a customer route */
+    int64_t *offer = malloc((size_t)n * sizeof *offer);  /* the best offer to each AS, while it is open */
+    s->ready = malloc((size_t)n * sizeof *s->ready);
+    if (!head || !next || !touched || !offer || !s->ready) {
+        free(head), free(next), free(touched), free(offer), free(s->ready);
+        return -1;
+    }
+    for (int32_t r = 0; r <= s->top; r++)
+        head[r] = -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        s->ready[i] = offer[i] = NO_OFFER;
+    Py_ssize_t ntouched = 0;
+    for (Py_ssize_t i = 0; i < norigins; i++) {
+        int32_t x = origins[i];
+        if (!in_range(s, x, n) || !in_range(s, s->length[x], (int64_t)1 << (63 - NH_BITS)))
+            continue;
+        s->ready[x] = s->length[x] << NH_BITS | x;
+        touched[ntouched++] = x;
+    }
+    for (Py_ssize_t i = 0; i < ntouched; i++)
+        offer_up(s, touched[i], head, next, offer);
+    /* 1. up: rank by rank, each queued AS without a route takes its customers' best offer */
+    for (int32_t r = 0; r <= s->top && !s->bad; r++)
+        for (int32_t t = head[r]; t >= 0; t = next[t]) {
+            int64_t best = offer[t];
+            offer[t] = NO_OFFER;
+            if (!may_take(s, t, CUSTOMER))
+                continue;
+            settle(s, t, best, CUSTOMER);
+            touched[ntouched++] = t;
+            offer_up(s, t, head, next, offer);
+        }
+    /* 2. across: the peers of every AS with its own or a customer route, on the state after sweep 1.
+     * The ASes that take no peer route are marked CLOSED in `offer`, so an offer reads one array. */
+    for (Py_ssize_t i = 0; i < ntouched; i++)
+        offer[touched[i]] = CLOSED;
+    if (s->blocked[PEER - CUSTOMER])
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (s->blocked[PEER - CUSTOMER][i])
+                offer[i] = CLOSED;
+    Py_ssize_t nwant = 0;
+    int32_t *want = next;  /* reused: the ASes offered a peer route */
+    for (Py_ssize_t i = 0; i < ntouched && !s->bad; i++) {
+        int32_t x = touched[i], lo, hi;
+        int64_t score = s->ready[x];
+        if (!row(s, s->qs, x, s->lq, &lo, &hi))
+            continue;
+        for (int32_t k = lo; k < hi; k++) {
+            int32_t y = s->q[k];
+            if (!in_range(s, y, n))
+                break;
+            if (offer[y] == NO_OFFER) {  /* the first offer to y (the up sweep left none) */
+                offer[y] = score;
+                want[nwant++] = y;
+            } else if (score < offer[y])
+                offer[y] = score;
+        }
+    }
+    for (Py_ssize_t i = 0; i < nwant; i++)
+        settle(s, want[i], offer[want[i]], PEER);
+    /* 3. down: from the top rank, each AS without a route takes its providers' best */
+    for (Py_ssize_t i = n - 1; i >= 0 && !s->bad; i--) {
+        int32_t t = s->order[i], lo, hi;
+        if (!in_range(s, t, n) || !may_take(s, t, PROVIDER) || !row(s, s->ps, i, s->lp, &lo, &hi))
+            continue;
+        int64_t best = best_of(s, s->p, lo, hi);
+        if (best != NO_OFFER)
+            settle(s, t, best, PROVIDER);
+    }
+    free(head), free(next), free(touched), free(offer), free(s->ready);
+    return 0;
+}
+
+/* steady_sweeps(qs, q, ps, p, order, pos, rank, top, rel, nh, length, seed, origins, blocked, track):
+ * the three sweeps, on the solver's arrays in place. qs/q: the peers of each AS (CSR, int32); order:
+ * the ASes by ascending rank, pos its inverse; ps/p: the providers of the AS at each position of
+ * `order`; rank: each AS's, at most top; rel (int8), nh, length, seed (int64): the state, the
+ * origins' set already; origins (int32): the ASes that originate; blocked: None, or three uint8
+ * masks (customer, peer and provider sweeps); track: copy each route's seed. */
+static PyObject *steady_sweeps(PyObject *self, PyObject *args)
+{
+    (void)self;
+    enum { QS, Q, PS, P, ORDER, POS, RANK, REL, NH, LENGTH, SEED, ORIGINS, K };
+    PyObject *o[K], *blocked;
+    int top, track;
+    if (!PyArg_ParseTuple(args, "OOOOOOOiOOOOOOp:steady_sweeps", &o[QS], &o[Q], &o[PS], &o[P], &o[ORDER], &o[POS],
+                          &o[RANK], &top, &o[REL], &o[NH], &o[LENGTH], &o[SEED], &o[ORIGINS], &blocked, &track))
+        return NULL;
+    static const char *const name[K] = {"qs", "q", "ps", "p", "order", "pos", "rank", "rel", "nh", "length", "seed",
+                                        "origins"};
+    Py_ssize_t n = PyObject_Length(o[REL]), len[K];
+    if (n < 0)
+        return NULL;
+    if (n >= (1 << NH_BITS) || top < 0)
+        return PyErr_Format(PyExc_ValueError, "%zd ASes, top rank %d: want fewer than 2**%d, and a rank", n, top, NH_BITS);
+    for (int i = 0; i < K; i++)
+        if ((len[i] = PyObject_Length(o[i])) < 0)
+            return NULL;
+    Py_ssize_t size[K] = {4, 4, 4, 4, 4, 4, 4, 1, 8, 8, 8, 4};
+    Py_ssize_t count[K] = {n + 1, len[Q], n + 1, len[P], n, n, n, n, n, n, n, len[ORIGINS]};
+    Py_buffer v[K + 3];
+    int got = 0;
+    for (; got < K; got++)
+        if (array_view(o[got], &v[got], size[got], count[got], name[got]) < 0)
+            goto fail;
+    sweeps s = {.n = n, .qs = v[QS].buf, .q = v[Q].buf, .ps = v[PS].buf, .p = v[P].buf, .order = v[ORDER].buf,
+                .pos = v[POS].buf, .rank = v[RANK].buf, .rel = v[REL].buf, .nh = v[NH].buf, .length = v[LENGTH].buf,
+                .seed = v[SEED].buf, .track = track, .top = top, .lq = len[Q], .lp = len[P]};
+    if (blocked != Py_None) {
+        if (!PyTuple_Check(blocked) || PyTuple_GET_SIZE(blocked) != 3) {
+            PyErr_SetString(PyExc_TypeError, "blocked: want None or a tuple of three masks");
+            goto fail;
+        }
+        for (int k = 0; k < 3; got++, k++) {
+            if (array_view(PyTuple_GET_ITEM(blocked, k), &v[got], 1, n, "blocked") < 0)
+                goto fail;
+            s.blocked[k] = v[got].buf;
+        }
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_sweeps(&s, v[ORIGINS].buf, len[ORIGINS]);
+    Py_END_ALLOW_THREADS
+    release(v, got);
+    if (rc < 0)
+        return PyErr_NoMemory();
+    if (s.bad)
+        return PyErr_Format(PyExc_ValueError, "steady_sweeps: an AS index, rank, length or list start out of range "
+                            "(want indices below %zd, ranks up to %d)", n, top);
+    Py_RETURN_NONE;
+fail:
+    release(v, got);
+    return NULL;
+}
+
+/* The walks of steady_trace, a hop at a time for all of them, as bgpsim.sim.trial.trace words it. */
+static int walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8_t *role, Py_ssize_t nseeds,
+                int64_t *xs, int64_t *cur, int8_t *tmp, Py_ssize_t m, int max_hops)
+{
+#define ROLE(k) role[(k) < 0 ? (k) + nseeds : (k)]  /* a seed of -1 (no route) is the last seed's */
+    for (Py_ssize_t j = 0; j < m; j++)
+        cur[j] = nh[xs[j]];
+    for (int step = 0; step <= max_hops; step++) {
+        Py_ssize_t k = 0;
+        for (Py_ssize_t j = 0; j < m; j++)  /* x is an origin of this prefix */
+            if (cur[j] < 0)
+                out[xs[j]] = ROLE(seed[xs[j]]);
+            else
+                xs[k] = xs[j], cur[k++] = cur[j];
+        if (!(m = k))
+            return 0;
+        for (Py_ssize_t j = 0; j < m; j++)  /* the hops' outcomes, as the step before left them */
+            tmp[j] = out[cur[j]];
+        k = 0;
+        for (Py_ssize_t j = 0; j < m; j++)
+            if (tmp[j] >= 0)
+                out[xs[j]] = tmp[j];
+            else
+                xs[k] = xs[j], cur[k++] = cur[j];
+        m = k, k = 0;
+        for (Py_ssize_t j = 0; j < m; j++)  /* the hop originates this prefix */
+            if (nh[cur[j]] < 0)
+                out[xs[j]] = ROLE(seed[cur[j]]);
+            else
+                xs[k] = xs[j], cur[k++] = nh[cur[j]];
+        m = k;
+    }
+    for (Py_ssize_t j = 0; j < m; j++)
+        out[xs[j]] = LOOP;
+    return 0;
+#undef ROLE
+}
+
+/* steady_trace(out, rel, nh, seed, role, seed_at, hole, first, max_hops, attacker, victim): where the
+ * packets of every AS still without an outcome (out < 0, int8) go on one prefix's routes (rel, nh,
+ * seed of bgpsim.sim.engine.steady.Ribs): along next hops until a hop with an outcome, or the
+ * route's origin (the role of its seed, int8 per seed; seed_at: each seed's AS); LOOP after max_hops
+ * hops (bgpsim.sim.trial.trace). hole: None, or ROV++'s blackholes (int8), where traffic stops;
+ * first: the most specific prefix, where every AS takes its route's origin's role unless some next
+ * hop is the attacker or the victim without announcing the route. */
+static PyObject *steady_trace(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[6], *hole_o;
+    int first, max_hops;
+    long long attacker, victim;
+    if (!PyArg_ParseTuple(args, "OOOOOOOpiLL:steady_trace", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &hole_o,
+                          &first, &max_hops, &attacker, &victim))
+        return NULL;
+    Py_ssize_t n = PyObject_Length(o[0]), nseeds = PyObject_Length(o[4]);
+    if (n < 0 || nseeds < 0)
+        return NULL;
+    static const char *const name[6] = {"out", "rel", "nh", "seed", "role", "seed_at"};
+    Py_ssize_t size[6] = {1, 1, 8, 8, 1, 8}, count[6] = {n, n, n, n, nseeds, nseeds};
+    Py_buffer v[7];
+    int got = 0, rc = 0;
+    for (; got < 6; got++)
+        if (array_view(o[got], &v[got], size[got], count[got], name[got]) < 0)
+            goto fail;
+    const int8_t *hole = NULL;
+    if (hole_o != Py_None) {
+        if (array_view(hole_o, &v[got], 1, n, "hole") < 0)
+            goto fail;
+        hole = v[got++].buf;
+    }
+    int8_t *out = v[0].buf;
+    const int8_t *rel = v[1].buf, *role = v[4].buf;
+    const int64_t *nh = v[2].buf, *seed = v[3].buf, *seed_at = v[5].buf;
+    for (Py_ssize_t i = 0; i < n; i++)  /* every next hop and seed in range, once */
+        if (nh[i] < -1 || nh[i] >= n || seed[i] < -1 || seed[i] >= nseeds || (seed[i] == -1 && rel[i] != NONE)) {
+            PyErr_Format(PyExc_ValueError, "steady_trace: AS %zd: next hop %lld or seed %lld out of range", i,
+                         (long long)nh[i], (long long)seed[i]);
+            goto fail;
+        }
+    if (nseeds == 0)
+        goto done;
+    int64_t *xs = malloc((size_t)n * sizeof *xs), *cur = malloc((size_t)n * sizeof *cur);
+    int8_t *tmp = malloc((size_t)n);
+    if (!xs || !cur || !tmp) {
+        free(xs), free(cur), free(tmp);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (hole)
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (out[i] < 0 && hole[i] > 0)
+                out[i] = DISCONNECTED;
+    Py_ssize_t m = 0;
+    int through = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (out[i] < 0 && rel[i] != NONE)
+            xs[m++] = i;
+        int64_t at = seed_at[seed[i] < 0 ? seed[i] + nseeds : seed[i]];
+        through |= (nh[i] == attacker || nh[i] == victim) && nh[i] != at;
+    }
+    if (first && !through && !hole)
+        for (Py_ssize_t j = 0; j < m; j++)  /* every hop takes this prefix too: the route's announcer it is */
+            out[xs[j]] = role[seed[xs[j]]];
+    else if (m)
+        rc = walk(out, nh, seed, role, nseeds, xs, cur, tmp, m, max_hops);
+    free(xs), free(cur), free(tmp);
+    (void)rc;
+done:
+    release(v, got);
+    Py_RETURN_NONE;
+fail:
+    release(v, got);
+    return NULL;
+}
+
+PyMethodDef steady_methods[] = {
+    {"steady_sweeps", steady_sweeps, METH_VARARGS, "The converged-state solver's three sweeps, in place."},
+    {"steady_trace", steady_trace, METH_VARARGS, "Where every AS's packets go on one prefix's routes, in place."},
+    {NULL, NULL, 0, NULL},
+};
