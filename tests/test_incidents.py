@@ -78,7 +78,7 @@ def test_what_each_defence_can_do(topo, name):
 
     i = inc.load_incident(inc.find(name), topology=str(CAIDA))
     i.victims = i.victims[:3]
-    cf = inc.counterfactuals(i, topo)
+    cf, _ = inc.counterfactuals(i, topo)
     r = {(x.defence, x.deployment): x.attacker for x in cf}
     if name == "facebook-2021":
         assert r == {}
@@ -176,6 +176,22 @@ def test_the_rows_say_what_they_are(tmp_path, capsys):
         assert ("without ROV" in legend) == name.endswith("-alone")
         assert re.search(rf"^    {re.escape(name)} +half deploy", printed, re.M)
     assert "1 victim:" in printed and "victim(s)" not in printed
+
+
+def test_the_trials_on_workers_and_on_dask_give_the_same_files(tmp_path):
+    """The counterfactual trials in this process, in forked workers while the replay runs, and on a
+    local Dask cluster: the same bytes in every data file."""
+    distributed = pytest.importorskip("distributed", reason="needs the pip package distributed (Dask)")
+    mine = str(twitter_on_the_teaching_graph(tmp_path))
+    for workers in ("1", "3"):
+        assert main(["incident", mine, "--out", str(tmp_path / workers), "--quiet", "--workers", workers]) == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert main(["incident", mine, "--out", str(tmp_path / "dask"), "--quiet", "--scheduler", cluster.scheduler_address]) == 0
+    for name in ("counterfactuals.csv", "result.json", "ases.csv", "timeline.csv"):
+        one = (tmp_path / "1" / name).read_bytes()
+        assert one == (tmp_path / "3" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+    assert main(["incident", mine, "--out", str(tmp_path / "x"), "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert not (tmp_path / "x").exists()
 
 
 def test_the_summary_counts_victims_in_words():

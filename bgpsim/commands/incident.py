@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import renamed
+from . import count, renamed
 
 EPILOG = """\
 examples:
@@ -16,11 +16,14 @@ examples:
       Pakistan Telecom's hijack of YouTube on the 2025 Internet graph, with what each defence would have done
   bgpsim incident route53-2018 --topology 20250901.as-rel2.txt.bz2
       with the graph given (else it is looked for in the folders of $BGPSIM_DATA)
+  bgpsim incident as7007-1997 --scheduler tcp://10.0.0.5:8786
+      the counterfactual trials on a Dask cluster (pip install '.[cluster]'), the replay here
 
 Each incident is a scenario file (scenarios/incidents/NAME.toml) citing its sources; `bgpsim run` runs it
 too. Here it is replayed on the timed engine as the file tells it (the victim's and attacker's
-announcements at their real times, in seconds from the attack's start), then the same attack is
-computed on the converged-state engine without a defence and under each defence (rov, rov+aspa,
+announcements at their real times, in seconds from the attack's start); meanwhile, in --workers
+processes (default: one per CPU) or on a Dask cluster, the same attack is computed on the
+converged-state engine without a defence and under each defence (rov, rov+aspa,
 aspa-alone, rov+bgpsec, bgpsec-alone, rov+path-end, path-end-alone, otc, peerlock-lite, maxlen,
 prefix-list, max-prefix), deployed by a seeded random half of the ASes and by all of them. ASPA,
 BGPsec and path-end check the path, not the origin: the rov+ rows add ROV, as BGPy's policies and
@@ -50,6 +53,10 @@ def register(sub, parser_class) -> None:
     p.add_argument("--list", action="store_true", help="print the bundled incidents, one per line: name, date, title")
     p.add_argument("--topology", metavar="FILE", help="the graph to replay on (default: the file the incident names)")
     p.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/NAME)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=count, metavar="N",
+                       help="local processes for the counterfactual trials (default: one per CPU)")
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the counterfactual trials on a Dask cluster")
     p.add_argument("--quiet", action="store_true", help="no progress, no summary; warnings and errors only")
     fmt = p.add_argument("--format", choices=("table", "json"), default="table",
                          help="what goes to stdout: table (default), or json: with --list one JSON object per "
@@ -76,11 +83,19 @@ def cmd_incident(args) -> int:
 
 
 def _replay(args, incident) -> int:
+    from bgpsim.base.pool import auto_workers
     from bgpsim.sim.incident import Counterfactual, Replay
+    from bgpsim.sim.sweep import connect
 
-    replay = Replay(incident, Path(args.out) if args.out else Path("bgpsim-out") / incident.name,
-                    talk=not (args.quiet or args.format == "json"))
-    run, rows = replay.run()
+    out = Path(args.out) if args.out else Path("bgpsim-out") / incident.name
+    client = connect(args.scheduler) if args.scheduler else None
+    try:
+        replay = Replay(incident, out, talk=not (args.quiet or args.format == "json"),
+                        workers=args.workers or auto_workers(needs_fork=True), client=client)
+        run, rows = replay.run()
+    finally:
+        if client is not None:
+            client.close()
     if args.format == "json":
         print(json.dumps([dict(zip(Counterfactual.COLUMNS, r.row())) for r in rows], indent=1))
     elif not args.quiet:

@@ -153,44 +153,118 @@ class Counterfactual:
                 round(self.disconnected, 6), round(self.diverted, 6)]
 
 
-def counterfactuals(incident: Incident, topo, tick=None) -> list[Counterfactual]:
-    """The incident's attack on the converged-state engine: without a defence, then under each of
-    COUNTERFACTUALS at PARTIAL and at full deployment. `tick(done, total)` reports progress."""
-    from . import trial
-    from .engine.steady import plan_for
-    from .weighting import weights
+class Trials:
+    """The counterfactual trials of an incident, each (victim k, configuration c) on its own: what
+    they share (the graph's plan, each victim's adopters, ROAs and traffic weights) is made once, here,
+    and read by every job, in this process, in forked workers or on a Dask cluster."""
 
-    scn = incident.scenario
-    if scn.attack is None:
-        return []
-    kind, a = scn.attack.kind, topo.idx(scn.attack.attacker, "attacker AS")
-    plan = plan_for(topo)
-    configs = [(None, 0.0)] + [(d, share) for d in COUNTERFACTUALS for share in (PARTIAL, 1.0)]
-    total, done = len(configs) * len(incident.victims), 0
-    sums = {c: np.zeros(3) for c in configs}
-    for k, (asn, prefix) in enumerate(incident.victims):
-        v = topo.idx(asn, "victim AS")
-        w, _ = weights(scn.weighting, topo, prefix.version, scn.pfx2as)
-        # the victim adopts, the attacker never (as `bgpsim run --adoption` draws them)
-        others = np.setdiff1d(np.arange(topo.n), [a, v])
-        drawn = np.random.default_rng([scn.seed, k]).choice(others, round(PARTIAL * len(others)), replace=False)
-        adopting = {PARTIAL: np.sort(np.append(drawn, v)), 1.0: np.append(others, v)}
-        vrps = _roas(scn, asn, prefix)
-        # the attack's own prefix for the scenario's victim; a sample victim's: its first /24 (/48), or
-        # its own prefix when that is a /24 (/48) already (nothing longer is announced, as in the reports)
-        attack_prefix, via = (scn.attack.prefix, scn.attack.via) if k == 0 else (None, None)
-        kind_k = EXACT.get(kind, kind) if k and prefix.prefixlen >= (24 if prefix.version == 4 else 48) else kind
-        for policy, share in configs:
-            adopters = () if policy is None else adopting[share]
-            res = trial.run(topo, kind_k, a, v, policy, adopters, plan=plan, prefix=prefix, vrps=vrps,
-                            attack_prefix=attack_prefix, via=via)
+    def __init__(self, incident: Incident, topo):
+        from .engine.steady import plan_for
+        from .weighting import weights
+
+        scn = incident.scenario
+        self.topo, self.plan = topo, plan_for(topo)
+        self.kind, self.attacker = scn.attack.kind, topo.idx(scn.attack.attacker, "attacker AS")
+        self.configs = [(None, 0.0)] + [(d, share) for d in COUNTERFACTUALS for share in (PARTIAL, 1.0)]
+        self.victims = []
+        a = self.attacker
+        for k, (asn, prefix) in enumerate(incident.victims):
+            v = topo.idx(asn, "victim AS")
+            w, _ = weights(scn.weighting, topo, prefix.version, scn.pfx2as)
+            # the victim adopts, the attacker never (as `bgpsim run --adoption` draws them)
+            others = np.setdiff1d(np.arange(topo.n), [a, v])
+            drawn = np.random.default_rng([scn.seed, k]).choice(others, round(PARTIAL * len(others)), replace=False)
+            adopting = {PARTIAL: np.sort(np.append(drawn, v)), 1.0: np.append(others, v)}
+            # the attack's own prefix for the scenario's victim; a sample victim's: its first /24 (/48), or
+            # its own prefix when that is a /24 (/48) already (nothing longer is announced, as in the reports)
+            attack_prefix, via = (scn.attack.prefix, scn.attack.via) if k == 0 else (None, None)
+            kind = EXACT.get(self.kind, self.kind) if k and prefix.prefixlen >= (24 if prefix.version == 4 else 48) else self.kind
+            self.victims.append((v, prefix, w, adopting, _roas(scn, asn, prefix), attack_prefix, via, kind))
+
+    def jobs(self) -> list[tuple[int, int]]:
+        return [(k, c) for k in range(len(self.victims)) for c in range(len(self.configs))]
+
+    def run(self, jobs: list[tuple[int, int]]) -> list[tuple[int, int, tuple[float, float, float]]]:
+        """Each job's shares: of ASes reaching the attacker, of ASes cut off (or in a loop), of traffic diverted."""
+        from . import trial
+
+        out = []
+        for k, c in jobs:
+            v, prefix, w, adopting, vrps, attack_prefix, via, kind = self.victims[k]
+            policy, share = self.configs[c]
+            res = trial.run(self.topo, kind, self.attacker, v, policy, () if policy is None else adopting[share],
+                            plan=self.plan, prefix=prefix, vrps=vrps, attack_prefix=attack_prefix, via=via)
             fr = res.fractions()
-            sums[(policy, share)] += (fr["attacker"], fr["disconnected"] + fr["loop"], res.diverted(w))
-            done += 1
-            if tick is not None:
-                tick(done, total)
-    n = len(incident.victims)
-    return [Counterfactual(p, s, n, *(sums[(p, s)] / n)) for p, s in configs]
+            out.append((k, c, (fr["attacker"], fr["disconnected"] + fr["loop"], res.diverted(w))))
+        return out
+
+
+_FORKED: dict = {}  # the Trials forked workers inherit
+
+
+def _forked_run(jobs):
+    return _FORKED["trials"].run(jobs)
+
+
+def counterfactuals(incident: Incident, topo, tick=None, workers: int = 1, client=None, meanwhile=None):
+    """The incident's attack on the converged-state engine: without a defence, then under each of
+    COUNTERFACTUALS at PARTIAL and at full deployment, averaged over its victims. The trials run in
+    `workers` forked processes, or on the Dask cluster of `client`; `meanwhile()` is run in this
+    process while they do (the timed replay). `tick(done, total)` reports progress. Returns the rows,
+    and what `meanwhile` returned."""
+    from bgpsim.base.pool import as_completed, process_pool
+
+    if incident.scenario.attack is None:
+        return [], meanwhile() if meanwhile else None
+    trials = Trials(incident, topo)
+    jobs = trials.jobs()
+    results, done, other = {}, 0, None
+
+    def take(got):
+        nonlocal done
+        for k, c, shares in got:
+            results[(k, c)] = shares
+        done += len(got)
+        if tick is not None:
+            tick(done, len(jobs))
+
+    if client is not None:
+        from distributed import as_completed as dask_completed
+
+        nworkers = max(1, len(client.scheduler_info().get("workers", {})))
+        shared = client.scatter(trials, broadcast=True)  # once per worker, not per job
+        futures = [client.submit(Trials.run, shared, c, pure=False) for c in _chunks(jobs, nworkers)]
+        other = meanwhile() if meanwhile else None
+        for fut in dask_completed(futures):
+            take(fut.result())
+    elif workers > 1:
+        _FORKED["trials"] = trials
+        try:
+            with process_pool(workers) as pool:
+                futures = [pool.submit(_forked_run, c) for c in _chunks(jobs, workers)]
+                other = meanwhile() if meanwhile else None
+                for fut in as_completed(futures):
+                    take(fut.result())
+        finally:
+            _FORKED.clear()
+    else:
+        other = meanwhile() if meanwhile else None
+        for job in jobs:
+            take(trials.run([job]))
+    n = len(trials.victims)
+    rows = []
+    for c, (policy, share) in enumerate(trials.configs):
+        sums = np.zeros(3)
+        for k in range(n):  # in the victims' order, so the sums are the same bytes however the jobs ran
+            sums += results[(k, c)]
+        rows.append(Counterfactual(policy, share, n, *(sums / n)))
+    return rows, other
+
+
+def _chunks(jobs: list, workers: int) -> list[list]:
+    """About eight chunks per worker, so that they finish together."""
+    size = max(1, -(-len(jobs) // (workers * 8)))
+    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
 
 
 def _roas(scn: Scenario, asn: int, prefix: Prefix) -> VRPTable:
@@ -201,19 +275,22 @@ def _roas(scn: Scenario, asn: int, prefix: Prefix) -> VRPTable:
     return VRPTable([victim_roa(prefix, asn)])
 
 
-__all__ = ["COUNTERFACTUALS", "PARTIAL", "Counterfactual", "Incident", "counterfactuals", "find", "load_incident", "names"]
+__all__ = ["COUNTERFACTUALS", "PARTIAL", "Counterfactual", "Incident", "Trials", "counterfactuals", "find", "load_incident",
+           "names"]
 
 
 class Replay:
-    """`bgpsim incident NAME`: the incident replayed on the timed engine as written, then its
-    counterfactuals on the converged state, written to `out` (an output of `bgpsim incident`,
-    checked when the replay is made, before any work)."""
+    """`bgpsim incident NAME`: the incident replayed on the timed engine as written, and its
+    counterfactuals on the converged state meanwhile (in `workers` processes, or on the Dask cluster
+    of `client`), written to `out` (an output of `bgpsim incident`, checked when the replay is made,
+    before any work)."""
 
-    def __init__(self, incident: Incident, out: Path, talk: bool):
+    def __init__(self, incident: Incident, out: Path, talk: bool, workers: int = 1, client=None):
         from bgpsim.base import outdir
 
         outdir.check(out, "incident")
         self.incident, self.out, self.talk = incident, out, talk
+        self.workers, self.client = workers, client
         self.wall = 0.0
 
     def run(self):
@@ -234,16 +311,26 @@ class Replay:
         started = time.perf_counter()
         shown = self.talk and sys.stderr.isatty()
         topo = load_topology(self.incident.scenario.topology)
-        progress = Progress(enabled=shown)
+        bar = None
+
+        def replay():
+            nonlocal bar
+            progress = Progress(enabled=shown)
+            try:
+                return simulate(resolve(self.incident.scenario, topo), progress)
+            finally:
+                progress.close()
+                bar = Bar(shown, "trial")  # the trials' bar from here on: one bar at a time
+
+        def tick(done, total):
+            if bar is not None:
+                bar(done, total)
+
         try:
-            run = simulate(resolve(self.incident.scenario, topo), progress)
+            rows, run = counterfactuals(self.incident, topo, tick, self.workers, self.client, meanwhile=replay)
         finally:
-            progress.close()
-        bar = Bar(shown, "trial")
-        try:
-            rows = counterfactuals(self.incident, topo, bar)
-        finally:
-            bar.close()
+            if bar is not None:
+                bar.close()
         table = io.StringIO()
         w = csv.writer(table, lineterminator="\n")
         w.writerow(Counterfactual.COLUMNS)
