@@ -290,13 +290,16 @@ def test_topology_figure_without_attacker(tmp_path, topo):
 def test_topology_figure_rings_the_adopters(topo):
     from matplotlib.collections import PathCollection
 
-    def rings(fig):
-        return [c for ax in fig.axes for c in ax.collections if isinstance(c, PathCollection)
-                and len(c.get_facecolors()) == 0]
+    def rings(fig):  # the centres of the rings
+        return sorted(tuple(xy) for ax in fig.axes for c in ax.collections if isinstance(c, PathCollection)
+                      and len(c.get_facecolors()) == 0 for xy in c.get_offsets().tolist())
+
+    def centre(fig, asn):  # of the label under AS asn's circle
+        return next(t.xy for t in fig.axes[0].texts if t.get_text() == f"AS{asn}")
 
     plain = topology_plot(topo, OUTCOMES, 1000, 2000)
     ringed = topology_plot(topo, OUTCOMES, 1000, 2000, adopters=[10, 100, 2000])
-    assert rings(plain) == [] and len(rings(ringed)) == 3
+    assert rings(plain) == [] and rings(ringed) == sorted(tuple(centre(ringed, a)) for a in (10, 100, 2000))
     labels = [t.get_text() for t in ringed.legends[0].get_texts()]
     assert "deploys the defence (ring)" in labels
 

@@ -240,18 +240,31 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
     size = 420
     special = {victim: "victim"} if attacker is None else {attacker: "attacker", victim: "victim"}
     lower = {i for r, row in enumerate(rows) for i in row if pos[i][1] < row_y[r] - 1e-9}
+    # the ASes' circles: one collection per kind of circle (plain, attacker or victim, adopter's ring),
+    # drawn in the order of the ASes, as many collections of one would be, but an artist each and not 30
+    circles: dict[bool, tuple[list, list]] = {}
+    rings: tuple[list, list] = ([], [])
+    for i in range(topo.n):
+        asn = int(topo.asns[i])
+        where, colours = circles.setdefault(asn in special, ([], []))
+        where.append(pos[i])
+        colours.append(COLOURS.get(outcomes.get(asn, ""), UNKNOWN_COLOUR))
+        if asn in adopters:
+            rings[0].append(pos[i])
+    for tagged, (where, colours) in circles.items():
+        x, y = zip(*where)
+        ax.scatter(x, y, s=size * (1.4 if tagged else 1.0), c=colours, edgecolors="black",
+                   linewidths=3.2 if tagged else 0.9, zorder=3)
+    if rings[0]:
+        x, y = zip(*rings[0])
+        ax.scatter(x, y, s=size * 2.3, facecolors="none", edgecolors=ADOPTER_RING, linewidths=2.2, zorder=2)
     for i in range(topo.n):
         asn = int(topo.asns[i])
         x, y = pos[i]
-        colour = COLOURS.get(outcomes.get(asn, ""), UNKNOWN_COLOUR)
         tag = special.get(asn)
-        ax.scatter([x], [y], s=size * (1.4 if tag else 1.0), c=[colour], edgecolors="black",
-                   linewidths=3.2 if tag else 0.9, zorder=3)
-        if asn in adopters:
-            ax.scatter([x], [y], s=size * 2.3, facecolors="none", edgecolors=ADOPTER_RING, linewidths=2.2, zorder=2)
         # under the AS, clear of its circle, or of the ring every AS wears when some do (so rows stay level)
         drop = 19.5 if adopters else 15 if not tag else 17
-        ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), textcoords="offset points",
+        ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), textcoords="offset points", annotation_clip=False,
                     ha="center", va="top", fontsize=8.5, fontweight="bold", zorder=5, bbox=_LABEL_BOX)
         name = topo.names.get(asn)
         name_lines = 0
@@ -259,7 +272,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
             short = textwrap.shorten(name, width=30, placeholder="…")
             wrapped = "\n".join(textwrap.wrap(short, width=14)) or short
             name_lines = wrapped.count("\n") + 1
-            ax.annotate(wrapped, (x, y), xytext=(0, -drop - 12), textcoords="offset points",
+            ax.annotate(wrapped, (x, y), xytext=(0, -drop - 12), textcoords="offset points", annotation_clip=False,
                         ha="center", va="top", fontsize=7, color="#333333", linespacing=1.0, zorder=4,
                         bbox=_LABEL_BOX)
         if tag:
@@ -267,7 +280,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
             # the names of the sub-row above, so it goes under the AS's own labels
             below = i in lower
             ax.annotate(tag.upper(), (x, y), xytext=(0, -drop - 14 - 8.5 * name_lines if below else drop - 1),
-                        textcoords="offset points", ha="center", va="top" if below else "bottom", fontsize=9,
+                        textcoords="offset points", annotation_clip=False, ha="center", va="top" if below else "bottom", fontsize=9,
                         fontweight="bold", color="black", zorder=6,
                         bbox=dict(boxstyle="round,pad=0.2", facecolor="#fff6c8", edgecolor="black",
                                   linewidth=0.8))

@@ -1,0 +1,86 @@
+"""Benchmark: the class demo, the README's first command's run (`bgpsim run`: the bundled teaching
+scenario, 30 ASes, with its figures and report), as a command and piece by piece.
+
+As a command: --repeat runs of `python -m bgpsim run --out DIR` in a child process (wall time and
+peak RSS from wait4). In this process: the imports, the simulation, each figure and the report,
+timed where `bgpsim.sim.output.write` calls them. With --root, another checkout's code runs the
+command (before and after in one sitting, as bench/bench_incidents.py does). Figures only; nothing
+is asserted.
+Usage: python bench/bench_demo.py [--repeat N] [--root DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+def command(root: Path, out: Path) -> tuple[float, float]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    t = time.perf_counter()
+    p = subprocess.Popen([sys.executable, "-m", "bgpsim", "run", "--out", str(out), "--quiet"], cwd=root, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"bgpsim run: exit status {os.waitstatus_to_exitcode(status)}")
+    return time.perf_counter() - t, usage.ru_maxrss / 1024
+
+
+def pieces(out: Path) -> dict[str, float]:
+    """Seconds of each part of one run in this process (its first: imports are not cached yet)."""
+    times: dict[str, float] = {}
+    t = time.perf_counter()
+    import bgpsim.sim.run  # noqa: F401  what `bgpsim run` imports before it simulates
+    from bgpsim.cli import main
+    times["imports (command, engine)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    import bgpsim.viz.report
+    import bgpsim.viz.timeline
+    import bgpsim.viz.topology  # noqa: F401
+    times["imports (figures: matplotlib)"] = time.perf_counter() - t
+    import bgpsim.viz.report as report
+    import bgpsim.viz.timeline as timeline
+    import bgpsim.viz.topology as topology
+
+    for mod, name in ((topology, "topology_figure"), (timeline, "timeline_figure"), (report, "write_report")):
+        def timed(*a, _f=getattr(mod, name), _name=name, **k):
+            t = time.perf_counter()
+            try:
+                return _f(*a, **k)
+            finally:
+                times[_name] = times.get(_name, 0.0) + time.perf_counter() - t
+        setattr(mod, name, timed)
+    t = time.perf_counter()
+    assert main(["run", "--out", str(out), "--quiet"]) == 0
+    whole = time.perf_counter() - t
+    times["the rest (simulation, CSV and JSON files)"] = whole - sum(times.get(k, 0.0) for k in
+                                                                    ("topology_figure", "timeline_figure", "write_report"))
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--root", type=Path, default=HERE, help="the checkout whose code runs the command")
+    args = ap.parse_args()
+    root = args.root.resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [command(root, Path(tmp) / f"run-{k}") for k in range(args.repeat)]
+        walls = [w for w, _ in runs]
+        print(f"bgpsim run ({root}): median {statistics.median(walls):.2f} s wall, min {min(walls):.2f}, "
+              f"max {max(walls):.2f} over {len(walls)}; peak RSS {max(r for _, r in runs):.0f} MB")
+        if root == HERE:
+            sys.path.insert(0, str(HERE))
+            for name, secs in pieces(Path(tmp) / "pieces").items():
+                print(f"  {name:<42} {secs:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
