@@ -2,15 +2,15 @@
 
 Each incident runs as a command in a child process (the 2025 CAIDA graph from ../shared/data/caida,
 through $BGPSIM_DATA); this prints its wall time, CPU time and peak RSS (the largest process, from
-wait4). With --root, the code of another checkout runs (a `git worktree` of an earlier commit, its
-core built in place), so before and after are measured in the same sitting:
+wait4). With --before, the code of an earlier checkout (a `git worktree` of an earlier commit, its
+core built in place) runs each incident too, just before this one's, so that before and after are
+measured side by side on a machine whose speed drifts:
 
     git worktree add /tmp/base HEAD~3 && (cd /tmp/base && python setup.py -q build_ext --inplace)
-    python bench/bench_incidents.py --root /tmp/base youtube-2008 as7007-1997
-    python bench/bench_incidents.py youtube-2008 as7007-1997
+    python bench/bench_incidents.py --before /tmp/base youtube-2008 as7007-1997
 
 Figures only; nothing is asserted.
-Usage: python bench/bench_incidents.py [--root DIR] [--repeat N] [--workers N] [NAME ...]
+Usage: python bench/bench_incidents.py [--before DIR] [--repeat N] [--workers N] [NAME ...]
 """
 
 from __future__ import annotations
@@ -45,26 +45,33 @@ def run(root: Path, name: str, out: Path, extra: list[str]) -> tuple[float, floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", metavar="NAME", help="incidents (default: every bundled one)")
-    ap.add_argument("--root", type=Path, default=HERE, help="the checkout whose code runs (default: this one)")
+    ap.add_argument("--before", type=Path, help="an earlier checkout, run beside this one")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each; the fastest is printed with the others")
-    ap.add_argument("--workers", help="passed to the command (the checkout must know the option)")
+    ap.add_argument("--workers", help="passed to this checkout's command")
     args = ap.parse_args()
-    root = args.root.resolve()
-    names = args.names or subprocess.run([sys.executable, "-m", "bgpsim", "incident", "--list"], cwd=root, check=True,
-                                         env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True,
+    names = args.names or subprocess.run([sys.executable, "-m", "bgpsim", "incident", "--list"], cwd=HERE, check=True,
+                                         env={**os.environ, "PYTHONPATH": str(HERE)}, capture_output=True,
                                          text=True).stdout.split("\n")
     names = [n.split()[0] for n in names if n.strip()]
-    extra = ["--workers", args.workers] if args.workers else []
-    print(f"code: {root}; graph: {DATA / '20250901.as-rel2.txt.bz2'}; {os.cpu_count()} CPUs")
-    total = 0.0
+    roots = ([("before", args.before.resolve(), [])] if args.before else []) + \
+        [("after" if args.before else "this", HERE, ["--workers", args.workers] if args.workers else [])]
+    print(f"graph: {DATA / '20250901.as-rel2.txt.bz2'}; {os.cpu_count()} CPUs; "
+          + "; ".join(f"{label}: {root}" for label, root, _ in roots))
+    total = {label: 0.0 for label, _, _ in roots}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            runs = [run(root, name, Path(tmp) / f"{name}-{k}", extra) for k in range(args.repeat)]
-            wall, cpu, rss = min(runs)
-            total += wall
-            others = ", ".join(f"{w:.1f}" for w, _, _ in runs)
-            print(f"  {name:<20} {wall:6.1f} s wall ({others}), {cpu:6.1f} s CPU, peak RSS {rss:5.0f} MB", flush=True)
-    print(f"all {len(names)}: {total:.1f} s wall")
+            walls = {}
+            for label, root, extra in roots:
+                runs = [run(root, name, Path(tmp) / f"{name}-{label}-{k}", extra) for k in range(args.repeat)]
+                wall, cpu, rss = min(runs)
+                walls[label] = wall
+                total[label] += wall
+                others = ", ".join(f"{w:.1f}" for w, _, _ in runs)
+                print(f"  {name:<20} {label:<6} {wall:6.1f} s wall ({others}), {cpu:6.1f} s CPU, peak RSS {rss:5.0f} MB",
+                      flush=True)
+            if args.before:
+                print(f"  {name:<20} after/before {walls['after'] / walls['before']:.2f}", flush=True)
+    print("all: " + ", ".join(f"{label} {t:.1f} s wall" for label, t in total.items()))
 
 
 if __name__ == "__main__":

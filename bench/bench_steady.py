@@ -7,7 +7,7 @@ Ours: graph load; per defence (or those --policy names), the median of --trials 
 graph build and --bgpy-trials of the ROV trials; the ratio of medians; and whether every AS's outcome
 agreed. Figures only; nothing is asserted.
 Usage: python bench/bench_steady.py [--trials N] [--bgpy-trials K] [--no-bgpy] [--attack KIND]
-       [--policy NAME,...]
+       [--policy NAME,...] [--profile]
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def main() -> None:
     ap.add_argument("--no-bgpy", action="store_true")
     ap.add_argument("--attack", default="subprefix", help="the attack of our trials (BGPy's stay sub-prefix hijacks)")
     ap.add_argument("--policy", help="comma-separated defences to time (default: every one; rov always)")
+    ap.add_argument("--profile", action="store_true", help="then the ROV trials again under cProfile: where the time goes")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -77,6 +78,16 @@ def main() -> None:
         print(f"  {name:<17} {args.attack} trial, 10 % adoption: median {1000 * medians[name]:6.1f} ms "
               f"(min {1000 * min(ts):.1f}, max {1000 * max(ts):.1f}) over {len(ts)}")
     print(f"ours: peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB (this process)")
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        for a, v, ad in trials:
+            trial.run(topo, args.attack, a, v, "rov", ad, plan)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(12)
     if args.no_bgpy or args.attack != "subprefix":
         if not args.no_bgpy:
             print("BGPy: compared on sub-prefix hijacks only (run without --attack)")

@@ -42,13 +42,13 @@ def end_to_end(out: Path) -> dict:
 def breakdown(out: Path) -> dict:
     sys.path.insert(0, str(ROOT))
     from bgpsim.cli import build_parser
-    from bgpsim.commands.run import scenario_from
     from bgpsim.graph.topology import load_topology
     from bgpsim.sim import output
     from bgpsim.sim.plan import resolve
+    from bgpsim.sim.choices import scenario_from
     from bgpsim.sim.run import simulate
 
-    scn = scenario_from(build_parser("run").parse_args(["run", *ARGS]))
+    scn, _ = scenario_from(build_parser("run").parse_args(["run", *ARGS]))
     t0 = time.perf_counter()
     topo = load_topology(scn.topology)
     t1 = time.perf_counter()
