@@ -35,7 +35,6 @@ typedef struct {
     int64_t *nh, *length, *seed;
     int64_t *ready;  /* the score each AS offers its neighbours: NO_OFFER without a route */
     const uint8_t *blocked[3];  /* per sweep (customer, peer, provider): ASes that take no route; or NULL */
-    int track;  /* copy each route's seed */
     int32_t top;  /* the highest rank */
     Py_ssize_t lq, lp;  /* the lengths of the lists q and p */
     int bad;  /* an index out of range was met */
@@ -86,8 +85,7 @@ static inline void settle(sweeps *s, int32_t t, int64_t best, int cls)
     s->nh[t] = x;
     s->length[t] = s->length[x] + 1;
     s->ready[t] = s->length[t] << NH_BITS | t;
-    if (s->track)
-        s->seed[t] = s->seed[x];
+    s->seed[t] = s->seed[x];
 }
 
 /* AS x, with its own or a customer route, offers it to each of its providers: the provider keeps the
@@ -192,20 +190,20 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
     return 0;
 }
 
-/* steady_sweeps(qs, q, ps, p, order, pos, rank, top, rel, nh, length, seed, origins, blocked, track):
+/* steady_sweeps(qs, q, ps, p, order, pos, rank, top, rel, nh, length, seed, origins, blocked):
  * the three sweeps, on the solver's arrays in place. qs/q: the peers of each AS (CSR, int32); order:
  * the ASes by ascending rank, pos its inverse; ps/p: the providers of the AS at each position of
  * `order`; rank: each AS's, at most top; rel (int8), nh, length, seed (int64): the state, the
  * origins' set already; origins (int32): the ASes that originate; blocked: None, or three uint8
- * masks (customer, peer and provider sweeps); track: copy each route's seed. */
+ * masks (customer, peer and provider sweeps). Each route takes its next hop's seed. */
 static PyObject *steady_sweeps(PyObject *self, PyObject *args)
 {
     (void)self;
     enum { QS, Q, PS, P, ORDER, POS, RANK, REL, NH, LENGTH, SEED, ORIGINS, K };
     PyObject *o[K], *blocked;
-    int top, track;
-    if (!PyArg_ParseTuple(args, "OOOOOOOiOOOOOOp:steady_sweeps", &o[QS], &o[Q], &o[PS], &o[P], &o[ORDER], &o[POS],
-                          &o[RANK], &top, &o[REL], &o[NH], &o[LENGTH], &o[SEED], &o[ORIGINS], &blocked, &track))
+    int top;
+    if (!PyArg_ParseTuple(args, "OOOOOOOiOOOOOO:steady_sweeps", &o[QS], &o[Q], &o[PS], &o[P], &o[ORDER], &o[POS],
+                          &o[RANK], &top, &o[REL], &o[NH], &o[LENGTH], &o[SEED], &o[ORIGINS], &blocked))
         return NULL;
     static const char *const name[K] = {"qs", "q", "ps", "p", "order", "pos", "rank", "rel", "nh", "length", "seed",
                                         "origins"};
@@ -226,7 +224,7 @@ static PyObject *steady_sweeps(PyObject *self, PyObject *args)
             goto fail;
     sweeps s = {.n = n, .qs = v[QS].buf, .q = v[Q].buf, .ps = v[PS].buf, .p = v[P].buf, .order = v[ORDER].buf,
                 .pos = v[POS].buf, .rank = v[RANK].buf, .rel = v[REL].buf, .nh = v[NH].buf, .length = v[LENGTH].buf,
-                .seed = v[SEED].buf, .track = track, .top = top, .lq = len[Q], .lp = len[P]};
+                .seed = v[SEED].buf, .top = top, .lq = len[Q], .lp = len[P]};
     if (blocked != Py_None) {
         if (!PyTuple_Check(blocked) || PyTuple_GET_SIZE(blocked) != 3) {
             PyErr_SetString(PyExc_TypeError, "blocked: want None or a tuple of three masks");
@@ -255,7 +253,7 @@ fail:
 }
 
 /* The walks of steady_trace, a hop at a time for all of them, as bgpsim.sim.trial.trace words it. */
-static int walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8_t *role, Py_ssize_t nseeds,
+static void walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8_t *role, Py_ssize_t nseeds,
                 int64_t *xs, int64_t *cur, int8_t *tmp, Py_ssize_t m, int max_hops)
 {
 #define ROLE(k) role[(k) < 0 ? (k) + nseeds : (k)]  /* a seed of -1 (no route) is the last seed's */
@@ -269,7 +267,7 @@ static int walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8_
             else
                 xs[k] = xs[j], cur[k++] = cur[j];
         if (!(m = k))
-            return 0;
+            return;
         for (Py_ssize_t j = 0; j < m; j++)  /* the hops' outcomes, as the step before left them */
             tmp[j] = out[cur[j]];
         k = 0;
@@ -288,7 +286,6 @@ static int walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8_
     }
     for (Py_ssize_t j = 0; j < m; j++)
         out[xs[j]] = LOOP;
-    return 0;
 #undef ROLE
 }
 
@@ -314,7 +311,7 @@ static PyObject *steady_trace(PyObject *self, PyObject *args)
     static const char *const name[6] = {"out", "rel", "nh", "seed", "role", "seed_at"};
     Py_ssize_t size[6] = {1, 1, 8, 8, 1, 8}, count[6] = {n, n, n, n, nseeds, nseeds};
     Py_buffer v[7];
-    int got = 0, rc = 0;
+    int got = 0;
     for (; got < 6; got++)
         if (array_view(o[got], &v[got], size[got], count[got], name[got]) < 0)
             goto fail;
@@ -327,12 +324,6 @@ static PyObject *steady_trace(PyObject *self, PyObject *args)
     int8_t *out = v[0].buf;
     const int8_t *rel = v[1].buf, *role = v[4].buf;
     const int64_t *nh = v[2].buf, *seed = v[3].buf, *seed_at = v[5].buf;
-    for (Py_ssize_t i = 0; i < n; i++)  /* every next hop and seed in range, once */
-        if (nh[i] < -1 || nh[i] >= n || seed[i] < -1 || seed[i] >= nseeds || (seed[i] == -1 && rel[i] != NONE)) {
-            PyErr_Format(PyExc_ValueError, "steady_trace: AS %zd: next hop %lld or seed %lld out of range", i,
-                         (long long)nh[i], (long long)seed[i]);
-            goto fail;
-        }
     if (nseeds == 0)
         goto done;
     int64_t *xs = malloc((size_t)n * sizeof *xs), *cur = malloc((size_t)n * sizeof *cur);
@@ -342,25 +333,29 @@ static PyObject *steady_trace(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto fail;
     }
-    if (hole)
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (out[i] < 0 && hole[i] > 0)
-                out[i] = DISCONNECTED;
+    /* one pass: every next hop and seed checked, blackholes stop traffic, the ASes to walk found */
     Py_ssize_t m = 0;
     int through = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
+        if (nh[i] < -1 || nh[i] >= n || seed[i] < -1 || seed[i] >= nseeds || (seed[i] == -1 && rel[i] != NONE)) {
+            free(xs), free(cur), free(tmp);
+            PyErr_Format(PyExc_ValueError, "steady_trace: AS %zd: next hop %lld or seed %lld out of range", i,
+                         (long long)nh[i], (long long)seed[i]);
+            goto fail;
+        }
+        if (hole && out[i] < 0 && hole[i] > 0)
+            out[i] = DISCONNECTED;
         if (out[i] < 0 && rel[i] != NONE)
             xs[m++] = i;
-        int64_t at = seed_at[seed[i] < 0 ? seed[i] + nseeds : seed[i]];
-        through |= (nh[i] == attacker || nh[i] == victim) && nh[i] != at;
+        if (nh[i] >= 0 && (nh[i] == attacker || nh[i] == victim))
+            through |= nh[i] != seed_at[seed[i] < 0 ? seed[i] + nseeds : seed[i]];
     }
     if (first && !through && !hole)
         for (Py_ssize_t j = 0; j < m; j++)  /* every hop takes this prefix too: the route's announcer it is */
             out[xs[j]] = role[seed[xs[j]]];
     else if (m)
-        rc = walk(out, nh, seed, role, nseeds, xs, cur, tmp, m, max_hops);
+        walk(out, nh, seed, role, nseeds, xs, cur, tmp, m, max_hops);
     free(xs), free(cur), free(tmp);
-    (void)rc;
 done:
     release(v, got);
     Py_RETURN_NONE;

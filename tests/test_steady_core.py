@@ -88,7 +88,7 @@ def test_a_bad_plan_is_a_value_error_not_a_crash():
     def sweep(qs=qs, q=q, ps=ps, p=p):
         rel, length = np.full(n, 0, np.int8), np.ones(n, np.int64)  # every AS an origin offers to its providers
         _core.steady_sweeps(qs, q, ps, p, *rest, rel, np.full(n, -1, np.int64), length, np.zeros(n, np.int64),
-                            np.arange(n, dtype=np.int32), None, False)
+                            np.arange(n, dtype=np.int32), None)
 
     sweep()
     bad = p.copy()

@@ -208,8 +208,14 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     if rules is not None and rules.path_constant and not holes and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
                                                            for s in seeds}) == 1:
         const = {k: v[seeds[0].at] for k, v in attrs.items()}
-        blocked = {cls: policy.adopter & ~np.broadcast_to(policy.accept(Candidate(None, None, cls, None, const)), (n,))
-                   for cls in (CUSTOMER, PEER, PROVIDER)}
+        made: dict = {}  # one mask per distinct verdict: ROV's is the same for every relationship
+        blocked = {}
+        for cls in (CUSTOMER, PEER, PROVIDER):
+            ok = policy.accept(Candidate(None, None, cls, None, const))
+            key = bool(ok) if np.ndim(ok) == 0 else cls
+            if key not in made:
+                made[key] = policy.adopter & ~np.broadcast_to(ok, (n,))
+            blocked[cls] = made[key]
         const_pref = int(policy.prefer(Candidate(None, None, PROVIDER, None, const)))
         rules = None
     adopter = rules.adopter if rules is not None else None
@@ -267,7 +273,8 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         """Mark the up batches (ranks) of the providers of ASes that now have routes to offer."""
         pending[plan.ranks[plan.providers.of(new)[1]]] = True
 
-    same_everywhere = blocked is not None and all(np.array_equal(blocked[CUSTOMER], m) for m in blocked.values())
+    same_everywhere = blocked is not None and all(m is blocked[CUSTOMER] or np.array_equal(blocked[CUSTOMER], m)
+                                                  for m in blocked.values())
 
     def block(cls: int, mark):
         """Set aside the receivers the policy refuses in this sweep; the mask to lift after it."""
@@ -318,7 +325,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     if rules is None and onpath is None and not excluded:  # the standard model: compiled (core/steady.c)
         masks = None if blocked is None else tuple(blocked[c].view(np.uint8) for c in (CUSTOMER, PEER, PROVIDER))
         _core.steady_sweeps(*plan.core, rel, nh, length, sd, np.asarray([s.at for s in seeds], dtype=np.int32),
-                            masks, track)
+                            masks)
     else:
         pending = np.zeros(int(plan.ranks.max()) + 2, dtype=bool)
         wake(np.asarray([s.at for s in seeds], dtype=np.int64))
@@ -361,12 +368,12 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             if holes:
                 place(PROVIDER, b.Tu)
         unblock(mark, PROVIDER)
+        if not track:
+            sd[rel != NONE] = 0
     if blocked is not None:  # the constant attributes, and preference, of every route
         routed = rel != NONE
         for k, v in const.items():
             attrs[k][routed] = v
         if const_pref and policy.ranks:
             pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
-    if not track:
-        sd[rel != NONE] = 0
     return Ribs(prefix, seeds, rel, nh, length, sd, pref, attrs, policy, hole)
