@@ -90,6 +90,8 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         progress(q.processed, q.now)
 
     asns = topo.asns.tolist()
+    asn_text = [str(a) for a in asns]  # each AS's number and each prefix written once, not once per row
+    prefix_text = {p: str(p) for p in prefixes}
     ases = []
     chosen: list[int | None] = []  # per AS, the prefix (index) whose route it uses for the target
     for i, asn in enumerate(asns):
@@ -104,7 +106,7 @@ def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
             asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[fwd.outcome[i]],
             "" if fwd.attacker_at[i] is None else round(fwd.attacker_at[i], 6),
             "" if fwd.changed_at[i] is None else round(fwd.changed_at[i], 6),
-            "" if pfx is None else str(pfx), "" if path is None else " ".join(str(asns[x]) for x in path),
+            "" if pfx is None else prefix_text[pfx], "" if path is None else " ".join([asn_text[x] for x in path]),
             "none" if entry is None else REL_NAMES[entry[1]]))
 
     interception = None
