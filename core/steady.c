@@ -364,8 +364,77 @@ fail:
     return NULL;
 }
 
+/* steady_descendants(nh, length, origin, desc): for every AS, how many other ASes route through it
+ * toward one origin (desc, int64, filled; 0 for the origin itself). The next hops of a converged
+ * state form a tree rooted at the origin, each learned route one AS longer than its next hop's: each
+ * routed AS counts once at its next hop, then the ASes, longest route first, add what they gathered
+ * to their next hops (bgpsim.sim.destinations' transit centrality). */
+static PyObject *steady_descendants(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t origin;
+    if (!PyArg_ParseTuple(args, "OOnO:steady_descendants", &o[0], &o[1], &origin, &o[2]))
+        return NULL;
+    Py_ssize_t n = PyObject_Length(o[0]);
+    if (n < 0)
+        return NULL;
+    static const char *const name[3] = {"nh", "length", "desc"};
+    Py_buffer v[3];
+    int got = 0;
+    for (; got < 3; got++)
+        if (array_view(o[got], &v[got], 8, n, name[got]) < 0)
+            goto fail;
+    const int64_t *nh = v[0].buf, *length = v[1].buf;
+    int64_t *desc = v[2].buf, longest = 0;
+    if (origin < 0 || origin >= n) {
+        PyErr_Format(PyExc_ValueError, "steady_descendants: origin %zd: want 0 to %zd", origin, n - 1);
+        goto fail;
+    }
+    memset(desc, 0, (size_t)n * sizeof *desc);
+    for (Py_ssize_t i = 0; i < n; i++) {  /* checked, and each routed AS counted at its next hop */
+        if (nh[i] < -1 || nh[i] >= n || length[i] < 0 || length[i] > n + 1) {
+            PyErr_Format(PyExc_ValueError, "steady_descendants: AS %zd: next hop %lld or length %lld out of range", i,
+                         (long long)nh[i], (long long)length[i]);
+            goto fail;
+        }
+        if (nh[i] >= 0)
+            desc[nh[i]]++;
+        if (length[i] > longest)
+            longest = length[i];
+    }
+    /* the parents (ASes others route through, themselves with a next hop), by the length of their
+     * routes: a counting sort; they are few */
+    Py_ssize_t *start = calloc((size_t)longest + 2, sizeof *start), *by = malloc((size_t)n * sizeof *by);
+    if (!start || !by) {
+        free(start), free(by);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (desc[i] && length[i] >= 2 && nh[i] >= 0)
+            start[length[i] + 1]++;
+    for (int64_t l = 0; l <= longest; l++)
+        start[l + 1] += start[l];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (desc[i] && length[i] >= 2 && nh[i] >= 0)
+            by[start[length[i]]++] = i;  /* start[l] ends as the end of length l */
+    for (Py_ssize_t k = start[longest] - 1; k >= 0; k--) {  /* longest first */
+        Py_ssize_t x = by[k];
+        desc[nh[x]] += desc[x];
+    }
+    desc[origin] = 0;
+    free(start), free(by);
+    release(v, got);
+    Py_RETURN_NONE;
+fail:
+    release(v, got);
+    return NULL;
+}
+
 PyMethodDef steady_methods[] = {
     {"steady_sweeps", steady_sweeps, METH_VARARGS, "The converged-state solver's three sweeps, in place."},
     {"steady_trace", steady_trace, METH_VARARGS, "Where every AS's packets go on one prefix's routes, in place."},
+    {"steady_descendants", steady_descendants, METH_VARARGS, "How many ASes route through each AS toward one origin."},
     {NULL, NULL, 0, NULL},
 };

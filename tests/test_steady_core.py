@@ -101,3 +101,18 @@ def test_a_bad_plan_is_a_value_error_not_a_crash():
         sweep(ps=starts)
     with pytest.raises(ValueError, match="want a one-dimensional array"):
         sweep(q=q.astype(np.int64))
+
+
+def test_descendants_count_the_ases_routing_through_each():
+    """Transit centrality toward one origin: AS 1 carries AS 2's route, AS 4 carries 5's and 6's; the
+    origin (0, announcing a path of two ASes) counts for nothing, nor does AS 3 (no route)."""
+    nh = np.array([-1, 0, 1, -1, 0, 4, 4], dtype=np.int64)
+    length = np.array([2, 3, 4, 0, 3, 4, 4], dtype=np.int64)
+    desc = np.full(7, -9, dtype=np.int64)
+    _core.steady_descendants(nh, length, 0, desc)
+    assert desc.tolist() == [0, 1, 0, 0, 2, 0, 0]
+    with pytest.raises(ValueError, match="AS 2: next hop 9"):
+        _core.steady_descendants(np.array([-1, 0, 9], dtype=np.int64), np.array([1, 2, 3], dtype=np.int64), 0,
+                                 np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="origin 7"):
+        _core.steady_descendants(nh, length, 5 + 2, desc)

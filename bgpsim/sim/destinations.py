@@ -40,9 +40,9 @@ group's other columns are copies with two entries changed (on the 2025 graph, 50
 instead of 78,643).
 `derive=False` solves every origin; the files are the same bytes (tests check it).
 
-Transit centrality is computed per solved origin on arrays: every routed AS adds 1 to its next
-hop's count (one bincount), then the parents, deepest first, pass their counts to their own next
-hops (one `np.add.at` per path length over the few ASes that are parents: ASes with customers).
+Transit centrality is computed per solved origin, compiled (core/steady.c, `steady_descendants`):
+every routed AS adds 1 to its next hop's count, then the parents, deepest first, pass their counts
+to their own next hops.
 Workers (bgpsim.base.pool: forked where the platform can fork) get the topology once each,
 take chunks of origins, write their chunk files and send back their counts; sums of integers, so any
 number of workers writes the same bytes (only `seconds` in summary.json differs).
@@ -60,6 +60,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from bgpsim import _core
 
 from .engine.steady import NONE, Seed, plan_for, propagate
 from bgpsim.base.errors import InputError
@@ -119,8 +121,6 @@ class _Solver:
         self.plan = plan_for(topo)
         # Index -1 (no next hop) picks the appended 0.
         self.asn_ext = np.append(topo.asns.astype(np.uint32), np.uint32(0))
-        # Only ASes with customers pass routes on to more than themselves (Gao-Rexford export).
-        self.inner = np.flatnonzero(np.bincount(topo.p2c[:, 0], minlength=n))
         self.nh = np.empty((chunk_size, n), dtype=np.uint32)  # origin-major, as solved
         self.rel = np.empty((chunk_size, n), dtype=np.uint8)
         self.nh_t = np.empty((n, chunk_size), dtype=np.uint32)  # AS-major, as stored
@@ -141,7 +141,7 @@ class _Solver:
             r = propagate(self.plan, _PREFIX, [Seed(b)], None)
             self.runs += 1
             cnt = np.bincount(r.length)
-            desc = _descendants(r.nh, r.length, b, int(cnt[2:].sum()), self.inner)
+            desc = _descendants(r.nh, r.length, b)
             np.take(self.asn_ext, r.nh, out=self.nh[j0])
             self.rel[j0] = r.rel.view(np.uint8)
             self.nh[j0 + 1:j1] = self.nh[j0]
@@ -174,28 +174,12 @@ def _transpose(a: np.ndarray, out: np.ndarray, block: int = 2048) -> np.ndarray:
     return out
 
 
-def _descendants(nh: np.ndarray, length: np.ndarray, origin: int, learned: int, inner: np.ndarray | None = None) -> np.ndarray:
-    """For every AS, how many other ASes route through it; 0 for the origin (the destination).
-
-    A learned route has length >= 2 and its next hop's length is one less: the next hops form a tree
-    rooted at the origin. Each routed AS counts once at its next hop (one bincount); then the
-    parents, deepest first, add their counts to their own next hops (one `np.add.at` per length).
-    Parents are looked for among `inner` (ASes with customers) when given; the count that reaches
-    the origin must then be every learned route, else all ASes are looked at."""
-    n = len(nh)
-    desc = np.bincount(nh + 1, minlength=n + 1)[1:]  # nh -1 (origin, no route) falls in bin 0
-    cand = inner[desc[inner] > 0] if inner is not None else np.flatnonzero(desc)
-    lp = length[cand]
-    cand, lp = cand[lp >= 2], lp[lp >= 2]  # the origin passes nothing on
-    if cand.size:
-        order = np.argsort((255 - np.minimum(lp, 255)).astype(np.uint8), kind="stable")  # deepest first
-        cand, lp = cand[order], lp[order]
-        cuts = np.flatnonzero(lp[1:] != lp[:-1]) + 1
-        for level in np.split(cand, cuts):
-            np.add.at(desc, nh[level], desc[level])
-    if inner is not None and desc[origin] != learned:
-        return _descendants(nh, length, origin, learned)
-    desc[origin] = 0
+def _descendants(nh: np.ndarray, length: np.ndarray, origin: int) -> np.ndarray:
+    """For every AS, how many other ASes route through it toward `origin`; 0 for the origin (the
+    destination). Compiled (core/steady.c): each routed AS counts once at its next hop, then the ASes,
+    longest route first, add what they gathered to their next hops."""
+    desc = np.empty(len(nh), dtype=np.int64)
+    _core.steady_descendants(nh, length, origin, desc)
     return desc
 
 
