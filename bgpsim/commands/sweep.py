@@ -74,7 +74,8 @@ def register(sub, parser_class) -> None:
 
 def cmd_sweep(args) -> int:
     from bgpsim.base import outdir
-    from bgpsim.sim.sweep import Sweep, connect, run_sweep
+    from bgpsim.base.pool import connect
+    from bgpsim.sim.sweep import Sweep, run_sweep
 
     outdir.check(args.out, "sweep")
 

@@ -199,58 +199,27 @@ class Trials:
         return out
 
 
-_FORKED: dict = {}  # the Trials forked workers inherit
-
-
-def _forked_run(jobs):
-    return _FORKED["trials"].run(jobs)
-
-
 def counterfactuals(incident: Incident, topo, tick=None, workers: int = 1, client=None, meanwhile=None):
     """The incident's attack on the converged-state engine: without a defence, then under each of
     COUNTERFACTUALS at PARTIAL and at full deployment, averaged over its victims. The trials run in
-    `workers` forked processes, or on the Dask cluster of `client`; `meanwhile()` is run in this
-    process while they do (the timed replay). `tick(done, total)` reports progress. Returns the rows,
-    and what `meanwhile` returned."""
-    from bgpsim.base.pool import as_completed, process_pool
+    `workers` processes, or on the Dask cluster of `client` (bgpsim.base.pool.run_chunks);
+    `meanwhile()` is run in this process while they do (the timed replay). `tick(done, total)` reports
+    progress. Returns the rows, and what `meanwhile` returned."""
+    from bgpsim.base.pool import run_chunks
 
     if incident.scenario.attack is None:
         return [], meanwhile() if meanwhile else None
     trials = Trials(incident, topo)
     jobs = trials.jobs()
-    results, done, other = {}, 0, None
+    results = {}
 
     def take(got):
-        nonlocal done
         for k, c, shares in got:
             results[(k, c)] = shares
-        done += len(got)
         if tick is not None:
-            tick(done, len(jobs))
+            tick(len(results), len(jobs))
 
-    if client is not None:
-        from distributed import as_completed as dask_completed
-
-        nworkers = max(1, len(client.scheduler_info().get("workers", {})))
-        shared = client.scatter(trials, broadcast=True)  # once per worker, not per job
-        futures = [client.submit(Trials.run, shared, c, pure=False) for c in _chunks(jobs, nworkers)]
-        other = meanwhile() if meanwhile else None
-        for fut in dask_completed(futures):
-            take(fut.result())
-    elif workers > 1:
-        _FORKED["trials"] = trials
-        try:
-            with process_pool(workers) as pool:
-                futures = [pool.submit(_forked_run, c) for c in _chunks(jobs, workers)]
-                other = meanwhile() if meanwhile else None
-                for fut in as_completed(futures):
-                    take(fut.result())
-        finally:
-            _FORKED.clear()
-    else:
-        other = meanwhile() if meanwhile else None
-        for job in jobs:
-            take(trials.run([job]))
+    other = run_chunks(Trials.run, trials, jobs, take, workers, client, meanwhile)
     n = len(trials.victims)
     rows = []
     for c, (policy, share) in enumerate(trials.configs):
@@ -259,12 +228,6 @@ def counterfactuals(incident: Incident, topo, tick=None, workers: int = 1, clien
             sums += results[(k, c)]
         rows.append(Counterfactual(policy, share, n, *(sums / n)))
     return rows, other
-
-
-def _chunks(jobs: list, workers: int) -> list[list]:
-    """About eight chunks per worker, so that they finish together."""
-    size = max(1, -(-len(jobs) // (workers * 8)))
-    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
 
 
 def _roas(scn: Scenario, asn: int, prefix: Prefix) -> VRPTable:

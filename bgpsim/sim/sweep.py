@@ -32,7 +32,7 @@ from .defences import DEFENCES, label, policy_name
 from .engine.steady import plan_for
 from bgpsim.base.errors import InputError
 from bgpsim.base.outdir import open_append, resumable, write_atomic
-from bgpsim.base.pool import as_completed, process_pool
+from bgpsim.base.pool import run_chunks
 
 COLUMNS = ("policy", "attack", "adoption", "trial", "attacker", "victim", "attacker_frac", "victim_frac",
            "disconnected_frac", "loop_frac", "diverted", "adopting_edge_attacker", "adopting_edge_disconnected",
@@ -188,7 +188,9 @@ def _edge_shares(topo, res, adopters) -> dict:
     return out
 
 
-def run_chunk(topo, sw: Sweep, jobs: list[tuple]) -> list[dict]:
+def run_chunk(shared: tuple, jobs: list[tuple]) -> list[dict]:
+    """Rows for `jobs`; `shared` is (topology, Sweep), what every job reads."""
+    topo, sw = shared
     return [run_job(topo, sw, j) for j in jobs]
 
 
@@ -229,68 +231,6 @@ def _read_done(path: Path) -> dict[tuple, str]:
 
 # ---- the whole sweep ------------------------------------------------------------------------
 
-def _chunks(jobs: list, workers: int) -> list[list]:
-    """About eight chunks per worker (so they finish together), of at most 50 jobs (so progress shows)."""
-    size = min(50, max(1, len(jobs) // (workers * 8)))
-    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
-
-
-_FORKED = {}
-
-
-def _forked_chunk(args):
-    sw, jobs = args
-    return run_chunk(_FORKED["topo"], sw, jobs)
-
-
-def _local(topo, sw, todo, workers, on_rows):
-    if workers <= 1:
-        for job in todo:
-            on_rows([run_job(topo, sw, job)])
-        return
-    _FORKED["topo"] = topo  # forked workers inherit it, and what prepare() computed
-    with process_pool(workers) as pool:
-        for fut in as_completed([pool.submit(_forked_chunk, (sw, c)) for c in _chunks(todo, workers)]):
-            on_rows(fut.result())
-
-
-def connect(address: str, timeout: float = 8.0):
-    """A Dask client for `address`, or an InputError within `timeout` seconds."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise InputError("--scheduler needs Dask: pip install 'distributed'") from None
-    from urllib.parse import urlsplit
-
-    try:  # a malformed address at once, not after `timeout` seconds of Dask trying it
-        url = urlsplit(address if "://" in address else f"tcp://{address}")
-        if not url.hostname or not url.port:
-            raise ValueError("want tcp://HOST:PORT")
-    except ValueError as e:
-        raise InputError(f"--scheduler {address}: {e}") from None
-    if url.scheme in ("tcp", "tls"):  # nothing listening: said at once, not after Dask's retries
-        import socket
-
-        try:
-            socket.create_connection((url.hostname, url.port), timeout).close()
-        except OSError as e:
-            raise InputError(f"--scheduler {address}: no Dask scheduler answers there ({e.strerror or e})") from None
-    try:
-        return Client(address, timeout=f"{timeout}s")
-    except (OSError, TimeoutError, ValueError) as e:
-        raise InputError(f"--scheduler {address}: no Dask scheduler answers there ({type(e).__name__}: {e})") from None
-
-
-def _dask(topo, sw, todo, client, on_rows):
-    from distributed import as_completed
-
-    nworkers = max(1, len(client.scheduler_info().get("workers", {})))
-    graph = client.scatter(topo, broadcast=True)  # once per worker, not per task
-    futures = [client.submit(run_chunk, graph, sw, c, pure=False) for c in _chunks(todo, nworkers)]
-    for fut in as_completed(futures):
-        on_rows(fut.result())
-
-
 def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progress=None) -> dict:
     """Run what is not done yet, then write results.csv in canonical order, summary.json and the figure."""
     resumable(out, "sweep", OUTPUTS)
@@ -325,10 +265,8 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
             if progress is not None:
                 progress(len(done), len(jobs))
 
-        if client is not None:
-            _dask(topo, sw, todo, client, on_rows)
-        else:
-            _local(topo, sw, todo, workers, on_rows)
+        # forked workers inherit what prepare() computed; a Dask worker gets the graph once
+        run_chunks(run_chunk, (topo, sw), todo, on_rows, workers, client)
     text = ",".join(COLUMNS) + "\n" + "".join(done[j] for j in jobs)
     write_atomic(results, text)
     summary = summarise(sw, list(csv.DictReader(io.StringIO(text))))

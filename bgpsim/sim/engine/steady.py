@@ -273,9 +273,6 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         """Mark the up batches (ranks) of the providers of ASes that now have routes to offer."""
         pending[plan.ranks[plan.providers.of(new)[1]]] = True
 
-    same_everywhere = blocked is not None and all(m is blocked[CUSTOMER] or np.array_equal(blocked[CUSTOMER], m)
-                                                  for m in blocked.values())
-
     def block(cls: int, mark):
         """Set aside the receivers the policy refuses in this sweep; the mask to lift after it."""
         if blocked is None:
@@ -327,6 +324,8 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         _core.steady_sweeps(*plan.core, rel, nh, length, sd, np.asarray([s.at for s in seeds], dtype=np.int32),
                             masks)
     else:
+        same_everywhere = blocked is not None and all(m is blocked[CUSTOMER] or np.array_equal(blocked[CUSTOMER], m)
+                                                      for m in blocked.values())
         pending = np.zeros(int(plan.ranks.max()) + 2, dtype=bool)
         wake(np.asarray([s.at for s in seeds], dtype=np.int64))
         mark = block(CUSTOMER, None)
