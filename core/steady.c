@@ -4,11 +4,11 @@
  * it keeps from taking any route in one sweep (ROV and the policies like it, whose verdict is the same
  * for every offer of the prefix); other policies run on the solver's arrays in Python.
  *
- * The topology comes as CSR lists (customers, providers and peers of each AS, int32) and the ASes in
+ * The topology comes as CSR lists (the providers and the peers of each AS, int32) and the ASes in
  * ascending order of customer-to-provider rank. A customer's rank is below each of its providers',
- * so in the up sweep an AS's customers are final before it chooses, and in the down sweep its
- * providers are. The up sweep visits only providers of ASes that got a route (a hijack from a stub
- * climbs a small cone); the down sweep visits every AS.
+ * so in the up sweep an AS's customers have all made their offers before it chooses, and in the down
+ * sweep its providers are final. The up sweep visits only providers of ASes that got a route (a
+ * hijack from a stub climbs a small cone); the down sweep visits every AS.
  *
  * The arrays come from our own code; every index read from one is checked before use, and a bad one
  * is a ValueError naming it. */
@@ -64,12 +64,12 @@ static inline int may_take(const sweeps *s, int32_t t, int cls)
     return s->rel[t] == NONE && !(b && b[t]);
 }
 
-/* the best offer among senders lo..hi of `from`: the lowest score */
-static inline int64_t best_of(sweeps *s, const int32_t *from, int32_t lo, int32_t hi)
+/* the best offer among the providers lo..hi of the list p: the lowest score */
+static inline int64_t best_of(sweeps *s, int32_t lo, int32_t hi)
 {
     int64_t best = NO_OFFER;
     for (int32_t k = lo; k < hi; k++) {
-        int32_t x = from[k];
+        int32_t x = s->p[k];
         if (!in_range(s, x, s->n))
             return NO_OFFER;
         if (s->ready[x] < best)
@@ -83,7 +83,7 @@ static inline void settle(sweeps *s, int32_t t, int64_t best, int cls)
     int64_t x = best & ((1 << NH_BITS) - 1);
     s->rel[t] = (int8_t)cls;
     s->nh[t] = x;
-    s->length[t] = s->length[x] + 1;
+    s->length[t] = (best >> NH_BITS) + 1;  /* the sender's length is in its score */
     s->ready[t] = s->length[t] << NH_BITS | t;
     s->seed[t] = s->seed[x];
 }
@@ -93,6 +93,7 @@ static inline void settle(sweeps *s, int32_t t, int64_t best, int cls)
 static void offer_up(sweeps *s, int32_t x, int32_t *head, int32_t *next, int64_t *offer)
 {
     int32_t lo, hi;
+    int64_t score = s->ready[x];
     if (!in_range(s, s->pos[x], s->n) || !row(s, s->ps, s->pos[x], s->lp, &lo, &hi))
         return;
     for (int32_t k = lo; k < hi; k++) {
@@ -100,14 +101,14 @@ static void offer_up(sweeps *s, int32_t x, int32_t *head, int32_t *next, int64_t
         if (!in_range(s, p, s->n))
             continue;
         if (offer[p] != NO_OFFER) {  /* queued already */
-            if (s->ready[x] < offer[p])
-                offer[p] = s->ready[x];
+            if (score < offer[p])
+                offer[p] = score;
             continue;
         }
         int32_t r = s->rank[p];
         if (!in_range(s, r, (int64_t)s->top + 1))
             continue;
-        offer[p] = s->ready[x];
+        offer[p] = score;
         next[p] = head[r];
         head[r] = p;
     }
@@ -135,9 +136,8 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
             continue;
         s->ready[x] = s->length[x] << NH_BITS | x;
         touched[ntouched++] = x;
+        offer_up(s, x, head, next, offer);
     }
-    for (Py_ssize_t i = 0; i < ntouched; i++)
-        offer_up(s, touched[i], head, next, offer);
     /* 1. up: rank by rank, each queued AS without a route takes its customers' best offer */
     for (int32_t r = 0; r <= s->top && !s->bad; r++)
         for (int32_t t = head[r]; t >= 0; t = next[t]) {
@@ -182,7 +182,7 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
         int32_t t = s->order[i], lo, hi;
         if (!in_range(s, t, n) || !may_take(s, t, PROVIDER) || !row(s, s->ps, i, s->lp, &lo, &hi))
             continue;
-        int64_t best = best_of(s, s->p, lo, hi);
+        int64_t best = best_of(s, lo, hi);
         if (best != NO_OFFER)
             settle(s, t, best, PROVIDER);
     }
