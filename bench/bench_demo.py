@@ -14,23 +14,21 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
+
 HERE = Path(__file__).resolve().parent.parent
 
 
 def command(root: Path, out: Path) -> tuple[float, float]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    t = time.perf_counter()
-    p = subprocess.Popen([sys.executable, "-m", "bgpsim", "run", "--out", str(out), "--quiet"], cwd=root, env=env)
-    _, status, usage = os.wait4(p.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"bgpsim run: exit status {os.waitstatus_to_exitcode(status)}")
-    return time.perf_counter() - t, usage.ru_maxrss / 1024
+    """Wall seconds and peak RSS (MB) of one `bgpsim run`."""
+    wall, _, rss = timed([sys.executable, "-m", "bgpsim", "run", "--out", str(out), "--quiet"],
+                         {**os.environ, "PYTHONPATH": str(root)}, root)
+    return wall, rss
 
 
 def pieces(out: Path) -> dict[str, float]:

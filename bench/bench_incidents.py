@@ -20,8 +20,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
 
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE.parent / "shared" / "data" / "caida"
@@ -30,16 +31,7 @@ DATA = HERE.parent / "shared" / "data" / "caida"
 def run(root: Path, name: str, out: Path, extra: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak RSS (MB) of one `bgpsim incident NAME`."""
     env = {**os.environ, "PYTHONPATH": str(root), "BGPSIM_DATA": str(DATA)}
-    t = time.perf_counter()
-    p = subprocess.Popen([sys.executable, "-m", "bgpsim", "incident", name, "--out", str(out), "--quiet", *extra],
-                         cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t
-    err = p.stderr.read().decode()
-    p.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{name}: exit status {os.waitstatus_to_exitcode(status)}: {err.strip()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return timed([sys.executable, "-m", "bgpsim", "incident", name, "--out", str(out), "--quiet", *extra], env, root)
 
 
 def main() -> None:

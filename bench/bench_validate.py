@@ -20,12 +20,10 @@ Usage: python bench/bench_validate.py [--dump FILE ...] [--repeat K]
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,19 +31,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 from bgpsim.rpki.synthetic import pfx2as_vrps  # noqa: E402
-
-
-def timed(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of one run of `cmd`, its output discarded."""
-    with tempfile.TemporaryFile() as err:
-        t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-        if status != 0:
-            err.seek(0)
-            raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+from measure import timed  # noqa: E402
 
 
 # the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)

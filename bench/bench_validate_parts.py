@@ -23,8 +23,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -41,15 +42,6 @@ VARIANTS = {
 CHILD = "import sys; {patch}; from bgpsim import cli; sys.argv = ['bgpsim'] + sys.argv[1:]; cli.run()"
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status:
-        raise SystemExit(f"{cmd} failed")
-    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -64,7 +56,7 @@ def main() -> None:
                 shutil.rmtree(work / "out", ignore_errors=True)
                 times[name].append(timed([sys.executable, "-c", CHILD.format(patch=patch or "pass"), "validate",
                                           str(args.dump), "--vrps", str(work / "vrps.csv"), "--out", str(work / "out"),
-                                          "--quiet"]))
+                                          "--quiet"])[:2])  # wall and CPU
         if shutil.which("bgpdump"):
             ref = statistics.median(timed(["bgpdump", "-m", str(args.dump)])[0] for _ in range(args.repeat))
             print(f"bgpdump -m: {ref:.2f} s wall (median of {args.repeat})")
