@@ -243,20 +243,20 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
     # the ASes' circles: one collection per kind of circle (plain, attacker or victim, adopter's ring),
     # drawn in the order of the ASes, as many collections of one would be, but an artist each and not 30
     circles: dict[bool, tuple[list, list]] = {}
-    rings: tuple[list, list] = ([], [])
+    rings: list = []  # where the adopters are
     for i in range(topo.n):
         asn = int(topo.asns[i])
         where, colours = circles.setdefault(asn in special, ([], []))
         where.append(pos[i])
         colours.append(COLOURS.get(outcomes.get(asn, ""), UNKNOWN_COLOUR))
         if asn in adopters:
-            rings[0].append(pos[i])
+            rings.append(pos[i])
     for tagged, (where, colours) in circles.items():
         x, y = zip(*where)
         ax.scatter(x, y, s=size * (1.4 if tagged else 1.0), c=colours, edgecolors="black",
                    linewidths=3.2 if tagged else 0.9, zorder=3)
-    if rings[0]:
-        x, y = zip(*rings[0])
+    if rings:
+        x, y = zip(*rings)
         ax.scatter(x, y, s=size * 2.3, facecolors="none", edgecolors=ADOPTER_RING, linewidths=2.2, zorder=2)
     for i in range(topo.n):
         asn = int(topo.asns[i])
