@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
+import struct
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -28,7 +31,7 @@ from test_rtr_routers import (
 )
 
 from bgpsim.wire.attributes import parse_attributes
-from bgpsim.wire.encode import KEEPALIVE, open_message, unsigned_update, withdrawal
+from bgpsim.wire.encode import KEEPALIVE, notification, open_message, unsigned_update, withdrawal
 from bgpsim.wire.nlri import parse_prefixes
 from bgpsim.wire.session import (
     BAD_PEER_AS,
@@ -321,3 +324,42 @@ def test_a_peer_that_stops_answering():
     closed, waited, data = asyncio.run(main())
     assert (closed.code, closed.by_peer) == (HOLD_EXPIRED, False) and waited >= 2.9
     assert data.endswith(bytes([0xFF] * 16) + bytes([0, 21, 3, HOLD_EXPIRED, 0]))  # the NOTIFICATION, last
+
+
+def test_a_cease_sent_just_before_a_reset_is_read():
+    """A peer (a thread here, with plain sockets) sends Cease, Maximum Number of Prefixes Reached (RFC 4486
+    section 4) and resets the connection while we are still sending, as FRR does when its limit is
+    crossed. Our next write meets the reset before our reader ran: the session still ends with the
+    peer's NOTIFICATION, not with "the connection was lost"."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    go = threading.Event()
+
+    def peer():
+        conn, _ = listener.accept()
+        conn.sendall(open_message(65000, "192.0.2.1", 90, bgpsec=False) + KEEPALIVE)
+        go.wait(10)
+        conn.sendall(notification(CEASE, 1))
+        time.sleep(0.05)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        conn.close()
+
+    async def main():
+        s = Session(65001, "192.0.2.2", 65000)
+        await s.connect("127.0.0.1", listener.getsockname()[1])
+        go.set()
+        time.sleep(0.3)  # the loop does not run: the NOTIFICATION and the reset wait in the kernel
+        with pytest.raises(ConnectionError):
+            for _ in range(3):
+                await s.send(unsigned_update(ipaddress.ip_network(OURS), [65001], "192.0.2.2"))
+        with pytest.raises(SessionClosed) as e:
+            await s.run()
+        return e.value
+
+    t = threading.Thread(target=peer)
+    t.start()
+    try:
+        closed = asyncio.run(main())
+    finally:
+        t.join(10)
+        listener.close()
+    assert (closed.code, closed.subcode, closed.by_peer) == (CEASE, 1, True), str(closed)

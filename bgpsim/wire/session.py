@@ -65,7 +65,9 @@ class Session:
         self.bgpsec = bgpsec  # offer the BGPsec capability (RFC 8205 section 2)
         self.add_path = add_path  # offer to receive ADD-PATH (RFC 7911 section 4)
         self.peer_open = None  # the peer's OPEN (bgpsim.wire.open.Open), once received
-        self._reader = self._writer = None
+        self._reader = self._writer = self._spare = None
+        self._rest: bytearray | None = None  # what the peer sent that asyncio dropped, once the connection is lost
+        self._lost = ""
 
     @property
     def peer_id(self) -> str:
@@ -86,13 +88,22 @@ class Session:
         return self._writer.get_extra_info("peername")[0], self._writer.get_extra_info("sockname")[0]
 
     async def connect(self, host: str, port: int = 179, local: str | None = None, timeout: float = 10.0) -> None:
-        self._reader, self._writer = await asyncio.wait_for(
+        reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port, local_addr=(local, 0) if local else None), timeout)
-        await self._open(timeout)
+        await self.accept(reader, writer, timeout)
 
     async def accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float = 10.0) -> None:
         self._reader, self._writer = reader, writer
-        await self._open(timeout)
+        # A second handle on the socket: when a write of ours meets the peer's reset, asyncio drops what
+        # the kernel still holds from the peer, often the NOTIFICATION that says why it reset (a
+        # max-prefix Cease sent while we were still sending): _exactly reads it there.
+        self._spare = writer.get_extra_info("socket").dup()
+        self._spare.setblocking(False)
+        try:
+            await self._open(timeout)
+        except BaseException:
+            self._release()
+            raise
 
     async def _open(self, timeout: float) -> None:
         """OpenSent, OpenConfirm, Established (RFC 4271 section 8.2.2)."""
@@ -126,10 +137,9 @@ class Session:
 
     async def _read(self) -> tuple[int, bytes]:
         """The next message: (type, body), its header checked (RFC 4271 section 6.1)."""
-        try:
-            head = await self._reader.readexactly(HEADER)
-        except (asyncio.IncompleteReadError, ConnectionError) as e:
-            raise SessionClosed(f"the connection was lost ({type(e).__name__})") from None
+        head = await self._exactly(HEADER)
+        if head is None:
+            raise SessionClosed(f"the connection was lost ({self._lost})")
         length, kind = int.from_bytes(head[16:18], "big"), head[18]
         if head[:16] != MARKER:
             await self._fail(HEADER_ERROR, NOT_SYNCHRONIZED, "want a marker of all ones")
@@ -138,16 +148,41 @@ class Session:
                              head[16:18])
         if not OPEN <= kind <= ROUTE_REFRESH:
             await self._fail(HEADER_ERROR, BAD_TYPE, f"want a message type of 1 to 5, got {kind}", bytes([kind]))
-        try:
-            body = await self._reader.readexactly(length - HEADER)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            raise SessionClosed("the connection was lost in the middle of a message") from None
+        body = await self._exactly(length - HEADER)
+        if body is None:
+            raise SessionClosed("the connection was lost in the middle of a message")
         if kind == NOTIFICATION:
             code, sub = (body[0], body[1]) if len(body) >= 2 else (0, 0)
             self._writer.close()
+            self._release()
             raise SessionClosed(f"the peer sent NOTIFICATION {code}/{sub} ({NAMES.get(code, 'unknown')})", code, sub,
                                 by_peer=True)
         return kind, body
+
+    async def _exactly(self, n: int) -> bytes | None:
+        """The next `n` bytes from the peer; None when the connection ended before them. Once it is lost,
+        what the kernel still held from the peer is read through the spare handle and served first."""
+        if self._rest is None:
+            try:
+                return await self._reader.readexactly(n)
+            except (asyncio.IncompleteReadError, ConnectionError) as e:
+                self._lost = type(e).__name__
+                self._rest = bytearray(getattr(e, "partial", b""))
+                with contextlib.suppress(OSError, AttributeError):  # BlockingIOError: all of it read
+                    while chunk := self._spare.recv(1 << 16):
+                        self._rest += chunk
+        if len(self._rest) < n:
+            self._release()
+            return None
+        got = bytes(self._rest[:n])
+        del self._rest[:n]
+        return got
+
+    def _release(self) -> None:
+        """Let the spare handle go: the connection closes once asyncio lets go of its own."""
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
 
     async def _fail(self, code: int, subcode: int, text: str, data: bytes = b""):
         """Send a NOTIFICATION and end the session (RFC 4271 section 6)."""
@@ -155,10 +190,14 @@ class Session:
             self._writer.write(notification(code, subcode, data))
             await self._writer.drain()
         self._writer.close()
+        self._release()
         raise SessionClosed(f"sent NOTIFICATION {code}/{subcode} ({NAMES[code]}): {text}", code, subcode)
 
     async def send(self, msg: bytes) -> None:
-        """A whole message (bgpsim.wire.encode), once Established."""
+        """A whole message (bgpsim.wire.encode), once Established; ConnectionError once the connection is
+        closed or lost (`run` says how the session ended)."""
+        if self._writer.is_closing():
+            raise ConnectionResetError("the session's connection is closed")
         self._writer.write(msg)
         await self._writer.drain()
 
@@ -184,6 +223,7 @@ class Session:
         finally:
             if keepalive is not None:
                 keepalive.cancel()
+            self._release()
 
     async def _keepalives(self) -> None:
         while True:
