@@ -98,9 +98,11 @@ def test_stream_publish_relays_bmp_to_a_monitor(tmp_path):
                                 str(tmp_path / "vrps.csv"), "--out", str(tmp_path / "live"), "--topic", "bmp",
                                 "--client-id", "bmp"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
         wait_online(broker, "bmp", mon)
+        # GoBGP's BMP Initiation comes as it starts, its routes once the BGP session is up: seconds later on a
+        # busy machine, so the publisher waits 5 s of quiet before it ends
         pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", "--bmp-listen",
                                 f"127.0.0.1:{bmp_port}", "--broker", broker.url("plain"), "--topic", "bmp",
-                                "--until-idle", "2"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+                                "--until-idle", "5"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
         time.sleep(0.5)
         router = gobgp_reporting(tmp_path, bgp_port, bmp_port)
         try:
