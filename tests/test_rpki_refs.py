@@ -1,12 +1,12 @@
 """Our CA and relying party against the reference relying parties, rpki-client 8.2 and FORT 1.5.4,
 run offline on the same repositories (tests/rpki_oracles.py, ../shared/docs/ORACLES.md).
 
-1. Synthetic specs (rpki.synthetic) with 1, 10 and 301 ROAs -- IPv4 and IPv6, maxLength, an AS0
+1. Synthetic specs (rpki.synthetic) with 1, 10 and 101 ROAs -- IPv4 and IPv6, maxLength, an AS0
    ROA, CAs three levels deep, ASPAs, router keys: both references accept everything, and their VRP
    sets equal ours and the spec's; rpki-client's router keys and ASPAs equal ours. The ASPAs use the
    older profile here, the one rpki-client 8.2 reads (it rejects the current one: test_ca.py).
    bench/bench_rpki.py holds the three to the same agreement at 50,000 ROAs (a ROA's EE key costs
-   about 30 ms to make, so the tests stay at hundreds).
+   about 30 ms to make, so the tests stay at a hundred).
 2. Broken repositories: each is rejected by us, with a reason naming the check, and by the
    reference (FORT where rpki-client 8.2 crashes: CRL faults), which names it in its own words.
 
@@ -53,7 +53,7 @@ def ours(out: Path):
 
 
 # ---- 1. good repositories: all three agree -----------------------------------------------------------
-SIZES = {"1-roa": (1, 2), "10-roas": (10, 5), "301-roas": (301, 10)}
+SIZES = {"1-roa": (1, 2), "10-roas": (10, 5), "101-roas": (101, 10)}
 
 
 @pytest.fixture(scope="module", params=list(SIZES))
