@@ -14,10 +14,10 @@ CA_NOW, RP_TIME = "2026-03-01T12:00:00", "2026-03-01T13:00:00"
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
-    """`-n auto`: one worker more than the CPUs this process may use. Many tests spend seconds waiting
-    on a daemon (mosquitto, a router, a cache) or a subprocess; the extra worker keeps the CPUs busy
-    meanwhile."""
-    return len(os.sched_getaffinity(0)) + 1
+    """`-n auto`: two workers more than the CPUs this process may use. Many tests spend seconds waiting
+    on a daemon (mosquitto, a router, a cache) or a subprocess; the extra workers keep the CPUs busy
+    meanwhile (docs/speed.md, "The test suite")."""
+    return len(os.sched_getaffinity(0)) + 2
 
 
 @pytest.fixture(scope="module")
