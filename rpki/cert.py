@@ -12,9 +12,10 @@ names, validity, key) and which profile applies (`Kind`). Its extensions (sectio
 checked by rpki.certext, and those that point at other objects (CRLDP, AIA, SIA) by rpki.certaccess.
 
 Two readers fill the dataclass: `read_quick` from rpki.quickder's decode, when the bytes are
-certainly DER and of the usual RPKI shape (most certificates), and `_read` through asn1crypto and
-the DER gate for everything else. Only the second words rejections: anything the first does not
-foresee, or any error it meets, sends the certificate to the second.
+certainly DER and of a shape it takes (rpki.quickder, rpki.quickext), and `_read` through asn1crypto
+and the DER gate for everything else. The first words only the RFC 3779 rejections (rpki.rfc3779,
+shared with the second); anything it does not foresee, or any other error it meets, sends the
+certificate to the second.
 """
 
 from __future__ import annotations
@@ -74,8 +75,9 @@ def read_name(name: x509.Name) -> Name:
 
 
 def _quick_name(rdns, der: bytes) -> Name:
-    """`read_name` from rpki.quickder's decode (PrintableString CommonName and serialNumber only)."""
-    return _name(tuple((atv.type.dotted_string, "PrintableString", atv.value.as_str())
+    """`read_name` from rpki.quickder's decode (PrintableString or UTF8String values, the latter as str)."""
+    return _name(tuple((atv.type.dotted_string, "UTF8String", atv.value) if isinstance(atv.value, str)
+                       else (atv.type.dotted_string, "PrintableString", atv.value.as_str())
                        for rdn in rdns for atv in rdn.as_list()), der, len(rdns))
 
 
@@ -96,6 +98,8 @@ def read_quick(der: bytes, source) -> ResourceCertificate | None:
         decoded = quickder.certificate_value(der)
         return None if decoded is None else ResourceCertificate._read_quick(
             *decoded, der, quickder.children(der, 0, len(der))[0], source)
+    except ObjectError:  # RFC 3779 checks on the resources, worded as the asn1crypto path words them
+        raise
     except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
         return None
 
@@ -254,8 +258,10 @@ class ResourceCertificate:
             tbs_signature_algorithm=tbs.signature.algorithm.dotted_string,
             signature_parameters=None if cert.signature_algorithm.parameters is None else b"\x05\x00",
             key_algorithm=spki.algorithm.algorithm.dotted_string,
-            key_parameters=None,  # quickder takes RSA keys only
+            key_parameters=(spki.algorithm.parameters.dotted_string  # an EC key's named curve
+                            if isinstance(spki.algorithm.parameters, quickder.OID) else None),
             key_bits=spki.subject_public_key.as_bytes(),
+            unique_ids=tbs.issuer_unique_id is not None or tbs.subject_unique_id is not None,
             validity_types=(_time_type(validity.not_before), _time_type(validity.not_after)),
         )
         for ext, parsed in zip(tbs.extensions or (), values):

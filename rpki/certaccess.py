@@ -45,21 +45,27 @@ def read(cert, oid: str, parsed) -> None:
 
 
 def read_quick(cert, oid: str, parsed) -> None:
-    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value (which takes URIs
-    only, and DistributionPoints with a fullName and neither reasons nor cRLIssuer)."""
+    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value (DistributionPoints
+    with a fullName; GeneralNames that are URIs, IP addresses or directory names)."""
     if oid == EXT_CRLDP:
-        for uris in parsed:
+        for uris, reasons, crl_issuer in parsed:
+            if reasons:
+                cert.crldp_problems.append("want no reasons in a DistributionPoint")
+            if crl_issuer:
+                cert.crldp_problems.append("want no cRLIssuer in a DistributionPoint")
             cert.crldp += [iri.text(u.as_str()) for u in uris]
     elif oid == EXT_AIA:
         for ad in parsed:
             method = ad.access_method.dotted_string
             if method != asn1.OID_AD_CA_ISSUERS:
                 cert.aia_problems.append(f"want only id-ad-caIssuers, got {method}")
-            else:
-                cert.aia.append(iri.text(ad.access_location.as_str()))
+            elif ad.access_location.tag == "uri":
+                cert.aia.append(iri.text(ad.access_location.value.as_str()))
     elif oid == EXT_SIA:
         for ad in parsed:
-            cert.sia.setdefault(ad.access_method.dotted_string, []).append(iri.text(ad.access_location.as_str()))
+            uris = cert.sia.setdefault(ad.access_method.dotted_string, [])
+            if ad.access_location.tag == "uri":
+                uris.append(iri.text(ad.access_location.value.as_str()))
 
 
 def problems(cert, seen: dict, *, ta: bool, ca: bool, router: bool, what: str) -> list[tuple[str, str, str]]:

@@ -52,8 +52,8 @@ def read(cert, oid: str, extn_value, value: bytes, checked: bool) -> None:
 
 
 def read_quick(cert, oid: str, parsed) -> None:
-    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value (certainly DER; an
-    AKI without authorityCertIssuer or authorityCertSerialNumber)."""
+    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value (certainly DER); the
+    RFC 3779 checks raise ObjectError as in `read`."""
     if oid == EXT_IP:
         cert.ip_resources = ip_resources_from_quick(parsed, cert.source)
     elif oid == EXT_AS:
@@ -62,6 +62,8 @@ def read_quick(cert, oid: str, parsed) -> None:
         cert.ski = parsed
     elif oid == EXT_AKI:
         cert.aki = parsed.key_identifier
+        cert.aki_has_issuer_serial = (parsed.authority_cert_issuer is not None
+                                      or parsed.authority_cert_serial_number is not None)
     elif oid == EXT_BC:
         cert.bc_present = True
         cert.is_ca = parsed.ca

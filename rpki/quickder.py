@@ -8,12 +8,14 @@ trailing or undeclared elements.
 
 Each check answers only "certainly DER": True when every byte that the asn1crypto gate would
 re-encode (extension values of the types asn1crypto knows, the RSA key in its BIT STRING, the
-signed attributes) decoded here too and is in a form asn1crypto re-encodes unchanged. The schemas
-are narrower than the profiles (RSA keys, PrintableString names, no CRLs in a signed object, ...):
-anything else gives False and the full gate decides, with its own error text. So a True never
-accepts what the gate would reject, and a False changes nothing but the time. Here: the certificate
-(RFC 5280 section 4.1), the CMS wrapper (RFC 5652 section 5 as RFC 6488 section 2 profiles it) and
-the ROA and manifest eContent; rpki.quickext decodes the certificate extension values.
+signed attributes) decoded here too and is in a form asn1crypto re-encodes unchanged. A certificate
+is taken with any version, unique identifiers, an RSA or EC key, the signature algorithms of
+`SIGNATURE_ALGORITHMS`, and the names and extension values rpki.quickext takes; the CMS schemas
+are narrower than the profile (no CRLs in a signed object, ...). Anything else gives False and the
+full gate decides, with its own error text. So a True never accepts what the gate
+would reject, and a False changes nothing but the time. Here: the certificate (RFC 5280 section
+4.1), the CMS wrapper (RFC 5652 section 5 as RFC 6488 section 2 profiles it) and the ROA and
+manifest eContent; rpki.quickext decodes the certificate extension values and names.
 
 The `*_value` forms return what they decoded (None where the check says False), and `children`
 finds where each element lies in the bytes: rpki.cert, rpki.cms, rpki.roa and rpki.manifest fill
@@ -30,8 +32,7 @@ from typing import Annotated
 from cryptography.hazmat import asn1 as a
 
 from . import asn1
-from .certoids import OID_CN, OID_SERIAL_NUMBER
-from .quickext import OID, decodes, extension_values
+from .quickext import OID, AttributeTypeAndValue, decodes, extension_values, names_ok
 
 Time = a.UTCTime | a.GeneralizedTime
 UTCTime = a.UTCTime  # for the readers of decoded times (rpki.cert)
@@ -45,20 +46,20 @@ class AlgorithmIdentifier:
 
 
 @a.sequence
-class AttributeTypeAndValue:
-    type: OID
-    value: a.PrintableString
-
-
-@a.sequence
 class Validity:
     not_before: Time
     not_after: Time
 
 
 @a.sequence
+class KeyAlgorithmIdentifier:  # RFC 5280 section 4.1.2.7; RFC 5480 section 2.1.1 for EC parameters
+    algorithm: OID
+    parameters: OID | a.Null | None
+
+
+@a.sequence
 class SubjectPublicKeyInfo:
-    algorithm: AlgorithmIdentifier
+    algorithm: KeyAlgorithmIdentifier
     subject_public_key: a.BitString
 
 
@@ -84,6 +85,8 @@ class TBSCertificate:
     validity: Validity
     subject: list[a.SetOf[AttributeTypeAndValue]]
     subject_public_key_info: SubjectPublicKeyInfo
+    issuer_unique_id: Annotated[a.BitString | None, a.Implicit(1)]
+    subject_unique_id: Annotated[a.BitString | None, a.Implicit(2)]
     extensions: Annotated[list[Extension] | None, a.Explicit(3)]
 
 
@@ -175,21 +178,42 @@ OID_ATTR_SIGNING_TIME = "1.2.840.113549.1.9.5"
 OID_SHA256 = "2.16.840.1.101.3.4.2.1"
 
 
-def _names_ok(name) -> bool:
-    return all(atv.type.dotted_string in (OID_CN, OID_SERIAL_NUMBER) for rdn in name for atv in rdn.as_list())
+# RFC 5280 section 4.1.1.2: the signature algorithms taken here (NULL or no parameters), those whose
+# OID asn1crypto writes back unchanged: it names each OID it knows and writes a name back as one OID,
+# so an OID sharing its name with another (1.3.14.3.2.29 and sha1WithRSAEncryption) may change
+SIGNATURE_ALGORITHMS = frozenset({
+    "1.2.840.113549.1.1.5", "1.2.840.113549.1.1.14", asn1.OID_SHA256_WITH_RSA, "1.2.840.113549.1.1.12",
+    "1.2.840.113549.1.1.13",  # sha1, sha224, sha256, sha384, sha512 WithRSAEncryption (RFC 4055 section 5)
+    "1.2.840.10045.4.3.2", "1.2.840.10045.4.3.3", "1.2.840.10045.4.3.4",  # ecdsa-with-SHA256/384/512 (RFC 5758)
+})
+
+
+def _key_ok(spki: SubjectPublicKeyInfo) -> bool:
+    """An RSA key (NULL or no parameters; the RSAPublicKey in the BIT STRING decoded, as asn1crypto
+    decodes and re-encodes it) or an EC key (a named curve, implicitCA NULL or no parameters; the
+    point left as octets, as asn1crypto leaves it)."""
+    alg, params, bits = spki.algorithm.algorithm.dotted_string, spki.algorithm.parameters, spki.subject_public_key
+    if bits.padding_bits() != 0:
+        return False
+    if alg == asn1.OID_RSA:
+        return not isinstance(params, OID) and decodes(RSAPublicKey, bits.as_bytes()) is not None
+    return alg == asn1.OID_EC_PUBLIC_KEY
+
+
+def _unique_id_ok(uid) -> bool:
+    """issuerUniqueID, subjectUniqueID: asn1crypto reads them as octets, so whole octets only."""
+    return uid is None or uid.padding_bits() == 0
 
 
 def _cert_extensions(cert: Certificate) -> list | None:
     """Each extension's value decoded (None for one asn1crypto does not parse either), or None when
     the certificate is not certainly DER."""
     tbs = cert.tbs_certificate
-    spki = tbs.subject_public_key_info
-    if not (tbs.version in (0, 1, 2) and _names_ok(tbs.issuer) and _names_ok(tbs.subject)
-            and tbs.signature.algorithm.dotted_string == asn1.OID_SHA256_WITH_RSA
-            and cert.signature_algorithm.algorithm.dotted_string == asn1.OID_SHA256_WITH_RSA
-            and spki.algorithm.algorithm.dotted_string == asn1.OID_RSA
-            and spki.subject_public_key.padding_bits() == 0 and cert.signature_value.padding_bits() == 0
-            and decodes(RSAPublicKey, spki.subject_public_key.as_bytes()) is not None):
+    if not (names_ok(tbs.issuer) and names_ok(tbs.subject)
+            and tbs.signature.algorithm.dotted_string in SIGNATURE_ALGORITHMS
+            and cert.signature_algorithm.algorithm.dotted_string in SIGNATURE_ALGORITHMS
+            and cert.signature_value.padding_bits() == 0 and _key_ok(tbs.subject_public_key_info)
+            and _unique_id_ok(tbs.issuer_unique_id) and _unique_id_ok(tbs.subject_unique_id)):
         return None
     return extension_values(tbs.extensions or ())
 

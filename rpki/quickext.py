@@ -1,14 +1,18 @@
 """The fast DER path (rpki.quickder) for certificate extension values: RFC 5280 section 4.2 and RFC 3779
-sections 2.2.3 and 3.2.3, each value decoded from its own octets.
+sections 2.2.3 and 3.2.3, each value decoded from its own octets; and the Names and GeneralNames
+they and the certificate hold (RFC 5280 sections 4.1.2.4 and 4.2.1.6).
 
 The full gate (rpki.der) decodes and re-encodes every extension value asn1crypto has a schema for.
-`extension_values` decodes those of the RPKI profile with `cryptography`'s strict DER decoder and
-answers for a value only when it is certainly DER and asn1crypto would re-encode it unchanged: a
-KeyUsage without trailing zero bits (X.690 section 11.2.2), URIs that asn1crypto gives back byte for
-byte (rpki.iri). An extension of another type that asn1crypto would decode is declined; one it does
-not know stays opaque octets to both paths. The schemas are narrower than the profile (URI general
-names only, DistributionPoints with a fullName, no AKI issuer and serial, only the CPS qualifier):
-anything else is declined too, and the full gate decides.
+`extension_values` decodes those of the RPKI profile, and policyMappings, with `cryptography`'s
+strict DER decoder and answers for a value only when it is certainly DER and asn1crypto would
+re-encode it unchanged: named bit lists (KeyUsage, ReasonFlags) without trailing zero bits (X.690
+section 11.2.2), URIs that asn1crypto gives back byte for byte (rpki.iri). An extension of another
+type that asn1crypto would decode is declined; one it does not know stays opaque octets to both
+paths. Taken: AKIs with or without issuer and serial; DistributionPoints with a fullName, with or
+without reasons and cRLIssuer; CPS and userNotice qualifiers (IA5String or UTF8String texts);
+GeneralNames that are URIs, IP addresses (4 or 16 octets) or directory names; name attributes that
+asn1crypto reads as a DirectoryString, in a PrintableString or a UTF8String. Anything else is
+declined, and the full gate decides.
 
 `cryptography.hazmat.asn1` (here and in rpki.quickder) is an API its authors call unstable; the
 project pins its version. Its decoder returns `cryptography.x509.ObjectIdentifier` for OIDs.
@@ -16,21 +20,45 @@ project pins its version. Its decoder returns `cryptography.x509.ObjectIdentifie
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from asn1crypto import parser
 from asn1crypto import x509 as ax509
 from cryptography.hazmat import asn1 as a
+from cryptography.hazmat.asn1 import Variant
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from . import iri
 from .certoids import (EXT_AIA, EXT_AKI, EXT_AS, EXT_BC, EXT_CP, EXT_CRLDP, EXT_EKU, EXT_IP, EXT_KU, EXT_SIA, EXT_SKI,
-                       KEY_USAGE, OID_QT_CPS)
+                       KEY_USAGE, OID_QT_CPS, OID_QT_UNOTICE)
 
 # cryptography.x509.ObjectIdentifier, taken from a documented OID constant of a module already
 # loaded, so as not to import all of cryptography.x509 for a name (docs/rpki-objects.md)
 OID = type(ec.EllipticCurveOID.SECP256R1)
-URI = Annotated[a.IA5String, a.Implicit(6)]  # GeneralName uniformResourceIdentifier (RFC 5280 section 4.2.1.6)
+EXT_POLICY_MAPPINGS = "2.5.29.33"  # RFC 5280 section 4.2.1.5: not of the profile, but asn1crypto parses it
+
+# RFC 5280 section 4.1.2.4: the attribute types whose value asn1crypto reads as a DirectoryString
+# (tests/test_quickder.py holds the list to asn1crypto's); of its alternatives, PrintableString and
+# UTF8String are taken here
+DIRECTORY_STRING_TYPES = frozenset(f"2.5.4.{n}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 17, 41, 42, 43, 44, 46,
+                                                          65, 97))
+
+
+@a.sequence
+class AttributeTypeAndValue:
+    type: OID
+    value: a.PrintableString | str  # str: UTF8String
+
+
+@a.sequence
+class Name:  # an RDNSequence, as the field of a SEQUENCE (see `wrapped`)
+    rdns: list[a.SetOf[AttributeTypeAndValue]]
+
+
+# GeneralName (RFC 5280 section 4.2.1.6): the alternatives taken here
+GeneralName = (Annotated[Variant[a.IA5String, Literal["uri"]], a.Implicit(6)]
+               | Annotated[Variant[bytes, Literal["ip"]], a.Implicit(7)]
+               | Annotated[Variant[a.TLV, Literal["dir"]], a.Explicit(4)])  # directoryName: a Name
 
 
 # ---- the values (RFC 5280 section 4.2.1, RFC 3779) ----------------------------------------------------
@@ -43,23 +71,42 @@ class BasicConstraints:
 @a.sequence
 class AuthorityKeyIdentifier:
     key_identifier: Annotated[bytes | None, a.Implicit(0)]
+    authority_cert_issuer: Annotated[list[GeneralName] | None, a.Implicit(1)]
+    authority_cert_serial_number: Annotated[int | None, a.Implicit(2)]
 
 
 @a.sequence
 class AccessDescription:
     access_method: OID
-    access_location: URI
+    access_location: GeneralName
 
 
 @a.sequence
 class DistributionPoint:
     distribution_point: Annotated[a.TLV, a.Explicit(0)]  # DistributionPointName, a CHOICE
+    reasons: Annotated[a.BitString | None, a.Implicit(1)]
+    crl_issuer: Annotated[list[GeneralName] | None, a.Implicit(2)]
+
+
+DisplayText = a.IA5String | str  # of its alternatives, IA5String and UTF8String
 
 
 @a.sequence
-class PolicyQualifierInfo:
+class NoticeReference:
+    organization: DisplayText
+    notice_numbers: list[int]
+
+
+@a.sequence
+class UserNotice:
+    notice_ref: NoticeReference | None
+    explicit_text: DisplayText | None
+
+
+@a.sequence
+class PolicyQualifierInfo:  # RFC 5280 section 4.2.1.4: a CPSuri or a UserNotice
     policy_qualifier_id: OID
-    qualifier: a.IA5String
+    qualifier: a.IA5String | UserNotice
 
 
 @a.sequence
@@ -103,8 +150,19 @@ class OIDs:
 
 
 @a.sequence
-class URIs:
-    items: list[URI]
+class GeneralNames:
+    items: list[GeneralName]
+
+
+@a.sequence
+class PolicyMapping:
+    issuer_domain_policy: OID
+    subject_domain_policy: OID
+
+
+@a.sequence
+class PolicyMappings:
+    items: list[PolicyMapping]
 
 
 @a.sequence
@@ -142,6 +200,9 @@ class KeyUsage:
     value: a.BitString
 
 
+REASON_FLAGS = 9  # RFC 5280 section 4.2.1.13: the named bits of ReasonFlags
+
+
 # ---- decoding ---------------------------------------------------------------------------------------
 def decodes(cls, data) -> object | None:
     """`data` decoded as `cls` when it is DER of that shape; None otherwise."""
@@ -165,11 +226,35 @@ def _uri_ok(uri: a.IA5String) -> bool:
     return iri.round_trips(uri.as_str())
 
 
-def _named_bits_ok(bits: a.BitString) -> bool:
-    """X.690 section 11.2.2: a named bit list without trailing zero bits (asn1crypto drops them)."""
+def _named_bits_ok(bits: a.BitString, size: int = len(KEY_USAGE)) -> bool:
+    """X.690 section 11.2.2: a named bit list of at most `size` bits without trailing zero bits
+    (asn1crypto drops them)."""
     data, pad = bits.as_bytes(), bits.padding_bits()
-    return (not data and pad == 0) or (bool(data) and (data[-1] >> pad) & 1 == 1
-                                       and len(data) * 8 - pad <= len(KEY_USAGE))
+    return (not data and pad == 0) or (bool(data) and (data[-1] >> pad) & 1 == 1 and len(data) * 8 - pad <= size)
+
+
+def names_ok(rdns) -> bool:
+    """Every attribute of a decoded Name is of a type asn1crypto reads as a DirectoryString (so it
+    takes a PrintableString or a UTF8String there and writes it back unchanged)."""
+    return all(atv.type.dotted_string in DIRECTORY_STRING_TYPES for rdn in rdns for atv in rdn.as_list())
+
+
+def _general_name_ok(gn) -> bool:
+    """A decoded GeneralName that asn1crypto writes back unchanged: a URI that round-trips (rpki.iri),
+    an iPAddress of 4 or 16 octets (asn1crypto rewrites it from its text), a directoryName."""
+    if gn.tag == "uri":
+        return _uri_ok(gn.value)
+    if gn.tag == "ip":
+        return len(gn.value) in (4, 16)
+    tlv = gn.value
+    if tlv.tag_bytes != b"\x30":
+        return False
+    name = wrapped(Name, _sequence(tlv.data))
+    return name is not None and names_ok(name.rdns)
+
+
+def _general_names_ok(names) -> bool:
+    return names is None or all(_general_name_ok(gn) for gn in names)
 
 
 def _inherit_or(choice: a.TLV, cls):
@@ -204,7 +289,7 @@ def _as_ids_value(v: bytes):
 
 
 def _crldp_value(v: bytes):
-    """The URIs of each DistributionPoint's fullName, or None."""
+    """Each DistributionPoint as (the URIs of its fullName, reasons present, cRLIssuer present), or None."""
     dps = wrapped(DistributionPoints, v)
     if dps is None:
         return None
@@ -213,23 +298,33 @@ def _crldp_value(v: bytes):
         name = dp.distribution_point
         if name.tag_bytes != b"\xa0":  # fullName [0] IMPLICIT GeneralNames
             return None
-        uris = wrapped(URIs, _sequence(name.data))
-        if uris is None or not all(_uri_ok(u) for u in uris.items):
+        names = wrapped(GeneralNames, _sequence(name.data))
+        if names is None or not _general_names_ok(names.items) or not _general_names_ok(dp.crl_issuer) \
+                or (dp.reasons is not None and not _named_bits_ok(dp.reasons, REASON_FLAGS)):
             return None
-        out.append(uris.items)
+        out.append(([gn.value for gn in names.items if gn.tag == "uri"], dp.reasons is not None,
+                     dp.crl_issuer is not None))
     return out
 
 
 def _access_value(v: bytes):
     ads = wrapped(AccessDescriptions, v)
-    return ads.items if ads is not None and all(_uri_ok(ad.access_location) for ad in ads.items) else None
+    return ads.items if ads is not None and all(_general_name_ok(ad.access_location) for ad in ads.items) else None
+
+
+_QUALIFIERS = {OID_QT_CPS: a.IA5String, OID_QT_UNOTICE: UserNotice}  # as asn1crypto reads them
 
 
 def _policies_value(v: bytes):
     pols = wrapped(CertificatePolicies, v)
-    ok = pols is not None and all(q.policy_qualifier_id.dotted_string == OID_QT_CPS
+    ok = pols is not None and all(isinstance(q.qualifier, _QUALIFIERS.get(q.policy_qualifier_id.dotted_string, ()))
                                   for p in pols.items for q in p.policy_qualifiers or ())
     return pols.items if ok else None
+
+
+def _aki_value(v: bytes):
+    aki = decodes(AuthorityKeyIdentifier, v)
+    return aki if aki is not None and _general_names_ok(aki.authority_cert_issuer) else None
 
 
 def _key_usage_value(v: bytes):
@@ -246,7 +341,7 @@ def _unwrap(cls, v: bytes):
 EXTENSION_VALUES = {
     EXT_BC: lambda v: decodes(BasicConstraints, v),
     EXT_SKI: lambda v: None if (ski := wrapped(OctetString, v)) is None else ski.value,
-    EXT_AKI: lambda v: decodes(AuthorityKeyIdentifier, v),
+    EXT_AKI: _aki_value,
     EXT_KU: _key_usage_value,
     EXT_EKU: lambda v: _unwrap(OIDs, v),
     EXT_CRLDP: _crldp_value,
@@ -255,6 +350,7 @@ EXTENSION_VALUES = {
     EXT_SIA: _access_value,
     EXT_IP: _ip_blocks_value,
     EXT_AS: _as_ids_value,
+    EXT_POLICY_MAPPINGS: lambda v: _unwrap(PolicyMappings, v),  # decoded for the DER check only
 }
 
 # extensions whose values recur from certificate to certificate (the same issuer, CRL, policy):

@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from asn1crypto import x509
+from asn1crypto import algos, parser, x509
 from cryptography.hazmat import asn1 as a
 
 from bgpsim.rpki import quickder, quickext
 from bgpsim.rpki.cms import _ContentInfo
 from bgpsim.rpki.der import decode
 from bgpsim.rpki.errors import DERError
-from rpki_data import OBJECTS, need
+from rpki_data import CONF, OBJECTS, need
 
 CHECKS = {".cer": (x509.Certificate, quickder.certificate), ".roa": (_ContentInfo, quickder.content_info),
           ".mft": (_ContentInfo, quickder.content_info), ".asa": (_ContentInfo, quickder.content_info),
@@ -66,3 +68,53 @@ def test_ber_goes_to_the_gate():
     assert not quickder.roa(data)
     with pytest.raises(DERError):
         decode(_ContentInfo, data, "x", fast=quickder.content_info)
+
+
+def test_mutations_fast_yes_implies_gate_yes():
+    """Bytes changed at random in the TBSCertificate of stored certificates of the wider shapes (AKI
+    issuer and serial, CRLDP reasons and cRLIssuer, userNotice, UTF8String names, unique IDs, other
+    algorithms, non-URI general names, EC keys): a fast True is never a gate rejection."""
+    names = ("AKIHas", "CRLDP", "Unotice", "UID", "OID", "Utf", "UnkExt", "Version", "NonURI", "SigAlg", "router")
+    files = [p for p in sorted(need(OBJECTS).rglob("*.cer")) if any(n in p.name for n in names)]
+    rnd = random.Random(7)
+    fast_yes = 0
+    for _ in range(600):
+        data = bytearray(rnd.choice(files).read_bytes())
+        i = rnd.randrange(len(data) - 270)
+        data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x0C, 0x13, 0x16))
+        if quickder.certificate(bytes(data)):
+            fast_yes += 1
+            decode(x509.Certificate, bytes(data), "mutated")
+    assert fast_yes > 100
+
+
+def test_signature_algorithms_asn1crypto_keeps():
+    """asn1crypto writes back each signature algorithm the fast path takes as the same OID; not
+    1.3.14.3.2.29, which shares the name sha1_rsa with another OID, so the fast path leaves it to the gate."""
+    for oid in quickder.SIGNATURE_ALGORITHMS:
+        der = algos.SignedDigestAlgorithm({"algorithm": oid}).dump()
+        again = algos.SignedDigestAlgorithm.load(der)
+        assert again.native["algorithm"]  # asn1crypto parses lazily: read it all, as the gate does
+        assert again.dump(force=True) == der
+    cer = x509.Certificate.load((need(CONF) / "root" / "badCertBothSigAlg.cer").read_bytes())
+    alg = bytes.fromhex("300906052b0e03021d0500")  # 1.3.14.3.2.29, NULL
+    data = parser.emit(0, 1, 16, cer["tbs_certificate"].dump() + alg + cer["signature_value"].dump())
+    assert not quickder.certificate(data)
+    with pytest.raises(DERError):
+        decode(x509.Certificate, data, "x")
+
+
+def test_directory_string_types_as_asn1crypto():
+    """The attribute types whose PrintableString or UTF8String values the fast path takes are those
+    asn1crypto reads as a DirectoryString."""
+    for oid in quickext.DIRECTORY_STRING_TYPES:
+        assert x509.NameTypeAndValue._oid_specs[x509.NameType.map(oid)] is x509.DirectoryString
+
+
+def test_reason_flags_named_bits():
+    assert quickext.REASON_FLAGS == len(x509.ReasonFlags._map)
+
+    def ok(hexdata):
+        return quickext._named_bits_ok(a.decode_der(a.BitString, bytes.fromhex(hexdata)), quickext.REASON_FLAGS)
+    assert ok("030100") and ok("03020780") and ok("0303070080")
+    assert not ok("03020700") and not ok("0303060040")  # a trailing zero bit; ten bits
