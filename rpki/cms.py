@@ -18,8 +18,9 @@ records `ber=True`. Off by default: a relying party here rejects BER unless told
 A CA fills the same dataclass (content type, eContent, EE certificate, signing time) and signs it.
 
 As for certificates (rpki.cert), `read_quick` fills the dataclass from rpki.quickder's decode when
-the object is certainly DER and of the usual shape; anything else goes through asn1crypto (`_read`),
-which alone words rejections.
+the object is certainly DER and of a shape it takes (`_read_quick`: the checks of `_read`, in its
+order, with its problems and its rejections); anything else goes through asn1crypto (`_read`).
+`SignedObject.read_quick` does the same for the eContent of a ROA or a manifest.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def read_quick(data: bytes, source) -> SignedObject | None:
     try:
         decoded = quickder.content_info_value(data)
         return None if decoded is None else SignedObject._read_quick(*decoded, data, source)
+    except ObjectError:  # the profile's rejections, worded as `SignedObject._read` words them
+        raise
     except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
         return None
 
@@ -227,45 +230,76 @@ class SignedObject:
         return self
 
     @classmethod
-    def _read_quick(cls, info: quickder.ContentInfo, cert_values: list[list], der: bytes, source
-                    ) -> SignedObject | None:
-        """The fields `_read` reads, from rpki.quickder's decode of `der` (certainly DER, so version
-        3, sha256, RSA, no CRLs, no unsigned attributes, attribute values of the right types); None
-        where `_read` would raise."""
-        sd = info.content
-        certs = sd.certificates.as_list()
-        infos = sd.signer_infos.as_list()
-        if len(certs) != 1 or len(infos) != 1:
-            return None
-        si = infos[0]
-        attrs = si.signed_attrs.as_list()
-        if not attrs:
-            return None
-        # where the EE certificate and the signed attributes lie: ContentInfo > [0] > SignedData
-        (ci,) = quickder.children(der, 0, len(der))
-        sd_at = quickder.inside(der, quickder.inside(der, ci)[1])[0]
-        # version, digestAlgorithms, encapContentInfo, [0] certificates, signerInfos
-        parts = quickder.inside(der, sd_at)
-        ee_at = quickder.inside(der, parts[3])[0]
-        si_at = quickder.inside(der, parts[4])[0]
-        attrs_at = quickder.inside(der, si_at)[3]
-        ee = ResourceCertificate._read_quick(certs[0], cert_values[0], der, ee_at, source)
+    def _read_quick(cls, info: quickder.ContentInfo, cert_values: list[list], der: bytes, source) -> SignedObject:
+        """`_read` from rpki.quickder's decode of `der` (certainly DER): the same checks in the same
+        order, the same problems and the same rejections."""
         p: list[tuple[str, str, str]] = []
         add = lambda check, rfc, msg: p.append((check, rfc, msg))  # noqa: E731
+        sd = info.content
+        # 2.1.1 version
+        if sd.version != 3:
+            add("SignedData.version", SEC + ".1", f"want version 3, got v{sd.version}")
+        # 2.1.2 digestAlgorithms
         algs = [a.algorithm.dotted_string for a in sd.digest_algorithms.as_list()]
         if algs != [OID_SHA256]:
             add("digestAlgorithms", SEC + ".2, RFC 7935 section 2", f"want exactly one algorithm sha256, got {algs}")
+        # 2.1.3 encapContentInfo
         ctype = sd.encap_content_info.e_content_type.dotted_string
-        if si.sid != ee.ski:
+        econtent = sd.encap_content_info.e_content
+        if econtent is None:
+            raise ObjectError("want an eContent, got none", source, check="eContent", rfc=SEC + ".3.2")
+        # 2.1.4 certificates: exactly one EE certificate
+        certs = [] if sd.certificates is None else sd.certificates.as_list()
+        if len(certs) != 1:
+            raise ObjectError(f"want exactly one EE certificate, got {len(certs)}", source,
+                              check="certificates", rfc=SEC + ".4")
+        # where the EE certificate and the signed attributes lie: ContentInfo > [0] > SignedData >
+        # version, digestAlgorithms, encapContentInfo, [0] certificates, signerInfos
+        (ci,) = quickder.children(der, 0, len(der))
+        sd_at = quickder.inside(der, quickder.inside(der, ci)[1])[0]
+        parts = quickder.inside(der, sd_at)
+        ee = ResourceCertificate._read_quick(certs[0], cert_values[0], der, quickder.inside(der, parts[3])[0], source)
+        # 2.1.5 crls
+        if sd.crls is not None:
+            add("crls", SEC + ".5", "want no CRLs in a signed object")
+        # 2.1.6 signerInfos
+        infos = sd.signer_infos.as_list()
+        if len(infos) != 1:
+            raise ObjectError(f"want exactly one SignerInfo, got {len(infos)}", source,
+                              check="signerInfos", rfc=SEC + ".6")
+        si = infos[0]
+        if si.version != 3:
+            add("SignerInfo.version", SEC + ".6.1", f"want version 3, got v{si.version}")
+        if isinstance(si.sid, quickder.IssuerAndSerialNumber):
+            add("SignerInfo.sid", SEC + ".6.2", "want a subjectKeyIdentifier, got issuer_and_serial_number")
+        elif si.sid != ee.ski:
             add("SignerInfo.sid", SEC + ".6.2", "want the EE certificate's subjectKeyIdentifier, got another")
-        self = cls(content_type=ctype, econtent=sd.encap_content_info.e_content, ee=ee, source=source, der=der,
+        dalg = si.digest_algorithm.algorithm.dotted_string
+        if dalg != OID_SHA256:
+            add("SignerInfo.digestAlgorithm", SEC + ".6.3", f"want sha256, got {dalg}")
+        salg = si.signature_algorithm.algorithm.dotted_string
+        if salg not in SIG_ALGS:
+            add("SignerInfo.signatureAlgorithm", SEC + ".6.5, RFC 7935 section 2",
+                f"want rsaEncryption or sha256WithRSAEncryption, got {salg}")
+        if si.unsigned_attrs is not None:
+            add("SignerInfo.unsignedAttrs", SEC + ".6.7", "want no unsigned attributes")
+        # 2.1.6.4 signed attributes
+        attrs = [] if si.signed_attrs is None else si.signed_attrs.as_list()
+        if not attrs:
+            raise ObjectError("want signed attributes, got none", source, check="signedAttrs", rfc=SEC + ".6.4")
+        attrs_at = quickder.inside(der, quickder.inside(der, parts[-1])[0])[3]
+        self = cls(content_type=ctype, econtent=econtent, ee=ee, source=source, der=der,
                    signed_attrs_der=b"\x31" + der[attrs_at[0] + 1:attrs_at[2]], signature=si.signature,
-                   signature_algorithm=si.signature_algorithm.algorithm.dotted_string)
+                   signature_algorithm=salg)
         seen: dict[str, int] = {}
-        for attr in attrs:  # quickder takes content-type, message-digest and signing-time only
+        for attr in attrs:
             oid = attr.type.dotted_string
             seen[oid] = seen.get(oid, 0) + 1
-            values = attr.values.as_list()
+            if oid not in ALLOWED_ATTRS:
+                add("signedAttrs", SEC + ".6.4", f"want only content-type, message-digest, signing-time and "
+                    f"binary-signing-time, got {oid}")
+                continue
+            values = quickder.attribute_values(attr)  # each of the type asn1crypto reads it as
             if len(values) != 1:
                 add("signedAttrs", SEC + ".6.4", f"want exactly one value in attribute {oid}, got {len(values)}")
                 continue
@@ -276,8 +310,12 @@ class SignedObject:
                     add("signedAttrs.content-type", SEC + ".6.4.1", f"want the eContentType {ctype}, got {got}")
             elif oid == OID_ATTR_MESSAGE_DIGEST:
                 self.message_digest = v
-            else:
+            elif oid == OID_ATTR_SIGNING_TIME:
                 self.signing_time = v.as_datetime()
+            else:  # RFC 6019: BinaryTime ::= INTEGER (0..MAX), seconds since 1970
+                if v < 0:
+                    add("signedAttrs.binary-signing-time", "RFC 6019 section 2", "want a non-negative INTEGER")
+                self.binary_signing_time = v
         _attribute_counts(seen, add)
         self.problems_found = p
         return self
@@ -324,12 +362,14 @@ class SignedObject:
                               check="eContentType", rfc=rfc)
 
     def read_quick(self, decode, build):
-        """`build(value)` from rpki.quickder's `decode` of the eContent when it is certainly DER and
-        reads without surprise; None otherwise (the asn1crypto path, `read_payload`, decides with its
-        own texts)."""
+        """`build(value)` from rpki.quickder's `decode` of the eContent when it is certainly DER;
+        `build`'s ObjectError (the eContent checks `read_payload`'s reader makes too) is raised, and
+        anything else unforeseen gives None (the asn1crypto path, `read_payload`, decides)."""
         try:
             value = decode(self.econtent)
             return None if value is None else build(value)
+        except ObjectError:
+            raise
         except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
             return None
 

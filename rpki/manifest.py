@@ -57,7 +57,8 @@ class Manifest(SignedPayload):
 
     @classmethod
     def _read_quick(cls, signed: SignedObject) -> Manifest | None:
-        """`_read` from rpki.quickder's decode, when it reads (SignedObject.read_quick)."""
+        """`_read` from rpki.quickder's decode, when it is certainly DER (SignedObject.read_quick):
+        the same Manifest."""
         return signed.read_quick(quickder.manifest_value, lambda value: cls._build(
             value.version, value.manifest_number, value.this_update.as_datetime(), value.next_update.as_datetime(),
             value.file_hash_alg.dotted_string,

@@ -10,9 +10,12 @@ Each check answers only "certainly DER": True when every byte that the asn1crypt
 re-encode (extension values of the types asn1crypto knows, the RSA key in its BIT STRING, the
 signed attributes) decoded here too and is in a form asn1crypto re-encodes unchanged. A certificate
 is taken with any version, unique identifiers, an RSA or EC key, the signature algorithms of
-`SIGNATURE_ALGORITHMS`, and the names and extension values rpki.quickext takes; the CMS schemas
-are narrower than the profile (no CRLs in a signed object, ...). Anything else gives False and the
-full gate decides, with its own error text. So a True never accepts what the gate
+`SIGNATURE_ALGORITHMS`, and the names and extension values rpki.quickext takes. A SignedData is
+taken with any CMSVersion asn1crypto names, any number of certificates, CRLs (`_crl_ok`) and
+SignerInfos, any digest algorithm, a sid of either form, the signature algorithms of
+`SIGNER_SIGNATURE_ALGORITHMS`, and signed or unsigned attributes of the types `attribute_values`
+decodes, so that the profile's rejections of these can be worded from here. Anything else gives
+False and the full gate decides, with its own error text. So a True never accepts what the gate
 would reject, and a False changes nothing but the time. Here: the certificate (RFC 5280 section
 4.1), the CMS wrapper (RFC 5652 section 5 as RFC 6488 section 2 profiles it) and the ROA and
 manifest eContent; rpki.quickext decodes the certificate extension values and names.
@@ -32,7 +35,16 @@ from typing import Annotated
 from cryptography.hazmat import asn1 as a
 
 from . import asn1
-from .quickext import OID, AttributeTypeAndValue, decodes, extension_values, names_ok
+from .quickext import (
+    OID,
+    AttributeTypeAndValue,
+    aki_value,
+    as_sequence,
+    decodes,
+    extension_values,
+    names_ok,
+    wrapped,
+)
 
 Time = a.UTCTime | a.GeneralizedTime
 UTCTime = a.UTCTime  # for the readers of decoded times (rpki.cert)
@@ -99,25 +111,57 @@ class Certificate:
 
 # ---- CMS (RFC 5652 section 5, profiled by RFC 6488 section 2) ----------------------------------------
 @a.sequence
-class Attribute:
+class Attribute:  # RFC 5652 section 5.3; each value decoded by `attribute_values`
     type: OID
-    values: a.SetOf[OID | bytes | a.UTCTime | a.GeneralizedTime]
+    values: a.SetOf[a.TLV]
+
+
+@a.sequence
+class IssuerAndSerialNumber:  # RFC 5652 section 10.2.4
+    issuer: list[a.SetOf[AttributeTypeAndValue]]
+    serial_number: int
 
 
 @a.sequence
 class SignerInfo:
     version: int
-    sid: Annotated[bytes, a.Implicit(0)]
+    sid: IssuerAndSerialNumber | Annotated[bytes, a.Implicit(0)]  # the bytes: a subjectKeyIdentifier
     digest_algorithm: AlgorithmIdentifier
-    signed_attrs: Annotated[a.SetOf[Attribute], a.Implicit(0)]
+    signed_attrs: Annotated[a.SetOf[Attribute] | None, a.Implicit(0)]
     signature_algorithm: AlgorithmIdentifier
     signature: bytes
+    unsigned_attrs: Annotated[a.SetOf[Attribute] | None, a.Implicit(1)]
+
+
+@a.sequence
+class RevokedCertificate:  # RFC 5280 section 5.1
+    user_certificate: int
+    revocation_date: Time
+    crl_entry_extensions: list[Extension] | None
+
+
+@a.sequence
+class TBSCertList:
+    version: int | None
+    signature: AlgorithmIdentifier
+    issuer: list[a.SetOf[AttributeTypeAndValue]]
+    this_update: Time
+    next_update: a.UTCTime | a.GeneralizedTime | None
+    revoked_certificates: list[RevokedCertificate] | None
+    crl_extensions: Annotated[list[Extension] | None, a.Explicit(0)]
+
+
+@a.sequence
+class CertificateList:  # in a SignedData only to be rejected (RFC 6488 section 2.1.5)
+    tbs_cert_list: TBSCertList
+    signature_algorithm: AlgorithmIdentifier
+    signature_value: a.BitString
 
 
 @a.sequence
 class EncapsulatedContentInfo:
     e_content_type: OID
-    e_content: Annotated[bytes, a.Explicit(0)]
+    e_content: Annotated[bytes | None, a.Explicit(0)]
 
 
 @a.sequence
@@ -125,7 +169,8 @@ class SignedData:
     version: int
     digest_algorithms: a.SetOf[AlgorithmIdentifier]
     encap_content_info: EncapsulatedContentInfo
-    certificates: Annotated[a.SetOf[Certificate], a.Implicit(0)]
+    certificates: Annotated[a.SetOf[Certificate] | None, a.Implicit(0)]
+    crls: Annotated[a.SetOf[CertificateList] | None, a.Implicit(1)]
     signer_infos: a.SetOf[SignerInfo]
 
 
@@ -133,6 +178,17 @@ class SignedData:
 class ContentInfo:
     content_type: OID
     content: Annotated[SignedData, a.Explicit(0)]
+
+
+@a.sequence
+class SMIMECapability:  # RFC 8551 section 2.5.2
+    capability_id: OID
+    parameters: a.Null | int | None  # of the parameters, these are taken here
+
+
+@a.sequence
+class SMIMECapabilities:
+    items: list[SMIMECapability]
 
 
 # ---- eContent: RFC 9582 section 4 (ROA), RFC 9286 section 4.2 (manifest) ---------------------------
@@ -233,32 +289,101 @@ def certificate(data: bytes) -> bool:
     return certificate_value(data) is not None
 
 
-_ATTR_TYPES = {
-    OID_ATTR_CONTENT_TYPE: OID,
-    OID_ATTR_MESSAGE_DIGEST: bytes,
-    OID_ATTR_SIGNING_TIME: (a.UTCTime, a.GeneralizedTime),
+# RFC 6488 section 2.1.6.4: the signed attributes taken here, each value read as asn1crypto reads it
+# (cms.CMSAttribute): binary-signing-time (RFC 6019), which asn1crypto does not know, as an INTEGER
+# (asn1crypto parses the value as one and writes it back minimal); smimeCapabilities (not allowed,
+# but read) with no parameters, NULL or an INTEGER. Any other attribute, or value, is declined.
+OID_ATTR_BINARY_SIGNING_TIME = "1.2.840.113549.1.9.16.2.46"
+OID_ATTR_SMIME_CAPABILITIES = "1.2.840.113549.1.9.15"
+
+
+def _time_value(tlv):
+    return tlv.parse({b"\x17": a.UTCTime, b"\x18": a.GeneralizedTime}[tlv.tag_bytes])
+
+
+def _smime_value(tlv):
+    if tlv.tag_bytes != b"\x30":
+        raise ValueError("want a SEQUENCE OF SMIMECapability")
+    return wrapped(SMIMECapabilities, as_sequence(tlv.data))
+
+
+_ATTRIBUTE_VALUES = {
+    OID_ATTR_CONTENT_TYPE: lambda tlv: tlv.parse(OID),
+    OID_ATTR_MESSAGE_DIGEST: lambda tlv: tlv.parse(bytes),
+    OID_ATTR_SIGNING_TIME: _time_value,
+    OID_ATTR_BINARY_SIGNING_TIME: lambda tlv: tlv.parse(int),
+    OID_ATTR_SMIME_CAPABILITIES: _smime_value,
 }
 
 
+def attribute_values(attr: Attribute) -> list | None:
+    """The values of a signed or unsigned attribute decoded (an OID, bytes, a time, an int, an
+    SMIMECapabilities), or None when it is not one taken here or not certainly DER."""
+    decode = _ATTRIBUTE_VALUES.get(attr.type.dotted_string)
+    if decode is None:
+        return None
+    try:
+        values = [decode(tlv) for tlv in attr.values.as_list()]
+    except (ValueError, KeyError):
+        return None
+    return None if any(v is None for v in values) else values
+
+
+# RFC 5652 section 5.1 and 5.3: CMSVersion, as asn1crypto names its values (v0..v5)
+CMS_VERSIONS = range(6)
+
+
+def _signer_info_ok(si: SignerInfo) -> bool:
+    """A SignerInfo that asn1crypto writes back unchanged: a sid of a Name it takes, any digest
+    algorithm (see `content_info_value`), the signature algorithms of `SIGNER_SIGNATURE_ALGORITHMS`,
+    attributes `attribute_values` takes."""
+    sid = si.sid
+    return (si.version in CMS_VERSIONS and (not isinstance(sid, IssuerAndSerialNumber) or names_ok(sid.issuer))
+            and si.signature_algorithm.algorithm.dotted_string in SIGNER_SIGNATURE_ALGORITHMS
+            and all(attribute_values(attr) is not None
+                    for attrs in (si.signed_attrs, si.unsigned_attrs) if attrs is not None for attr in attrs.as_list()))
+
+
+# RFC 5280 section 5.2: the CRL extensions taken here, with their values decoded as asn1crypto does
+OID_CRL_NUMBER = "2.5.29.20"
+_CRL_EXTENSION_VALUES = {OID_CRL_NUMBER: lambda v: decodes(int, v), "2.5.29.35": aki_value}
+
+
+def _crl_ok(crl: CertificateList) -> bool:
+    """A CRL that asn1crypto writes back unchanged: version v1 or v2, a signature algorithm of
+    `SIGNATURE_ALGORITHMS`, a Name it takes, revoked entries without extensions, the CRL extensions
+    cRLNumber and authorityKeyIdentifier only."""
+    tbs = crl.tbs_cert_list
+    return (tbs.version in (None, 0, 1) and names_ok(tbs.issuer)
+            and tbs.signature.algorithm.dotted_string in SIGNATURE_ALGORITHMS
+            and crl.signature_algorithm.algorithm.dotted_string in SIGNATURE_ALGORITHMS
+            and crl.signature_value.padding_bits() == 0
+            and all(r.crl_entry_extensions is None for r in tbs.revoked_certificates or ())
+            and all(ext.extn_id.dotted_string in _CRL_EXTENSION_VALUES
+                    and _CRL_EXTENSION_VALUES[ext.extn_id.dotted_string](ext.extn_value) is not None
+                    for ext in tbs.crl_extensions or ()))
+
+
+# RFC 6488 section 2.1.6.5: the SignerInfo signature algorithms taken here (the profile wants
+# rsaEncryption or sha256WithRSAEncryption; the others are read to be rejected by name)
+SIGNER_SIGNATURE_ALGORITHMS = SIGNATURE_ALGORITHMS | {asn1.OID_RSA}
+
+
 def content_info_value(data: bytes) -> tuple[ContentInfo, list[list]] | None:
-    """A ContentInfo holding an RFC 6488 signed object of the usual shape that is certainly DER,
-    decoded, with the decoded extension values of each certificate; None otherwise."""
+    """A ContentInfo holding a SignedData (RFC 5652 section 5, any number of certificates, CRLs
+    of `_crl_ok` and SignerInfos) that is certainly DER, decoded, with the decoded extension values of each
+    certificate; None otherwise."""
     info = decodes(ContentInfo, data)
     if info is None or info.content_type.dotted_string != asn1.OID_SIGNED_DATA:
         return None
     sd = info.content
-    if sd.version != 3 or not all(alg.algorithm.dotted_string == OID_SHA256 for alg in sd.digest_algorithms.as_list()):
+    # a digest algorithm of any OID, NULL or no parameters: asn1crypto's DigestAlgorithmId names the
+    # OIDs it knows one to one (tests/test_quickder.py holds it), so it writes each back unchanged
+    if sd.version not in CMS_VERSIONS or not all(_signer_info_ok(si) for si in sd.signer_infos.as_list()) \
+            or not all(_crl_ok(crl) for crl in (() if sd.crls is None else sd.crls.as_list())):
         return None
-    for si in sd.signer_infos.as_list():
-        if si.version != 3 or si.digest_algorithm.algorithm.dotted_string != OID_SHA256 \
-                or si.signature_algorithm.algorithm.dotted_string not in (asn1.OID_RSA, asn1.OID_SHA256_WITH_RSA):
-            return None
-        for attr in si.signed_attrs.as_list():
-            want = _ATTR_TYPES.get(attr.type.dotted_string)
-            if want is None or not all(isinstance(v, want) for v in attr.values.as_list()):
-                return None
     exts = []
-    for c in sd.certificates.as_list():
+    for c in () if sd.certificates is None else sd.certificates.as_list():
         values = _cert_extensions(c)
         if values is None:
             return None
@@ -267,7 +392,7 @@ def content_info_value(data: bytes) -> tuple[ContentInfo, list[list]] | None:
 
 
 def content_info(data: bytes) -> bool:
-    """A ContentInfo holding an RFC 6488 signed object of the usual shape is certainly DER."""
+    """A ContentInfo holding an RFC 6488 signed object of a shape taken here is certainly DER."""
     return content_info_value(data) is not None
 
 

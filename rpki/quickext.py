@@ -214,10 +214,10 @@ def decodes(cls, data) -> object | None:
 
 def wrapped(cls, der) -> object | None:
     """Decode `der` (one SEQUENCE OF) as the only field of `cls`."""
-    return decodes(cls, _sequence(der))
+    return decodes(cls, as_sequence(der))
 
 
-def _sequence(contents) -> bytes:
+def as_sequence(contents) -> bytes:
     """A SEQUENCE (X.690 section 8.9) of `contents`."""
     return parser.emit(0, 1, 16, bytes(contents))
 
@@ -249,7 +249,7 @@ def _general_name_ok(gn) -> bool:
     tlv = gn.value
     if tlv.tag_bytes != b"\x30":
         return False
-    name = wrapped(Name, _sequence(tlv.data))
+    name = wrapped(Name, as_sequence(tlv.data))
     return name is not None and names_ok(name.rdns)
 
 
@@ -264,7 +264,7 @@ def _inherit_or(choice: a.TLV, cls):
         return "inherit" if len(choice.data) == 0 else None
     if choice.tag_bytes != b"\x30":
         return None
-    items = wrapped(cls, _sequence(choice.data))
+    items = wrapped(cls, as_sequence(choice.data))
     return None if items is None else items.items
 
 
@@ -298,7 +298,7 @@ def _crldp_value(v: bytes):
         name = dp.distribution_point
         if name.tag_bytes != b"\xa0":  # fullName [0] IMPLICIT GeneralNames
             return None
-        names = wrapped(GeneralNames, _sequence(name.data))
+        names = wrapped(GeneralNames, as_sequence(name.data))
         if names is None or not _general_names_ok(names.items) or not _general_names_ok(dp.crl_issuer) \
                 or (dp.reasons is not None and not _named_bits_ok(dp.reasons, REASON_FLAGS)):
             return None
@@ -322,7 +322,7 @@ def _policies_value(v: bytes):
     return pols.items if ok else None
 
 
-def _aki_value(v: bytes):
+def aki_value(v: bytes):
     aki = decodes(AuthorityKeyIdentifier, v)
     return aki if aki is not None and _general_names_ok(aki.authority_cert_issuer) else None
 
@@ -341,7 +341,7 @@ def _unwrap(cls, v: bytes):
 EXTENSION_VALUES = {
     EXT_BC: lambda v: decodes(BasicConstraints, v),
     EXT_SKI: lambda v: None if (ski := wrapped(OctetString, v)) is None else ski.value,
-    EXT_AKI: _aki_value,
+    EXT_AKI: aki_value,
     EXT_KU: _key_usage_value,
     EXT_EKU: lambda v: _unwrap(OIDs, v),
     EXT_CRLDP: _crldp_value,

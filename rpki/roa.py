@@ -93,7 +93,8 @@ class Roa(SignedPayload):
 
     @classmethod
     def _read_quick(cls, signed: SignedObject) -> Roa | None:
-        """`_read` from rpki.quickder's decode, when it reads (SignedObject.read_quick)."""
+        """`_read` from rpki.quickder's decode, when it is certainly DER (SignedObject.read_quick):
+        the same Roa, or the same ObjectError from `_build`."""
         return signed.read_quick(quickder.roa_value, lambda value: cls._build(
             value.version, value.as_id,
             [(fam.address_family, [(bits_from_quick(a.address), a.max_length) for a in fam.addresses])

@@ -118,3 +118,47 @@ def test_reason_flags_named_bits():
         return quickext._named_bits_ok(a.decode_der(a.BitString, bytes.fromhex(hexdata)), quickext.REASON_FLAGS)
     assert ok("030100") and ok("03020780") and ok("0303070080")
     assert not ok("03020700") and not ok("0303060040")  # a trailing zero bit; ten bits
+
+
+def test_signed_object_mutations_fast_yes_implies_gate_yes():
+    """Bytes changed at random in the SignerInfo end and the SignedData head of stored signed
+    objects of the wider CMS shapes (SignedData or SignerInfo version 2 or 4, other digests, two
+    certificates or SignerInfos, an issuerAndSerialNumber sid, binary-signing-time, smimeCapabilities,
+    unsigned attributes, no signed attributes, a CRL): a fast True is never a gate rejection."""
+    names = ("badCMS", "6C76EDB2225D11E286C4BD8F7A2F2747")
+    files = [p for p in sorted(need(OBJECTS).rglob("*.roa")) if any(n in p.name for n in names)]
+    files = [(p, p.read_bytes()) for p in files if quickder.content_info(p.read_bytes())]
+    assert len(files) >= 22
+    rnd = random.Random(11)
+    fast_yes = 0
+    for _ in range(800):
+        _, original = rnd.choice(files)
+        data = bytearray(original)
+        # the SignerInfo lies at the end (before the signature's 256 octets, unless unsigned
+        # attributes follow it); the SignedData's version and digestAlgorithms at the start
+        i = rnd.randrange(len(data) - 700, len(data)) if rnd.random() < 0.8 else rnd.randrange(40)
+        data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x02, 0x04, 0x05, 0x06, 0x17, 0x31))
+        if quickder.content_info(bytes(data)):
+            fast_yes += 1
+            decode(_ContentInfo, bytes(data), "mutated")
+    assert fast_yes > 400
+
+
+def test_cms_oid_names_one_to_one():
+    """The OIDs the CMS fast path takes in any value (digest algorithms, content types, attribute
+    types, S/MIME capabilities) are of asn1crypto types that name each OID by a name of its own, so
+    asn1crypto writes each back as the same OID."""
+    from asn1crypto import cms
+    for cls in (algos.DigestAlgorithmId, cms.ContentType, cms.CMSAttributeType, algos.EncryptionAlgorithmId):
+        assert len(set(cls._map.values())) == len(cls._map), cls.__name__
+    assert cms.SignerInfo._fields[2][1] is algos.DigestAlgorithm
+    assert cms.SMIMECapabilityIdentifier._fields[0][1] is algos.EncryptionAlgorithmId
+
+
+def test_signer_signature_algorithms_asn1crypto_keeps():
+    for oid in quickder.SIGNER_SIGNATURE_ALGORITHMS:
+        for params in ({}, {"parameters": None}):
+            der = algos.SignedDigestAlgorithm({"algorithm": oid, **params}).dump()
+            again = algos.SignedDigestAlgorithm.load(der)
+            assert again.native["algorithm"]
+            assert again.dump(force=True) == der
