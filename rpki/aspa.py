@@ -9,6 +9,9 @@ wrapper (rpki.cms). Both profiles parse to a customer AS and its providers.
   of each provider that had one (0001 IPv4, 0002 IPv6). The same sorted/unique/not-customer rules
   apply. A relying party following the current draft rejects this profile: `read()` returns it with
   `profile == "draft-13"` and `check(old_profile_ok=False)` (the default) says so.
+- Reading: `from_econtent` takes rpki.quickder's decode of either profile when the eContent is
+  certainly DER (`_read_quick`), else asn1crypto's, which alone words the DER rejections; both give
+  the same Aspa or the same ObjectError.
 - Section 4 (validation): the EE certificate has AS resources that are exactly the customer AS, no
   "inherit", and no IP resources.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import asn1
+from . import asn1, quickder
 from .cms import SignedObject, SignedPayload
 from .der import decode
 from .errors import DERError, ObjectError
@@ -51,6 +54,9 @@ class Aspa(SignedPayload):
     @classmethod
     def from_econtent(cls, econtent: bytes, source: str | None = None) -> Aspa:
         """Read the ASProviderAttestation of either profile (the bare eContent)."""
+        quick = cls._read_quick(econtent, source)
+        if quick is not None:
+            return quick
         try:
             value = decode(asn1.ASProviderAttestation, econtent, source, "ASProviderAttestation (section 3)")
             profile = CURRENT
@@ -68,29 +74,50 @@ class Aspa(SignedPayload):
             raise ObjectError(f"want a readable ASPA, got {type(e).__name__}: {e}", source) from None
 
     @classmethod
+    def _read_quick(cls, econtent, source) -> Aspa | None:
+        """`from_econtent` from rpki.quickder's decode, when the eContent is certainly DER: the same
+        Aspa, or the same ObjectError from `_build`; None otherwise (asn1crypto decides)."""
+        try:
+            value = quickder.aspa_value(bytes(econtent)) if isinstance(econtent, (bytes, bytearray, memoryview)) \
+                else None
+            if value is None:
+                return None
+            if isinstance(value, quickder.ASProviderAttestation):
+                return cls._build(value.version, value.customer_asid, [(asn, None) for asn in value.providers],
+                                  CURRENT, source)
+            return cls._build(value.version, value.customer_asid,
+                              [(item.provider_asid, item.afi_limit) for item in value.providers], DRAFT13, source)
+        except ObjectError:
+            raise
+        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+            return None
+
+    @classmethod
     def _read(cls, value, profile: str, source) -> Aspa:
+        if profile == CURRENT:
+            providers = [(item.native, None) for item in value["providers"]]
+        else:
+            providers = [(item["providerASID"].native, item["afiLimit"].native) for item in value["providers"]]
+        return cls._build(value["version"].native, value["customerASID"].native, providers, profile, source)
+
+    @classmethod
+    def _build(cls, version: int, customer: int, items: list[tuple[int, bytes | None]], profile: str, source) -> Aspa:
+        """The checks of the eContent: `items` holds (provider AS, afiLimit octets or None) in order."""
         p: list[tuple[str, str, str]] = []
-        version = value["version"].native
         want_version = 1 if profile == CURRENT else 0
         if version != want_version:
             p.append(("version", f"{SEC} 3.1", f"want version {want_version} ({profile} profile), got {version}"))
-        customer = value["customerASID"].native
         if not 0 <= customer <= AS_MAX:
             raise ObjectError(f"want an AS number 0..{AS_MAX}, got {customer}", source,
                               check="customerASID", rfc=f"{SEC} 3.2")
         providers, limits = [], {}
-        for item in value["providers"]:
-            if profile == CURRENT:
-                asn = item.native
-            else:
-                asn = item["providerASID"].native
-                afi = item["afiLimit"].native
-                if afi is not None:
-                    if afi not in (b"\x00\x01", b"\x00\x02"):
-                        p.append(("providers.afiLimit", "draft-ietf-sidrops-aspa-profile-13 section 3.3",
-                                  f"want afiLimit 0001 or 0002, got {bytes(afi).hex()}"))
-                    else:
-                        limits[asn] = 4 if afi == b"\x00\x01" else 6
+        for asn, afi in items:
+            if profile != CURRENT and afi is not None:
+                if afi not in (b"\x00\x01", b"\x00\x02"):
+                    p.append(("providers.afiLimit", "draft-ietf-sidrops-aspa-profile-13 section 3.3",
+                              f"want afiLimit 0001 or 0002, got {bytes(afi).hex()}"))
+                else:
+                    limits[asn] = 4 if afi == b"\x00\x01" else 6
             if not 0 <= asn <= AS_MAX:
                 raise ObjectError(f"want a provider AS number 0..{AS_MAX}, got {asn}", source,
                                   check="providers", rfc=f"{SEC} 3.3")

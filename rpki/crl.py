@@ -1,6 +1,9 @@
 """Certificate revocation lists: the RFC 6487 section 5 profile of RFC 5280 section 5.
 
-`Crl.parse(der, source)` runs the DER gate and reads the fields a CA sets; `check_profile(at)`
+`Crl.parse(der, source)` runs the DER gate and reads the fields a CA sets: `read_quick` from
+rpki.quickder's decode when the bytes are certainly DER and of a shape it takes (any version
+asn1crypto names, the CRL and entry extensions rpki.quickder takes), else the asn1crypto reader
+(`_read`), which alone words the DER rejections; both give the same Crl. `check_profile(at)`
 raises `ObjectError` naming the check and RFC section (a `at` time adds the staleness check of
 RFC 6487 section 5 / RFC 5280 section 5.1.2.5); `check_issued_by(issuer_cert)` checks the issuer
 name, the AKI and the signature.
@@ -13,12 +16,23 @@ from datetime import datetime
 
 from asn1crypto import core, crl
 
-from . import asn1
-from .cert import UTC_LIMIT_YEAR, Name, ResourceCertificate, check_issuer, name_problems, read_name, verify_rsa_sha256
+from . import asn1, quickder
+from .cert import (UTC_LIMIT_YEAR, Name, ResourceCertificate, _quick_name, _time_type, check_issuer, name_problems,
+                   read_name, verify_rsa_sha256)
 from .der import read
 from .errors import raise_first
 
 EXT_AKI, EXT_CRL_NUMBER = "2.5.29.35", "2.5.29.20"
+
+
+def read_quick(der: bytes, source) -> Crl | None:
+    """`Crl.parse` when rpki.quickder certainly accepts the bytes; None otherwise (the asn1crypto
+    path then decides, with its own texts)."""
+    try:
+        value = quickder.certificate_list_value(der)
+        return None if value is None else Crl._read_quick(value, der, source)
+    except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+        return None
 
 
 @dataclass
@@ -46,6 +60,10 @@ class Crl:
 
     @classmethod
     def parse(cls, der: bytes, source: str | None = None) -> Crl:
+        if isinstance(der, (bytes, bytearray, memoryview)):
+            quick = read_quick(bytes(der), source)
+            if quick is not None:
+                return quick
         return read(crl.CertificateList, der, source, "CertificateList (RFC 5280 section 5.1)", "CRL", cls._read)
 
     @classmethod
@@ -83,6 +101,48 @@ class Crl:
             self.revoked[serial] = entry["revocation_date"].native
             types.append(entry["revocation_date"].name)
             if not isinstance(entry["crl_entry_extensions"], core.Void):
+                self.entry_problems.append(f"serial {serial}: want no crlEntryExtensions")
+        self.time_types = tuple(types)
+        return self
+
+    @classmethod
+    def _read_quick(cls, value: quickder.CertificateList, der: bytes, source) -> Crl:
+        """`_read` from rpki.quickder's decode of `der` (certainly DER): the same Crl."""
+        tbs = value.tbs_cert_list
+        # CertificateList > tbsCertList > [version], signature, issuer, ...
+        (top,) = quickder.children(der, 0, len(der))
+        tbs_at = quickder.inside(der, top)[0]
+        fields = quickder.inside(der, tbs_at)
+        issuer_at = fields[1 if tbs.version is None else 2]
+        nu = tbs.next_update
+        self = cls(
+            issuer=_quick_name(tbs.issuer, der[issuer_at[0]:issuer_at[2]]),
+            this_update=tbs.this_update.as_datetime(),
+            next_update=None if nu is None else nu.as_datetime(),
+            number=None,
+            aki=None,
+            source=source,
+            der=der,
+            tbs_der=der[tbs_at[0]:tbs_at[2]],
+            signature=value.signature_value.as_bytes(),
+            version=1 if tbs.version is None else tbs.version + 1,
+            signature_algorithm=value.signature_algorithm.algorithm.dotted_string,
+            tbs_signature_algorithm=tbs.signature.algorithm.dotted_string,
+        )
+        types = [_time_type(tbs.this_update)] + ([] if nu is None else [_time_type(nu)])
+        for ext in tbs.crl_extensions or ():
+            oid = ext.extn_id.dotted_string
+            self.extensions.append((oid, ext.critical))
+            if oid == EXT_AKI:
+                self.aki = quickder.aki_value(ext.extn_value).key_identifier
+            elif oid == EXT_CRL_NUMBER:
+                self.number = quickder.decodes(int, ext.extn_value)
+        for entry in tbs.revoked_certificates or ():
+            serial = entry.user_certificate
+            self.revoked_serials.append(serial)
+            self.revoked[serial] = entry.revocation_date.as_datetime()
+            types.append(_time_type(entry.revocation_date))
+            if entry.crl_entry_extensions is not None:
                 self.entry_problems.append(f"serial {serial}: want no crlEntryExtensions")
         self.time_types = tuple(types)
         return self

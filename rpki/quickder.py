@@ -10,19 +10,22 @@ Each check answers only "certainly DER": True when every byte that the asn1crypt
 re-encode (extension values of the types asn1crypto knows, the RSA key in its BIT STRING, the
 signed attributes) decoded here too and is in a form asn1crypto re-encodes unchanged. A certificate
 is taken with any version, unique identifiers, an RSA or EC key, the signature algorithms of
-`SIGNATURE_ALGORITHMS`, and the names and extension values rpki.quickext takes. A SignedData is
-taken with any CMSVersion asn1crypto names, any number of certificates, CRLs (`_crl_ok`) and
+`SIGNATURE_ALGORITHMS`, and the names and extension values rpki.quickext takes. A CRL, alone or
+in a SignedData, is taken with any version asn1crypto names and the CRL and entry extensions of
+`_crl_ok`. A GeneralizedTime is taken where asn1crypto writes it back unchanged (`time_ok`). A
+SignedData is taken with any CMSVersion asn1crypto names, any number of certificates, CRLs (`_crl_ok`) and
 SignerInfos, any digest algorithm, a sid of either form, the signature algorithms of
 `SIGNER_SIGNATURE_ALGORITHMS`, and signed or unsigned attributes of the types `attribute_values`
 decodes, so that the profile's rejections of these can be worded from here. Anything else gives
 False and the full gate decides, with its own error text. So a True never accepts what the gate
 would reject, and a False changes nothing but the time. Here: the certificate (RFC 5280 section
-4.1), the CMS wrapper (RFC 5652 section 5 as RFC 6488 section 2 profiles it) and the ROA and
-manifest eContent; rpki.quickext decodes the certificate extension values and names.
+4.1), the CRL (RFC 5280 section 5.1), the CMS wrapper (RFC 5652 section 5 as RFC 6488 section 2
+profiles it) and the ROA, manifest and ASPA (either profile) eContents; rpki.quickext decodes the
+certificate extension values and names.
 
 The `*_value` forms return what they decoded (None where the check says False), and `children`
-finds where each element lies in the bytes: rpki.cert, rpki.cms, rpki.roa and rpki.manifest fill
-their objects from these directly (`read_quick`, `_read_quick`) and use the asn1crypto readers only
+finds where each element lies in the bytes: rpki.cert, rpki.crl, rpki.cms, rpki.roa, rpki.manifest
+and rpki.aspa fill their objects from these directly (`read_quick`, `_read_quick`) and use the asn1crypto readers only
 for what the fast path declines; tests/test_rpki_quickread.py holds the two to the same result.
 
 `cryptography.hazmat.asn1`, which its authors call unstable, is used here and in rpki.quickext only.
@@ -32,16 +35,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from asn1crypto import crl as acrl
 from cryptography.hazmat import asn1 as a
 
 from . import asn1
+from .certoids import EXT_AIA, EXT_CRLDP
 from .quickext import (
+    EXTENSION_VALUES,
     OID,
     AttributeTypeAndValue,
+    GeneralNames,
     aki_value,
     as_sequence,
     decodes,
     extension_values,
+    general_names_ok,
     names_ok,
     wrapped,
 )
@@ -152,7 +160,7 @@ class TBSCertList:
 
 
 @a.sequence
-class CertificateList:  # in a SignedData only to be rejected (RFC 6488 section 2.1.5)
+class CertificateList:  # a .crl; in a SignedData only to be rejected (RFC 6488 section 2.1.5)
     tbs_cert_list: TBSCertList
     signature_algorithm: AlgorithmIdentifier
     signature_value: a.BitString
@@ -227,6 +235,26 @@ class Manifest:
     file_list: list[FileAndHash]
 
 
+@a.sequence
+class ASProviderAttestation:  # draft-ietf-sidrops-aspa-profile section 3 (the current profile)
+    version: Annotated[int, a.Explicit(0), a.Default(0)]
+    customer_asid: int
+    providers: list[int]
+
+
+@a.sequence
+class ProviderAS:  # draft-ietf-sidrops-aspa-profile-13 section 3
+    provider_asid: int
+    afi_limit: bytes | None
+
+
+@a.sequence
+class ASProviderAttestationV0:
+    version: Annotated[int, a.Explicit(0), a.Default(0)]
+    customer_asid: int
+    providers: list[ProviderAS]
+
+
 # ---- the checks -------------------------------------------------------------------------------------
 OID_ATTR_CONTENT_TYPE = "1.2.840.113549.1.9.3"
 OID_ATTR_MESSAGE_DIGEST = "1.2.840.113549.1.9.4"
@@ -242,6 +270,12 @@ SIGNATURE_ALGORITHMS = frozenset({
     "1.2.840.113549.1.1.13",  # sha1, sha224, sha256, sha384, sha512 WithRSAEncryption (RFC 4055 section 5)
     "1.2.840.10045.4.3.2", "1.2.840.10045.4.3.3", "1.2.840.10045.4.3.4",  # ecdsa-with-SHA256/384/512 (RFC 5758)
 })
+
+
+def time_ok(t) -> bool:
+    """A decoded time that asn1crypto writes back unchanged: it re-encodes a GeneralizedTime from
+    its datetime with strftime, whose year has fewer than four digits before 1000."""
+    return t is None or isinstance(t, a.UTCTime) or t.as_datetime().year >= 1000
 
 
 def _key_ok(spki: SubjectPublicKeyInfo) -> bool:
@@ -269,7 +303,8 @@ def _cert_extensions(cert: Certificate) -> list | None:
             and tbs.signature.algorithm.dotted_string in SIGNATURE_ALGORITHMS
             and cert.signature_algorithm.algorithm.dotted_string in SIGNATURE_ALGORITHMS
             and cert.signature_value.padding_bits() == 0 and _key_ok(tbs.subject_public_key_info)
-            and _unique_id_ok(tbs.issuer_unique_id) and _unique_id_ok(tbs.subject_unique_id)):
+            and _unique_id_ok(tbs.issuer_unique_id) and _unique_id_ok(tbs.subject_unique_id)
+            and time_ok(tbs.validity.not_before) and time_ok(tbs.validity.not_after)):
         return None
     return extension_values(tbs.extensions or ())
 
@@ -298,7 +333,8 @@ OID_ATTR_SMIME_CAPABILITIES = "1.2.840.113549.1.9.15"
 
 
 def _time_value(tlv):
-    return tlv.parse({b"\x17": a.UTCTime, b"\x18": a.GeneralizedTime}[tlv.tag_bytes])
+    t = tlv.parse({b"\x17": a.UTCTime, b"\x18": a.GeneralizedTime}[tlv.tag_bytes])
+    return t if time_ok(t) else None
 
 
 def _smime_value(tlv):
@@ -344,24 +380,80 @@ def _signer_info_ok(si: SignerInfo) -> bool:
                     for attrs in (si.signed_attrs, si.unsigned_attrs) if attrs is not None for attr in attrs.as_list()))
 
 
-# RFC 5280 section 5.2: the CRL extensions taken here, with their values decoded as asn1crypto does
+# RFC 5280 section 5.2: the CRL extensions taken here, with their values decoded as asn1crypto
+# decodes them (crl.TBSCertListExtension): cRLNumber and deltaCRLIndicator INTEGERs, the AKI,
+# issuerAltName GeneralNames (of the kinds rpki.quickext takes), freshestCRL and AIA as in a
+# certificate. issuingDistributionPoint, and GeneralNames of other kinds, are declined.
 OID_CRL_NUMBER = "2.5.29.20"
-_CRL_EXTENSION_VALUES = {OID_CRL_NUMBER: lambda v: decodes(int, v), "2.5.29.35": aki_value}
+_CRL_EXTENSION_VALUES = {
+    OID_CRL_NUMBER: lambda v: decodes(int, v),
+    "2.5.29.27": lambda v: decodes(int, v),  # deltaCRLIndicator
+    "2.5.29.35": aki_value,
+    "2.5.29.18": lambda v: _general_names_value(v),  # issuerAltName
+    "2.5.29.46": EXTENSION_VALUES[EXT_CRLDP],  # freshestCRL: CRLDistributionPoints
+    "1.3.6.1.5.5.7.1.1": EXTENSION_VALUES[EXT_AIA],
+}
+# RFC 5280 section 5.3: the CRL entry extensions taken here (crl.CRLEntryExtension): reasonCode, an
+# ENUMERATED of a value asn1crypto names (one content octet, so minimal); holdInstructionCode, an
+# OID; invalidityDate, a GeneralizedTime; certificateIssuer, GeneralNames
+CRL_REASONS = frozenset({0, 1, 2, 3, 4, 5, 6, 8, 9, 10})
+_CRL_ENTRY_EXTENSION_VALUES = {
+    "2.5.29.21": lambda v: v[2] if len(v) == 3 and v[:2] == b"\x0a\x01" and v[2] in CRL_REASONS else None,
+    "2.5.29.23": lambda v: decodes(OID, v),
+    "2.5.29.24": lambda v: t if time_ok(t := decodes(a.GeneralizedTime, v)) else None,
+    "2.5.29.29": lambda v: _general_names_value(v),
+}
+
+
+def _general_names_value(v: bytes):
+    names = wrapped(GeneralNames, v)
+    return names.items if names is not None and general_names_ok(names.items) else None
+
+
+def _extensions_ok(extensions, values: dict, names) -> bool:
+    """Each extension is of a type in `values` whose value decodes there, or of a type asn1crypto
+    does not name in `names` (an ObjectIdentifier class: it leaves the value as octets)."""
+    for ext in extensions or ():
+        oid = ext.extn_id.dotted_string
+        decode = values.get(oid)
+        if decode is None:
+            if names(oid).native != oid:
+                return False
+        elif decode(ext.extn_value) is None:
+            return False
+    return True
+
+
+# RFC 5280 section 5.1.2.1: Version, as asn1crypto names its values (v1..v3); absent is v1
+CRL_VERSIONS = (None, 0, 1, 2)
 
 
 def _crl_ok(crl: CertificateList) -> bool:
-    """A CRL that asn1crypto writes back unchanged: version v1 or v2, a signature algorithm of
-    `SIGNATURE_ALGORITHMS`, a Name it takes, revoked entries without extensions, the CRL extensions
-    cRLNumber and authorityKeyIdentifier only."""
+    """A CRL that asn1crypto writes back unchanged: a version it names, a signature algorithm of
+    `SIGNATURE_ALGORITHMS`, a Name it takes, the CRL and entry extensions taken above or unknown to
+    asn1crypto."""
     tbs = crl.tbs_cert_list
-    return (tbs.version in (None, 0, 1) and names_ok(tbs.issuer)
+    return (tbs.version in CRL_VERSIONS and names_ok(tbs.issuer)
             and tbs.signature.algorithm.dotted_string in SIGNATURE_ALGORITHMS
             and crl.signature_algorithm.algorithm.dotted_string in SIGNATURE_ALGORITHMS
             and crl.signature_value.padding_bits() == 0
-            and all(r.crl_entry_extensions is None for r in tbs.revoked_certificates or ())
-            and all(ext.extn_id.dotted_string in _CRL_EXTENSION_VALUES
-                    and _CRL_EXTENSION_VALUES[ext.extn_id.dotted_string](ext.extn_value) is not None
-                    for ext in tbs.crl_extensions or ()))
+            and time_ok(tbs.this_update) and time_ok(tbs.next_update)
+            and all(time_ok(r.revocation_date) for r in tbs.revoked_certificates or ())
+            and all(_extensions_ok(r.crl_entry_extensions, _CRL_ENTRY_EXTENSION_VALUES, acrl.CRLEntryExtensionId)
+                    for r in tbs.revoked_certificates or ())
+            and _extensions_ok(tbs.crl_extensions, _CRL_EXTENSION_VALUES, acrl.TBSCertListExtensionId))
+
+
+def certificate_list_value(data: bytes) -> CertificateList | None:
+    """A CertificateList (RFC 5280 section 5.1) that is certainly DER (`_crl_ok`), decoded; None
+    otherwise."""
+    crl = decodes(CertificateList, data)
+    return crl if crl is not None and _crl_ok(crl) else None
+
+
+def certificate_list(data: bytes) -> bool:
+    """A CertificateList of a shape taken here is certainly DER."""
+    return certificate_list_value(data) is not None
 
 
 # RFC 6488 section 2.1.6.5: the SignerInfo signature algorithms taken here (the profile wants
@@ -408,12 +500,26 @@ def roa(data: bytes) -> bool:
 
 def manifest_value(data: bytes) -> Manifest | None:
     """A Manifest eContent that is certainly DER, decoded; None otherwise."""
-    return decodes(Manifest, data)
+    value = decodes(Manifest, data)
+    return value if value is not None and time_ok(value.this_update) and time_ok(value.next_update) else None
 
 
 def manifest(data: bytes) -> bool:
     """A Manifest eContent (RFC 9286 section 4.2) is certainly DER."""
     return manifest_value(data) is not None
+
+
+def aspa_value(data: bytes) -> ASProviderAttestation | ASProviderAttestationV0 | None:
+    """An ASProviderAttestation eContent of the current profile, else of the draft-13 profile, that
+    is certainly DER, decoded; None otherwise. The two cannot both decode but for an empty providers,
+    which the current profile takes first, as rpki.aspa does."""
+    value = decodes(ASProviderAttestation, data)
+    return decodes(ASProviderAttestationV0, data) if value is None else value
+
+
+def aspa(data: bytes) -> bool:
+    """An ASProviderAttestation eContent (either profile) is certainly DER."""
+    return aspa_value(data) is not None
 
 
 # ---- where each element lies: the received bytes of a part (what a signature covers, a name's DER) --

@@ -253,7 +253,8 @@ def _general_name_ok(gn) -> bool:
     return name is not None and names_ok(name.rdns)
 
 
-def _general_names_ok(names) -> bool:
+def general_names_ok(names) -> bool:
+    """Decoded GeneralNames (or None, absent) that asn1crypto writes back unchanged (`_general_name_ok`)."""
     return names is None or all(_general_name_ok(gn) for gn in names)
 
 
@@ -299,7 +300,7 @@ def _crldp_value(v: bytes):
         if name.tag_bytes != b"\xa0":  # fullName [0] IMPLICIT GeneralNames
             return None
         names = wrapped(GeneralNames, as_sequence(name.data))
-        if names is None or not _general_names_ok(names.items) or not _general_names_ok(dp.crl_issuer) \
+        if names is None or not general_names_ok(names.items) or not general_names_ok(dp.crl_issuer) \
                 or (dp.reasons is not None and not _named_bits_ok(dp.reasons, REASON_FLAGS)):
             return None
         out.append(([gn.value for gn in names.items if gn.tag == "uri"], dp.reasons is not None,
@@ -324,7 +325,7 @@ def _policies_value(v: bytes):
 
 def aki_value(v: bytes):
     aki = decodes(AuthorityKeyIdentifier, v)
-    return aki if aki is not None and _general_names_ok(aki.authority_cert_issuer) else None
+    return aki if aki is not None and general_names_ok(aki.authority_cert_issuer) else None
 
 
 def _key_usage_value(v: bytes):
