@@ -9,9 +9,9 @@ wrapper (rpki.cms). Both profiles parse to a customer AS and its providers.
   of each provider that had one (0001 IPv4, 0002 IPv6). The same sorted/unique/not-customer rules
   apply. A relying party following the current draft rejects this profile: `read()` returns it with
   `profile == "draft-13"` and `check(old_profile_ok=False)` (the default) says so.
-- Reading: `from_econtent` takes rpki.quickder's decode of either profile when the eContent is
-  certainly DER (`_read_quick`), else asn1crypto's, which alone words the DER rejections; both give
-  the same Aspa or the same ObjectError.
+- Reading: `from_econtent` decodes the eContent with rpki.quickder's strict DER reader in the
+  current profile, else in the draft-13 one; when neither takes it, the current profile's DERError
+  is raised.
 - Section 4 (validation): the EE certificate has AS resources that are exactly the customer AS, no
   "inherit", and no IP resources.
 """
@@ -21,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import asn1, quickder
+from . import asn1, quickcms, quickder
 from .cms import SignedObject, SignedPayload
-from .der import decode
 from .errors import DERError, ObjectError
 from .resources import AS_MAX, AsResources, IntervalSet
 
@@ -54,51 +53,17 @@ class Aspa(SignedPayload):
     @classmethod
     def from_econtent(cls, econtent: bytes, source: str | None = None) -> Aspa:
         """Read the ASProviderAttestation of either profile (the bare eContent)."""
-        quick = cls._read_quick(econtent, source)
-        if quick is not None:
-            return quick
         try:
-            value = decode(asn1.ASProviderAttestation, econtent, source, "ASProviderAttestation (section 3)")
-            profile = CURRENT
+            value = quickder.strict(quickcms.ASProviderAttestation, econtent, source, "ASProviderAttestation (section 3)")
         except DERError as first:
             try:
-                value = decode(asn1.ASProviderAttestationV0, econtent, source, "ASProviderAttestation (draft 13)")
+                value = quickder.strict(quickcms.ASProviderAttestationV0, econtent, source,
+                                        "ASProviderAttestation (draft 13)")
             except DERError:
                 raise first from None
-            profile = DRAFT13
-        try:
-            return cls._read(value, profile, source)
-        except ObjectError:
-            raise
-        except Exception as e:  # noqa: BLE001 - asn1crypto raises many types on odd content
-            raise ObjectError(f"want a readable ASPA, got {type(e).__name__}: {e}", source) from None
-
-    @classmethod
-    def _read_quick(cls, econtent, source) -> Aspa | None:
-        """`from_econtent` from rpki.quickder's decode, when the eContent is certainly DER: the same
-        Aspa, or the same ObjectError from `_build`; None otherwise (asn1crypto decides)."""
-        try:
-            value = quickder.aspa_value(bytes(econtent)) if isinstance(econtent, (bytes, bytearray, memoryview)) \
-                else None
-            if value is None:
-                return None
-            if isinstance(value, quickder.ASProviderAttestation):
-                return cls._build(value.version, value.customer_asid, [(asn, None) for asn in value.providers],
-                                  CURRENT, source)
             return cls._build(value.version, value.customer_asid,
                               [(item.provider_asid, item.afi_limit) for item in value.providers], DRAFT13, source)
-        except ObjectError:
-            raise
-        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
-            return None
-
-    @classmethod
-    def _read(cls, value, profile: str, source) -> Aspa:
-        if profile == CURRENT:
-            providers = [(item.native, None) for item in value["providers"]]
-        else:
-            providers = [(item["providerASID"].native, item["afiLimit"].native) for item in value["providers"]]
-        return cls._build(value["version"].native, value["customerASID"].native, providers, profile, source)
+        return cls._build(value.version, value.customer_asid, [(asn, None) for asn in value.providers], CURRENT, source)
 
     @classmethod
     def _build(cls, version: int, customer: int, items: list[tuple[int, bytes | None]], profile: str, source) -> Aspa:

@@ -20,7 +20,7 @@ A CA fills the same dataclass (content type, eContent, EE certificate, signing t
 As for certificates (rpki.cert), `read_quick` fills the dataclass from rpki.quickder's decode when
 the object is certainly DER and of a shape it takes (`_read_quick`: the checks of `_read`, in its
 order, with its problems and its rejections); anything else goes through asn1crypto (`_read`).
-`SignedObject.read_quick` does the same for the eContent of a ROA or a manifest.
+The eContents of ROAs, manifests and ASPAs are read by rpki.quickder alone (`quickder.strict`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from datetime import datetime
 
 from asn1crypto import cms, core
 
-from . import asn1, quickder
+from . import asn1, quickcms, quickder
 from .cert import Kind, ResourceCertificate, verify_rsa_sha256
 from .der import decode
 from .errors import DERError, ObjectError, raise_first
@@ -64,7 +64,7 @@ def read_quick(data: bytes, source) -> SignedObject | None:
     """`SignedObject.read` when rpki.quickder certainly accepts the bytes and reads them without
     surprise; None otherwise (the asn1crypto path then decides, with its own texts)."""
     try:
-        decoded = quickder.content_info_value(data)
+        decoded = quickcms.content_info_value(data)
         return None if decoded is None else SignedObject._read_quick(*decoded, data, source)
     except ObjectError:  # the profile's rejections, worded as `SignedObject._read` words them
         raise
@@ -111,7 +111,7 @@ class SignedObject:
         what = "ContentInfo (RFC 6488 section 2)"
         ber = False
         try:
-            info = decode(_ContentInfo, data, source, what, fast=quickder.content_info)
+            info = decode(_ContentInfo, data, source, what, fast=quickcms.content_info)
         except DERError as e:
             if not ber_ok or e.offset is None:
                 raise
@@ -230,7 +230,7 @@ class SignedObject:
         return self
 
     @classmethod
-    def _read_quick(cls, info: quickder.ContentInfo, cert_values: list[list], der: bytes, source) -> SignedObject:
+    def _read_quick(cls, info: quickcms.ContentInfo, cert_values: list[list], der: bytes, source) -> SignedObject:
         """`_read` from rpki.quickder's decode of `der` (certainly DER): the same checks in the same
         order, the same problems and the same rejections."""
         p: list[tuple[str, str, str]] = []
@@ -270,7 +270,7 @@ class SignedObject:
         si = infos[0]
         if si.version != 3:
             add("SignerInfo.version", SEC + ".6.1", f"want version 3, got v{si.version}")
-        if isinstance(si.sid, quickder.IssuerAndSerialNumber):
+        if isinstance(si.sid, quickcms.IssuerAndSerialNumber):
             add("SignerInfo.sid", SEC + ".6.2", "want a subjectKeyIdentifier, got issuer_and_serial_number")
         elif si.sid != ee.ski:
             add("SignerInfo.sid", SEC + ".6.2", "want the EE certificate's subjectKeyIdentifier, got another")
@@ -299,7 +299,7 @@ class SignedObject:
                 add("signedAttrs", SEC + ".6.4", f"want only content-type, message-digest, signing-time and "
                     f"binary-signing-time, got {oid}")
                 continue
-            values = quickder.attribute_values(attr)  # each of the type asn1crypto reads it as
+            values = quickcms.attribute_values(attr)  # each of the type asn1crypto reads it as
             if len(values) != 1:
                 add("signedAttrs", SEC + ".6.4", f"want exactly one value in attribute {oid}, got {len(values)}")
                 continue
@@ -350,39 +350,11 @@ class SignedObject:
         """One step up: the EE certificate was issued (and signed) by `issuer`."""
         self.ee.check_issued_by(issuer)
 
-    def payload(self, spec, what: str, fast=None):
-        """The eContent decoded as `spec` through the DER gate (RFC 6488 section 3 item 1); `fast`
-        as for rpki.der.decode."""
-        return decode(spec, self.econtent, self.source, what, fast=fast)
-
     def expect(self, content_type: str, name: str, rfc: str) -> None:
         """RFC 6488 section 3 item 2: the eContentType this kind of object must have."""
         if self.content_type != content_type:
             raise ObjectError(f"want eContentType {name} {content_type}, got {self.content_type}", self.source,
                               check="eContentType", rfc=rfc)
-
-    def read_quick(self, decode, build):
-        """`build(value)` from rpki.quickder's `decode` of the eContent when it is certainly DER;
-        `build`'s ObjectError (the eContent checks `read_payload`'s reader makes too) is raised, and
-        anything else unforeseen gives None (the asn1crypto path, `read_payload`, decides)."""
-        try:
-            value = decode(self.econtent)
-            return None if value is None else build(value)
-        except ObjectError:
-            raise
-        except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
-            return None
-
-    def read_payload(self, spec, what: str, noun: str, reader, fast=None):
-        """`reader(value, self, source)` on the decoded eContent; asn1crypto's own exceptions on odd
-        content become an ObjectError naming `noun`."""
-        value = self.payload(spec, what, fast)
-        try:
-            return reader(value, self, self.source)
-        except ObjectError:
-            raise
-        except Exception as e:  # noqa: BLE001 - asn1crypto raises many types on odd content
-            raise ObjectError(f"want a readable {noun}, got {type(e).__name__}: {e}", self.source) from None
 
 
 class SignedPayload:

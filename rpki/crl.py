@@ -1,9 +1,11 @@
 """Certificate revocation lists: the RFC 6487 section 5 profile of RFC 5280 section 5.
 
-`Crl.parse(der, source)` runs the DER gate and reads the fields a CA sets: `read_quick` from
-rpki.quickder's decode when the bytes are certainly DER and of a shape it takes (any version
-asn1crypto names, the CRL and entry extensions rpki.quickder takes), else the asn1crypto reader
-(`_read`), which alone words the DER rejections; both give the same Crl. `check_profile(at)`
+`Crl.parse(der, source)` reads the fields a CA sets with one reader: rpki.quickder's strict DER
+decode (`quickder.strict`), with every CRL and entry extension value of a type asn1crypto has a
+schema for decoded in full (`quickcrl.CRL_EXTENSION_VALUES`; an issuingDistributionPoint and an
+rfc822Name too); bytes that are not DER raise DERError (rpki.der.not_der, with the offset of the
+first byte that differs from the canonical encoding where rpki.der.locate finds it), a value of a
+form not read here ObjectError naming the extension. `check_profile(at)`
 raises `ObjectError` naming the check and RFC section (a `at` time adds the staleness check of
 RFC 6487 section 5 / RFC 5280 section 5.1.2.5); `check_issued_by(issuer_cert)` checks the issuer
 name, the AKI and the signature.
@@ -14,25 +16,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from asn1crypto import core, crl
-
-from . import asn1, quickder
-from .cert import (UTC_LIMIT_YEAR, Name, ResourceCertificate, _quick_name, _time_type, check_issuer, name_problems,
-                   read_name, verify_rsa_sha256)
-from .der import read
-from .errors import raise_first
+from . import asn1, quickcrl, quickder
+from .cert import (UTC_LIMIT_YEAR, Name, ResourceCertificate, _quick_name, _time_type, check_issuer,
+                   name_problems, verify_rsa_sha256)
+from .der import locate
+from .errors import DERError, ObjectError, raise_first
 
 EXT_AKI, EXT_CRL_NUMBER = "2.5.29.35", "2.5.29.20"
 
 
-def read_quick(der: bytes, source) -> Crl | None:
-    """`Crl.parse` when rpki.quickder certainly accepts the bytes; None otherwise (the asn1crypto
-    path then decides, with its own texts)."""
-    try:
-        value = quickder.certificate_list_value(der)
-        return None if value is None else Crl._read_quick(value, der, source)
-    except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
+WHAT = "CertificateList (RFC 5280 section 5.1)"
+
+
+def _value(table: dict, ext, source, check: str, rfc: str):
+    """An extension's value decoded by `table` (a type asn1crypto has a schema for); None for any
+    other type (opaque octets). DERError when the value is not DER, ObjectError when it is DER of a
+    shape not read here."""
+    oid, raw = ext.extn_id.dotted_string, ext.extn_value
+    decode = table.get(oid)
+    if decode is None:
         return None
+    value = decode(raw)
+    if value is None:
+        at = locate(raw)
+        if at is not None:
+            raise DERError(f"want DER (X.690 section 10) for the value of extension {oid}: byte {at} of it differs",
+                           source, check=check, rfc=rfc)
+        raise ObjectError(f"want the value of extension {oid} of its RFC 5280 type, of the forms read here", source,
+                          check=check, rfc=rfc)
+    return value
 
 
 @dataclass
@@ -60,55 +72,13 @@ class Crl:
 
     @classmethod
     def parse(cls, der: bytes, source: str | None = None) -> Crl:
-        if isinstance(der, (bytes, bytearray, memoryview)):
-            quick = read_quick(bytes(der), source)
-            if quick is not None:
-                return quick
-        return read(crl.CertificateList, der, source, "CertificateList (RFC 5280 section 5.1)", "CRL", cls._read)
-
-    @classmethod
-    def _read(cls, value: crl.CertificateList, der: bytes, source) -> Crl:
-        tbs = value["tbs_cert_list"]
-        ver = tbs["version"]
-        nu = tbs["next_update"]
-        self = cls(
-            issuer=read_name(tbs["issuer"]),
-            this_update=tbs["this_update"].native,
-            next_update=None if isinstance(nu, core.Void) else nu.native,
-            number=None,
-            aki=None,
-            source=source,
-            der=der,
-            tbs_der=tbs.dump(),
-            signature=value["signature"].native,
-            version=1 if isinstance(ver, core.Void) else int(ver) + 1,
-            signature_algorithm=value["signature_algorithm"]["algorithm"].dotted,
-            tbs_signature_algorithm=tbs["signature"]["algorithm"].dotted,
-        )
-        types = [tbs["this_update"].name] + ([] if isinstance(nu, core.Void) else [nu.name])
-        exts = tbs["crl_extensions"]
-        for ext in [] if isinstance(exts, core.Void) else exts:
-            oid = ext["extn_id"].dotted
-            self.extensions.append((oid, bool(ext["critical"].native)))
-            if oid == EXT_AKI:
-                self.aki = ext["extn_value"].parsed["key_identifier"].native
-            elif oid == EXT_CRL_NUMBER:
-                self.number = ext["extn_value"].parsed.native
-        rc = tbs["revoked_certificates"]
-        for entry in [] if isinstance(rc, core.Void) else rc:
-            serial = entry["user_certificate"].native
-            self.revoked_serials.append(serial)
-            self.revoked[serial] = entry["revocation_date"].native
-            types.append(entry["revocation_date"].name)
-            if not isinstance(entry["crl_entry_extensions"], core.Void):
-                self.entry_problems.append(f"serial {serial}: want no crlEntryExtensions")
-        self.time_types = tuple(types)
-        return self
-
-    @classmethod
-    def _read_quick(cls, value: quickder.CertificateList, der: bytes, source) -> Crl:
-        """`_read` from rpki.quickder's decode of `der` (certainly DER): the same Crl."""
+        """Decode (strict DER, rpki.quickder) and read the fields; DERError or ObjectError otherwise."""
+        value = quickder.strict(quickcrl.CertificateList, der, source, WHAT)
+        der = bytes(der)
         tbs = value.tbs_cert_list
+        if value.signature_value.padding_bits():
+            raise ObjectError("want a signature of whole octets", source, check="signatureValue",
+                              rfc="RFC 5280 section 5.1.1.3")
         # CertificateList > tbsCertList > [version], signature, issuer, ...
         (top,) = quickder.children(der, 0, len(der))
         tbs_at = quickder.inside(der, top)[0]
@@ -133,16 +103,19 @@ class Crl:
         for ext in tbs.crl_extensions or ():
             oid = ext.extn_id.dotted_string
             self.extensions.append((oid, ext.critical))
+            decoded = _value(quickcrl.CRL_EXTENSION_VALUES, ext, source, "crlExtensions", "RFC 5280 section 5.2")
             if oid == EXT_AKI:
-                self.aki = quickder.aki_value(ext.extn_value).key_identifier
+                self.aki = decoded.key_identifier
             elif oid == EXT_CRL_NUMBER:
-                self.number = quickder.decodes(int, ext.extn_value)
+                self.number = decoded
         for entry in tbs.revoked_certificates or ():
             serial = entry.user_certificate
             self.revoked_serials.append(serial)
             self.revoked[serial] = entry.revocation_date.as_datetime()
             types.append(_time_type(entry.revocation_date))
             if entry.crl_entry_extensions is not None:
+                for ext in entry.crl_entry_extensions:
+                    _value(quickcrl.CRL_ENTRY_EXTENSION_VALUES, ext, source, "crlEntryExtensions", "RFC 5280 section 5.3")
                 self.entry_problems.append(f"serial {serial}: want no crlEntryExtensions")
         self.time_types = tuple(types)
         return self

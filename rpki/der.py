@@ -9,6 +9,10 @@ Two shortcuts, neither of which accepts anything the re-encode would reject: `fa
 decodes the usual shape of an object with a strict-DER Rust decoder first, and `checked=True` marks
 bytes inside a whole that already passed (the EE certificate of a DER signed object).
 
+`locate` and `not_der` word a rejection without asn1crypto: the readers on rpki.quickder alone (CRLs,
+the ROA, manifest and ASPA eContents) raise `not_der`'s DERError, with the offset of the first byte
+that differs from the canonical encoding where a generic walk of the TLVs finds one.
+
 `decode()` returns a freshly loaded value (re-encoding mutates the value it runs on) whose `.dump()`
 returns the received bytes, so signatures are checked over exactly what was received.
 """
@@ -16,7 +20,8 @@ returns the received bytes, so signatures are checked over exactly what was rece
 from __future__ import annotations
 
 import re
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from asn1crypto import core
 
@@ -83,6 +88,86 @@ def _describe(e: Exception) -> str:
     text = str(e).strip().splitlines()[0] if str(e).strip() else ""
     text = text[:200]
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _length(n: int) -> bytes:
+    return bytes([n]) if n < 0x80 else bytes([0x80 | (n.bit_length() + 7) // 8]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
+
+
+def _canonical(buf: bytes, pos: int, depth: int) -> tuple[bytes, int]:
+    """(the canonical encoding of the element at `pos`, where it ends in `buf`), by the rules that
+    need no schema: definite minimal lengths (X.690 sections 10.1, 8.1.3.5), a constructed OCTET
+    STRING joined (10.2), minimal INTEGERs (8.3.2), BOOLEAN TRUE as FF (11.1), SET OF sorted (11.6).
+    Raises ValueError (or IndexError) on bytes that are not even BER."""
+    if depth > 64 or buf[pos] & 0x1F == 0x1F:
+        raise ValueError("too deep, or a high tag number")
+    tag, first, pos = buf[pos], buf[pos + 1], pos + 2
+    if first == 0x80:
+        n = None
+    elif first < 0x80:
+        n = first
+    else:
+        k = first & 0x7F
+        if pos + k > len(buf):
+            raise ValueError("short")
+        n, pos = int.from_bytes(buf[pos:pos + k], "big"), pos + k
+    if not tag & 0x20:
+        end = pos + (n if n is not None else -1)
+        if n is None or end > len(buf):
+            raise ValueError("short, or indefinite and primitive")
+        body = buf[pos:end]
+        if tag == 0x02:
+            while len(body) > 1 and (body[0], body[1] >> 7) in ((0, 0), (0xFF, 1)):
+                body = body[1:]
+        elif tag == 0x01 and body not in (b"", b"\x00"):
+            body = b"\xff"
+        return bytes([tag]) + _length(len(body)) + body, end
+    kids = []
+    end = len(buf) if n is None else pos + n
+    if end > len(buf):
+        raise ValueError("short")
+    while (buf[pos:pos + 2] != b"\0\0") if n is None else pos < end:
+        kid, pos = _canonical(buf, pos, depth + 1)
+        kids.append(kid)
+    if n is None:
+        pos += 2
+    elif pos != end:
+        raise ValueError("overrun")
+    if tag == 0x24:  # a constructed OCTET STRING: its primitive chunks joined
+        body = b"".join(_contents(k) for k in kids)
+        return b"\x04" + _length(len(body)) + body, pos
+    if tag == 0x31:
+        kids.sort()
+    body = b"".join(kids)
+    return bytes([tag]) + _length(len(body)) + body, pos
+
+
+def _contents(element: bytes) -> bytes:
+    first = element[1]
+    return element[2 + (first & 0x7F if first & 0x80 else 0):]
+
+
+def locate(data: bytes) -> int | None:
+    """The offset of the first byte of `data` that differs from its canonical encoding (`_canonical`),
+    or of trailing bytes; None when the generic walk finds nothing (the fault is of the schema) or
+    cannot walk the bytes. Total: never raises."""
+    try:
+        data = bytes(data)
+        der, end = _canonical(data, 0, 0)
+    except Exception:  # noqa: BLE001 - garbage: no offset to give
+        return None
+    at = _first_difference(der, data[:end])
+    if at < min(len(der), end) or len(der) != end:
+        return at
+    return end if end < len(data) else None
+
+
+def not_der(what: str, error: Exception, data: bytes, source: str | None) -> DERError:
+    """The DERError of bytes that rpki.quickder's strict decode refused as `what`: the kind of
+    ParseError cryptography names, and the offset `locate` finds."""
+    kind = re.search(r"kind: (\w+)", str(error))
+    return DERError(f"want DER (X.690 section 10) for {what}: {kind.group(1) if kind else _describe(error)}", source,
+                    offset=locate(data))
 
 
 def check_printable(value: str, source: str | None, field: str, rfc: str) -> None:

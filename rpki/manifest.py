@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import asn1, quickder
+from . import asn1, quickcms, quickder
 from .cms import OID_SHA256, SignedObject, SignedPayload
 from .errors import ObjectError
 
@@ -49,27 +49,17 @@ class Manifest(SignedPayload):
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Manifest:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
         signed.expect(asn1.OID_CT_MANIFEST, "id-ct-rpkiManifest", f"{SEC} 4.1")
-        quick = cls._read_quick(signed)
-        if quick is not None:
-            return quick
-        return signed.read_payload(asn1.Manifest, "Manifest (RFC 9286 section 4.2)", "manifest", cls._read,
-                                   quickder.manifest)
+        return cls.from_signed(signed)
 
     @classmethod
-    def _read_quick(cls, signed: SignedObject) -> Manifest | None:
-        """`_read` from rpki.quickder's decode, when it is certainly DER (SignedObject.read_quick):
-        the same Manifest."""
-        return signed.read_quick(quickder.manifest_value, lambda value: cls._build(
-            value.version, value.manifest_number, value.this_update.as_datetime(), value.next_update.as_datetime(),
-            value.file_hash_alg.dotted_string,
-            [(f.file.as_str().encode("ascii"), bytes((f.hash.padding_bits(),)) + f.hash.as_bytes())
-             for f in value.file_list], signed, signed.source))
-
-    @classmethod
-    def _read(cls, value: asn1.Manifest, signed: SignedObject, source) -> Manifest:
-        files = [(bytes(entry["file"].contents), bytes(entry["hash"].contents)) for entry in value["fileList"]]
-        return cls._build(value["version"].native, value["manifestNumber"].native, value["thisUpdate"].native,
-                          value["nextUpdate"].native, value["fileHashAlg"].dotted, files, signed, source)
+    def from_signed(cls, signed: SignedObject):
+        """Read the eContent of `signed` with the one reader (rpki.quickder.strict)."""
+        source = signed.source
+        value = quickder.strict(quickcms.Manifest, signed.econtent, source, "Manifest (RFC 9286 section 4.2)")
+        files = [(f.file.as_str().encode("ascii"), bytes((f.hash.padding_bits(),)) + f.hash.as_bytes())
+                 for f in value.file_list]
+        return cls._build(value.version, value.manifest_number, value.this_update.as_datetime(),
+                          value.next_update.as_datetime(), value.file_hash_alg.dotted_string, files, signed, source)
 
     @classmethod
     def _build(cls, version: int, number: int, this_update: datetime, next_update: datetime, alg: str,

@@ -14,8 +14,9 @@ GeneralNames that are URIs, IP addresses (4 or 16 octets) or directory names; na
 asn1crypto reads as a DirectoryString, in a PrintableString or a UTF8String. Anything else is
 declined, and the full gate decides.
 
-`cryptography.hazmat.asn1` (here and in rpki.quickder) is an API its authors call unstable; the
-project pins its version. Its decoder returns `cryptography.x509.ObjectIdentifier` for OIDs.
+`cryptography.hazmat.asn1` (here, in rpki.quickder, rpki.quickcrl and rpki.quickcms) is an API its
+authors call unstable; the project pins its version. Its decoder returns
+`cryptography.x509.ObjectIdentifier` for OIDs.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class Name:  # an RDNSequence, as the field of a SEQUENCE (see `wrapped`)
 
 
 # GeneralName (RFC 5280 section 4.2.1.6): the alternatives taken here
-GeneralName = (Annotated[Variant[a.IA5String, Literal["uri"]], a.Implicit(6)]
+GeneralName = (Annotated[Variant[a.IA5String, Literal["email"]], a.Implicit(1)]  # rfc822Name
+               | Annotated[Variant[a.IA5String, Literal["uri"]], a.Implicit(6)]
                | Annotated[Variant[bytes, Literal["ip"]], a.Implicit(7)]
                | Annotated[Variant[a.TLV, Literal["dir"]], a.Explicit(4)])  # directoryName: a Name
 
@@ -226,7 +228,7 @@ def _uri_ok(uri: a.IA5String) -> bool:
     return iri.round_trips(uri.as_str())
 
 
-def _named_bits_ok(bits: a.BitString, size: int = len(KEY_USAGE)) -> bool:
+def named_bits_ok(bits: a.BitString, size: int = len(KEY_USAGE)) -> bool:
     """X.690 section 11.2.2: a named bit list of at most `size` bits without trailing zero bits
     (asn1crypto drops them)."""
     data, pad = bits.as_bytes(), bits.padding_bits()
@@ -246,6 +248,8 @@ def _general_name_ok(gn) -> bool:
         return _uri_ok(gn.value)
     if gn.tag == "ip":
         return len(gn.value) in (4, 16)
+    if gn.tag == "email":  # asn1crypto rewrites its domain with IDNA: declined (read by rpki.crl only)
+        return False
     tlv = gn.value
     if tlv.tag_bytes != b"\x30":
         return False
@@ -301,7 +305,7 @@ def _crldp_value(v: bytes):
             return None
         names = wrapped(GeneralNames, as_sequence(name.data))
         if names is None or not general_names_ok(names.items) or not general_names_ok(dp.crl_issuer) \
-                or (dp.reasons is not None and not _named_bits_ok(dp.reasons, REASON_FLAGS)):
+                or (dp.reasons is not None and not named_bits_ok(dp.reasons, REASON_FLAGS)):
             return None
         out.append(([gn.value for gn in names.items if gn.tag == "uri"], dp.reasons is not None,
                      dp.crl_issuer is not None))
@@ -323,14 +327,15 @@ def _policies_value(v: bytes):
     return pols.items if ok else None
 
 
-def aki_value(v: bytes):
+def aki_value(v: bytes, names_ok=None):
+    """The AKI decoded, its issuer's GeneralNames passing `names_ok` (default `general_names_ok`)."""
     aki = decodes(AuthorityKeyIdentifier, v)
-    return aki if aki is not None and general_names_ok(aki.authority_cert_issuer) else None
+    return aki if aki is not None and (names_ok or general_names_ok)(aki.authority_cert_issuer) else None
 
 
 def _key_usage_value(v: bytes):
     ku = wrapped(KeyUsage, v)
-    return ku.value if ku is not None and _named_bits_ok(ku.value) else None
+    return ku.value if ku is not None and named_bits_ok(ku.value) else None
 
 
 def _unwrap(cls, v: bytes):

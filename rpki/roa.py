@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from ipaddress import IPv4Network, IPv6Network
 
-from . import asn1, quickder
+from . import asn1, quickcms, quickder
 from .cms import SignedObject, SignedPayload
 from .errors import ObjectError
 from .resources import AS_MAX, IntervalSet, IpResources, _bits, bits_from_quick
@@ -85,27 +85,17 @@ class Roa(SignedPayload):
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> Roa:
         signed = SignedObject.read(data, source, ber_ok=ber_ok)
         signed.expect(asn1.OID_CT_ROA, "id-ct-routeOriginAuthz", f"{SEC} 3")
-        quick = cls._read_quick(signed)
-        if quick is not None:
-            return quick
-        return signed.read_payload(asn1.RouteOriginAttestation, "RouteOriginAttestation (RFC 9582 section 4)", "ROA",
-                                   cls._read, quickder.roa)
+        return cls.from_signed(signed)
 
     @classmethod
-    def _read_quick(cls, signed: SignedObject) -> Roa | None:
-        """`_read` from rpki.quickder's decode, when it is certainly DER (SignedObject.read_quick):
-        the same Roa, or the same ObjectError from `_build`."""
-        return signed.read_quick(quickder.roa_value, lambda value: cls._build(
-            value.version, value.as_id,
-            [(fam.address_family, [(bits_from_quick(a.address), a.max_length) for a in fam.addresses])
-             for fam in value.ip_addr_blocks], signed, signed.source))
-
-    @classmethod
-    def _read(cls, value: asn1.RouteOriginAttestation, signed: SignedObject, source) -> Roa:
-        blocks = [(bytes(fam["addressFamily"].native), [(item["address"], item["maxLength"].native)
-                                                         for item in fam["addresses"]])
-                  for fam in value["ipAddrBlocks"]]
-        return cls._build(value["version"].native, value["asID"].native, blocks, signed, source)
+    def from_signed(cls, signed: SignedObject):
+        """Read the eContent of `signed` with the one reader (rpki.quickder.strict)."""
+        source = signed.source
+        value = quickder.strict(quickcms.RouteOriginAttestation, signed.econtent, source,
+                                "RouteOriginAttestation (RFC 9582 section 4)")
+        blocks = [(fam.address_family, [(bits_from_quick(a.address), a.max_length) for a in fam.addresses])
+                  for fam in value.ip_addr_blocks]
+        return cls._build(value.version, value.as_id, blocks, signed, source)
 
     @classmethod
     def _build(cls, version: int, asn: int, blocks: list, signed: SignedObject, source) -> Roa:

@@ -8,17 +8,21 @@ import random
 import pytest
 from asn1crypto import algos, crl, parser, x509
 from cryptography.hazmat import asn1 as a
-
-from bgpsim.rpki import asn1, quickder, quickext
-from bgpsim.rpki.cms import SignedObject, _ContentInfo
-from bgpsim.rpki.der import decode
-from bgpsim.rpki.errors import DERError
 from rpki_data import CONF, OBJECTS, need
 
-CHECKS = {".cer": (x509.Certificate, quickder.certificate), ".crl": (crl.CertificateList, quickder.certificate_list),
-          ".roa": (_ContentInfo, quickder.content_info),
-          ".mft": (_ContentInfo, quickder.content_info), ".asa": (_ContentInfo, quickder.content_info),
-          ".gbr": (_ContentInfo, quickder.content_info)}
+from bgpsim.rpki import asn1, quickcms, quickcrl, quickder, quickext
+from bgpsim.rpki.aspa import Aspa
+from bgpsim.rpki.cms import SignedObject, _ContentInfo
+from bgpsim.rpki.crl import Crl
+from bgpsim.rpki.der import decode
+from bgpsim.rpki.errors import DERError, ObjectError
+from bgpsim.rpki.manifest import Manifest
+from bgpsim.rpki.roa import Roa
+
+CHECKS = {".cer": (x509.Certificate, quickder.certificate), ".crl": (crl.CertificateList, quickcrl.certificate_list),
+          ".roa": (_ContentInfo, quickcms.content_info),
+          ".mft": (_ContentInfo, quickcms.content_info), ".asa": (_ContentInfo, quickcms.content_info),
+          ".gbr": (_ContentInfo, quickcms.content_info)}
 
 
 def test_fast_yes_implies_gate_yes():
@@ -66,9 +70,38 @@ def test_public_names_for_what_asn1crypto_and_cryptography_give():
 def test_ber_goes_to_the_gate():
     """An indefinite length is declined by the fast path; the gate names it with its offset."""
     data = bytes.fromhex("3080020101 0000".replace(" ", ""))
-    assert not quickder.roa(data)
+    assert not quickcms.content_info(data)
     with pytest.raises(DERError):
-        decode(_ContentInfo, data, "x", fast=quickder.content_info)
+        decode(_ContentInfo, data, "x", fast=quickcms.content_info)
+
+
+@pytest.mark.parametrize("hexdata, kind, offset", [
+    ("3080020101300030000000", "InvalidLength", 1),  # an indefinite length: the first length octet
+    ("30820009020101300030003000", "InvalidLength", 1),  # a long form where the short one does: from its length
+    ("300a02020001300030003000", "InvalidValue", 1),  # a redundant INTEGER octet: the outer length differs first
+    ("3009020101300030003000ff", "ExtraData", 11),  # a trailing octet
+    ("30088001010201013000", "UnexpectedTag", None),  # an IMPLICIT version: DER, of another type
+    ("", None, 0),
+])
+def test_one_reader_words_not_der(hexdata, kind, offset):
+    """The one reader of an eContent (rpki.quickder.strict) rejects what is not DER of its type with
+    our wording, cryptography's ParseError kind and the offset rpki.der.locate finds."""
+    with pytest.raises(DERError) as err:
+        quickder.strict(quickcms.RouteOriginAttestation, bytes.fromhex(hexdata), "x", "RouteOriginAttestation")
+    assert err.value.offset == offset
+    if kind:
+        assert str(err.value).endswith(f"want DER (X.690 section 10) for RouteOriginAttestation: {kind}")
+
+
+def test_locate_is_total():
+    """rpki.der.locate never raises on garbage and gives an offset inside the input or None."""
+    from bgpsim.rpki.der import locate
+    rnd = random.Random(3)
+    for _ in range(5000):
+        data = bytes(rnd.choice((0x30, 0x31, 0x80, 0x00, 0x02, 0x04, 0x24, rnd.randrange(256))) for _ in range(rnd.randrange(48)))
+        at = locate(data)
+        assert at is None or 0 <= at <= len(data)
+    assert locate(b"\x30\x80" * 5000) is None
 
 
 def test_mutations_fast_yes_implies_gate_yes():
@@ -116,7 +149,7 @@ def test_reason_flags_named_bits():
     assert quickext.REASON_FLAGS == len(x509.ReasonFlags._map)
 
     def ok(hexdata):
-        return quickext._named_bits_ok(a.decode_der(a.BitString, bytes.fromhex(hexdata)), quickext.REASON_FLAGS)
+        return quickext.named_bits_ok(a.decode_der(a.BitString, bytes.fromhex(hexdata)), quickext.REASON_FLAGS)
     assert ok("030100") and ok("03020780") and ok("0303070080")
     assert not ok("03020700") and not ok("0303060040")  # a trailing zero bit; ten bits
 
@@ -128,7 +161,7 @@ def test_signed_object_mutations_fast_yes_implies_gate_yes():
     unsigned attributes, no signed attributes, a CRL): a fast True is never a gate rejection."""
     names = ("badCMS", "6C76EDB2225D11E286C4BD8F7A2F2747")
     files = [p for p in sorted(need(OBJECTS).rglob("*.roa")) if any(n in p.name for n in names)]
-    files = [(p, p.read_bytes()) for p in files if quickder.content_info(p.read_bytes())]
+    files = [(p, p.read_bytes()) for p in files if quickcms.content_info(p.read_bytes())]
     assert len(files) >= 22
     rnd = random.Random(11)
     fast_yes = 0
@@ -139,7 +172,7 @@ def test_signed_object_mutations_fast_yes_implies_gate_yes():
         # attributes follow it); the SignedData's version and digestAlgorithms at the start
         i = rnd.randrange(len(data) - 700, len(data)) if rnd.random() < 0.8 else rnd.randrange(40)
         data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x02, 0x04, 0x05, 0x06, 0x17, 0x31))
-        if quickder.content_info(bytes(data)):
+        if quickcms.content_info(bytes(data)):
             fast_yes += 1
             decode(_ContentInfo, bytes(data), "mutated")
     assert fast_yes > 400
@@ -157,7 +190,7 @@ def test_cms_oid_names_one_to_one():
 
 
 def test_signer_signature_algorithms_asn1crypto_keeps():
-    for oid in quickder.SIGNER_SIGNATURE_ALGORITHMS:
+    for oid in quickcms.SIGNER_SIGNATURE_ALGORITHMS:
         for params in ({}, {"parameters": None}):
             der = algos.SignedDigestAlgorithm({"algorithm": oid, **params}).dump()
             again = algos.SignedDigestAlgorithm.load(der)
@@ -170,8 +203,8 @@ def test_crl_names_one_to_one():
     back as the same OID), and the reasonCode values the fast path takes are those it names."""
     for cls in (crl.TBSCertListExtensionId, crl.CRLEntryExtensionId, crl.Version):
         assert len(set(cls._map.values())) == len(cls._map), cls.__name__
-    assert quickder.CRL_REASONS == set(crl.CRLReason._map)
-    assert set(quickder.CRL_VERSIONS) - {None} == set(crl.Version._map)
+    assert quickcrl.CRL_REASONS == set(crl.CRLReason._map)
+    assert set(quickcrl.CRL_VERSIONS) - {None} == set(crl.Version._map)
 
 
 def test_crl_mutations_fast_yes_implies_gate_yes():
@@ -180,7 +213,7 @@ def test_crl_mutations_fast_yes_implies_gate_yes():
     size): a fast True is never a gate rejection."""
     names = ("Entry", "Version", "Delta", "2CRLNums", "IssuerUTF", "Number", "root.crl", "ca1.crl")
     files = [p.read_bytes() for p in sorted(need(OBJECTS).rglob("*.crl")) if any(n in p.name for n in names)]
-    files = [d for d in files if quickder.certificate_list(d)]
+    files = [d for d in files if quickcrl.certificate_list(d)]
     assert len(files) >= 15
     rnd = random.Random(13)
     fast_yes = 0
@@ -188,47 +221,60 @@ def test_crl_mutations_fast_yes_implies_gate_yes():
         data = bytearray(rnd.choice(files))
         i = rnd.randrange(len(data) - 256)  # before the signature's octets
         data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x00, 0x02, 0x0A, 0x17, 0x18, 0x30))
-        if quickder.certificate_list(bytes(data)):
+        if quickcrl.certificate_list(bytes(data)):
             fast_yes += 1
             decode(crl.CertificateList, bytes(data), "mutated")
+        try:  # the one reader of a CRL file (rpki.crl) is total: it reads or raises ObjectError
+            Crl.parse(bytes(data), "mutated")
+        except ObjectError:
+            pass
     assert fast_yes > 100
 
 
-def _aspa_gate(data: bytes, value) -> None:
-    """The gate takes `data` in the profile the fast path read (and, for the draft-13 profile,
-    rejects the current one, which rpki.aspa tries first)."""
-    if isinstance(value, quickder.ASProviderAttestation):
-        decode(asn1.ASProviderAttestation, data, "x")
-    else:
-        with pytest.raises(DERError):
-            decode(asn1.ASProviderAttestation, data, "x")
-        decode(asn1.ASProviderAttestationV0, data, "x")
-
-
-def test_aspa_mutations_fast_yes_implies_gate_yes():
-    """Bytes changed at random in the stored ASPA eContents of both profiles: a fast yes is never a
-    gate rejection, and is of the profile the gate reads."""
+def test_econtent_mutations_one_reader_is_total():
+    """Bytes changed at random in the stored ROA, manifest and ASPA eContents (both ASPA profiles): the
+    one reader reads each or raises DERError or ObjectError, never another exception, and what
+    rpki.quickder.strict decodes is the input itself once encoded again (DER: one encoding)."""
+    kinds = {asn1.OID_CT_ROA: (quickcms.RouteOriginAttestation,), asn1.OID_CT_MANIFEST: (quickcms.Manifest,),
+             asn1.OID_CT_ASPA: (quickcms.ASProviderAttestation, quickcms.ASProviderAttestationV0)}
     contents = []
-    for p in sorted(need(OBJECTS).rglob("*.asa")):
-        try:
-            contents.append(SignedObject.read(p.read_bytes(), str(p)).econtent)
-        except Exception:  # noqa: BLE001, S112 - a wrapper rejected: no eContent to change
+    for p in sorted(need(OBJECTS).rglob("*")):
+        if p.suffix not in (".roa", ".mft", ".asa") or not p.is_file():
             continue
-    contents = [c for c in contents if quickder.aspa(c)]
-    assert len(contents) >= 7
-    for c in contents:
-        _aspa_gate(c, quickder.aspa_value(c))
+        try:
+            signed = SignedObject.read(p.read_bytes(), str(p))
+        except ObjectError:
+            continue
+        if signed.content_type in (asn1.OID_CT_ROA, asn1.OID_CT_MANIFEST, asn1.OID_CT_ASPA):
+            contents.append((signed, signed.econtent))
+    assert sum(s.content_type == asn1.OID_CT_ASPA for s, _ in contents) >= 7
+    readers = {asn1.OID_CT_ROA: Roa.from_signed, asn1.OID_CT_MANIFEST: Manifest.from_signed,
+               asn1.OID_CT_ASPA: lambda signed: Aspa.from_econtent(signed.econtent, signed.source)}
     rnd = random.Random(17)
-    fast_yes = 0
-    for _ in range(1500):
-        data = bytearray(rnd.choice(contents))
+    read = 0
+    for _ in range(3000):
+        signed, econtent = rnd.choice(contents)
+        data = bytearray(econtent)
         i = rnd.randrange(len(data))
         data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x00, 0x02, 0x04, 0x30, 0xA0, 0x80))
-        value = quickder.aspa_value(bytes(data))
-        if value is not None:
-            fast_yes += 1
-            _aspa_gate(bytes(data), value)
-    assert fast_yes > 100
+        signed.econtent = bytes(data)
+        try:
+            readers[signed.content_type](signed)
+            read += 1
+        except ObjectError:
+            pass
+        for cls in kinds[signed.content_type]:
+            try:
+                value = quickder.strict(cls, bytes(data), "x", cls.__name__)
+            except DERError:
+                continue
+            try:
+                again = a.encode_der(value)
+            except OverflowError:  # cryptography's encoder (not its decoder) takes no INTEGER past a C long here
+                continue
+            assert again == bytes(data)
+        signed.econtent = econtent
+    assert read > 300
 
 
 @pytest.mark.parametrize("text, ok", [
