@@ -230,7 +230,8 @@ class SignedObject:
         return self
 
     @classmethod
-    def _read_quick(cls, info: quickcms.ContentInfo, cert_values: list[list], der: bytes, source) -> SignedObject:
+    def _read_quick(cls, info: quickcms.ContentInfo, cert_values: list[list], attr_values: list[list[list]], der: bytes,
+                    source) -> SignedObject:
         """`_read` from rpki.quickder's decode of `der` (certainly DER): the same checks in the same
         order, the same problems and the same rejections."""
         p: list[tuple[str, str, str]] = []
@@ -292,14 +293,13 @@ class SignedObject:
                    signed_attrs_der=b"\x31" + der[attrs_at[0] + 1:attrs_at[2]], signature=si.signature,
                    signature_algorithm=salg)
         seen: dict[str, int] = {}
-        for attr in attrs:
+        for attr, values in zip(attrs, attr_values[0]):
             oid = attr.type.dotted_string
             seen[oid] = seen.get(oid, 0) + 1
             if oid not in ALLOWED_ATTRS:
                 add("signedAttrs", SEC + ".6.4", f"want only content-type, message-digest, signing-time and "
                     f"binary-signing-time, got {oid}")
                 continue
-            values = quickcms.attribute_values(attr)  # each of the type asn1crypto reads it as
             if len(values) != 1:
                 add("signedAttrs", SEC + ".6.4", f"want exactly one value in attribute {oid}, got {len(values)}")
                 continue

@@ -198,15 +198,17 @@ def attribute_values(attr: Attribute) -> list | None:
 CMS_VERSIONS = range(6)
 
 
-def _signer_info_ok(si: SignerInfo) -> bool:
-    """A SignerInfo that asn1crypto writes back unchanged: a sid of a Name it takes, any digest
-    algorithm (see `content_info_value`), the signature algorithms of `SIGNER_SIGNATURE_ALGORITHMS`,
-    attributes `attribute_values` takes."""
+def _signer_info_values(si: SignerInfo) -> list[list] | None:
+    """The values of each signed attribute of a SignerInfo that asn1crypto writes back unchanged (a
+    sid of a Name it takes, any digest algorithm (see `content_info_value`), the signature algorithms
+    of `SIGNER_SIGNATURE_ALGORITHMS`, attributes `attribute_values` takes); None for any other."""
     sid = si.sid
-    return (si.version in CMS_VERSIONS and (not isinstance(sid, IssuerAndSerialNumber) or names_ok(sid.issuer))
-            and si.signature_algorithm.algorithm.dotted_string in SIGNER_SIGNATURE_ALGORITHMS
-            and all(attribute_values(attr) is not None
-                    for attrs in (si.signed_attrs, si.unsigned_attrs) if attrs is not None for attr in attrs.as_list()))
+    if (si.version not in CMS_VERSIONS or (isinstance(sid, IssuerAndSerialNumber) and not names_ok(sid.issuer))
+            or si.signature_algorithm.algorithm.dotted_string not in SIGNER_SIGNATURE_ALGORITHMS):
+        return None
+    signed = [attribute_values(attr) for attr in (si.signed_attrs.as_list() if si.signed_attrs is not None else ())]
+    unsigned = [attribute_values(attr) for attr in (si.unsigned_attrs.as_list() if si.unsigned_attrs is not None else ())]
+    return None if any(v is None for v in signed + unsigned) else signed
 
 
 
@@ -215,18 +217,20 @@ def _signer_info_ok(si: SignerInfo) -> bool:
 SIGNER_SIGNATURE_ALGORITHMS = SIGNATURE_ALGORITHMS | {asn1.OID_RSA}
 
 
-def content_info_value(data: bytes) -> tuple[ContentInfo, list[list]] | None:
+def content_info_value(data: bytes) -> tuple[ContentInfo, list[list], list[list[list]]] | None:
     """A ContentInfo holding a SignedData (RFC 5652 section 5, any number of certificates, CRLs
-    of `crl_ok` and SignerInfos) that is certainly DER, decoded, with the decoded extension values of each
-    certificate; None otherwise."""
+    of `crl_ok` and SignerInfos) that is certainly DER, decoded, with the decoded extension values of
+    each certificate and the decoded values of each SignerInfo's signed attributes; None otherwise."""
     info = decodes(ContentInfo, data)
     if info is None or info.content_type.dotted_string != asn1.OID_SIGNED_DATA:
         return None
     sd = info.content
     # a digest algorithm of any OID, NULL or no parameters: asn1crypto's DigestAlgorithmId names the
     # OIDs it knows one to one (tests/test_quickder.py holds it), so it writes each back unchanged
-    if sd.version not in CMS_VERSIONS or not all(_signer_info_ok(si) for si in sd.signer_infos.as_list()) \
-            or not all(crl_ok(crl) for crl in (() if sd.crls is None else sd.crls.as_list())):
+    if sd.version not in CMS_VERSIONS or not all(crl_ok(crl) for crl in (() if sd.crls is None else sd.crls.as_list())):
+        return None
+    attrs = [_signer_info_values(si) for si in sd.signer_infos.as_list()]
+    if any(v is None for v in attrs):
         return None
     exts = []
     for c in () if sd.certificates is None else sd.certificates.as_list():
@@ -234,7 +238,7 @@ def content_info_value(data: bytes) -> tuple[ContentInfo, list[list]] | None:
         if values is None:
             return None
         exts.append(values)
-    return info, exts
+    return info, exts, attrs
 
 
 def content_info(data: bytes) -> bool:
