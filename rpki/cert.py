@@ -74,7 +74,7 @@ def read_name(name: x509.Name) -> Name:
     return _name(tuple(attrs), name.dump(), len(name.chosen))
 
 
-def _quick_name(rdns, der: bytes) -> Name:
+def quick_name(rdns, der: bytes) -> Name:
     """`read_name` from rpki.quickder's decode (PrintableString or UTF8String values, the latter as str)."""
     return _name(tuple((atv.type.dotted_string, "UTF8String", atv.value) if isinstance(atv.value, str)
                        else (atv.type.dotted_string, "PrintableString", atv.value.as_str())
@@ -87,7 +87,7 @@ def _name(attrs: tuple[tuple[str, str, str], ...], der: bytes, rdn_count: int) -
     return Name(cn, sn, der, attrs, rdn_count)
 
 
-def _time_type(t) -> str:
+def time_type(t) -> str:
     return "utc_time" if isinstance(t, quickder.UTCTime) else "general_time"
 
 
@@ -244,8 +244,8 @@ class ResourceCertificate:
         validity = tbs.validity
         self = cls(
             serial=tbs.serial_number,
-            issuer=_quick_name(tbs.issuer, span(fields[2])),
-            subject=_quick_name(tbs.subject, span(fields[4])),
+            issuer=quick_name(tbs.issuer, span(fields[2])),
+            subject=quick_name(tbs.subject, span(fields[4])),
             not_before=validity.not_before.as_datetime(),
             not_after=validity.not_after.as_datetime(),
             public_key_info=span(fields[5]),
@@ -262,7 +262,7 @@ class ResourceCertificate:
                             if isinstance(spki.algorithm.parameters, quickder.OID) else None),
             key_bits=spki.subject_public_key.as_bytes(),
             unique_ids=tbs.issuer_unique_id is not None or tbs.subject_unique_id is not None,
-            validity_types=(_time_type(validity.not_before), _time_type(validity.not_after)),
+            validity_types=(time_type(validity.not_before), time_type(validity.not_after)),
         )
         for ext, parsed in zip(tbs.extensions or (), values):
             oid = ext.extn_id.dotted_string

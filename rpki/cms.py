@@ -35,12 +35,9 @@ from . import asn1, quickcms, quickder
 from .cert import Kind, ResourceCertificate, verify_rsa_sha256
 from .der import decode
 from .errors import DERError, ObjectError, raise_first
+from .quickcms import (OID_ATTR_BINARY_SIGNING_TIME, OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST,
+                       OID_ATTR_SIGNING_TIME, OID_SHA256)
 
-OID_SHA256 = "2.16.840.1.101.3.4.2.1"
-OID_ATTR_CONTENT_TYPE = "1.2.840.113549.1.9.3"
-OID_ATTR_MESSAGE_DIGEST = "1.2.840.113549.1.9.4"
-OID_ATTR_SIGNING_TIME = "1.2.840.113549.1.9.5"
-OID_ATTR_BINARY_SIGNING_TIME = "1.2.840.113549.1.9.16.2.46"  # RFC 6019
 ALLOWED_ATTRS = {OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_TIME, OID_ATTR_BINARY_SIGNING_TIME}
 SIG_ALGS = {asn1.OID_RSA, asn1.OID_SHA256_WITH_RSA}  # RFC 7935 section 2, RFC 6488 section 2.1.6.5
 SEC = "RFC 6488 section 2.1"

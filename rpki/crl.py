@@ -17,13 +17,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import asn1, quickcrl, quickder
-from .cert import (UTC_LIMIT_YEAR, Name, ResourceCertificate, _quick_name, _time_type, check_issuer,
-                   name_problems, verify_rsa_sha256)
+from .cert import (
+    UTC_LIMIT_YEAR,
+    Name,
+    ResourceCertificate,
+    check_issuer,
+    name_problems,
+    quick_name,
+    time_type,
+    verify_rsa_sha256,
+)
+from .certoids import EXT_AKI
 from .der import locate
 from .errors import DERError, ObjectError, raise_first
-
-EXT_AKI, EXT_CRL_NUMBER = "2.5.29.35", "2.5.29.20"
-
+from .quickcrl import OID_CRL_NUMBER
 
 WHAT = "CertificateList (RFC 5280 section 5.1)"
 
@@ -86,7 +93,7 @@ class Crl:
         issuer_at = fields[1 if tbs.version is None else 2]
         nu = tbs.next_update
         self = cls(
-            issuer=_quick_name(tbs.issuer, der[issuer_at[0]:issuer_at[2]]),
+            issuer=quick_name(tbs.issuer, der[issuer_at[0]:issuer_at[2]]),
             this_update=tbs.this_update.as_datetime(),
             next_update=None if nu is None else nu.as_datetime(),
             number=None,
@@ -99,20 +106,20 @@ class Crl:
             signature_algorithm=value.signature_algorithm.algorithm.dotted_string,
             tbs_signature_algorithm=tbs.signature.algorithm.dotted_string,
         )
-        types = [_time_type(tbs.this_update)] + ([] if nu is None else [_time_type(nu)])
+        types = [time_type(tbs.this_update)] + ([] if nu is None else [time_type(nu)])
         for ext in tbs.crl_extensions or ():
             oid = ext.extn_id.dotted_string
             self.extensions.append((oid, ext.critical))
             decoded = _value(quickcrl.CRL_EXTENSION_VALUES, ext, source, "crlExtensions", "RFC 5280 section 5.2")
             if oid == EXT_AKI:
                 self.aki = decoded.key_identifier
-            elif oid == EXT_CRL_NUMBER:
+            elif oid == OID_CRL_NUMBER:
                 self.number = decoded
         for entry in tbs.revoked_certificates or ():
             serial = entry.user_certificate
             self.revoked_serials.append(serial)
             self.revoked[serial] = entry.revocation_date.as_datetime()
-            types.append(_time_type(entry.revocation_date))
+            types.append(time_type(entry.revocation_date))
             if entry.crl_entry_extensions is not None:
                 for ext in entry.crl_entry_extensions:
                     _value(quickcrl.CRL_ENTRY_EXTENSION_VALUES, ext, source, "crlEntryExtensions", "RFC 5280 section 5.3")
@@ -148,15 +155,15 @@ class Crl:
         for oid in set(oids):
             if oids.count(oid) > 1:
                 add("crlExtensions", "RFC 5280 section 5.2", f"want each extension once, got {oid} {oids.count(oid)} times")
-        extra = sorted(set(oids) - {EXT_AKI, EXT_CRL_NUMBER})
+        extra = sorted(set(oids) - {EXT_AKI, OID_CRL_NUMBER})
         if extra:
             add("crlExtensions", "RFC 6487 section 5", f"want only AKI and CRL number, got {', '.join(extra)}")
         for oid, critical in self.extensions:
-            if critical and oid in (EXT_AKI, EXT_CRL_NUMBER):
+            if critical and oid in (EXT_AKI, OID_CRL_NUMBER):
                 add("crlExtensions", "RFC 6487 section 5", f"want {oid} non-critical")
         if EXT_AKI not in oids or self.aki is None:
             add("authorityKeyIdentifier", "RFC 6487 section 5", "want an authorityKeyIdentifier with a keyIdentifier")
-        if EXT_CRL_NUMBER not in oids:
+        if OID_CRL_NUMBER not in oids:
             add("cRLNumber", "RFC 6487 section 5", "want a CRL number")
         elif self.number is not None and (self.number < 0 or self.number.bit_length() > 159):
             add("cRLNumber", "RFC 5280 section 5.2.3", f"want a CRL number 0 .. 2^159-1 (20 octets), got {self.number}")

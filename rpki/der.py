@@ -42,6 +42,16 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return min(len(a), len(b))
 
 
+def input_bytes(data, what: str, source: str | None) -> bytes:
+    """`data` as bytes to decode as `what`: DERError when it is not bytes, or is empty."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DERError(f"want bytes for {what}, got {type(data).__name__}", source)
+    data = bytes(data)
+    if not data:
+        raise DERError(f"want a DER {what}, got 0 bytes", source, offset=0)
+    return data
+
+
 def decode(spec: type[T], data: bytes, source: str | None = None, what: str | None = None, *,
            checked: bool = False, fast: Callable[[bytes], bool] | None = None) -> T:
     """Decode `data` as `spec` and require it to be exactly DER; raise DERError otherwise.
@@ -52,11 +62,7 @@ def decode(spec: type[T], data: bytes, source: str | None = None, what: str | No
                    and _certainly_der(fast, data)):
         return spec.load(bytes(data), strict=True)
     name = what or spec.__name__
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise DERError(f"want bytes for {name}, got {type(data).__name__}", source)
-    data = bytes(data)
-    if not data:
-        raise DERError(f"want a DER {name}, got 0 bytes", source, offset=0)
+    data = input_bytes(data, name, source)
     try:
         value = spec.load(data, strict=True)
         value.native  # asn1crypto is lazy: force every byte to be parsed

@@ -152,7 +152,7 @@ class ASProviderAttestationV0:
 OID_ATTR_CONTENT_TYPE = "1.2.840.113549.1.9.3"
 OID_ATTR_MESSAGE_DIGEST = "1.2.840.113549.1.9.4"
 OID_ATTR_SIGNING_TIME = "1.2.840.113549.1.9.5"
-OID_SHA256 = "2.16.840.1.101.3.4.2.1"
+OID_SHA256 = "2.16.840.1.101.3.4.2.1"  # id-sha256 (RFC 5754 section 2.2)
 # RFC 6488 section 2.1.6.4: the signed attributes taken here, each value read as asn1crypto reads it
 # (cms.CMSAttribute): binary-signing-time (RFC 6019), which asn1crypto does not know, as an INTEGER
 # (asn1crypto parses the value as one and writes it back minimal); smimeCapabilities (not allowed,
@@ -206,10 +206,9 @@ def _signer_info_values(si: SignerInfo) -> list[list] | None:
     if (si.version not in CMS_VERSIONS or (isinstance(sid, IssuerAndSerialNumber) and not names_ok(sid.issuer))
             or si.signature_algorithm.algorithm.dotted_string not in SIGNER_SIGNATURE_ALGORITHMS):
         return None
-    signed = [attribute_values(attr) for attr in (si.signed_attrs.as_list() if si.signed_attrs is not None else ())]
-    unsigned = [attribute_values(attr) for attr in (si.unsigned_attrs.as_list() if si.unsigned_attrs is not None else ())]
+    signed, unsigned = ([attribute_values(attr) for attr in (attrs.as_list() if attrs is not None else ())]
+                        for attrs in (si.signed_attrs, si.unsigned_attrs))
     return None if any(v is None for v in signed + unsigned) else signed
-
 
 
 # RFC 6488 section 2.1.6.5: the SignerInfo signature algorithms taken here (the profile wants

@@ -14,7 +14,7 @@ from asn1crypto import crl as acrl
 from asn1crypto import parser
 from cryptography.hazmat import asn1 as a
 
-from .certoids import EXT_AIA, EXT_CRLDP
+from .certoids import EXT_AIA, EXT_AKI, EXT_CRLDP
 from .quickder import (
     SIGNATURE_ALGORITHMS,
     AlgorithmIdentifier,
@@ -34,6 +34,7 @@ from .quickext import (
     aki_value,
     as_sequence,
     decodes,
+    directory_name,
     general_names_ok,
     named_bits_ok,
     names_ok,
@@ -70,30 +71,39 @@ class CertificateList:  # a .crl; in a SignedData only to be rejected (RFC 6488 
 # decodes them (crl.TBSCertListExtension): cRLNumber and deltaCRLIndicator INTEGERs, the AKI,
 # issuerAltName GeneralNames (of the kinds rpki.quickext takes), freshestCRL and AIA as in a
 # certificate. issuingDistributionPoint, and GeneralNames of other kinds, are declined.
-OID_CRL_NUMBER = "2.5.29.20"
+OID_CRL_NUMBER, OID_DELTA_CRL, OID_ISSUER_ALT_NAME = "2.5.29.20", "2.5.29.27", "2.5.29.18"
+OID_IDP, OID_FRESHEST_CRL = "2.5.29.28", "2.5.29.46"
+OID_REASON_CODE, OID_HOLD_CODE, OID_INVALIDITY_DATE, OID_CERT_ISSUER = "2.5.29.21", "2.5.29.23", "2.5.29.24", "2.5.29.29"
+
+
+def _integer(v: bytes):
+    return decodes(int, v)
+
+
+def _general_names(v: bytes, ok=general_names_ok):
+    """GeneralNames decoded, passing `ok`; None otherwise."""
+    names = wrapped(GeneralNames, v)
+    return names.items if names is not None and ok(names.items) else None
+
+
 _CRL_EXTENSION_VALUES = {
-    OID_CRL_NUMBER: lambda v: decodes(int, v),
-    "2.5.29.27": lambda v: decodes(int, v),  # deltaCRLIndicator
-    "2.5.29.35": aki_value,
-    "2.5.29.18": lambda v: _general_names_value(v),  # issuerAltName
-    "2.5.29.46": EXTENSION_VALUES[EXT_CRLDP],  # freshestCRL: CRLDistributionPoints
-    "1.3.6.1.5.5.7.1.1": EXTENSION_VALUES[EXT_AIA],
+    OID_CRL_NUMBER: _integer,
+    OID_DELTA_CRL: _integer,
+    EXT_AKI: aki_value,
+    OID_ISSUER_ALT_NAME: _general_names,
+    OID_FRESHEST_CRL: EXTENSION_VALUES[EXT_CRLDP],  # CRLDistributionPoints
+    EXT_AIA: EXTENSION_VALUES[EXT_AIA],
 }
 # RFC 5280 section 5.3: the CRL entry extensions taken here (crl.CRLEntryExtension): reasonCode, an
 # ENUMERATED of a value asn1crypto names (one content octet, so minimal); holdInstructionCode, an
 # OID; invalidityDate, a GeneralizedTime; certificateIssuer, GeneralNames
 CRL_REASONS = frozenset({0, 1, 2, 3, 4, 5, 6, 8, 9, 10})
 _CRL_ENTRY_EXTENSION_VALUES = {
-    "2.5.29.21": lambda v: v[2] if len(v) == 3 and v[:2] == b"\x0a\x01" and v[2] in CRL_REASONS else None,
-    "2.5.29.23": lambda v: decodes(OID, v),
-    "2.5.29.24": lambda v: t if time_ok(t := decodes(a.GeneralizedTime, v)) else None,
-    "2.5.29.29": lambda v: _general_names_value(v),
+    OID_REASON_CODE: lambda v: v[2] if len(v) == 3 and v[:2] == b"\x0a\x01" and v[2] in CRL_REASONS else None,
+    OID_HOLD_CODE: lambda v: decodes(OID, v),
+    OID_INVALIDITY_DATE: lambda v: t if time_ok(t := decodes(a.GeneralizedTime, v)) else None,
+    OID_CERT_ISSUER: _general_names,
 }
-
-
-def _general_names_value(v: bytes):
-    names = wrapped(GeneralNames, v)
-    return names.items if names is not None and general_names_ok(names.items) else None
 
 
 def _extensions_ok(extensions, values: dict, names) -> bool:
@@ -164,8 +174,7 @@ class IssuingDistributionPointNoName:  # the same without (an optional TLV canno
 
 def _names_der(names) -> bool:
     """Decoded GeneralNames (or None) whose directoryNames decode as Names too."""
-    return all(gn.tag != "dir" or (gn.value.tag_bytes == b"\x30" and wrapped(Name, as_sequence(gn.value.data)))
-               for gn in names or ())
+    return all(gn.tag != "dir" or directory_name(gn.value) is not None for gn in names or ())
 
 
 def _dp_name_der(tlv) -> bool:
@@ -197,8 +206,12 @@ def _aki_der(v: bytes):
 
 
 def _general_names_der(v: bytes):
-    names = wrapped(GeneralNames, v)
-    return names.items if names is not None and _names_der(names.items) else None
+    return _general_names(v, _names_der)
+
+
+def _aia_der(v: bytes):
+    ads = wrapped(AccessDescriptions, v)
+    return ads if ads is not None and _names_der([ad.access_location for ad in ads.items]) else None
 
 
 def _enumerated(v: bytes):
@@ -212,18 +225,17 @@ def _enumerated(v: bytes):
 # the values of the CRL and CRL entry extensions asn1crypto has a schema for (crl.TBSCertListExtension,
 # crl.CRLEntryExtension), decoded here in full; any other extension stays opaque octets
 CRL_EXTENSION_VALUES = {
-    OID_CRL_NUMBER: lambda v: decodes(int, v),
-    "2.5.29.27": lambda v: decodes(int, v),  # deltaCRLIndicator
-    "2.5.29.35": _aki_der,
-    "2.5.29.18": _general_names_der,  # issuerAltName
-    "2.5.29.28": _idp_value,  # issuingDistributionPoint
-    "2.5.29.46": _crldp_der,  # freshestCRL
-    "1.3.6.1.5.5.7.1.1": lambda v: (ads := wrapped(AccessDescriptions, v)) is not None
-    and _names_der([ad.access_location for ad in ads.items]) and ads or None,
+    OID_CRL_NUMBER: _integer,
+    OID_DELTA_CRL: _integer,
+    EXT_AKI: _aki_der,
+    OID_ISSUER_ALT_NAME: _general_names_der,
+    OID_IDP: _idp_value,
+    OID_FRESHEST_CRL: _crldp_der,
+    EXT_AIA: _aia_der,
 }
 CRL_ENTRY_EXTENSION_VALUES = {
-    "2.5.29.21": _enumerated,  # reasonCode
-    "2.5.29.23": lambda v: decodes(OID, v),  # holdInstructionCode
-    "2.5.29.24": lambda v: decodes(a.GeneralizedTime, v),  # invalidityDate
-    "2.5.29.29": _general_names_der,  # certificateIssuer
+    OID_REASON_CODE: _enumerated,
+    OID_HOLD_CODE: lambda v: decodes(OID, v),
+    OID_INVALIDITY_DATE: lambda v: decodes(a.GeneralizedTime, v),
+    OID_CERT_ISSUER: _general_names_der,
 }

@@ -28,8 +28,7 @@ from typing import Annotated
 from cryptography.hazmat import asn1 as a
 
 from . import asn1
-from .der import not_der
-from .errors import DERError
+from .der import input_bytes, not_der
 from .quickext import (
     OID,
     AttributeTypeAndValue,
@@ -165,19 +164,15 @@ def certificate(data: bytes) -> bool:
     return certificate_value(data) is not None
 
 
-
 def strict(cls, data, source: str | None, what: str):
     """`data` decoded as `cls` by cryptography's strict DER decoder: the one reader of CRLs and of the
     ROA, manifest and ASPA eContents. Raises DERError (rpki.der.not_der) for anything else."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise DERError(f"want bytes for {what}, got {type(data).__name__}", source)
-    data = bytes(data)
-    if not data:
-        raise DERError(f"want a DER {what}, got 0 bytes", source, offset=0)
+    data = input_bytes(data, what, source)
     try:
         return a.decode_der(cls, data)
     except ValueError as e:
         raise not_der(what, e, data, source) from None
+
 
 # ---- where each element lies: the received bytes of a part (what a signature covers, a name's DER) --
 def children(buf: bytes, start: int, end: int) -> list[tuple[int, int, int]]:

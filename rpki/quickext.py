@@ -250,11 +250,13 @@ def _general_name_ok(gn) -> bool:
         return len(gn.value) in (4, 16)
     if gn.tag == "email":  # asn1crypto rewrites its domain with IDNA: declined (read by rpki.crl only)
         return False
-    tlv = gn.value
-    if tlv.tag_bytes != b"\x30":
-        return False
-    name = wrapped(Name, as_sequence(tlv.data))
+    name = directory_name(gn.value)
     return name is not None and names_ok(name.rdns)
+
+
+def directory_name(tlv) -> Name | None:
+    """A directoryName's value (EXPLICIT [4]) decoded as a Name, or None."""
+    return wrapped(Name, as_sequence(tlv.data)) if tlv.tag_bytes == b"\x30" else None
 
 
 def general_names_ok(names) -> bool:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -104,32 +105,49 @@ def test_locate_is_total():
     assert locate(b"\x30\x80" * 5000) is None
 
 
+def _fast_yes(files: list[bytes], seed: int, tries: int, where, extra: tuple, fast, spec, also=None) -> int:
+    """One byte changed per try in one of `files` (at `where(rnd, data)`: to a random value, with a bit
+    flipped, or to one of `extra`); each try `fast` takes must pass the gate (rpki.der.decode as
+    `spec`) too, and `also` is run on every try. How many tries `fast` took."""
+    rnd = random.Random(seed)
+    fast_yes = 0
+    for _ in range(tries):
+        data = bytearray(rnd.choice(files))
+        i = where(rnd, data)
+        data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, *extra))
+        mutated = bytes(data)
+        if fast(mutated):
+            fast_yes += 1
+            decode(spec, mutated, "mutated")
+        if also is not None:
+            also(mutated)
+    return fast_yes
+
+
 def test_mutations_fast_yes_implies_gate_yes():
     """Bytes changed at random in the TBSCertificate of stored certificates of the wider shapes (AKI
     issuer and serial, CRLDP reasons and cRLIssuer, userNotice, UTF8String names, unique IDs, other
     algorithms, non-URI general names, EC keys): a fast True is never a gate rejection."""
     names = ("AKIHas", "CRLDP", "Unotice", "UID", "OID", "Utf", "UnkExt", "Version", "NonURI", "SigAlg", "router")
-    files = [p for p in sorted(need(OBJECTS).rglob("*.cer")) if any(n in p.name for n in names)]
-    rnd = random.Random(7)
-    fast_yes = 0
-    for _ in range(600):
-        data = bytearray(rnd.choice(files).read_bytes())
-        i = rnd.randrange(len(data) - 270)
-        data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x0C, 0x13, 0x16))
-        if quickder.certificate(bytes(data)):
-            fast_yes += 1
-            decode(x509.Certificate, bytes(data), "mutated")
+    files = [p.read_bytes() for p in sorted(need(OBJECTS).rglob("*.cer")) if any(n in p.name for n in names)]
+    fast_yes = _fast_yes(files, 7, 600, lambda rnd, data: rnd.randrange(len(data) - 270), (0x0C, 0x13, 0x16),
+                         quickder.certificate, x509.Certificate)
     assert fast_yes > 100
+
+
+def _assert_written_back(oid: str, params: dict) -> None:
+    """asn1crypto re-encodes the signature AlgorithmIdentifier of `oid` (and `params`) byte for byte."""
+    der = algos.SignedDigestAlgorithm({"algorithm": oid, **params}).dump()
+    again = algos.SignedDigestAlgorithm.load(der)
+    assert again.native["algorithm"]  # asn1crypto parses lazily: read it all, as the gate does
+    assert again.dump(force=True) == der
 
 
 def test_signature_algorithms_asn1crypto_keeps():
     """asn1crypto writes back each signature algorithm the fast path takes as the same OID; not
     1.3.14.3.2.29, which shares the name sha1_rsa with another OID, so the fast path leaves it to the gate."""
     for oid in quickder.SIGNATURE_ALGORITHMS:
-        der = algos.SignedDigestAlgorithm({"algorithm": oid}).dump()
-        again = algos.SignedDigestAlgorithm.load(der)
-        assert again.native["algorithm"]  # asn1crypto parses lazily: read it all, as the gate does
-        assert again.dump(force=True) == der
+        _assert_written_back(oid, {})
     cer = x509.Certificate.load((need(CONF) / "root" / "badCertBothSigAlg.cer").read_bytes())
     alg = bytes.fromhex("300906052b0e03021d0500")  # 1.3.14.3.2.29, NULL
     data = parser.emit(0, 1, 16, cer["tbs_certificate"].dump() + alg + cer["signature_value"].dump())
@@ -161,20 +179,15 @@ def test_signed_object_mutations_fast_yes_implies_gate_yes():
     unsigned attributes, no signed attributes, a CRL): a fast True is never a gate rejection."""
     names = ("badCMS", "6C76EDB2225D11E286C4BD8F7A2F2747")
     files = [p for p in sorted(need(OBJECTS).rglob("*.roa")) if any(n in p.name for n in names)]
-    files = [(p, p.read_bytes()) for p in files if quickcms.content_info(p.read_bytes())]
+    files = [d for d in (p.read_bytes() for p in files) if quickcms.content_info(d)]
     assert len(files) >= 22
-    rnd = random.Random(11)
-    fast_yes = 0
-    for _ in range(800):
-        _, original = rnd.choice(files)
-        data = bytearray(original)
-        # the SignerInfo lies at the end (before the signature's 256 octets, unless unsigned
-        # attributes follow it); the SignedData's version and digestAlgorithms at the start
-        i = rnd.randrange(len(data) - 700, len(data)) if rnd.random() < 0.8 else rnd.randrange(40)
-        data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x02, 0x04, 0x05, 0x06, 0x17, 0x31))
-        if quickcms.content_info(bytes(data)):
-            fast_yes += 1
-            decode(_ContentInfo, bytes(data), "mutated")
+
+    def where(rnd, data):  # the SignerInfo lies at the end (before the signature's 256 octets, unless
+        # unsigned attributes follow it); the SignedData's version and digestAlgorithms at the start
+        return rnd.randrange(len(data) - 700, len(data)) if rnd.random() < 0.8 else rnd.randrange(40)
+
+    fast_yes = _fast_yes(files, 11, 800, where, (0x02, 0x04, 0x05, 0x06, 0x17, 0x31), quickcms.content_info,
+                         _ContentInfo)
     assert fast_yes > 400
 
 
@@ -192,10 +205,7 @@ def test_cms_oid_names_one_to_one():
 def test_signer_signature_algorithms_asn1crypto_keeps():
     for oid in quickcms.SIGNER_SIGNATURE_ALGORITHMS:
         for params in ({}, {"parameters": None}):
-            der = algos.SignedDigestAlgorithm({"algorithm": oid, **params}).dump()
-            again = algos.SignedDigestAlgorithm.load(der)
-            assert again.native["algorithm"]
-            assert again.dump(force=True) == der
+            _assert_written_back(oid, params)
 
 
 def test_crl_names_one_to_one():
@@ -215,19 +225,13 @@ def test_crl_mutations_fast_yes_implies_gate_yes():
     files = [p.read_bytes() for p in sorted(need(OBJECTS).rglob("*.crl")) if any(n in p.name for n in names)]
     files = [d for d in files if quickcrl.certificate_list(d)]
     assert len(files) >= 15
-    rnd = random.Random(13)
-    fast_yes = 0
-    for _ in range(600):
-        data = bytearray(rnd.choice(files))
-        i = rnd.randrange(len(data) - 256)  # before the signature's octets
-        data[i] = rnd.choice((rnd.randrange(256), data[i] ^ 1, data[i] ^ 0x80, 0x00, 0x02, 0x0A, 0x17, 0x18, 0x30))
-        if quickcrl.certificate_list(bytes(data)):
-            fast_yes += 1
-            decode(crl.CertificateList, bytes(data), "mutated")
-        try:  # the one reader of a CRL file (rpki.crl) is total: it reads or raises ObjectError
-            Crl.parse(bytes(data), "mutated")
-        except ObjectError:
-            pass
+
+    def total(data):  # the one reader of a CRL file (rpki.crl) reads it or raises ObjectError
+        with contextlib.suppress(ObjectError):
+            Crl.parse(data, "mutated")
+
+    fast_yes = _fast_yes(files, 13, 600, lambda rnd, data: rnd.randrange(len(data) - 256),  # before the signature
+                         (0x00, 0x02, 0x0A, 0x17, 0x18, 0x30), quickcrl.certificate_list, crl.CertificateList, total)
     assert fast_yes > 100
 
 
