@@ -83,9 +83,8 @@ def cmd_incident(args) -> int:
 
 
 def _replay(args, incident) -> int:
-    from bgpsim.base.pool import auto_workers
+    from bgpsim.base.pool import auto_workers, connect
     from bgpsim.sim.incident import Counterfactual, Replay
-    from bgpsim.base.pool import connect
 
     out = Path(args.out) if args.out else Path("bgpsim-out") / incident.name
     client = connect(args.scheduler) if args.scheduler else None
