@@ -1,4 +1,5 @@
-"""ASN.1 schemas for RPKI that asn1crypto (1.5.1) lacks, and their registration.
+"""ASN.1 schemas for RPKI that asn1crypto (1.5.1) lacks, and their registration, for writing objects
+(rpki.build, the CA); reading is rpki.quickder's.
 
 asn1crypto ships CMS (RFC 5652), X.509 (RFC 5280), CRLs, CSRs, keys and algorithms. Defined here:
 RFC 3779 IPAddrBlocks and ASIdentifiers, the RFC 9582 ROA, the RFC 9286 Manifest, and ASPA in the
@@ -7,7 +8,6 @@ older one (draft 13 and before: providers carry an optional AFI limit).
 
 Importing this module registers the content types (so a CMS eContent of those types decodes), the
 certificate extensions (so `.native` of a certificate shows resources) and the RPKI access methods.
-Decoding is lenient: always pass through `rpki.der.decode`.
 """
 
 from __future__ import annotations

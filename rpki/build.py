@@ -20,10 +20,20 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 
 from . import asn1
-from .cms import OID_SHA256, _ContentInfo
+from .quickcms import OID_SHA256
 from .resources import AsResources, IpResources, _ip_address, encode_as_extension, encode_ip_extension
 
 SIG_ALG = {"algorithm": "sha256_rsa", "parameters": core.Null()}
+
+
+# A SignedData written with the eContent as given octets: the payload was encoded on its own, so an
+# ASPA in either profile or an unknown type writes the same way.
+class _EncapOpaque(cms.EncapsulatedContentInfo):
+    _oid_specs: dict = {}
+
+
+class _SignedData(cms.SignedData):
+    _spec_callbacks = {"encap_content_info": lambda self: _EncapOpaque}
 
 
 # ---- keys -----------------------------------------------------------------------------------------
@@ -216,7 +226,7 @@ def signed_object(content_type: str, econtent: bytes, ee_der: bytes, ee_key: rsa
             "signature": sign(ee_key, set_der),
         }],
     }
-    info = _ContentInfo({"content_type": "signed_data", "content": _ContentInfo._oid_specs["signed_data"](sd)})
+    info = cms.ContentInfo({"content_type": "signed_data", "content": _SignedData(sd)})
     return info.dump(force=True)
 
 

@@ -1,7 +1,7 @@
 """Resource certificates: RFC 6487 section 4 (CA, EE, trust anchor) and RFC 8209 (BGPsec router).
 
-`ResourceCertificate.parse(der, source)` runs the DER gate (on the certificate and on each RFC 3779
-extension value) and reads the fields a CA sets into plain Python values; a later builder fills the
+`ResourceCertificate.parse(der, source)` decodes the certificate and each extension value (strict
+DER) and reads the fields a CA sets into plain Python values; a later builder fills the
 same dataclass and signs it. `check_profile()` enforces the profile and raises `ObjectError` naming
 the check and the RFC section; `problems()` lists every failure. `check_issued_by(issuer)` checks
 the one step from an issuer: name, AKI and the signature (RFC 6487 sections 4.4, 4.8.3, RFC 5280
@@ -11,11 +11,9 @@ Here: the certificate's own fields (RFC 6487 sections 4.1 to 4.7: version, seria
 names, validity, key) and which profile applies (`Kind`). Its extensions (section 4.8) are read and
 checked by rpki.certext, and those that point at other objects (CRLDP, AIA, SIA) by rpki.certaccess.
 
-Two readers fill the dataclass: `read_quick` from rpki.quickder's decode, when the bytes are
-certainly DER and of a shape it takes (rpki.quickder, rpki.quickext), and `_read` through asn1crypto
-and the DER gate for everything else. The first words only the RFC 3779 rejections (rpki.rfc3779,
-shared with the second); anything it does not foresee, or any other error it meets, sends the
-certificate to the second.
+One reader fills the dataclass: rpki.quickder's strict DER decode (`quickder.certificate_value`),
+which raises DERError for bytes that are not DER and ObjectError for a part of a form it does not
+read; the RFC 3779 rejections are worded by rpki.rfc3779.
 """
 
 from __future__ import annotations
@@ -24,15 +22,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 
-from asn1crypto import core, x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from . import asn1, certext, quickder
+from .quickext import attribute_text
 from .certoids import OID_CN, OID_SERIAL_NUMBER
-from .der import check_printable, read
+from .der import check_printable
 from .errors import ObjectError, raise_first
 from .resources import AsResources, IpResources
 
@@ -63,22 +61,10 @@ class Name:
         return f"CN={self.common_name}" + (f", serialNumber={self.serial_number}" if self.serial_number else "")
 
 
-def read_name(name: x509.Name) -> Name:
-    """A Name as asn1crypto decoded it."""
-    attrs = []
-    for rdn in name.chosen:
-        for atv in rdn:
-            value = atv["value"]
-            inner = value.chosen if isinstance(value, core.Choice) else value
-            attrs.append((atv["type"].dotted, type(inner).__name__, str(inner.native)))
-    return _name(tuple(attrs), name.dump(), len(name.chosen))
-
-
 def quick_name(rdns, der: bytes) -> Name:
-    """`read_name` from rpki.quickder's decode (PrintableString or UTF8String values, the latter as str)."""
-    return _name(tuple((atv.type.dotted_string, "UTF8String", atv.value) if isinstance(atv.value, str)
-                       else (atv.type.dotted_string, "PrintableString", atv.value.as_str())
-                       for rdn in rdns for atv in rdn.as_list()), der, len(rdns))
+    """A Name from rpki.quickder's decode (`der`, its bytes): each attribute's type, string type and text."""
+    return _name(tuple((atv.type.dotted_string, *attribute_text(atv.value)) for rdn in rdns for atv in rdn.as_list()),
+                 der, len(rdns))
 
 
 def _name(attrs: tuple[tuple[str, str, str], ...], der: bytes, rdn_count: int) -> Name:
@@ -89,19 +75,6 @@ def _name(attrs: tuple[tuple[str, str, str], ...], der: bytes, rdn_count: int) -
 
 def time_type(t) -> str:
     return "utc_time" if isinstance(t, quickder.UTCTime) else "general_time"
-
-
-def read_quick(der: bytes, source) -> ResourceCertificate | None:
-    """`ResourceCertificate.parse` when rpki.quickder certainly accepts the bytes and reads them
-    without surprise; None otherwise (the asn1crypto path then decides, with its own texts)."""
-    try:
-        decoded = quickder.certificate_value(der)
-        return None if decoded is None else ResourceCertificate._read_quick(
-            *decoded, der, quickder.children(der, 0, len(der))[0], source)
-    except ObjectError:  # RFC 3779 checks on the resources, worded as the asn1crypto path words them
-        raise
-    except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
-        return None
 
 
 def name_problems(n: Name, what: str, rfc: str) -> list[tuple[str, str, str]]:
@@ -162,7 +135,6 @@ class ResourceCertificate:
     version: int = 3
     signature_algorithm: str = asn1.OID_SHA256_WITH_RSA
     tbs_signature_algorithm: str = asn1.OID_SHA256_WITH_RSA
-    signature_parameters: bytes | None = None
     key_algorithm: str = asn1.OID_RSA
     key_parameters: str | None = None
     key_bits: bytes = b""  # the subjectPublicKey BIT STRING contents (without the unused-bits octet)
@@ -179,61 +151,17 @@ class ResourceCertificate:
 
     # ---- parsing ----------------------------------------------------------------------------------
     @classmethod
-    def parse(cls, der: bytes, source: str | None = None, *, checked: bool = False) -> ResourceCertificate:
-        """`checked`: the bytes were DER-checked as part of a whole (the EE certificate of a signed
-        object): that check reached every extension value, so none is checked again."""
-        if isinstance(der, (bytes, bytearray, memoryview)):
-            quick = read_quick(bytes(der), source)
-            if quick is not None:
-                return quick
-        return read(x509.Certificate, der, source, "Certificate (RFC 5280 section 4.1)", "certificate",
-                    lambda value, data, src: cls._read(value, data, src, checked), checked=checked,
-                    fast=quickder.certificate)
+    def parse(cls, der: bytes, source: str | None = None) -> ResourceCertificate:
+        """Decode (strict DER) and read the fields; DERError or ObjectError otherwise."""
+        cert, values = quickder.certificate_value(der, source)
+        der = bytes(der)
+        return cls.read(cert, values, der, quickder.children(der, 0, len(der))[0], source)
 
     @classmethod
-    def _read(cls, cert: x509.Certificate, der: bytes, source, checked: bool = False) -> ResourceCertificate:
-        tbs = cert["tbs_certificate"]
-        spki = tbs["subject_public_key_info"]
-        alg = spki["algorithm"]
-        key_params = alg["parameters"]
-        sig_params = cert["signature_algorithm"]["parameters"]
-        validity = tbs["validity"]
-        self = cls(
-            serial=tbs["serial_number"].native,
-            issuer=read_name(tbs["issuer"]),
-            subject=read_name(tbs["subject"]),
-            not_before=validity["not_before"].native,
-            not_after=validity["not_after"].native,
-            public_key_info=spki.dump(),
-            source=source,
-            der=der,
-            tbs_der=tbs.dump(),
-            signature=cert["signature_value"].native,
-            version=int(tbs["version"]) + 1,  # v3 is encoded as 2
-            signature_algorithm=cert["signature_algorithm"]["algorithm"].dotted,
-            tbs_signature_algorithm=tbs["signature"]["algorithm"].dotted,
-            signature_parameters=None if isinstance(sig_params, core.Void) else sig_params.dump(),
-            key_algorithm=alg["algorithm"].dotted,
-            key_parameters=(key_params.chosen.dotted if alg["algorithm"].dotted == asn1.OID_EC_PUBLIC_KEY
-                            and key_params.name == "named" else None),
-            key_bits=bytes(spki["public_key"].contents[1:]),
-            unique_ids=not isinstance(tbs["issuer_unique_id"], core.Void)
-            or not isinstance(tbs["subject_unique_id"], core.Void),
-            validity_types=(validity["not_before"].name, validity["not_after"].name),
-        )
-        exts = tbs["extensions"]
-        for ext in [] if isinstance(exts, core.Void) else exts:
-            oid = ext["extn_id"].dotted
-            value = bytes(ext["extn_value"].contents)
-            self.extensions.append(Extension(oid, bool(ext["critical"].native), value))
-            certext.read(self, oid, ext["extn_value"], value, checked)
-        return self
-
-    @classmethod
-    def _read_quick(cls, cert: quickder.Certificate, values: list, der: bytes, at: tuple[int, int, int], source
-                    ) -> ResourceCertificate:
-        """The fields `_read` reads, from rpki.quickder's decode: `cert`, certainly DER, is the
-        element `at` (rpki.quickder.children) of `der`; `values` are its extension values decoded."""
+    def read(cls, cert: quickder.Certificate, values: list, der: bytes, at: tuple[int, int, int], source
+             ) -> ResourceCertificate:
+        """The fields from rpki.quickder's decode: `cert` is the element `at` (rpki.quickder.children)
+        of `der`; `values` are its extension values decoded."""
         tbs = cert.tbs_certificate
         parts = quickder.inside(der, at)
         fields = quickder.inside(der, parts[0])
@@ -256,7 +184,6 @@ class ResourceCertificate:
             version=tbs.version + 1,
             signature_algorithm=cert.signature_algorithm.algorithm.dotted_string,
             tbs_signature_algorithm=tbs.signature.algorithm.dotted_string,
-            signature_parameters=None if cert.signature_algorithm.parameters is None else b"\x05\x00",
             key_algorithm=spki.algorithm.algorithm.dotted_string,
             key_parameters=(spki.algorithm.parameters.dotted_string  # an EC key's named curve
                             if isinstance(spki.algorithm.parameters, quickder.OID) else None),
@@ -267,7 +194,7 @@ class ResourceCertificate:
         for ext, parsed in zip(tbs.extensions or (), values):
             oid = ext.extn_id.dotted_string
             self.extensions.append(Extension(oid, ext.critical, ext.extn_value))
-            certext.read_quick(self, oid, parsed)
+            certext.read(self, oid, parsed)
         return self
 
     # ---- derived facts ----------------------------------------------------------------------------

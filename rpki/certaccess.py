@@ -2,70 +2,45 @@
 4.8.6), its issuer's certificate (authorityInfoAccess, section 4.8.7) and its own publication point,
 manifest or signed object (subjectInfoAccess, section 4.8.8).
 
-`read` and `read_quick` fill a certificate's `crldp`, `aia` and `sia` from one extension as decoded
-by asn1crypto or by rpki.quickext; the URIs are the text asn1crypto gives (rpki.iri) either way. What
+`read` fills a certificate's `crldp`, `aia` and `sia` from one extension as rpki.quickext decoded
+it; a URI is the text of its IA5String. What
 the profile forbids inside the extension (reasons, cRLIssuer, other access methods) is noted in
 `crldp_problems` and `aia_problems` when read and reported by `problems` with the other failures.
 """
 
 from __future__ import annotations
 
-from asn1crypto import core
-
-from . import asn1, iri
+from . import asn1
 from .certoids import EXT_AIA, EXT_CRLDP, EXT_SIA, criticality
 
 OIDS = frozenset({EXT_CRLDP, EXT_AIA, EXT_SIA})
 
 
 def read(cert, oid: str, parsed) -> None:
-    """Fill `cert` from the extension `oid` as asn1crypto parsed its value."""
-    if oid == EXT_CRLDP:
-        for dp in parsed:
-            if dp["reasons"].native is not None:
-                cert.crldp_problems.append("want no reasons in a DistributionPoint")
-            if dp["crl_issuer"].native is not None:
-                cert.crldp_problems.append("want no cRLIssuer in a DistributionPoint")
-            dpn = dp["distribution_point"]
-            if isinstance(dpn, core.Void) or dpn.name != "full_name":
-                cert.crldp_problems.append("want a distributionPoint with a fullName")
-                continue
-            cert.crldp += [g.chosen.native for g in dpn.chosen if g.name == "uniform_resource_identifier"]
-    elif oid == EXT_AIA:
-        for ad in parsed:
-            if ad["access_method"].dotted != asn1.OID_AD_CA_ISSUERS:
-                cert.aia_problems.append(f"want only id-ad-caIssuers, got {ad['access_method'].dotted}")
-            elif ad["access_location"].name == "uniform_resource_identifier":
-                cert.aia.append(ad["access_location"].chosen.native)
-    elif oid == EXT_SIA:
-        for ad in parsed:
-            uris = cert.sia.setdefault(ad["access_method"].dotted, [])
-            if ad["access_location"].name == "uniform_resource_identifier":
-                uris.append(ad["access_location"].chosen.native)
-
-
-def read_quick(cert, oid: str, parsed) -> None:
-    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value (DistributionPoints
-    with a fullName; GeneralNames that are URIs, IP addresses or directory names)."""
+    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value: each
+    DistributionPoint as (its fullName's URIs or None, reasons, cRLIssuer), each AccessDescription as
+    (method, (kind, value))."""
     if oid == EXT_CRLDP:
         for uris, reasons, crl_issuer in parsed:
             if reasons:
                 cert.crldp_problems.append("want no reasons in a DistributionPoint")
             if crl_issuer:
                 cert.crldp_problems.append("want no cRLIssuer in a DistributionPoint")
-            cert.crldp += [iri.text(u.as_str()) for u in uris]
+            if uris is None:
+                cert.crldp_problems.append("want a distributionPoint with a fullName")
+            else:
+                cert.crldp += uris
     elif oid == EXT_AIA:
-        for ad in parsed:
-            method = ad.access_method.dotted_string
+        for method, (kind, value) in parsed:
             if method != asn1.OID_AD_CA_ISSUERS:
                 cert.aia_problems.append(f"want only id-ad-caIssuers, got {method}")
-            elif ad.access_location.tag == "uri":
-                cert.aia.append(iri.text(ad.access_location.value.as_str()))
+            elif kind == "uri":
+                cert.aia.append(value)
     elif oid == EXT_SIA:
-        for ad in parsed:
-            uris = cert.sia.setdefault(ad.access_method.dotted_string, [])
-            if ad.access_location.tag == "uri":
-                uris.append(iri.text(ad.access_location.value.as_str()))
+        for method, (kind, value) in parsed:
+            uris = cert.sia.setdefault(method, [])
+            if kind == "uri":
+                uris.append(value)
 
 
 def problems(cert, seen: dict, *, ta: bool, ca: bool, router: bool, what: str) -> list[tuple[str, str, str]]:

@@ -1,8 +1,7 @@
 """The extensions of a resource certificate (RFC 6487 section 4.8; RFC 8209 section 3.1.3 for BGPsec
 router certificates): read into the certificate's fields, and checked against the profile.
 
-`read` and `read_quick` fill a certificate's fields from one extension as decoded by asn1crypto or by
-rpki.quickext; the RFC 3779 resources go through rpki.resources, which enforces their canonical form,
+`read` fills a certificate's fields from one extension as rpki.quickext decoded it; the RFC 3779 resources go through rpki.resources, which enforces their canonical form,
 and the URI-bearing extensions through rpki.certaccess. `problems` lists every failure of section
 4.8, in the order of its subsections, naming the check, the RFC section and what was wanted.
 """
@@ -11,49 +10,15 @@ from __future__ import annotations
 
 import hashlib
 
-from asn1crypto import core
-
 from . import asn1, certaccess
-from .certoids import (EXT_AKI, EXT_AS, EXT_BC, EXT_CP, EXT_EKU, EXT_IP, EXT_KU, EXT_SKI, KEY_USAGE, KNOWN_EXTENSIONS,
+from .certoids import (EXT_AKI, EXT_AS, EXT_BC, EXT_CP, EXT_EKU, EXT_IP, EXT_KU, EXT_SKI, KNOWN_EXTENSIONS,
                        OID_QT_CPS, criticality)
-from .resources import as_resources_from_quick, decode_as_extension, decode_ip_extension, ip_resources_from_quick
+from .resources import as_resources_from_quick, ip_resources_from_quick
 
 
-def read(cert, oid: str, extn_value, value: bytes, checked: bool) -> None:
-    """Fill `cert` from the extension `oid`: `extn_value` as asn1crypto holds it, `value` its
-    octets; `checked`: they passed the DER gate inside their certificate."""
-    parsed = extn_value.parsed if oid in KNOWN_EXTENSIONS - {EXT_IP, EXT_AS} else None
-    if oid == EXT_IP:
-        cert.ip_resources = decode_ip_extension(value, cert.source, checked=checked)
-    elif oid == EXT_AS:
-        cert.as_resources = decode_as_extension(value, cert.source, checked=checked)
-    elif oid == EXT_SKI:
-        cert.ski = parsed.native
-    elif oid == EXT_AKI:
-        cert.aki = parsed["key_identifier"].native
-        cert.aki_has_issuer_serial = (parsed["authority_cert_issuer"].native is not None
-                                      or parsed["authority_cert_serial_number"].native is not None)
-    elif oid == EXT_BC:
-        cert.bc_present = True
-        cert.is_ca = bool(parsed["ca"].native)
-        cert.bc_path_len = parsed["path_len_constraint"].native
-    elif oid == EXT_KU:
-        cert.key_usage = frozenset(parsed.native)
-    elif oid == EXT_EKU:
-        cert.eku = [k.dotted for k in parsed]
-    elif oid == EXT_CP:
-        for pol in parsed:
-            cert.policies.append(pol["policy_identifier"].dotted)
-            quals = pol["policy_qualifiers"]
-            for q in [] if isinstance(quals, core.Void) else quals:
-                cert.policy_qualifiers.append(q["policy_qualifier_id"].dotted)
-    elif oid in certaccess.OIDS:
-        certaccess.read(cert, oid, parsed)
-
-
-def read_quick(cert, oid: str, parsed) -> None:
-    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value (certainly DER); the
-    RFC 3779 checks raise ObjectError as in `read`."""
+def read(cert, oid: str, parsed) -> None:
+    """Fill `cert` from the extension `oid` as rpki.quickext decoded its value; the RFC 3779 checks
+    raise ObjectError."""
     if oid == EXT_IP:
         cert.ip_resources = ip_resources_from_quick(parsed, cert.source)
     elif oid == EXT_AS:
@@ -69,8 +34,7 @@ def read_quick(cert, oid: str, parsed) -> None:
         cert.is_ca = parsed.ca
         cert.bc_path_len = parsed.path_len_constraint
     elif oid == EXT_KU:
-        data = parsed.as_bytes()
-        cert.key_usage = frozenset(KEY_USAGE[i] for i in range(len(data) * 8) if data[i // 8] >> (7 - i % 8) & 1)
+        cert.key_usage = parsed
     elif oid == EXT_EKU:
         cert.eku = [k.dotted_string for k in parsed]
     elif oid == EXT_CP:
@@ -79,7 +43,7 @@ def read_quick(cert, oid: str, parsed) -> None:
             for q in pol.policy_qualifiers or ():
                 cert.policy_qualifiers.append(q.policy_qualifier_id.dotted_string)
     elif oid in certaccess.OIDS:
-        certaccess.read_quick(cert, oid, parsed)
+        certaccess.read(cert, oid, parsed)
 
 
 def problems(cert, *, ta: bool, ca: bool, router: bool, what: str) -> list[tuple[str, str, str]]:

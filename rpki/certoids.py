@@ -20,8 +20,8 @@ KNOWN_EXTENSIONS = {EXT_BC, EXT_SKI, EXT_AKI, EXT_KU, EXT_EKU, EXT_CRLDP, EXT_CP
 OID_QT_CPS = "1.3.6.1.5.5.7.2.1"  # RFC 7318 section 2: the one policy qualifier allowed
 OID_QT_UNOTICE = "1.3.6.1.5.5.7.2.2"  # RFC 5280 section 4.2.1.4: userNotice (not allowed, but read)
 
-# RFC 5280 section 4.2.1.3: the KeyUsage bits, by number, with the names asn1crypto's readers give
-# them (tests/test_quickder.py holds the two to the same names)
+# RFC 5280 section 4.2.1.3: the KeyUsage bits, by number, by the names the profile's messages give them
+# (those asn1crypto gives them)
 KEY_USAGE = ("digital_signature", "non_repudiation", "key_encipherment", "data_encipherment", "key_agreement",
              "key_cert_sign", "crl_sign", "encipher_only", "decipher_only")
 

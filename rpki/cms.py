@@ -7,8 +7,7 @@ EE certificate's key, and the EE certificate's own profile (rpki.cert, RFC 6487)
 returned as bytes with its type; rpki.roa, rpki.manifest and rpki.aspa read it. Chains (the EE
 certificate's issuer, its CRL) are validation, not here: `check_issued_by` does one step.
 
-DER and BER (RFC 6488 section 3 item 1 wants DER). By default the whole object must be DER (the
-`rpki.der` gate). Three RIPE NCC production objects of 2019 (in rpki-rs's test data) are BER:
+DER and BER (RFC 6488 section 3 item 1 wants DER). By default the whole object must be DER. Three RIPE NCC production objects of 2019 (in rpki-rs's test data) are BER:
 indefinite lengths on ContentInfo/SignedData/encapContentInfo and a chunked eContent OCTET STRING.
 rpki-client and rpki-rs accept such objects. `ber_ok=True` reproduces that, for the *outer wrapper
 only*: the EE certificate, the signed attributes (what the signature covers) and the eContent
@@ -17,10 +16,10 @@ records `ber=True`. Off by default: a relying party here rejects BER unless told
 
 A CA fills the same dataclass (content type, eContent, EE certificate, signing time) and signs it.
 
-As for certificates (rpki.cert), `read_quick` fills the dataclass from rpki.quickder's decode when
-the object is certainly DER and of a shape it takes (`_read_quick`: the checks of `_read`, in its
-order, with its problems and its rejections); anything else goes through asn1crypto (`_read`).
-The eContents of ROAs, manifests and ASPAs are read by rpki.quickder alone (`quickder.strict`).
+One reader, rpki.quickcms's strict DER decode, reads the wrapper and the eContents of ROAs,
+manifests and ASPAs (`quickder.strict`); with `ber_ok`, a wrapper that is not DER is read in its
+canonical form (rpki.der.canonical), and its EE certificate and signed attributes must be found
+unchanged in the received bytes.
 """
 
 from __future__ import annotations
@@ -29,11 +28,9 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from asn1crypto import cms, core
-
 from . import asn1, quickcms, quickder
 from .cert import Kind, ResourceCertificate, verify_rsa_sha256
-from .der import decode
+from .der import canonical, input_bytes
 from .errors import DERError, ObjectError, raise_first
 from .quickcms import (OID_ATTR_BINARY_SIGNING_TIME, OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST,
                        OID_ATTR_SIGNING_TIME, OID_SHA256)
@@ -41,32 +38,6 @@ from .quickcms import (OID_ATTR_BINARY_SIGNING_TIME, OID_ATTR_CONTENT_TYPE, OID_
 ALLOWED_ATTRS = {OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_TIME, OID_ATTR_BINARY_SIGNING_TIME}
 SIG_ALGS = {asn1.OID_RSA, asn1.OID_SHA256_WITH_RSA}  # RFC 7935 section 2, RFC 6488 section 2.1.6.5
 SEC = "RFC 6488 section 2.1"
-
-
-# The wrapper is decoded with the eContent left as octets: its payload is decoded on its own (by the
-# object module, through the DER gate), so an ASPA in either profile or an unknown type still reads.
-class _EncapOpaque(cms.EncapsulatedContentInfo):
-    _oid_specs: dict = {}
-
-
-class _SignedData(cms.SignedData):
-    _spec_callbacks = {"encap_content_info": lambda self: _EncapOpaque}
-
-
-class _ContentInfo(cms.ContentInfo):
-    _oid_specs = {**cms.ContentInfo._oid_specs, "signed_data": _SignedData}
-
-
-def read_quick(data: bytes, source) -> SignedObject | None:
-    """`SignedObject.read` when rpki.quickder certainly accepts the bytes and reads them without
-    surprise; None otherwise (the asn1crypto path then decides, with its own texts)."""
-    try:
-        decoded = quickcms.content_info_value(data)
-        return None if decoded is None else SignedObject._read_quick(*decoded, data, source)
-    except ObjectError:  # the profile's rejections, worded as `SignedObject._read` words them
-        raise
-    except Exception:  # noqa: BLE001 - anything unforeseen: the asn1crypto path decides
-        return None
 
 
 @dataclass
@@ -99,140 +70,35 @@ class SignedObject:
 
     @classmethod
     def read(cls, data: bytes, source: str | None = None, *, ber_ok: bool = False) -> SignedObject:
-        """Decode (DER gate, or BER outer wrapper with `ber_ok`) and collect profile problems
+        """Decode (strict DER, or a BER outer wrapper with `ber_ok`) and collect profile problems
         without raising for them; `check()` raises."""
-        if isinstance(data, (bytes, bytearray, memoryview)):
-            quick = read_quick(bytes(data), source)
-            if quick is not None:
-                return quick
         what = "ContentInfo (RFC 6488 section 2)"
-        ber = False
+        data = input_bytes(data, what, source)
         try:
-            info = decode(_ContentInfo, data, source, what, fast=quickcms.content_info)
+            return cls._read(*quickcms.content_info_value(data, source, what), data, data, source)
         except DERError as e:
             if not ber_ok or e.offset is None:
                 raise
-            try:  # BER: lenient decode of the wrapper; the inner parts pass the DER gate below
-                info = _ContentInfo.load(bytes(data), strict=True)
-                info.native
-            except Exception as e2:  # noqa: BLE001 - asn1crypto raises many types
-                raise DERError(f"want a BER {what}: {type(e2).__name__}", source) from None
-            ber = True
-        try:
-            return cls._read(info, bytes(data), source, ber)
-        except ObjectError:
-            raise
-        except Exception as e:  # noqa: BLE001 - asn1crypto raises many types on odd content
-            raise ObjectError(f"want a readable signed object, got {type(e).__name__}: {e}", source) from None
+            error = e
+        try:  # BER: the wrapper read in its canonical form; the signed parts must be DER as received
+            der = canonical(data)
+            decoded = quickcms.content_info_value(der, source, what)
+        except (ObjectError, ValueError):
+            raise error from None
+        return cls._read(*decoded, der, data, source)
 
     @classmethod
-    def _read(cls, info: cms.ContentInfo, der: bytes, source, ber: bool) -> SignedObject:
+    def _read(cls, info: quickcms.ContentInfo, attr_values: list[list[list]], der: bytes, received: bytes,
+              source) -> SignedObject:
+        """The fields and the profile's problems (RFC 6488 section 2.1, in its order) from
+        rpki.quickcms's decode of `der`: the received bytes, or their canonical form when those
+        are BER (then the EE certificate and the signed attributes must lie in them unchanged)."""
+        ber = der is not received
         p: list[tuple[str, str, str]] = []
         add = lambda check, rfc, msg: p.append((check, rfc, msg))  # noqa: E731
-        if info["content_type"].dotted != asn1.OID_SIGNED_DATA:
-            raise ObjectError(f"want id-signedData, got {info['content_type'].dotted}", source,
+        if info.content_type.dotted_string != asn1.OID_SIGNED_DATA:
+            raise ObjectError(f"want id-signedData, got {info.content_type.dotted_string}", source,
                               check="contentType", rfc=SEC)
-        sd = info["content"]
-        # 2.1.1 version
-        if sd["version"].native != "v3":
-            add("SignedData.version", SEC + ".1", f"want version 3, got {sd['version'].native}")
-        # 2.1.2 digestAlgorithms
-        algs = [a["algorithm"].dotted for a in sd["digest_algorithms"]]
-        if algs != [OID_SHA256]:
-            add("digestAlgorithms", SEC + ".2, RFC 7935 section 2", f"want exactly one algorithm sha256, got {algs}")
-        # 2.1.3 encapContentInfo
-        encap = sd["encap_content_info"]
-        ctype = encap["content_type"].dotted
-        content = encap["content"]
-        if isinstance(content, core.Void):
-            raise ObjectError("want an eContent, got none", source, check="eContent", rfc=SEC + ".3.2")
-        econtent = bytes(content)
-        # 2.1.4 certificates: exactly one EE certificate
-        certs = sd["certificates"]
-        certs = [] if isinstance(certs, core.Void) else list(certs)
-        if len(certs) != 1:
-            raise ObjectError(f"want exactly one EE certificate, got {len(certs)}", source,
-                              check="certificates", rfc=SEC + ".4")
-        if certs[0].name != "certificate":
-            raise ObjectError(f"want an X.509 certificate, got {certs[0].name}", source,
-                              check="certificates", rfc=SEC + ".4")
-        # a DER wrapper was checked whole (EE certificate, its extensions); a BER one was not
-        ee = ResourceCertificate.parse(certs[0].chosen.dump(), source, checked=not ber)
-        # 2.1.5 crls
-        if not isinstance(sd["crls"], core.Void):
-            add("crls", SEC + ".5", "want no CRLs in a signed object")
-        # 2.1.6 signerInfos
-        infos = list(sd["signer_infos"])
-        if len(infos) != 1:
-            raise ObjectError(f"want exactly one SignerInfo, got {len(infos)}", source,
-                              check="signerInfos", rfc=SEC + ".6")
-        si = infos[0]
-        if si["version"].native != "v3":
-            add("SignerInfo.version", SEC + ".6.1", f"want version 3, got {si['version'].native}")
-        sid = si["sid"]
-        if sid.name != "subject_key_identifier":
-            add("SignerInfo.sid", SEC + ".6.2", f"want a subjectKeyIdentifier, got {sid.name}")
-        elif sid.chosen.native != ee.ski:
-            add("SignerInfo.sid", SEC + ".6.2", "want the EE certificate's subjectKeyIdentifier, got another")
-        dalg = si["digest_algorithm"]["algorithm"].dotted
-        if dalg != OID_SHA256:
-            add("SignerInfo.digestAlgorithm", SEC + ".6.3", f"want sha256, got {dalg}")
-        salg = si["signature_algorithm"]["algorithm"].dotted
-        if salg not in SIG_ALGS:
-            add("SignerInfo.signatureAlgorithm", SEC + ".6.5, RFC 7935 section 2",
-                f"want rsaEncryption or sha256WithRSAEncryption, got {salg}")
-        if not isinstance(si["unsigned_attrs"], core.Void):
-            add("SignerInfo.unsignedAttrs", SEC + ".6.7", "want no unsigned attributes")
-        # 2.1.6.4 signed attributes
-        attrs = si["signed_attrs"]
-        if isinstance(attrs, core.Void) or len(attrs) == 0:
-            raise ObjectError("want signed attributes, got none", source, check="signedAttrs", rfc=SEC + ".6.4")
-        signed_der = b"\x31" + attrs.dump()[1:]  # RFC 5652 section 5.4: the DER of the SET OF
-        if ber:  # otherwise checked with the whole object
-            decode(cms.CMSAttributes, signed_der, source, "signedAttrs (RFC 6488 section 2.1.6.4)")
-        self = cls(content_type=ctype, econtent=econtent, ee=ee, source=source, der=der, ber=ber,
-                   signed_attrs_der=signed_der, signature=si["signature"].native, signature_algorithm=salg)
-        seen: dict[str, int] = {}
-        for attr in attrs:
-            oid = attr["type"].dotted
-            seen[oid] = seen.get(oid, 0) + 1
-            values = list(attr["values"])
-            if oid not in ALLOWED_ATTRS:
-                add("signedAttrs", SEC + ".6.4", f"want only content-type, message-digest, signing-time and "
-                    f"binary-signing-time, got {oid}")
-                continue
-            if len(values) != 1:
-                add("signedAttrs", SEC + ".6.4", f"want exactly one value in attribute {oid}, got {len(values)}")
-                continue
-            v = values[0]
-            if oid == OID_ATTR_CONTENT_TYPE:
-                got = v.dotted if isinstance(v, core.ObjectIdentifier) else None
-                if got != ctype:
-                    add("signedAttrs.content-type", SEC + ".6.4.1",
-                        f"want the eContentType {ctype}, got {got}")
-            elif oid == OID_ATTR_MESSAGE_DIGEST:
-                self.message_digest = bytes(v.native) if isinstance(v.native, bytes) else b""
-            elif oid == OID_ATTR_SIGNING_TIME:
-                self.signing_time = v.native if isinstance(v.native, datetime) else None
-            else:  # RFC 6019: BinaryTime ::= INTEGER (0..MAX), seconds since 1970
-                try:
-                    val = core.Integer.load(v.dump(), strict=True).native
-                except ValueError:
-                    val = None
-                if not isinstance(val, int) or val < 0:
-                    add("signedAttrs.binary-signing-time", "RFC 6019 section 2", "want a non-negative INTEGER")
-                self.binary_signing_time = val
-        _attribute_counts(seen, add)
-        self.problems_found = p
-        return self
-
-    @classmethod
-    def _read_quick(cls, info: quickcms.ContentInfo, cert_values: list[list], attr_values: list[list[list]], der: bytes,
-                    source) -> SignedObject:
-        """`_read` from rpki.quickder's decode of `der` (certainly DER): the same checks in the same
-        order, the same problems and the same rejections."""
-        p: list[tuple[str, str, str]] = []
-        add = lambda check, rfc, msg: p.append((check, rfc, msg))  # noqa: E731
         sd = info.content
         # 2.1.1 version
         if sd.version != 3:
@@ -251,12 +117,17 @@ class SignedObject:
         if len(certs) != 1:
             raise ObjectError(f"want exactly one EE certificate, got {len(certs)}", source,
                               check="certificates", rfc=SEC + ".4")
+        if certs[0].tag_bytes != b"\x30":
+            raise ObjectError(f"want an X.509 certificate, got the CertificateChoices of tag {certs[0].tag_bytes.hex()}",
+                              source, check="certificates", rfc=SEC + ".4")
         # where the EE certificate and the signed attributes lie: ContentInfo > [0] > SignedData >
         # version, digestAlgorithms, encapContentInfo, [0] certificates, signerInfos
         (ci,) = quickder.children(der, 0, len(der))
         sd_at = quickder.inside(der, quickder.inside(der, ci)[1])[0]
         parts = quickder.inside(der, sd_at)
-        ee = ResourceCertificate._read_quick(certs[0], cert_values[0], der, quickder.inside(der, parts[3])[0], source)
+        ee_at = quickder.inside(der, parts[3])[0]
+        _signed_part(der, ee_at, received, "the EE certificate", source)
+        ee = ResourceCertificate.parse(der[ee_at[0]:ee_at[2]], source)
         # 2.1.5 crls
         if sd.crls is not None:
             add("crls", SEC + ".5", "want no CRLs in a signed object")
@@ -286,7 +157,8 @@ class SignedObject:
         if not attrs:
             raise ObjectError("want signed attributes, got none", source, check="signedAttrs", rfc=SEC + ".6.4")
         attrs_at = quickder.inside(der, quickder.inside(der, parts[-1])[0])[3]
-        self = cls(content_type=ctype, econtent=econtent, ee=ee, source=source, der=der,
+        _signed_part(der, attrs_at, received, "signedAttrs (RFC 6488 section 2.1.6.4)", source)
+        self = cls(content_type=ctype, econtent=econtent, ee=ee, source=source, der=received, ber=ber,
                    signed_attrs_der=b"\x31" + der[attrs_at[0] + 1:attrs_at[2]], signature=si.signature,
                    signature_algorithm=salg)
         seen: dict[str, int] = {}
@@ -367,6 +239,13 @@ class SignedPayload:
     def check(self, at: datetime | None = None, **rules):
         raise_first(self.problems(at, **rules), self.source)
         return self
+
+
+def _signed_part(der: bytes, at: tuple[int, int, int], received: bytes, what: str, source) -> None:
+    """A part of a BER wrapper read in its canonical form that is signed or read on its own: it
+    must lie in the received bytes as it is (DER there too)."""
+    if der is not received and der[at[0]:at[2]] not in received:
+        raise DERError(f"want DER (X.690 section 10) for {what} inside a BER signed object", source)
 
 
 def _attribute_counts(seen: dict, add) -> None:

@@ -1,9 +1,8 @@
 """Certificate revocation lists: the RFC 6487 section 5 profile of RFC 5280 section 5.
 
 `Crl.parse(der, source)` reads the fields a CA sets with one reader: rpki.quickder's strict DER
-decode (`quickder.strict`), with every CRL and entry extension value of a type asn1crypto has a
-schema for decoded in full (`quickcrl.CRL_EXTENSION_VALUES`; an issuingDistributionPoint and an
-rfc822Name too); bytes that are not DER raise DERError (rpki.der.not_der, with the offset of the
+decode (`quickder.strict`), with every CRL and entry extension value of RFC 5280 sections 5.2 and
+5.3 decoded in full (`quickcrl.CRL_EXTENSION_VALUES`); bytes that are not DER raise DERError (rpki.der.not_der, with the offset of the
 first byte that differs from the canonical encoding where rpki.der.locate finds it), a value of a
 form not read here ObjectError naming the extension. `check_profile(at)`
 raises `ObjectError` naming the check and RFC section (a `at` time adds the staleness check of
@@ -16,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import asn1, quickcrl, quickder
+from . import asn1, quickcrl, quickder, quickext
 from .cert import (
     UTC_LIMIT_YEAR,
     Name,
@@ -28,7 +27,6 @@ from .cert import (
     verify_rsa_sha256,
 )
 from .certoids import EXT_AKI
-from .der import locate
 from .errors import DERError, ObjectError, raise_first
 from .quickcrl import OID_CRL_NUMBER
 
@@ -36,22 +34,7 @@ WHAT = "CertificateList (RFC 5280 section 5.1)"
 
 
 def _value(table: dict, ext, source, check: str, rfc: str):
-    """An extension's value decoded by `table` (a type asn1crypto has a schema for); None for any
-    other type (opaque octets). DERError when the value is not DER, ObjectError when it is DER of a
-    shape not read here."""
-    oid, raw = ext.extn_id.dotted_string, ext.extn_value
-    decode = table.get(oid)
-    if decode is None:
-        return None
-    value = decode(raw)
-    if value is None:
-        at = locate(raw)
-        if at is not None:
-            raise DERError(f"want DER (X.690 section 10) for the value of extension {oid}: byte {at} of it differs",
-                           source, check=check, rfc=rfc)
-        raise ObjectError(f"want the value of extension {oid} of its RFC 5280 type, of the forms read here", source,
-                          check=check, rfc=rfc)
-    return value
+    return quickext.extension_value(table, ext.extn_id.dotted_string, ext.extn_value, source, check, rfc)
 
 
 @dataclass
@@ -92,8 +75,12 @@ class Crl:
         fields = quickder.inside(der, tbs_at)
         issuer_at = fields[1 if tbs.version is None else 2]
         nu = tbs.next_update
+        try:
+            issuer = quick_name(tbs.issuer, der[issuer_at[0]:issuer_at[2]])
+        except ValueError as e:  # rpki.quickext.attribute_text: octets the string type does not allow
+            raise DERError(f"want DER (X.690 section 10) for {WHAT}: {e}", source) from None
         self = cls(
-            issuer=quick_name(tbs.issuer, der[issuer_at[0]:issuer_at[2]]),
+            issuer=issuer,
             this_update=tbs.this_update.as_datetime(),
             next_update=None if nu is None else nu.as_datetime(),
             number=None,

@@ -1,33 +1,19 @@
-"""The strict DER gate (X.690 section 10, demanded by RFC 6487 section 4 and RFC 6488 section 3).
+"""DER (X.690 section 10, demanded by RFC 6487 section 4 and RFC 6488 section 3) without a schema:
+what the readers on `cryptography`'s strict decoder (rpki.quickder and its siblings) need around it.
 
-asn1crypto decodes leniently: it accepts BER (indefinite and non-minimal lengths, non-minimal INTEGERs,
-BOOLEAN TRUE as 0x01, encoded DEFAULT values, unsorted SET OF) and even an extra undeclared SEQUENCE
-element. So every object is decoded completely, re-encoded with `dump(force=True)`, and must come out
-byte for byte identical. The same gate runs on each inner blob (eContent, RFC 3779 extension values).
-
-Two shortcuts, neither of which accepts anything the re-encode would reject: `fast=` (rpki.quickder)
-decodes the usual shape of an object with a strict-DER Rust decoder first, and `checked=True` marks
-bytes inside a whole that already passed (the EE certificate of a DER signed object).
-
-`locate` and `not_der` word a rejection without asn1crypto: the readers on rpki.quickder alone (CRLs,
-the ROA, manifest and ASPA eContents) raise `not_der`'s DERError, with the offset of the first byte
-that differs from the canonical encoding where a generic walk of the TLVs finds one.
-
-`decode()` returns a freshly loaded value (re-encoding mutates the value it runs on) whose `.dump()`
-returns the received bytes, so signatures are checked over exactly what was received.
+`locate` and `not_der` word a rejection: the DERError of bytes the decoder refused, with the offset
+of the first byte that differs from the canonical encoding where a generic walk of the TLVs finds
+one (`_canonical`: definite minimal lengths, minimal INTEGERs, BOOLEAN TRUE as FF, sorted SET OF, a
+constructed OCTET STRING joined). `framing` holds a value of an open type (ANY) to those rules;
+`canonical` rewrites a BER signed object's wrapper for rpki.cms's `ber_ok`. `check_printable` is the
+PrintableString alphabet, which a decode alone does not see.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TypeVar
 
-from asn1crypto import core
-
-from .errors import DERError, ObjectError
-
-T = TypeVar("T", bound=core.Asn1Value)
+from .errors import DERError
 
 # X.680 section 41.4: the PrintableString alphabet. The re-encode check cannot see a wrong character.
 _PRINTABLE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '()+,-./:=?"
@@ -50,44 +36,6 @@ def input_bytes(data, what: str, source: str | None) -> bytes:
     if not data:
         raise DERError(f"want a DER {what}, got 0 bytes", source, offset=0)
     return data
-
-
-def decode(spec: type[T], data: bytes, source: str | None = None, what: str | None = None, *,
-           checked: bool = False, fast: Callable[[bytes], bool] | None = None) -> T:
-    """Decode `data` as `spec` and require it to be exactly DER; raise DERError otherwise.
-    `checked`: the bytes lie inside a whole that passed this gate (its decode reached them), so
-    they are only loaded. `fast`: a check of rpki.quickder; when it says the bytes are certainly
-    DER, the re-encode is skipped."""
-    if checked or (fast is not None and isinstance(data, (bytes, bytearray, memoryview))
-                   and _certainly_der(fast, data)):
-        return spec.load(bytes(data), strict=True)
-    name = what or spec.__name__
-    data = input_bytes(data, name, source)
-    try:
-        value = spec.load(data, strict=True)
-        value.native  # asn1crypto is lazy: force every byte to be parsed
-        again = value.dump(force=True)
-    except DERError:
-        raise
-    except Exception as e:  # noqa: BLE001 - asn1crypto raises ValueError, TypeError, KeyError, UnicodeError...
-        raise DERError(f"want a DER {name}: {_describe(e)}", source) from None
-    if again != data:
-        at = _first_difference(again, data)
-        raise DERError(
-            f"want DER (X.690 section 10) for {name}: the canonical encoding differs "
-            f"(it has {len(again)} bytes, the input {len(data)})",
-            source,
-            offset=at,
-        )
-    # parsed lazily again: the bytes passed the check above, so this cannot fail
-    return spec.load(data, strict=True)
-
-
-def _certainly_der(fast: Callable[[bytes], bool], data) -> bool:
-    try:
-        return fast(bytes(data))
-    except Exception:  # noqa: BLE001 - a shape the fast path did not foresee: the full gate decides
-        return False
 
 
 def _describe(e: Exception) -> str:
@@ -153,6 +101,38 @@ def _contents(element: bytes) -> bytes:
     return element[2 + (first & 0x7F if first & 0x80 else 0):]
 
 
+class NotDER(ValueError):
+    """Bytes that decode but break a rule of DER a schema adds; `at`: the offset in them, if known."""
+
+    def __init__(self, reason: str, at: int | None = None):
+        super().__init__(reason)
+        self.at = at
+
+
+def element(tag: int, contents) -> bytes:
+    """The DER of one element: a one-octet `tag`, the definite minimal length, `contents`."""
+    contents = bytes(contents)
+    return bytes([tag]) + _length(len(contents)) + contents
+
+
+def framing(tlv) -> None:
+    """An element of a type left open (a cryptography TLV): inside a constructed one, every element
+    in its canonical encoding by the rules that need no schema (`_canonical`); NotDER otherwise."""
+    if not tlv.tag_bytes[0] & 0x20:
+        return
+    data, pos = bytes(tlv.data), 0
+    try:
+        while pos < len(data):
+            der, end = _canonical(data, pos, 1)
+            if der != data[pos:end]:
+                raise NotDER("want the elements of a value of an open type in DER")
+            pos = end
+    except (ValueError, IndexError) as e:
+        if isinstance(e, NotDER):
+            raise
+        raise NotDER("want the elements of a value of an open type in DER") from None
+
+
 def locate(data: bytes) -> int | None:
     """The offset of the first byte of `data` that differs from its canonical encoding (`_canonical`),
     or of trailing bytes; None when the generic walk finds nothing (the fault is of the schema) or
@@ -166,6 +146,18 @@ def locate(data: bytes) -> int | None:
     if at < min(len(der), end) or len(der) != end:
         return at
     return end if end < len(data) else None
+
+
+def canonical(data: bytes) -> bytes:
+    """One BER element (X.690 section 8) rewritten in its canonical encoding by the rules that need
+    no schema (`_canonical`); ValueError when the bytes are not one BER element."""
+    try:
+        der, end = _canonical(bytes(data), 0, 0)
+    except IndexError:
+        raise ValueError("want one BER element, the bytes end inside it") from None
+    if end != len(data):
+        raise ValueError(f"want one BER element, got {len(data) - end} bytes after it")
+    return der
 
 
 def not_der(what: str, error: Exception, data: bytes, source: str | None) -> DERError:
@@ -184,17 +176,3 @@ def check_printable(value: str, source: str | None, field: str, rfc: str) -> Non
     if bad:
         raise DERError(f"want PrintableString characters only, got {''.join(bad)!r} in {value!r}",
                        source, check=field, rfc=rfc)
-
-
-def read(spec: type[T], data: bytes, source: str | None, what: str, noun: str, reader, *, checked: bool = False,
-         fast: Callable[[bytes], bool] | None = None):
-    """Decode `data` as `spec` (strict DER, unless `checked`), then build an object with
-    `reader(value, data, source)`; asn1crypto's own exceptions on odd content become an ObjectError
-    naming `noun`."""
-    value = decode(spec, data, source, what, checked=checked, fast=fast)
-    try:
-        return reader(value, bytes(data), source)
-    except ObjectError:
-        raise
-    except Exception as e:  # noqa: BLE001 - asn1crypto raises many types on odd content
-        raise ObjectError(f"want a readable {noun}, got {type(e).__name__}: {e}", source) from None

@@ -1,21 +1,16 @@
 """RPKI objects on `cryptography`'s strict DER decoder (X.690 section 10, RFC 6487 section 4, RFC
-6488 section 3): the certificate here (RFC 5280 section 4.1), its extension values and names in
-rpki.quickext, CRLs in rpki.quickcrl, the CMS wrapper and the eContents in rpki.quickcms.
+6488 section 3), their one reader: the certificate here (RFC 5280 section 4.1), its extension values
+and names in rpki.quickext, CRLs in rpki.quickcrl, the CMS wrapper and the eContents in
+rpki.quickcms.
 
 The decoder is strict DER itself: definite minimal lengths, minimal INTEGERs, BOOLEAN 0x00/0xFF, no
-encoded DEFAULT, sorted SET OF, zero padding bits, no trailing or undeclared elements. `strict` is
-the one reader of CRLs and of the ROA, manifest and ASPA eContents: it decodes or raises DERError.
-
-For certificates and signed objects, asn1crypto's reader (rpki.der: a full decode and re-encode)
-still stands behind this one, and each check here answers only "certainly DER": True when every
-byte that gate would re-encode decoded here too and is in a form asn1crypto re-encodes unchanged.
-A certificate is taken with any version, unique identifiers, an RSA or EC key, the signature
-algorithms of `SIGNATURE_ALGORITHMS`, and the names and extension values rpki.quickext takes; a
-GeneralizedTime where asn1crypto writes it back unchanged (`time_ok`). Anything else gives False
-and the gate decides, with its own error text: a True never accepts what the gate would reject.
-`certificate_value` returns what it decoded, and `children` finds where each element lies in the
-bytes (what a signature covers, a name's DER); tests/test_rpki_quickread.py holds the two readers to
-the same result.
+encoded DEFAULT, sorted SET OF, zero padding bits, no trailing or undeclared elements. `strict`
+decodes or raises DERError, with the offset of the first byte that differs from the canonical
+encoding (rpki.der.not_der). A certificate is taken with any version, unique identifiers, any key
+and signature algorithm (their parameters NULL, an OID, an INTEGER, an OCTET STRING or a SEQUENCE
+held to DER framing; an RSA key's RSAPublicKey decoded too), and the names and extension values
+rpki.quickext reads. `children` finds where each element lies in the bytes (what a signature
+covers, a name's DER).
 
 `cryptography.hazmat.asn1`, which its authors call unstable (the project pins its version), is used
 in these four modules only.
@@ -28,13 +23,14 @@ from typing import Annotated
 from cryptography.hazmat import asn1 as a
 
 from . import asn1
-from .der import input_bytes, not_der
+from .der import framing, input_bytes, not_der
+from .errors import DERError
 from .quickext import (
     OID,
+    TLVs,
     AttributeTypeAndValue,
-    decodes,
+    attribute_text,
     extension_values,
-    names_ok,
 )
 
 Time = a.UTCTime | a.GeneralizedTime
@@ -42,10 +38,13 @@ UTCTime = a.UTCTime  # for the readers of decoded times (rpki.cert)
 
 
 # ---- X.509 (RFC 5280 section 4.1) -----------------------------------------------------------------
+Parameters = a.Null | OID | int | bytes | TLVs  # of an AlgorithmIdentifier: `parameters_der`
+
+
 @a.sequence
 class AlgorithmIdentifier:
     algorithm: OID
-    parameters: a.Null | None
+    parameters: Parameters | None
 
 
 @a.sequence
@@ -55,14 +54,8 @@ class Validity:
 
 
 @a.sequence
-class KeyAlgorithmIdentifier:  # RFC 5280 section 4.1.2.7; RFC 5480 section 2.1.1 for EC parameters
-    algorithm: OID
-    parameters: OID | a.Null | None
-
-
-@a.sequence
-class SubjectPublicKeyInfo:
-    algorithm: KeyAlgorithmIdentifier
+class SubjectPublicKeyInfo:  # RFC 5280 section 4.1.2.7; RFC 5480 section 2.1.1 for EC parameters
+    algorithm: AlgorithmIdentifier
     subject_public_key: a.BitString
 
 
@@ -102,66 +95,47 @@ class Certificate:
 
 
 
-# RFC 5280 section 4.1.1.2: the signature algorithms taken here (NULL or no parameters), those whose
-# OID asn1crypto writes back unchanged: it names each OID it knows and writes a name back as one OID,
-# so an OID sharing its name with another (1.3.14.3.2.29 and sha1WithRSAEncryption) may change
-SIGNATURE_ALGORITHMS = frozenset({
-    "1.2.840.113549.1.1.5", "1.2.840.113549.1.1.14", asn1.OID_SHA256_WITH_RSA, "1.2.840.113549.1.1.12",
-    "1.2.840.113549.1.1.13",  # sha1, sha224, sha256, sha384, sha512 WithRSAEncryption (RFC 4055 section 5)
-    "1.2.840.10045.4.3.2", "1.2.840.10045.4.3.3", "1.2.840.10045.4.3.4",  # ecdsa-with-SHA256/384/512 (RFC 5758)
-})
+def parameters_ok(params) -> None:
+    """An AlgorithmIdentifier's parameters of an open type: a SEQUENCE held to DER framing."""
+    if isinstance(params, TLVs):
+        for item in params.items:
+            framing(item)
 
 
-def time_ok(t) -> bool:
-    """A decoded time that asn1crypto writes back unchanged: it re-encodes a GeneralizedTime from
-    its datetime with strftime, whose year has fewer than four digits before 1000."""
-    return t is None or isinstance(t, a.UTCTime) or t.as_datetime().year >= 1000
+def names_read(rdns) -> None:
+    """Every attribute value of a decoded Name read (`attribute_text`): NotDER for octets its type
+    does not allow."""
+    for rdn in rdns:
+        for atv in rdn.as_list():
+            attribute_text(atv.value)
 
 
-def _key_ok(spki: SubjectPublicKeyInfo) -> bool:
-    """An RSA key (NULL or no parameters; the RSAPublicKey in the BIT STRING decoded, as asn1crypto
-    decodes and re-encodes it) or an EC key (a named curve, implicitCA NULL or no parameters; the
-    point left as octets, as asn1crypto leaves it)."""
-    alg, params, bits = spki.algorithm.algorithm.dotted_string, spki.algorithm.parameters, spki.subject_public_key
-    if bits.padding_bits() != 0:
-        return False
-    if alg == asn1.OID_RSA:
-        return not isinstance(params, OID) and decodes(RSAPublicKey, bits.as_bytes()) is not None
-    return alg == asn1.OID_EC_PUBLIC_KEY
-
-
-def _unique_id_ok(uid) -> bool:
-    """issuerUniqueID, subjectUniqueID: asn1crypto reads them as octets, so whole octets only."""
-    return uid is None or uid.padding_bits() == 0
-
-
-def cert_extensions(cert: Certificate) -> list | None:
-    """Each extension's value decoded (None for one asn1crypto does not parse either), or None when
-    the certificate is not certainly DER."""
+def certificate_value(data: bytes, source) -> tuple[Certificate, list]:
+    """A Certificate (RFC 5280 section 4.1), decoded, with its extension values decoded
+    (rpki.quickext.extension_values); DERError when it is not DER, ObjectError when a part is DER
+    of a form not read here."""
+    what = "Certificate (RFC 5280 section 4.1)"
+    cert = strict(Certificate, data, source, what)
     tbs = cert.tbs_certificate
-    if not (names_ok(tbs.issuer) and names_ok(tbs.subject)
-            and tbs.signature.algorithm.dotted_string in SIGNATURE_ALGORITHMS
-            and cert.signature_algorithm.algorithm.dotted_string in SIGNATURE_ALGORITHMS
-            and cert.signature_value.padding_bits() == 0 and _key_ok(tbs.subject_public_key_info)
-            and _unique_id_ok(tbs.issuer_unique_id) and _unique_id_ok(tbs.subject_unique_id)
-            and time_ok(tbs.validity.not_before) and time_ok(tbs.validity.not_after)):
-        return None
-    return extension_values(tbs.extensions or ())
+    spki = tbs.subject_public_key_info
+    try:
+        names_read(tbs.issuer)
+        names_read(tbs.subject)
+        for alg in (tbs.signature, cert.signature_algorithm, spki.algorithm):
+            parameters_ok(alg.parameters)
+        if spki.algorithm.algorithm.dotted_string == asn1.OID_RSA:
+            a.decode_der(RSAPublicKey, spki.subject_public_key.as_bytes())
+    except ValueError as e:
+        raise DERError(f"want DER (X.690 section 10) for {what}: {e}", source) from None
+    return cert, extension_values(tbs.extensions or (), source, lambda: extension_offsets(data))
 
 
-def certificate_value(data: bytes) -> tuple[Certificate, list] | None:
-    """A Certificate of RPKI shape that is certainly DER, decoded, with its extension values
-    decoded (`cert_extensions`); None otherwise."""
-    cert = decodes(Certificate, data)
-    if cert is None:
-        return None
-    exts = cert_extensions(cert)
-    return None if exts is None else (cert, exts)
-
-
-def certificate(data: bytes) -> bool:
-    """A Certificate (RFC 5280 section 4.1) of RPKI shape is certainly DER."""
-    return certificate_value(data) is not None
+def extension_offsets(der: bytes) -> list[int]:
+    """Where each extension's value octets begin in a decoded certificate's bytes."""
+    (top,) = children(der, 0, len(der))
+    fields = inside(der, inside(der, top)[0])
+    (exts,) = inside(der, fields[-1])  # [3] EXPLICIT Extensions
+    return [inside(der, ext)[-1][1] for ext in inside(der, exts)]
 
 
 def strict(cls, data, source: str | None, what: str):

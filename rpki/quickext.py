@@ -1,54 +1,49 @@
-"""The fast DER path (rpki.quickder) for certificate extension values: RFC 5280 section 4.2 and RFC 3779
-sections 2.2.3 and 3.2.3, each value decoded from its own octets; and the Names and GeneralNames
-they and the certificate hold (RFC 5280 sections 4.1.2.4 and 4.2.1.6).
+"""Certificate extension values (RFC 5280 section 4.2, RFC 3779 sections 2.2.3 and 3.2.3) and the
+Names and GeneralNames they and the certificate hold (RFC 5280 sections 4.1.2.4 and 4.2.1.6), on
+`cryptography`'s strict DER decoder: the one reader of each.
 
-The full gate (rpki.der) decodes and re-encodes every extension value asn1crypto has a schema for.
-`extension_values` decodes those of the RPKI profile, and policyMappings, with `cryptography`'s
-strict DER decoder and answers for a value only when it is certainly DER and asn1crypto would
-re-encode it unchanged: named bit lists (KeyUsage, ReasonFlags) without trailing zero bits (X.690
-section 11.2.2), URIs that asn1crypto gives back byte for byte (rpki.iri). An extension of another
-type that asn1crypto would decode is declined; one it does not know stays opaque octets to both
-paths. Taken: AKIs with or without issuer and serial; DistributionPoints with a fullName, with or
-without reasons and cRLIssuer; CPS and userNotice qualifiers (IA5String or UTF8String texts);
-GeneralNames that are URIs, IP addresses (4 or 16 octets) or directory names; name attributes that
-asn1crypto reads as a DirectoryString, in a PrintableString or a UTF8String. Anything else is
-declined, and the full gate decides.
+`EXTENSION_VALUES` decodes the value of each extension of the RPKI profile (and policyMappings);
+`extension_value` runs it and words a refusal: DERError where the value is not DER (the offset of the
+first byte that differs from the canonical encoding, rpki.der.locate, or the rule a schema adds:
+a named bit list without trailing zero bits, X.690 section 11.2.2), ObjectError where it is DER of
+a form not read here. An extension of another type is not read: its value stays octets, and the
+profile rejects it by name. Parts whose type a field leaves open (a GeneralName other than a URI, an
+IP address or a directoryName, a policy qualifier other than a CPS URI or a userNotice) are held to
+DER framing only (rpki.der.framing).
 
 `cryptography.hazmat.asn1` (here, in rpki.quickder, rpki.quickcrl and rpki.quickcms) is an API its
 authors call unstable; the project pins its version. Its decoder returns
-`cryptography.x509.ObjectIdentifier` for OIDs.
+`cryptography.x509.ObjectIdentifier` for OIDs; it cannot declare an optional field of any type (a
+TLV), so SEQUENCEs with such fields are read as their elements (`tagged`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from typing import Annotated
 
-from asn1crypto import parser
-from asn1crypto import x509 as ax509
 from cryptography.hazmat import asn1 as a
-from cryptography.hazmat.asn1 import Variant
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from . import iri
 from .certoids import (EXT_AIA, EXT_AKI, EXT_AS, EXT_BC, EXT_CP, EXT_CRLDP, EXT_EKU, EXT_IP, EXT_KU, EXT_SIA, EXT_SKI,
                        KEY_USAGE, OID_QT_CPS, OID_QT_UNOTICE)
+from .der import NotDER, element, framing, locate
+from .errors import DERError, ObjectError
 
 # cryptography.x509.ObjectIdentifier, taken from a documented OID constant of a module already
 # loaded, so as not to import all of cryptography.x509 for a name (docs/rpki-objects.md)
 OID = type(ec.EllipticCurveOID.SECP256R1)
-EXT_POLICY_MAPPINGS = "2.5.29.33"  # RFC 5280 section 4.2.1.5: not of the profile, but asn1crypto parses it
+EXT_POLICY_MAPPINGS = "2.5.29.33"  # RFC 5280 section 4.2.1.5: not of the profile, read to be held to DER
 
-# RFC 5280 section 4.1.2.4: the attribute types whose value asn1crypto reads as a DirectoryString
-# (tests/test_quickder.py holds the list to asn1crypto's); of its alternatives, PrintableString and
-# UTF8String are taken here
-DIRECTORY_STRING_TYPES = frozenset(f"2.5.4.{n}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 17, 41, 42, 43, 44, 46,
-                                                          65, 97))
+
+class Unread(ValueError):
+    """DER of a form not read here; the text says which."""
 
 
 @a.sequence
 class AttributeTypeAndValue:
     type: OID
-    value: a.PrintableString | str  # str: UTF8String
+    value: a.TLV  # a DirectoryString or another type: `attribute_text`
 
 
 @a.sequence
@@ -56,11 +51,9 @@ class Name:  # an RDNSequence, as the field of a SEQUENCE (see `wrapped`)
     rdns: list[a.SetOf[AttributeTypeAndValue]]
 
 
-# GeneralName (RFC 5280 section 4.2.1.6): the alternatives taken here
-GeneralName = (Annotated[Variant[a.IA5String, Literal["email"]], a.Implicit(1)]  # rfc822Name
-               | Annotated[Variant[a.IA5String, Literal["uri"]], a.Implicit(6)]
-               | Annotated[Variant[bytes, Literal["ip"]], a.Implicit(7)]
-               | Annotated[Variant[a.TLV, Literal["dir"]], a.Explicit(4)])  # directoryName: a Name
+@a.sequence
+class TLVs:  # a SEQUENCE OF anything, or the elements of a SEQUENCE read by `tagged`
+    items: list[a.TLV]
 
 
 # ---- the values (RFC 5280 section 4.2.1, RFC 3779) ----------------------------------------------------
@@ -73,42 +66,26 @@ class BasicConstraints:
 @a.sequence
 class AuthorityKeyIdentifier:
     key_identifier: Annotated[bytes | None, a.Implicit(0)]
-    authority_cert_issuer: Annotated[list[GeneralName] | None, a.Implicit(1)]
+    authority_cert_issuer: Annotated[list[a.TLV] | None, a.Implicit(1)]  # GeneralNames
     authority_cert_serial_number: Annotated[int | None, a.Implicit(2)]
 
 
 @a.sequence
 class AccessDescription:
     access_method: OID
-    access_location: GeneralName
-
-
-@a.sequence
-class DistributionPoint:
-    distribution_point: Annotated[a.TLV, a.Explicit(0)]  # DistributionPointName, a CHOICE
-    reasons: Annotated[a.BitString | None, a.Implicit(1)]
-    crl_issuer: Annotated[list[GeneralName] | None, a.Implicit(2)]
-
-
-DisplayText = a.IA5String | str  # of its alternatives, IA5String and UTF8String
+    access_location: a.TLV  # a GeneralName
 
 
 @a.sequence
 class NoticeReference:
-    organization: DisplayText
+    organization: a.TLV  # DisplayText
     notice_numbers: list[int]
 
 
 @a.sequence
-class UserNotice:
-    notice_ref: NoticeReference | None
-    explicit_text: DisplayText | None
-
-
-@a.sequence
-class PolicyQualifierInfo:  # RFC 5280 section 4.2.1.4: a CPSuri or a UserNotice
+class PolicyQualifierInfo:  # RFC 5280 section 4.2.1.4
     policy_qualifier_id: OID
-    qualifier: a.IA5String | UserNotice
+    qualifier: a.TLV  # a CPSuri, a UserNotice, or another type
 
 
 @a.sequence
@@ -135,11 +112,6 @@ class ASRange:
     max: int
 
 
-@a.sequence
-class ASIdentifiers:
-    asnum: Annotated[a.TLV, a.Explicit(0)]  # inherit NULL or asIdsOrRanges
-
-
 # a SEQUENCE OF can only be decoded as a field: each wraps the one it holds (see `wrapped`)
 @a.sequence
 class OctetString:
@@ -149,11 +121,6 @@ class OctetString:
 @a.sequence
 class OIDs:
     items: list[OID]
-
-
-@a.sequence
-class GeneralNames:
-    items: list[GeneralName]
 
 
 @a.sequence
@@ -170,11 +137,6 @@ class PolicyMappings:
 @a.sequence
 class AccessDescriptions:
     items: list[AccessDescription]
-
-
-@a.sequence
-class DistributionPoints:
-    items: list[DistributionPoint]
 
 
 @a.sequence
@@ -215,150 +177,243 @@ def decodes(cls, data) -> object | None:
 
 
 def wrapped(cls, der) -> object | None:
-    """Decode `der` (one SEQUENCE OF) as the only field of `cls`."""
+    """Decode `der` (one SEQUENCE OF) as the only field of `cls`; None when it is not that."""
     return decodes(cls, as_sequence(der))
+
+
+def unwrap(cls, der):
+    """`der` (one SEQUENCE OF) decoded as the only field of `cls`, its items; ValueError otherwise."""
+    return a.decode_der(cls, as_sequence(der)).items
 
 
 def as_sequence(contents) -> bytes:
     """A SEQUENCE (X.690 section 8.9) of `contents`."""
-    return parser.emit(0, 1, 16, bytes(contents))
+    return element(0x30, contents)
 
 
-def _uri_ok(uri: a.IA5String) -> bool:
-    return iri.round_trips(uri.as_str())
+def elements(contents) -> list:
+    """The elements (TLVs) of a constructed element's contents."""
+    return unwrap(TLVs, as_sequence(contents))
 
 
-def named_bits_ok(bits: a.BitString, size: int = len(KEY_USAGE)) -> bool:
-    """X.690 section 11.2.2: a named bit list of at most `size` bits without trailing zero bits
-    (asn1crypto drops them)."""
+def retagged(tlv, tag: int):
+    """An IMPLICIT tagged element as the element of its own type, `tag` (X.690 section 8.14.3)."""
+    return element(tag, tlv.data)
+
+
+def tagged(contents, tags: bytes) -> dict[int, object]:
+    """The elements of a SEQUENCE whose fields are all optional and tagged: each element's tag is one
+    of `tags`, in that order, at most once (X.680 section 25); tag -> the element (a TLV)."""
+    out: dict[int, object] = {}
+    last = -1
+    for tlv in elements(contents):
+        tag = tlv.tag_bytes
+        at = tags.find(tag)
+        if len(tag) != 1 or at <= last:
+            raise Unread(f"want the fields {tags.hex(' ')} in order, each at most once, got {tag.hex()}")
+        out[tag[0]] = tlv
+        last = at
+    return out
+
+
+def named_bits(bits: a.BitString, size: int = len(KEY_USAGE)) -> bytes:
+    """X.690 section 11.2.2: a named bit list without trailing zero bits; its octets. NotDER for
+    trailing zero bits; Unread for a bit beyond the `size` named ones."""
     data, pad = bits.as_bytes(), bits.padding_bits()
-    return (not data and pad == 0) or (bool(data) and (data[-1] >> pad) & 1 == 1 and len(data) * 8 - pad <= size)
+    if data and (data[-1] >> pad) & 1 == 0:
+        raise NotDER("want a named bit list without trailing zero bits (X.690 section 11.2.2)", 1)
+    if len(data) * 8 - pad > size:
+        raise Unread(f"want at most the {size} named bits, got {len(data) * 8 - pad}")
+    return data
 
 
-def names_ok(rdns) -> bool:
-    """Every attribute of a decoded Name is of a type asn1crypto reads as a DirectoryString (so it
-    takes a PrintableString or a UTF8String there and writes it back unchanged)."""
-    return all(atv.type.dotted_string in DIRECTORY_STRING_TYPES for rdn in rdns for atv in rdn.as_list())
+# X.680 section 41: the string types a name attribute may have, by tag, and how their octets read
+STRING_TYPES = {0x13: ("PrintableString", "latin-1"), 0x0C: ("UTF8String", "utf-8"), 0x16: ("IA5String", "ascii"),
+                0x14: ("TeletexString", "latin-1"), 0x1E: ("BMPString", "utf-16-be"),
+                0x1C: ("UniversalString", "utf-32-be")}
 
 
-def _general_name_ok(gn) -> bool:
-    """A decoded GeneralName that asn1crypto writes back unchanged: a URI that round-trips (rpki.iri),
-    an iPAddress of 4 or 16 octets (asn1crypto rewrites it from its text), a directoryName."""
-    if gn.tag == "uri":
-        return _uri_ok(gn.value)
-    if gn.tag == "ip":
-        return len(gn.value) in (4, 16)
-    if gn.tag == "email":  # asn1crypto rewrites its domain with IDNA: declined (read by rpki.crl only)
-        return False
-    name = directory_name(gn.value)
-    return name is not None and names_ok(name.rdns)
+def attribute_text(tlv) -> tuple[str, str]:
+    """(the string type, the text) of a name attribute's value; another type gives its tag and no
+    text (the profile wants PrintableString). NotDER for octets its type does not allow."""
+    kind = STRING_TYPES.get(tlv.tag_bytes[0]) if len(tlv.tag_bytes) == 1 else None
+    if kind is None:
+        framing(tlv)
+        return f"a value of tag {tlv.tag_bytes.hex()}", ""
+    try:
+        return kind[0], bytes(tlv.data).decode(kind[1])
+    except UnicodeDecodeError as e:
+        raise NotDER(f"want the characters of a {kind[0]}, got {e.reason}") from None
 
 
-def directory_name(tlv) -> Name | None:
-    """A directoryName's value (EXPLICIT [4]) decoded as a Name, or None."""
-    return wrapped(Name, as_sequence(tlv.data)) if tlv.tag_bytes == b"\x30" else None
+def ia5(tlv) -> str:
+    """The text of an IA5String element (X.680 section 41: 7-bit characters)."""
+    try:
+        return bytes(tlv.data).decode("ascii")
+    except UnicodeDecodeError:
+        raise NotDER("want IA5String characters (7-bit)") from None
 
 
-def general_names_ok(names) -> bool:
-    """Decoded GeneralNames (or None, absent) that asn1crypto writes back unchanged (`_general_name_ok`)."""
-    return names is None or all(_general_name_ok(gn) for gn in names)
+def directory_name(tlv) -> Name:
+    """A directoryName's value (EXPLICIT [4]) decoded as a Name, its attributes' texts read."""
+    if tlv.tag_bytes != b"\x30":
+        raise Unread(f"want a Name in a directoryName, got tag {tlv.tag_bytes.hex()}")
+    name = a.decode_der(Name, as_sequence(as_sequence(tlv.data)))
+    for rdn in name.rdns:
+        for atv in rdn.as_list():
+            attribute_text(atv.value)
+    return name
 
 
-def _inherit_or(choice: a.TLV, cls):
+def general_name(tlv) -> tuple[str, object]:
+    """A GeneralName (RFC 5280 section 4.2.1.6) as (kind, value): "uri", "email" or "dns" and the
+    text, "ip" and the octets, "dir" and the Name; "other" and None for otherName, x400Address,
+    ediPartyName and registeredID (their DER framing checked)."""
+    tag = tlv.tag_bytes
+    if tag == b"\x86":
+        return "uri", ia5(tlv)
+    if tag == b"\x87":
+        return "ip", bytes(tlv.data)
+    if tag == b"\xa4":
+        return "dir", directory_name(a.decode_der(a.TLV, bytes(tlv.data)))
+    if tag in (b"\x81", b"\x82"):
+        return ("email" if tag == b"\x81" else "dns"), ia5(tlv)
+    if tag in (b"\xa0", b"\xa3", b"\xa5", b"\x88"):
+        framing(tlv)
+        return "other", None
+    raise Unread(f"want a GeneralName, got tag {tag.hex()}")
+
+
+def general_names(tlvs) -> list[tuple[str, object]]:
+    """Decoded GeneralNames (a list of TLVs, or None when absent), each read by `general_name`."""
+    return [general_name(t) for t in tlvs or ()]
+
+
+def _inherit_or(choice, cls):
     """A CHOICE of inherit NULL or a SEQUENCE OF (RFC 3779 sections 2.2.3.4 and 3.2.3.3): "inherit",
-    the items decoded as the field of `cls`, or None."""
+    or the items decoded as the field of `cls`."""
     if choice.tag_bytes == b"\x05":
-        return "inherit" if len(choice.data) == 0 else None
+        if len(choice.data):
+            raise NotDER("want an empty NULL (X.690 section 8.8.2)", 1)
+        return "inherit"
     if choice.tag_bytes != b"\x30":
-        return None
-    items = wrapped(cls, as_sequence(choice.data))
-    return None if items is None else items.items
+        raise Unread(f"want inherit or a SEQUENCE OF, got tag {choice.tag_bytes.hex()}")
+    return unwrap(cls, as_sequence(choice.data))
 
 
 def _ip_blocks_value(v: bytes):
-    """[(addressFamily octets, "inherit" or [BitString | IPAddressRange])] or None."""
-    blocks = wrapped(IPAddrBlocks, v)
-    if blocks is None:
-        return None
-    out = []
-    for f in blocks.items:
-        choice = _inherit_or(f.ip_address_choice, IPAddressesOrRanges)
-        if choice is None:
-            return None
-        out.append((f.address_family, choice))
-    return out
+    """[(addressFamily octets, "inherit" or [BitString | IPAddressRange])]."""
+    return [(f.address_family, _inherit_or(f.ip_address_choice, IPAddressesOrRanges)) for f in unwrap(IPAddrBlocks, v)]
 
 
 def _as_ids_value(v: bytes):
-    """"inherit", the list of [int | ASRange], or None."""
-    ids = decodes(ASIdentifiers, v)
-    return None if ids is None else _inherit_or(ids.asnum, ASIdsOrRanges)
+    """(asnum: "inherit", [int | ASRange] or None when absent; whether an rdi is there)."""
+    ids = a.decode_der(a.TLV, v)
+    if ids.tag_bytes != b"\x30":
+        raise Unread(f"want a SEQUENCE, got tag {ids.tag_bytes.hex()}")
+    fields = tagged(ids.data, b"\xa0\xa1")
+    asnum = fields.get(0xA0)
+    return (None if asnum is None else _inherit_or(a.decode_der(a.TLV, bytes(asnum.data)), ASIdsOrRanges),
+            0xA1 in fields)
 
 
-def _crldp_value(v: bytes):
-    """Each DistributionPoint as (the URIs of its fullName, reasons present, cRLIssuer present), or None."""
-    dps = wrapped(DistributionPoints, v)
-    if dps is None:
+def dp_name(tlv):
+    """A DistributionPointName (RFC 5280 section 4.2.1.13, inside its EXPLICIT [0]): the
+    GeneralNames of a fullName, or None for a nameRelativeToCRLIssuer (its Name read)."""
+    choice = a.decode_der(a.TLV, bytes(tlv.data))
+    if choice.tag_bytes == b"\xa0":
+        return general_names(elements(choice.data))
+    if choice.tag_bytes == b"\xa1":  # [1] IMPLICIT RelativeDistinguishedName: a SET OF
+        directory_name(a.decode_der(a.TLV, as_sequence(element(0x31, choice.data))))
         return None
+    raise Unread(f"want a fullName or a nameRelativeToCRLIssuer, got tag {choice.tag_bytes.hex()}")
+
+
+def distribution_points(v: bytes, sets: bytes = b"\xa0\x81\xa2") -> list:
+    """Each DistributionPoint (or, with `sets` b"\\xa0\\xa1\\x82\\x83\\x84\\x85", each field of an
+    issuingDistributionPoint) as (the GeneralNames of its fullName or None, reasons present,
+    cRLIssuer present)."""
     out = []
-    for dp in dps.items:
-        name = dp.distribution_point
-        if name.tag_bytes != b"\xa0":  # fullName [0] IMPLICIT GeneralNames
-            return None
-        names = wrapped(GeneralNames, as_sequence(name.data))
-        if names is None or not general_names_ok(names.items) or not general_names_ok(dp.crl_issuer) \
-                or (dp.reasons is not None and not named_bits_ok(dp.reasons, REASON_FLAGS)):
-            return None
-        out.append(([gn.value for gn in names.items if gn.tag == "uri"], dp.reasons is not None,
-                     dp.crl_issuer is not None))
+    for dp in unwrap(TLVs, v):
+        if dp.tag_bytes != b"\x30":
+            raise Unread(f"want a DistributionPoint, got tag {dp.tag_bytes.hex()}")
+        fields = tagged(dp.data, sets)
+        name = fields.get(0xA0)
+        if 0x81 in fields:
+            named_bits(a.decode_der(a.BitString, retagged(fields[0x81], 0x03)), REASON_FLAGS)
+        issuer = fields.get(0xA2)
+        if issuer is not None:
+            general_names(elements(issuer.data))
+        out.append((None if name is None else dp_name(name), 0x81 in fields, issuer is not None))
     return out
 
 
-def _access_value(v: bytes):
-    ads = wrapped(AccessDescriptions, v)
-    return ads.items if ads is not None and all(_general_name_ok(ad.access_location) for ad in ads.items) else None
+def _crldp_value(v: bytes):
+    """Each DistributionPoint as (the URIs of its fullName, or None for another name or none;
+    reasons present; cRLIssuer present)."""
+    return [(None if names is None else [text for kind, text in names if kind == "uri"], reasons, crl_issuer)
+            for names, reasons, crl_issuer in distribution_points(v)]
 
 
-_QUALIFIERS = {OID_QT_CPS: a.IA5String, OID_QT_UNOTICE: UserNotice}  # as asn1crypto reads them
+def access_descriptions(v: bytes):
+    """Each AccessDescription as (the access method's dotted OID, the location as `general_name`)."""
+    return [(ad.access_method.dotted_string, general_name(ad.access_location)) for ad in unwrap(AccessDescriptions, v)]
+
+
+def _qualifier_ok(q: PolicyQualifierInfo) -> None:
+    """A CPS URI an IA5String, a userNotice a UserNotice (RFC 5280 section 4.2.1.4); any other
+    qualifier held to DER framing."""
+    oid = q.policy_qualifier_id.dotted_string
+    if oid == OID_QT_CPS:
+        if q.qualifier.tag_bytes != b"\x16":
+            raise Unread(f"want an IA5String CPS URI, got tag {q.qualifier.tag_bytes.hex()}")
+        ia5(q.qualifier)
+    elif oid == OID_QT_UNOTICE:
+        if q.qualifier.tag_bytes != b"\x30":
+            raise Unread(f"want a UserNotice, got tag {q.qualifier.tag_bytes.hex()}")
+        for part in elements(q.qualifier.data):
+            if part.tag_bytes == b"\x30":
+                a.decode_der(NoticeReference, element(0x30, part.data))
+            else:
+                attribute_text(part)
+    else:
+        framing(q.qualifier)
 
 
 def _policies_value(v: bytes):
-    pols = wrapped(CertificatePolicies, v)
-    ok = pols is not None and all(isinstance(q.qualifier, _QUALIFIERS.get(q.policy_qualifier_id.dotted_string, ()))
-                                  for p in pols.items for q in p.policy_qualifiers or ())
-    return pols.items if ok else None
+    pols = unwrap(CertificatePolicies, v)
+    for p in pols:
+        for q in p.policy_qualifiers or ():
+            _qualifier_ok(q)
+    return pols
 
 
-def aki_value(v: bytes, names_ok=None):
-    """The AKI decoded, its issuer's GeneralNames passing `names_ok` (default `general_names_ok`)."""
-    aki = decodes(AuthorityKeyIdentifier, v)
-    return aki if aki is not None and (names_ok or general_names_ok)(aki.authority_cert_issuer) else None
+def aki_value(v: bytes):
+    """The AKI decoded, its issuer's GeneralNames read."""
+    aki = a.decode_der(AuthorityKeyIdentifier, v)
+    general_names(aki.authority_cert_issuer)
+    return aki
 
 
 def _key_usage_value(v: bytes):
-    ku = wrapped(KeyUsage, v)
-    return ku.value if ku is not None and named_bits_ok(ku.value) else None
+    data = named_bits(a.decode_der(KeyUsage, as_sequence(v)).value)
+    return frozenset(KEY_USAGE[i] for i in range(len(data) * 8) if data[i // 8] >> (7 - i % 8) & 1)
 
 
-def _unwrap(cls, v: bytes):
-    value = wrapped(cls, v)
-    return None if value is None else value.items
-
-
-# extension OID -> its value decoded (None: not certainly DER, the full gate decides)
+# extension OID -> its value decoded (ValueError: not DER, or a form not read here)
 EXTENSION_VALUES = {
-    EXT_BC: lambda v: decodes(BasicConstraints, v),
-    EXT_SKI: lambda v: None if (ski := wrapped(OctetString, v)) is None else ski.value,
+    EXT_BC: lambda v: a.decode_der(BasicConstraints, v),
+    EXT_SKI: lambda v: a.decode_der(OctetString, as_sequence(v)).value,
     EXT_AKI: aki_value,
     EXT_KU: _key_usage_value,
-    EXT_EKU: lambda v: _unwrap(OIDs, v),
+    EXT_EKU: lambda v: unwrap(OIDs, v),
     EXT_CRLDP: _crldp_value,
     EXT_CP: _policies_value,
-    EXT_AIA: _access_value,
-    EXT_SIA: _access_value,
+    EXT_AIA: access_descriptions,
+    EXT_SIA: access_descriptions,
     EXT_IP: _ip_blocks_value,
     EXT_AS: _as_ids_value,
-    EXT_POLICY_MAPPINGS: lambda v: _unwrap(PolicyMappings, v),  # decoded for the DER check only
+    EXT_POLICY_MAPPINGS: lambda v: unwrap(PolicyMappings, v),
 }
 
 # extensions whose values recur from certificate to certificate (the same issuer, CRL, policy):
@@ -367,31 +422,40 @@ SHARED = frozenset({EXT_BC, EXT_AKI, EXT_KU, EXT_EKU, EXT_CRLDP, EXT_CP, EXT_AIA
 _shared: dict[tuple[str, bytes], object] = {}
 
 
-def _asn1crypto_parses(oid: str) -> bool:
-    """asn1crypto decodes the value of this extension in the full gate: it names the extension
-    (asn1crypto 1.5.1 has a schema for every extension it names, the RFC 3779 ones registered by
-    rpki.asn1 included)."""
-    return ax509.ExtensionId(oid).native != oid
+def extension_value(table: dict, oid: str, raw: bytes, source, check: str, rfc: str, base=None):
+    """The value `raw` of the extension `oid` decoded by `table`; None for a type not in it (its
+    octets are not read). DERError when the value is not DER (with the offset in the object when
+    `base`, a callable giving where the value's octets begin, is given), ObjectError when it is DER
+    of a form not read here."""
+    decode = table.get(oid)
+    if decode is None:
+        return None
+    try:
+        return decode(raw)
+    except Unread as e:
+        raise ObjectError(f"want the value of extension {oid} of its RFC 5280 type, of the forms read here: {e}",
+                          source, check=check, rfc=rfc) from None
+    except ValueError as e:  # NotDER, or cryptography's ParseError: not a DER encoding of the type
+        at = e.at if isinstance(e, NotDER) else locate(raw)
+        kind = re.search(r"kind: (\w+)", str(e))
+        why = str(e) if isinstance(e, NotDER) else kind.group(1) if kind else type(e).__name__
+        raise DERError(f"want DER (X.690 section 10) for the value of extension {oid}: "
+                       + ("" if at is None else f"byte {at} of it differs, ") + why, source, check=check, rfc=rfc,
+                       offset=None if base is None or at is None else base() + at) from None
 
 
-def extension_values(extensions) -> list | None:
-    """Each extension's value decoded (None for one asn1crypto does not parse either), or None when
-    one is not certainly DER."""
+def extension_values(extensions, source, bases=None) -> list:
+    """Each extension's value decoded (`extension_value` of `EXTENSION_VALUES`; None for a type
+    not read), the values that recur decoded once. `bases`: a callable giving where each value
+    begins in the object, for the offset of an error."""
     values = []
-    for ext in extensions:
+    for i, ext in enumerate(extensions):
         oid = ext.extn_id.dotted_string
-        decode = EXTENSION_VALUES.get(oid)
-        if decode is None:
-            if _asn1crypto_parses(oid):
-                return None
-            values.append(None)
-            continue
         value = _shared.get((oid, ext.extn_value)) if oid in SHARED else None
         if value is None:
-            value = decode(ext.extn_value)
-            if value is None:
-                return None
-            if oid in SHARED:
+            value = extension_value(EXTENSION_VALUES, oid, ext.extn_value, source, "extensions",
+                                    "RFC 5280 section 4.2", None if bases is None else lambda i=i: bases()[i])
+            if oid in SHARED and value is not None:
                 if len(_shared) >= 4096:
                     _shared.clear()
                 _shared[oid, ext.extn_value] = value

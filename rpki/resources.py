@@ -8,7 +8,7 @@ family is either a set or `inherit` (RFC 3779 sections 2.2.3.5 and 3.2.3.5).
 Text forms: "192.0.2.0/24", "10.0.0.0-10.0.0.255", "2001:db8::/32", "64496", "AS64496",
 "0-4294967295", and comma separated lists of these.
 
-`decode_ip_extension` / `decode_as_extension` take the extnValue octets, run the DER gate and check
+`decode_ip_extension` / `decode_as_extension` take the extnValue octets, decode them (strict DER, rpki.quickext) and check
 the canonical-encoding rules of RFC 3779 sections 2.2.3 and 3.2.3 (sorted, non-overlapping,
 non-adjacent, prefixes where a range is a prefix, minimal bit strings); a rejection names the rule.
 `encode_ip_extension` / `encode_as_extension` produce exactly that canonical DER. The encoding and
@@ -21,8 +21,8 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from . import asn1, rfc3779
-from .der import decode
+from . import quickext, rfc3779
+from .certoids import EXT_AS, EXT_IP
 from .errors import ObjectError
 from .rfc3779 import AS_MAX, _bits, _ip_address, bits_from_quick  # noqa: F401 - others import them from here
 
@@ -269,43 +269,40 @@ def _parse_ip_item(item: str, source: str | None) -> tuple[int, int, int]:
 
 
 # ---- the certificate extensions (rpki.rfc3779) -----------------------------------------------------
-def decode_ip_extension(octets: bytes, source: str | None = None, *, checked: bool = False) -> IpResources:
-    """sbgp-ipAddrBlock extnValue -> IpResources, enforcing RFC 3779 section 2.2.3 and RFC 6487 section 4.8.10.
-    `checked`: the octets already passed the DER gate inside their certificate."""
-    blocks = decode(asn1.IPAddrBlocks, octets, source, "IPAddrBlocks (RFC 3779 section 2.2.3.1)", checked=checked)
-    return _ip_resources(rfc3779.ip_families(
-        [(bytes(fam["addressFamily"].native),
-          "inherit" if fam["ipAddressChoice"].name == "inherit" else fam["ipAddressChoice"].chosen)
-         for fam in blocks], source))
+def decode_ip_extension(octets: bytes, source: str | None = None) -> IpResources:
+    """sbgp-ipAddrBlock extnValue -> IpResources, enforcing RFC 3779 section 2.2.3 and RFC 6487 section 4.8.10."""
+    return ip_resources_from_quick(_value(EXT_IP, octets, source), source)
 
 
 def ip_resources_from_quick(families, source: str | None = None) -> IpResources:
-    """The same as `decode_ip_extension`, from rpki.quickext's decode of the value (certainly DER):
-    [(addressFamily octets, "inherit" or [BitString | IPAddressRange])]."""
-    return _ip_resources(rfc3779.ip_families(rfc3779.quick_families(families), source))
-
-
-def _ip_resources(families: list[tuple[int, tuple | None]]) -> IpResources:
+    """IpResources from rpki.quickext's decode of the value: [(addressFamily octets, "inherit" or
+    [BitString | IPAddressRange])]."""
     fams = {ver: Family(ver, inherit=True) if ranges is None else Family(ver, IntervalSet(ranges))
-            for ver, ranges in families}
+            for ver, ranges in rfc3779.ip_families(rfc3779.quick_families(families), source)}
     return IpResources(fams.get(4), fams.get(6))
 
 
-def decode_as_extension(octets: bytes, source: str | None = None, *, checked: bool = False) -> AsResources:
-    """sbgp-autonomousSysNum extnValue -> AsResources, enforcing RFC 3779 section 3.2.3 and RFC 6487 section 4.8.11.
-    `checked`: the octets already passed the DER gate inside their certificate."""
-    ids = decode(asn1.ASIdentifiers, octets, source, "ASIdentifiers (RFC 3779 section 3.2.3.1)", checked=checked)
-    return _as_resources(rfc3779.as_ranges(rfc3779.asnum_items(ids, source), source))
+def decode_as_extension(octets: bytes, source: str | None = None) -> AsResources:
+    """sbgp-autonomousSysNum extnValue -> AsResources, enforcing RFC 3779 section 3.2.3 and RFC 6487 section 4.8.11."""
+    return as_resources_from_quick(_value(EXT_AS, octets, source), source)
 
 
 def as_resources_from_quick(value, source: str | None = None) -> AsResources:
-    """The same as `decode_as_extension`, from rpki.quickext's decode of the value (certainly DER):
-    "inherit" or [int | ASRange]."""
-    return _as_resources(rfc3779.as_ranges(rfc3779.quick_asnum_items(value), source))
-
-
-def _as_resources(ranges: tuple | None) -> AsResources:
+    """AsResources from rpki.quickext's decode of the value: (asnum: "inherit", [int | ASRange] or
+    None when absent; whether an rdi is there). RFC 6487 section 4.8.11: asnum only, no rdi."""
+    asnum, rdi = value
+    if rdi:
+        raise ObjectError("want no rdi element", source, check="ASIdentifiers", rfc="RFC 6487 section 4.8.11")
+    if asnum is None:
+        raise ObjectError("want an asnum element, got none", source, check="ASIdentifiers",
+                          rfc="RFC 6487 section 4.8.11")
+    ranges = rfc3779.as_ranges(rfc3779.quick_asnum_items(asnum), source)
     return AsResources(inherit=True) if ranges is None else AsResources(IntervalSet(ranges))
+
+
+def _value(oid: str, octets: bytes, source):
+    return quickext.extension_value(quickext.EXTENSION_VALUES, oid, bytes(octets), source, "extensions",
+                                    "RFC 5280 section 4.2")
 
 
 def encode_ip_extension(res: IpResources) -> bytes:

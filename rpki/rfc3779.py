@@ -5,8 +5,8 @@ Decoding checks the canonical-encoding rules (sorted, non-overlapping, non-adjac
 that is a prefix encoded as the prefix; minimal bit strings) and names the rule a rejection breaks;
 encoding writes exactly that canonical form. Both work on plain values, each address family as its
 IP version and sorted (low, high) integer ranges, or None for `inherit`; rpki.resources makes its
-sets of them. The values read here come from asn1crypto (after the DER gate) or from rpki.quickext,
-adapted to asn1crypto's shape (`quick_families`, `quick_asnum_items`), so one set of checks serves both.
+sets of them. The values read here come from rpki.quickext, adapted to the shape the checks take
+(`quick_families`, `quick_asnum_items`); encoding writes with asn1crypto.
 """
 
 from __future__ import annotations
@@ -170,21 +170,6 @@ def _family_ranges(ver: int, items, source) -> Ranges:
 
 
 # ---- decoding: ASIdentifiers ------------------------------------------------------------------------------
-def asnum_items(ids: asn1.ASIdentifiers, source):
-    """The asnum of ASIdentifiers as asn1crypto decoded it: "inherit" or [(id,) | (min, max)]
-    (RFC 6487 section 4.8.11: asnum only, no rdi)."""
-    if ids["rdi"].native is not None or not isinstance(ids["rdi"], asn1.core.Void):
-        raise ObjectError("want no rdi element", source, check="ASIdentifiers", rfc="RFC 6487 section 4.8.11")
-    asnum = ids["asnum"]
-    if isinstance(asnum, asn1.core.Void):
-        raise ObjectError("want an asnum element, got none", source, check="ASIdentifiers",
-                          rfc="RFC 6487 section 4.8.11")
-    if asnum.name == "inherit":
-        return "inherit"
-    return [(x.chosen.native,) if x.name == "id" else (x.chosen["min"].native, x.chosen["max"].native)
-            for x in asnum.chosen]
-
-
 def as_ranges(items, source) -> Ranges | None:
     """asIdsOrRanges, each (id,) or (min, max), or "inherit" -> the ranges, or None for inherit; checked."""
     if isinstance(items, str):  # "inherit"
@@ -222,7 +207,7 @@ def as_ranges(items, source) -> Ranges | None:
     return tuple(out)
 
 
-# ---- rpki.quickext's decode in asn1crypto's shape -------------------------------------------------------
+# ---- rpki.quickext's decode in the shape the checks take -------------------------------------------------------
 class _Bits:
     """An RFC 3779 BIT STRING as read here: `contents`, the unused-bits octet first (as asn1crypto has it)."""
 

@@ -12,9 +12,8 @@ import binascii
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from asn1crypto import keys
 
-from .der import decode
+from . import quickder
 from .errors import ObjectError
 
 RFC = "RFC 8630 section 2.2"
@@ -71,8 +70,8 @@ class Tal:
         except (binascii.Error, ValueError) as e:
             raise ObjectError(f"want base64 for the subjectPublicKeyInfo, got invalid base64 ({e})", source,
                               check="subjectPublicKeyInfo", rfc=RFC) from None
-        spki = decode(keys.PublicKeyInfo, der, source, "SubjectPublicKeyInfo (RFC 5280 section 4.1.2.7)")
-        tal = cls(uris, spki.dump(), comments, source)
+        quickder.strict(quickder.SubjectPublicKeyInfo, der, source, "SubjectPublicKeyInfo (RFC 5280 section 4.1.2.7)")
+        tal = cls(uris, der, comments, source)
         tal.public_key()  # the key must load
         return tal
 

@@ -15,10 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgpsim.rpki import asn1
 from bgpsim.rpki.cert import Kind, ResourceCertificate
 from bgpsim.rpki.crl import Crl
-from bgpsim.rpki.der import decode
 from bgpsim.rpki.errors import DERError, ObjectError
 from bgpsim.rpki.resources import (
     AsResources,
@@ -268,8 +266,8 @@ def test_garbage_is_project_error(data):
     for parse in (ResourceCertificate.parse, Crl.parse):
         with pytest.raises(ObjectError):
             parse(data, "garbage")
-    with pytest.raises(DERError):
-        decode(asn1.IPAddrBlocks, data, "garbage")
+    with pytest.raises(ObjectError):
+        decode_ip_extension(data, "garbage")
 
 
 def test_truncations_are_project_errors():

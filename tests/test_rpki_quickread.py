@@ -1,16 +1,14 @@
-"""Certificates and CMS wrappers have two readers, which give the same thing: rpki.quickder's decode
-(taken when the bytes are certainly DER and of the usual shape) and the asn1crypto readers
-(everything else, and the only ones that word their DER rejections). Over every stored certificate
-and signed object, good and malformed, the object read, or the rejection text, is the same with the
-fast readers on or off. CRLs and the ROA, manifest and ASPA eContents have one reader
-(rpki.quickder.strict): every stored one is decided by it."""
+"""Every RPKI object has one reader, on cryptography's strict DER decoder (rpki.quickder, quickext,
+quickcrl, quickcms): every stored certificate, CRL and signed object, good and malformed, reads or is
+rejected with an ObjectError (DERError for what is not DER), never another exception. The counts
+are those of the stored data; docs/speed.md ("One DER reader") says where a verdict moved when the
+asn1crypto readers went, and why."""
 
 from __future__ import annotations
 
-import pytest
-from rpki_data import OBJECTS, need
+from rpki_data import CONFORMANCE_TIME, OBJECTS, RPKI_RS, need
 
-from bgpsim.rpki import cert, cms, iri
+from bgpsim.rpki import cms
 from bgpsim.rpki.aspa import Aspa
 from bgpsim.rpki.cert import ResourceCertificate
 from bgpsim.rpki.crl import Crl
@@ -26,79 +24,45 @@ def _files(suffixes=READERS):
     return [p for p in sorted(need(OBJECTS).rglob("*")) if p.suffix in suffixes and p.is_file()]
 
 
-def _outcome(path):
-    try:
-        return READERS[path.suffix](path.read_bytes(), str(path))
-    except Exception as e:  # noqa: BLE001 - the rejection is what is compared
-        return f"{type(e).__name__}: {e}"
-
-
-def _slow(monkeypatch):
-    monkeypatch.setattr(cert, "read_quick", lambda der, source: None)
-    monkeypatch.setattr(cms, "read_quick", lambda data, source: None)
-
-
-def test_fast_and_slow_readers_agree(monkeypatch):
-    files = _files(set(READERS) - {".crl"})  # a CRL has one reader
-    fast = [_outcome(p) for p in files]
-    with monkeypatch.context() as m:
-        _slow(m)
-        slow = [_outcome(p) for p in files]
-    for path, f, s in zip(files, fast, slow):
-        assert f == s, path
-    assert sum(not isinstance(f, str) for f in fast) > len(files) // 2
-
-
-def _decided(read, *args):
-    """What a fast reader decided: the object it read, True for a rejection it worded (as the
-    asn1crypto path words it), None when it left the object to the asn1crypto path."""
-    try:
-        return read(*args)
-    except ObjectError:
-        return True
-
-
-# all stored certificates but badCertPubKeyAlg.cer (a key algorithm asn1crypto cannot read: its KeyError
-# is the rejection text, left to the asn1crypto path)
-CERTS_READ_FAST = 198
-# all stored signed objects but 3 in BER (example-ripe.roa, ta.mft, ca1.mft) and 8 not DER whose
-# rejection is asn1crypto's own text
-SIGNED_READ_FAST = 231
-
-def test_fast_readers_take_the_usual_shape():
-    """The fast readers decide every stored object they can word as the asn1crypto path does (so
-    the test above compares both paths), and a regression in what they take fails here."""
-    files = _files()
-    certs = [p for p in files if p.suffix == ".cer"]
-    signed = [p for p in files if p.suffix not in (".cer", ".crl")]
-    assert sum(_decided(cert.read_quick, p.read_bytes(), str(p)) is not None for p in certs) >= CERTS_READ_FAST
-    decided = [_decided(cms.read_quick, p.read_bytes(), str(p)) for p in signed]
-    assert sum(d is not None for d in decided) >= SIGNED_READ_FAST
-
-
-def test_one_reader_decides_every_stored_crl_and_econtent():
-    """CRLs and the ROA, manifest and ASPA eContents have one reader (rpki.quickder.strict): every
-    stored one reads, or is rejected with an ObjectError (DERError for what is not DER), never
-    another exception; the counts are those of the stored data."""
-    outcomes = {}
-    for p in _files({".crl", ".roa", ".mft", ".asa"}):
+def test_one_reader_decides_every_stored_object():
+    outcomes: dict[tuple[str, str], int] = {}
+    for p in _files():
         try:
-            READERS[p.suffix](p.read_bytes(), str(p))
-            outcomes[p.suffix, "ok"] = outcomes.get((p.suffix, "ok"), 0) + 1
+            READERS[p.suffix](p.read_bytes(), str(p)).problems(CONFORMANCE_TIME)
+            kind = "ok"
         except ObjectError as e:
-            outcomes[p.suffix, type(e).__name__] = outcomes.get((p.suffix, type(e).__name__), 0) + 1
-    assert outcomes[".crl", "ok"] == 64 and outcomes[".crl", "DERError"] == 2
-    assert outcomes[".asa", "ok"] == 7 and outcomes[".asa", "DERError"] == 1
-    assert outcomes[".roa", "ok"] == 128 and outcomes[".mft", "ok"] == 56
+            kind = type(e).__name__
+        outcomes[p.suffix, kind] = outcomes.get((p.suffix, kind), 0) + 1
+    assert outcomes == {
+        (".cer", "ok"): 192, (".cer", "ObjectError"): 7,
+        (".crl", "ok"): 64, (".crl", "DERError"): 2,
+        (".roa", "ok"): 128, (".roa", "DERError"): 8, (".roa", "ObjectError"): 22,
+        (".mft", "ok"): 56, (".mft", "DERError"): 10, (".mft", "ObjectError"): 1,
+        (".asa", "ok"): 7, (".asa", "DERError"): 1,
+        (".gbr", "ok"): 9,
+    }
 
 
-@pytest.mark.parametrize("uri", [
-    "rsync://rpki.example.net/repo/a.roa",
-    "rsync://RPKI.Example.net/repo/ca-1/x_y~z.mft",
-    "rsync://rpki.example.net:873/repo/",
-    "rsync://rpki.example.net/a%20b/c.cer",
-    "https://rrdp.example.net/notification.xml",
-])
-def test_uri_text_as_asn1crypto(uri):
-    from asn1crypto import x509
-    assert iri.text(uri) == x509.URI.load(b"\x16" + bytes([len(uri)]) + uri.encode()).native
+def test_a_key_algorithm_of_another_kind_is_read_and_rejected_by_the_profile():
+    """badCertPubKeyAlg.cer (an md2WithRSAEncryption key): asn1crypto could not read it (KeyError);
+    the one reader reads it, and the profile rejects the key by name."""
+    path = need(OBJECTS) / "rpki-commons" / "conformance" / "root" / "badCertPubKeyAlg.cer"
+    cert = ResourceCertificate.parse(path.read_bytes(), str(path))
+    assert ("subjectPublicKeyInfo", "RFC 7935 section 3", "want rsaEncryption, got 1.2.840.113549.1.1.2") \
+        in cert.problems(CONFORMANCE_TIME)
+
+
+def test_the_three_real_ber_objects_read_only_with_ber_ok():
+    """The RIPE NCC objects in BER (indefinite lengths in the wrapper, a chunked eContent): DERError at
+    offset 1 by default; with ber_ok their canonical form reads, the signature checks over the
+    signed attributes as received, and `der` is what was received."""
+    for name, read in (("example-ripe.roa", Roa.read), ("ta.mft", Manifest.read), ("ca1.mft", Manifest.read)):
+        data = need(RPKI_RS / name).read_bytes()
+        try:
+            read(data, name)
+            raise AssertionError(f"{name} read without ber_ok")
+        except ObjectError as e:
+            assert type(e).__name__ == "DERError" and e.offset == 1
+        obj = read(data, name, ber_ok=True)
+        assert obj.signed.ber and obj.signed.der == data
+        assert not [p for p in obj.signed.problems() if p[0] == "SignerInfo.signature"]
