@@ -18,7 +18,7 @@ from cryptography.hazmat import asn1 as a
 from .der import framing
 from .errors import DERError, ObjectError
 from .quickder import AlgorithmIdentifier, names_read, parameters_ok, strict
-from .quickext import OID, AttributeTypeAndValue, NotDER, Unread
+from .quickext import OID, AttributeTypeAndValue, Unread
 
 
 # ---- CMS (RFC 5652 section 5, profiled by RFC 6488 section 2) ----------------------------------------
@@ -183,9 +183,7 @@ def content_info_value(data: bytes, source, what: str) -> tuple[ContentInfo, lis
         for crl in (() if sd.crls is None else sd.crls.as_list()):
             framing(crl)
         return info, [_signer_info_values(si) for si in sd.signer_infos.as_list()]
-    except NotDER as e:
-        raise DERError(f"want DER (X.690 section 10) for {what}: {e}", source) from None
-    except ValueError as e:  # cryptography's ParseError, or Unread
-        if isinstance(e, Unread):
-            raise ObjectError(f"want a {what} of the forms read here: {e}", source) from None
+    except Unread as e:
+        raise ObjectError(f"want a {what} of the forms read here: {e}", source) from None
+    except ValueError as e:  # NotDER, or cryptography's ParseError
         raise DERError(f"want DER (X.690 section 10) for {what}: {e}", source) from None
