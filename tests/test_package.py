@@ -45,10 +45,11 @@ def test_installed_in_a_fresh_venv(wheel, tmp_path):
     # the system's packages (numpy, ...) stay visible; bgpsim comes from the venv, which is searched first.
     # --ignore-installed: a bgpsim already installed in the system (CI installs '.[test]') must not
     # satisfy the requirement, or the wheel under test would never be installed
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    # without pip of its own (ensurepip takes seconds): this pip installs into it (`--python`, pip >= 22.3)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--ignore-installed", "--no-deps", "--no-index", str(wheel)], check=True,
-                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--ignore-installed", "--no-deps",
+                    "--no-index", str(wheel)], check=True, capture_output=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
