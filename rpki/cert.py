@@ -28,7 +28,6 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from . import asn1, certext, quickder
-from .quickext import attribute_text
 from .certoids import OID_CN, OID_SERIAL_NUMBER
 from .der import check_printable
 from .errors import ObjectError, raise_first
@@ -61,10 +60,10 @@ class Name:
         return f"CN={self.common_name}" + (f", serialNumber={self.serial_number}" if self.serial_number else "")
 
 
-def quick_name(rdns, der: bytes) -> Name:
-    """A Name from rpki.quickder's decode (`der`, its bytes): each attribute's type, string type and text."""
-    return _name(tuple((atv.type.dotted_string, *attribute_text(atv.value)) for rdn in rdns for atv in rdn.as_list()),
-                 der, len(rdns))
+def quick_name(rdns, der: bytes, attributes=None) -> Name:
+    """A Name from rpki.quickder's decode (`der`, its bytes), with its `attributes` when they were
+    read already (rpki.quickder.name_attributes)."""
+    return _name(quickder.name_attributes(rdns) if attributes is None else attributes, der, len(rdns))
 
 
 def _name(attrs: tuple[tuple[str, str, str], ...], der: bytes, rdn_count: int) -> Name:
@@ -153,15 +152,16 @@ class ResourceCertificate:
     @classmethod
     def parse(cls, der: bytes, source: str | None = None) -> ResourceCertificate:
         """Decode (strict DER) and read the fields; DERError or ObjectError otherwise."""
-        cert, values = quickder.certificate_value(der, source)
+        cert, values, names = quickder.certificate_value(der, source)
         der = bytes(der)
-        return cls.read(cert, values, der, quickder.children(der, 0, len(der))[0], source)
+        return cls.read(cert, values, der, quickder.children(der, 0, len(der))[0], source, names)
 
     @classmethod
-    def read(cls, cert: quickder.Certificate, values: list, der: bytes, at: tuple[int, int, int], source
-             ) -> ResourceCertificate:
+    def read(cls, cert: quickder.Certificate, values: list, der: bytes, at: tuple[int, int, int], source,
+             names: tuple) -> ResourceCertificate:
         """The fields from rpki.quickder's decode: `cert` is the element `at` (rpki.quickder.children)
-        of `der`; `values` are its extension values decoded."""
+        of `der`; `values` are its extension values decoded, `names` its issuer's and subject's
+        attributes."""
         tbs = cert.tbs_certificate
         parts = quickder.inside(der, at)
         fields = quickder.inside(der, parts[0])
@@ -172,8 +172,8 @@ class ResourceCertificate:
         validity = tbs.validity
         self = cls(
             serial=tbs.serial_number,
-            issuer=quick_name(tbs.issuer, span(fields[2])),
-            subject=quick_name(tbs.subject, span(fields[4])),
+            issuer=quick_name(tbs.issuer, span(fields[2]), names[0]),
+            subject=quick_name(tbs.subject, span(fields[4]), names[1]),
             not_before=validity.not_before.as_datetime(),
             not_after=validity.not_after.as_datetime(),
             public_key_info=span(fields[5]),

@@ -17,7 +17,7 @@ from cryptography.hazmat import asn1 as a
 
 from .der import framing
 from .errors import DERError, ObjectError
-from .quickder import AlgorithmIdentifier, names_read, parameters_ok, strict
+from .quickder import AlgorithmIdentifier, name_attributes, parameters_ok, strict
 from .quickext import OID, AttributeTypeAndValue, Unread
 
 
@@ -163,7 +163,7 @@ def _signer_info_values(si: SignerInfo) -> list[list]:
     """The values of each signed attribute of a SignerInfo (`attribute_values`); its unsigned
     attributes, its sid's Name and its algorithms' parameters read too."""
     if isinstance(si.sid, IssuerAndSerialNumber):
-        names_read(si.sid.issuer)
+        name_attributes(si.sid.issuer)
     for alg in (si.digest_algorithm, si.signature_algorithm):
         parameters_ok(alg.parameters)
     for attr in (() if si.unsigned_attrs is None else si.unsigned_attrs.as_list()):

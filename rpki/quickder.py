@@ -102,32 +102,29 @@ def parameters_ok(params) -> None:
             framing(item)
 
 
-def names_read(rdns) -> None:
-    """Every attribute value of a decoded Name read (`attribute_text`): NotDER for octets its type
-    does not allow."""
-    for rdn in rdns:
-        for atv in rdn.as_list():
-            attribute_text(atv.value)
+def name_attributes(rdns) -> tuple[tuple[str, str, str], ...]:
+    """Each attribute of a decoded Name as (type OID, string type, text) (`attribute_text`): NotDER
+    for octets its type does not allow."""
+    return tuple((atv.type.dotted_string, *attribute_text(atv.value)) for rdn in rdns for atv in rdn.as_list())
 
 
-def certificate_value(data: bytes, source) -> tuple[Certificate, list]:
+def certificate_value(data: bytes, source) -> tuple[Certificate, list, tuple]:
     """A Certificate (RFC 5280 section 4.1), decoded, with its extension values decoded
-    (rpki.quickext.extension_values); DERError when it is not DER, ObjectError when a part is DER
-    of a form not read here."""
+    (rpki.quickext.extension_values) and its issuer's and subject's attributes (`name_attributes`);
+    DERError when it is not DER, ObjectError when a part is DER of a form not read here."""
     what = "Certificate (RFC 5280 section 4.1)"
     cert = strict(Certificate, data, source, what)
     tbs = cert.tbs_certificate
     spki = tbs.subject_public_key_info
     try:
-        names_read(tbs.issuer)
-        names_read(tbs.subject)
+        names = (name_attributes(tbs.issuer), name_attributes(tbs.subject))
         for alg in (tbs.signature, cert.signature_algorithm, spki.algorithm):
             parameters_ok(alg.parameters)
         if spki.algorithm.algorithm.dotted_string == asn1.OID_RSA:
             a.decode_der(RSAPublicKey, spki.subject_public_key.as_bytes())
     except ValueError as e:
         raise DERError(f"want DER (X.690 section 10) for {what}: {e}", source) from None
-    return cert, extension_values(tbs.extensions or (), source, lambda: extension_offsets(data))
+    return cert, extension_values(tbs.extensions or (), source, lambda: extension_offsets(data)), names
 
 
 def extension_offsets(der: bytes) -> list[int]:
