@@ -47,7 +47,7 @@ class AttributeTypeAndValue:
 
 
 @a.sequence
-class Name:  # an RDNSequence, as the field of a SEQUENCE (see `wrapped`)
+class Name:  # an RDNSequence, as the field of a SEQUENCE (see `unwrap`)
     rdns: list[a.SetOf[AttributeTypeAndValue]]
 
 
@@ -112,7 +112,7 @@ class ASRange:
     max: int
 
 
-# a SEQUENCE OF can only be decoded as a field: each wraps the one it holds (see `wrapped`)
+# a SEQUENCE OF can only be decoded as a field: each wraps the one it holds (see `unwrap`)
 @a.sequence
 class OctetString:
     value: bytes
@@ -168,19 +168,6 @@ REASON_FLAGS = 9  # RFC 5280 section 4.2.1.13: the named bits of ReasonFlags
 
 
 # ---- decoding ---------------------------------------------------------------------------------------
-def decodes(cls, data) -> object | None:
-    """`data` decoded as `cls` when it is DER of that shape; None otherwise."""
-    try:
-        return a.decode_der(cls, bytes(data))
-    except ValueError:
-        return None
-
-
-def wrapped(cls, der) -> object | None:
-    """Decode `der` (one SEQUENCE OF) as the only field of `cls`; None when it is not that."""
-    return decodes(cls, as_sequence(der))
-
-
 def unwrap(cls, der):
     """`der` (one SEQUENCE OF) decoded as the only field of `cls`, its items; ValueError otherwise."""
     return a.decode_der(cls, as_sequence(der)).items
