@@ -127,7 +127,13 @@ class SignedObject:
         parts = quickder.inside(der, sd_at)
         ee_at = quickder.inside(der, parts[3])[0]
         _signed_part(der, ee_at, received, "the EE certificate", source)
-        ee = ResourceCertificate.parse(der[ee_at[0]:ee_at[2]], source)
+        try:
+            ee = ResourceCertificate.parse(der[ee_at[0]:ee_at[2]], source)
+        except DERError as e:  # its offset in the object (in a BER one, the canonical form's: none)
+            if e.offset is None:
+                raise
+            raise DERError(e.reason, source, check=e.check, rfc=e.rfc,
+                           offset=None if ber else ee_at[0] + e.offset) from None
         # 2.1.5 crls
         if sd.crls is not None:
             add("crls", SEC + ".5", "want no CRLs in a signed object")

@@ -206,3 +206,14 @@ def test_econtent_mutations_one_reader_is_total():
             assert again == bytes(data)
         signed.econtent = econtent
     assert read > 300
+
+
+def test_a_der_error_in_the_ee_certificate_has_its_offset_in_the_object():
+    """A KeyUsage with a trailing zero bit in the EE certificate of a stored ROA: the offset is the
+    byte's in the file, as for a certificate of its own."""
+    data = (need(OBJECTS) / "rpki-rs" / "maxlen-overflow.roa").read_bytes()
+    at = data.index(bytes.fromhex("0603551d0f0101ff0404030207"))  # keyUsage, critical: digitalSignature
+    mutated = data[:at + 10] + bytes.fromhex("03020700") + data[at + 14:]  # 1 bit, a 0
+    with pytest.raises(DERError) as err:
+        SignedObject.read(mutated, "x")
+    assert err.value.offset == at + 11
