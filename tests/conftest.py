@@ -1,8 +1,6 @@
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -20,24 +18,6 @@ def pytest_xdist_auto_num_workers(config) -> int:
     on a daemon (mosquitto, a router, a cache) or a subprocess; the extra workers keep the CPUs busy
     meanwhile (docs/speed.md, "The test suite")."""
     return len(os.sched_getaffinity(0)) + 2
-
-
-def pytest_configure(config) -> None:
-    """The suite starts hundreds of `python -m bgpsim` and other Python subprocesses. Where
-    PYTHONDONTWRITEBYTECODE is set (some CI images set it), each would compile every module it imports
-    again (12 % of the CPU of the subprocess-heavy tests, docs/speed.md): the subprocesses of this run
-    write their bytecode to a cache of their own instead (PYTHONPYCACHEPREFIX, a temporary directory,
-    removed at the end), so nothing is written into the source tree. The xdist workers inherit it."""
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os.environ:
-        config._bgpsim_pycache = tempfile.mkdtemp(prefix="bgpsim-tests-pycache-")
-        os.environ["PYTHONPYCACHEPREFIX"] = config._bgpsim_pycache
-        del os.environ["PYTHONDONTWRITEBYTECODE"]
-
-
-def pytest_unconfigure(config) -> None:
-    cache = getattr(config, "_bgpsim_pycache", None)
-    if cache is not None:
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
