@@ -82,8 +82,10 @@ def until_done(watch: subprocess.Popen, topic: str) -> list[tuple[str, dict]]:
 def test_the_monitor_catches_the_hijack(broker, vrps, tmp_path):
     topic, pace = "class1", 200
     watch = sub(broker, "-t", f"{topic}/sim/#", "-W", "90")
+    # --until-idle above the run's wall time before it publishes (as `bgpsim run --help` asks): it
+    # simulates and writes its figures first, over 10 s on a loaded two-core machine
     mon = subprocess.Popen([sys.executable, "-m", "bgpsim", "monitor", "--broker", broker.url(), "--vrps", str(vrps),
-                            "--out", str(tmp_path / "live"), "--topic", topic, "--client-id", topic, "--until-idle", "10"],
+                            "--out", str(tmp_path / "live"), "--topic", topic, "--client-id", topic, "--until-idle", "30"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     wait_online(broker, topic, mon)
     run = bgpsim("run", SCENARIO, "--publish", broker.url(), "--pace", pace, "--topic", topic, "--out",
