@@ -31,6 +31,7 @@ from . import asn1, certext, quickder
 from .certoids import OID_CN, OID_SERIAL_NUMBER
 from .der import check_printable
 from .errors import ObjectError, raise_first
+from .quickext import name_attributes
 from .resources import AsResources, IpResources
 
 UTC_LIMIT_YEAR = 2050  # RFC 5280 section 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050
@@ -62,8 +63,8 @@ class Name:
 
 def quick_name(rdns, der: bytes, attributes=None) -> Name:
     """A Name from rpki.quickder's decode (`der`, its bytes), with its `attributes` when they were
-    read already (rpki.quickder.name_attributes)."""
-    return _name(quickder.name_attributes(rdns) if attributes is None else attributes, der, len(rdns))
+    read already (rpki.quickext.name_attributes)."""
+    return _name(name_attributes(rdns) if attributes is None else attributes, der, len(rdns))
 
 
 def _name(attrs: tuple[tuple[str, str, str], ...], der: bytes, rdn_count: int) -> Name:
@@ -154,15 +155,8 @@ class ResourceCertificate:
         """Decode (strict DER) and read the fields; DERError or ObjectError otherwise."""
         cert, values, names = quickder.certificate_value(der, source)
         der = bytes(der)
-        return cls.read(cert, values, der, quickder.children(der, 0, len(der))[0], source, names)
-
-    @classmethod
-    def read(cls, cert: quickder.Certificate, values: list, der: bytes, at: tuple[int, int, int], source,
-             names: tuple) -> ResourceCertificate:
-        """The fields from rpki.quickder's decode: `cert` is the element `at` (rpki.quickder.children)
-        of `der`; `values` are its extension values decoded, `names` its issuer's and subject's
-        attributes."""
         tbs = cert.tbs_certificate
+        (at,) = quickder.children(der, 0, len(der))
         parts = quickder.inside(der, at)
         fields = quickder.inside(der, parts[0])
         if der[fields[0][0]] == 0xA0:  # [0] version
@@ -178,7 +172,7 @@ class ResourceCertificate:
             not_after=validity.not_after.as_datetime(),
             public_key_info=span(fields[5]),
             source=source,
-            der=span(at),
+            der=der,
             tbs_der=span(parts[0]),
             signature=cert.signature_value.as_bytes(),
             version=tbs.version + 1,

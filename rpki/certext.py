@@ -1,8 +1,9 @@
 """The extensions of a resource certificate (RFC 6487 section 4.8; RFC 8209 section 3.1.3 for BGPsec
 router certificates): read into the certificate's fields, and checked against the profile.
 
-`read` fills a certificate's fields from one extension as rpki.quickext decoded it; the RFC 3779 resources go through rpki.resources, which enforces their canonical form,
-and the URI-bearing extensions through rpki.certaccess. `problems` lists every failure of section
+`read` fills a certificate's fields from one extension as rpki.quickext decoded it; the RFC 3779
+resources go through rpki.resources, which enforces their canonical form, and the URI-bearing
+extensions through rpki.certaccess. `problems` lists every failure of section
 4.8, in the order of its subsections, naming the check, the RFC section and what was wanted.
 """
 

@@ -125,12 +125,13 @@ def framing(tlv) -> None:
         while pos < len(data):
             der, end = _canonical(data, pos, 1)
             if der != data[pos:end]:
-                raise NotDER("want the elements of a value of an open type in DER")
+                break
             pos = end
-    except (ValueError, IndexError) as e:
-        if isinstance(e, NotDER):
-            raise
-        raise NotDER("want the elements of a value of an open type in DER") from None
+        else:
+            return
+    except (ValueError, IndexError):  # not even BER
+        pass
+    raise NotDER("want the elements of a value of an open type in DER")
 
 
 def locate(data: bytes) -> int | None:
@@ -163,9 +164,14 @@ def canonical(data: bytes) -> bytes:
 def not_der(what: str, error: Exception, data: bytes, source: str | None) -> DERError:
     """The DERError of bytes that rpki.quickder's strict decode refused as `what`: the kind of
     ParseError cryptography names, and the offset `locate` finds."""
-    kind = re.search(r"kind: (\w+)", str(error))
-    return DERError(f"want DER (X.690 section 10) for {what}: {kind.group(1) if kind else _describe(error)}", source,
+    return DERError(f"want DER (X.690 section 10) for {what}: {parse_error_kind(error) or _describe(error)}", source,
                     offset=locate(data))
+
+
+def parse_error_kind(error: Exception) -> str | None:
+    """The kind cryptography's decoder names in its ParseError ("ParseError { kind: ShortData ...")."""
+    kind = re.search(r"kind: (\w+)", str(error))
+    return kind.group(1) if kind else None
 
 
 def check_printable(value: str, source: str | None, field: str, rfc: str) -> None:

@@ -17,8 +17,8 @@ from cryptography.hazmat import asn1 as a
 
 from .der import framing
 from .errors import DERError, ObjectError
-from .quickder import AlgorithmIdentifier, name_attributes, parameters_ok, strict
-from .quickext import OID, AttributeTypeAndValue, Unread
+from .quickder import AlgorithmIdentifier, parameters_ok, strict
+from .quickext import OID, AttributeTypeAndValue, Unread, name_attributes
 
 
 # ---- CMS (RFC 5652 section 5, profiled by RFC 6488 section 2) ----------------------------------------

@@ -29,7 +29,7 @@ from .quickext import (
     OID,
     TLVs,
     AttributeTypeAndValue,
-    attribute_text,
+    name_attributes,
     extension_values,
 )
 
@@ -38,7 +38,7 @@ UTCTime = a.UTCTime  # for the readers of decoded times (rpki.cert)
 
 
 # ---- X.509 (RFC 5280 section 4.1) -----------------------------------------------------------------
-Parameters = a.Null | OID | int | bytes | TLVs  # of an AlgorithmIdentifier: `parameters_der`
+Parameters = a.Null | OID | int | bytes | TLVs  # of an AlgorithmIdentifier: `parameters_ok`
 
 
 @a.sequence
@@ -100,12 +100,6 @@ def parameters_ok(params) -> None:
     if isinstance(params, TLVs):
         for item in params.items:
             framing(item)
-
-
-def name_attributes(rdns) -> tuple[tuple[str, str, str], ...]:
-    """Each attribute of a decoded Name as (type OID, string type, text) (`attribute_text`): NotDER
-    for octets its type does not allow."""
-    return tuple((atv.type.dotted_string, *attribute_text(atv.value)) for rdn in rdns for atv in rdn.as_list())
 
 
 def certificate_value(data: bytes, source) -> tuple[Certificate, list, tuple]:

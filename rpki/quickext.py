@@ -19,7 +19,6 @@ TLV), so SEQUENCEs with such fields are read as their elements (`tagged`).
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from cryptography.hazmat import asn1 as a
@@ -27,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from .certoids import (EXT_AIA, EXT_AKI, EXT_AS, EXT_BC, EXT_CP, EXT_CRLDP, EXT_EKU, EXT_IP, EXT_KU, EXT_SIA, EXT_SKI,
                        KEY_USAGE, OID_QT_CPS, OID_QT_UNOTICE)
-from .der import NotDER, element, framing, locate
+from .der import NotDER, element, framing, locate, parse_error_kind
 from .errors import DERError, ObjectError
 
 # cryptography.x509.ObjectIdentifier, taken from a documented OID constant of a module already
@@ -233,6 +232,12 @@ def attribute_text(tlv) -> tuple[str, str]:
         raise NotDER(f"want the characters of a {kind[0]}, got {e.reason}") from None
 
 
+def name_attributes(rdns) -> tuple[tuple[str, str, str], ...]:
+    """Each attribute of a decoded Name as (type OID, string type, text) (`attribute_text`): NotDER
+    for octets its type does not allow."""
+    return tuple((atv.type.dotted_string, *attribute_text(atv.value)) for rdn in rdns for atv in rdn.as_list())
+
+
 def ia5(tlv) -> str:
     """The text of an IA5String element (X.680 section 41: 7-bit characters)."""
     try:
@@ -246,9 +251,7 @@ def directory_name(tlv) -> Name:
     if tlv.tag_bytes != b"\x30":
         raise Unread(f"want a Name in a directoryName, got tag {tlv.tag_bytes.hex()}")
     name = a.decode_der(Name, as_sequence(as_sequence(tlv.data)))
-    for rdn in name.rdns:
-        for atv in rdn.as_list():
-            attribute_text(atv.value)
+    name_attributes(name.rdns)
     return name
 
 
@@ -316,15 +319,14 @@ def dp_name(tlv):
     raise Unread(f"want a fullName or a nameRelativeToCRLIssuer, got tag {choice.tag_bytes.hex()}")
 
 
-def distribution_points(v: bytes, sets: bytes = b"\xa0\x81\xa2") -> list:
-    """Each DistributionPoint (or, with `sets` b"\\xa0\\xa1\\x82\\x83\\x84\\x85", each field of an
-    issuingDistributionPoint) as (the GeneralNames of its fullName or None, reasons present,
+def distribution_points(v: bytes) -> list:
+    """Each DistributionPoint as (the GeneralNames of its fullName or None, reasons present,
     cRLIssuer present)."""
     out = []
     for dp in unwrap(TLVs, v):
         if dp.tag_bytes != b"\x30":
             raise Unread(f"want a DistributionPoint, got tag {dp.tag_bytes.hex()}")
-        fields = tagged(dp.data, sets)
+        fields = tagged(dp.data, b"\xa0\x81\xa2")
         name = fields.get(0xA0)
         if 0x81 in fields:
             named_bits(a.decode_der(a.BitString, retagged(fields[0x81], 0x03)), REASON_FLAGS)
@@ -424,8 +426,7 @@ def extension_value(table: dict, oid: str, raw: bytes, source, check: str, rfc: 
                           source, check=check, rfc=rfc) from None
     except ValueError as e:  # NotDER, or cryptography's ParseError: not a DER encoding of the type
         at = e.at if isinstance(e, NotDER) else locate(raw)
-        kind = re.search(r"kind: (\w+)", str(e))
-        why = str(e) if isinstance(e, NotDER) else kind.group(1) if kind else type(e).__name__
+        why = str(e) if isinstance(e, NotDER) else parse_error_kind(e) or type(e).__name__
         raise DERError(f"want DER (X.690 section 10) for the value of extension {oid}: "
                        + ("" if at is None else f"byte {at} of it differs, ") + why, source, check=check, rfc=rfc,
                        offset=None if base is None or at is None else base() + at) from None
