@@ -24,6 +24,7 @@ from bgpsim.cli import main
 pytestmark = pytest.mark.skipif(MOSQUITTO is None or shutil.which("mosquitto_pub") is None, reason=NO_MOSQUITTO)
 
 UPDATES = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20160811.1600.gz"
+SMALL = SHARED / "mrt" / "ripe_bgpdump_testdata" / "updates.20100722.2015.gz"  # 5,654 routes to its 41,234, also 5 minutes
 CAPTURE = SHARED / "pcap" / "eveng_bgp.pcapng"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -208,13 +209,13 @@ def test_bad_broker_urls(url, expect, capsys):
 def test_broker_restarted_mid_stream(tmp_path, vrps):
     """mosquitto is stopped and started again (persistence on) while a dump is being published: both
     clients reconnect by themselves, and routes.csv is still exactly validate's."""
-    assert bgpsim("validate", UPDATES, "--vrps", vrps, "--out", tmp_path / "batch", "--quiet").returncode == 0
+    assert bgpsim("validate", SMALL, "--vrps", vrps, "--out", tmp_path / "batch", "--quiet").returncode == 0
     want = (tmp_path / "batch" / "routes.csv").read_text()
     with Broker(tmp_path / "mosquitto", tls=False, password=False) as b:
         mon = start_monitor("--broker", b.url("plain"), "--vrps", vrps, "--out", tmp_path / "live", "--topic", "fault",
                             "--client-id", "fault")
         wait_online(b, "fault", mon)
-        pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", str(UPDATES), "--broker",
+        pub = subprocess.Popen([sys.executable, "-m", "bgpsim", "stream", "publish", str(SMALL), "--broker",
                                 b.url("plain"), "--topic", "fault", "--pace", "30"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
         time.sleep(3)
@@ -340,7 +341,7 @@ def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps, stop):
     """A monitor stopped (SIGTERM, or killed once it has checked what came) and started again with the same
     session: what was published while it was away reaches the second one, nothing twice; each routes.csv is
     validate's on what it got, and every alert an uninterrupted monitor raises is among theirs."""
-    for dump, name in ((CAPTURE, "a"), (UPDATES, "b")):
+    for dump, name in ((CAPTURE, "a"), (SMALL, "b")):
         assert bgpsim("validate", dump, "--vrps", vrps, "--out", tmp_path / f"batch-{name}", "--quiet").returncode == 0
     reference = (tmp_path / "batch-b" / "routes.csv").read_text().splitlines()
     captured = (tmp_path / "batch-a" / "routes.csv").read_text().splitlines()
@@ -371,7 +372,7 @@ def test_monitor_stopped_and_restarted_loses_nothing(tmp_path, vrps, stop):
                 time.sleep(0.1)
             first.kill()
             first.communicate(timeout=30)
-        publish(UPDATES)  # while it is away
+        publish(SMALL)  # while it is away
         second = monitor("halves", "second")
         stop_when(second, holds(tmp_path / "second" / "routes.csv", "\n".join(reference) + "\n"))
         stop_when(whole, has_rows(tmp_path / "whole" / "routes.csv", len(reference) + len(captured) - 1))

@@ -265,7 +265,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
         # under the AS, clear of its circle, or of the ring every AS wears when some do (so rows stay level)
         drop = 19.5 if adopters else 15 if not tag else 17
         ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), textcoords="offset points", annotation_clip=False,
-                    ha="center", va="top", fontsize=8.5, fontweight="bold", zorder=5, bbox=_LABEL_BOX)
+                    ha="center", va="top", fontsize=8.5, fontweight="bold", zorder=5, bbox=_LABEL_BOX, in_layout=False)
         name = topo.names.get(asn)
         name_lines = 0
         if name:
@@ -274,14 +274,14 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
             name_lines = wrapped.count("\n") + 1
             ax.annotate(wrapped, (x, y), xytext=(0, -drop - 12), textcoords="offset points", annotation_clip=False,
                         ha="center", va="top", fontsize=7, color="#333333", linespacing=1.0, zorder=4,
-                        bbox=_LABEL_BOX)
+                        bbox=_LABEL_BOX, in_layout=False)
         if tag:
             # above the AS, unless it sits on a lower sub-row of a staggered row: there the tag would cover
             # the names of the sub-row above, so it goes under the AS's own labels
             below = i in lower
             ax.annotate(tag.upper(), (x, y), xytext=(0, -drop - 14 - 8.5 * name_lines if below else drop - 1),
                         textcoords="offset points", annotation_clip=False, ha="center", va="top" if below else "bottom", fontsize=9,
-                        fontweight="bold", color="black", zorder=6,
+                        fontweight="bold", color="black", zorder=6, in_layout=False,
                         bbox=dict(boxstyle="round,pad=0.2", facecolor="#fff6c8", edgecolor="black",
                                   linewidth=0.8))
     ax.set_xlim(-0.02, 1.02)

@@ -80,12 +80,12 @@ class Topology:
             raise InputError(f"{what} {asn} is not in the topology ({self.source or self.name})") from None
 
     def _lists(self, pairs: np.ndarray, col_from: int) -> list[list[int]]:
-        out: list[list[int]] = [[] for _ in range(self.n)]
-        for a, b in pairs[:, [col_from, 1 - col_from]].tolist():
-            out[a].append(b)
-        for lst in out:
-            lst.sort()
-        return out
+        """Each AS's neighbours of one kind, sorted: one sort of the pairs, then a slice per AS (a
+        Python append per link took a second on the 2025 graph)."""
+        src, dst = pairs[:, col_from], pairs[:, 1 - col_from]
+        flat = dst[np.lexsort((dst, src))].tolist()
+        ends = np.cumsum(np.bincount(src, minlength=self.n)).tolist()
+        return [flat[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
     @cached_property
     def customers(self) -> list[list[int]]:

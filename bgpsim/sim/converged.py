@@ -31,12 +31,13 @@ def converged(plan: AttackPlan) -> RunResult:
     names = [str(a) for a in asns]
     rels = [r.rel.tolist() for r in ribs]
     texts = [_path_texts(r, rel, names) for r, rel in zip(ribs, rels)]
+    prefixes = [str(r.prefix) for r in ribs]  # once, not once per AS
     outcome = res.outcome.tolist()
     ases = []
     for i, asn in enumerate(asns):
         k = next((k for k, rel in enumerate(rels) if rel[i] != NONE), None)
         ases.append(AsRow(asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[outcome[i]], "", "",
-                          "" if k is None else str(ribs[k].prefix), "" if k is None else texts[k](i),
+                          "" if k is None else prefixes[k], "" if k is None else texts[k](i),
                           "none" if k is None else REL_NAMES[rels[k][i]]))
     # Every AS is traced on its most specific route, so the outcomes are those of an address inside
     # the most specific prefix announced; a target elsewhere would be reported for traffic not followed.
