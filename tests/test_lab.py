@@ -104,15 +104,18 @@ def test_policy_rov_where_the_scenario_has_none():
 @need_frr
 def test_a_roa_published_during_the_hijack_reaches_the_router_when_the_model_says():
     """teaching-roa-delay: the ROA comes at 60 s and AS64508's routers have it at 182.2 s in the model; the
-    lab's cache gets it then (Serial Notify), and FRR drops the hijacker's route it took at 10 s and
-    settles on the victim's, as the model does."""
+    lab's cache gets it then (Serial Notify), and FRR keeps the hijacker's route it took at 10 s until
+    then, drops it and settles on the victim's, as the model does. Between the two it may hold no route
+    for a while or none at all: on a loaded machine the victim's route can reach it before its cache's
+    news does (the lab runs 40 model seconds a second)."""
     p = lab("teaching-roa-delay", "--router", "frr", "--as", 64508, "--policy", "rov", "--pace", 40, "--format", "json",
             "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     (c,) = json.loads(p.stdout)["prefixes"]
     paths = [path for _, path in c["router"]]
-    assert "64511" in paths and None in paths[paths.index("64511"):] and c["settled_same"]
-    assert next(t for t, path in c["router"] if path is None) > 182.2
+    hijacked = paths.index("64511")
+    assert c["settled_same"] and paths[-1] not in (None, "64511")
+    assert next(t for t, path in c["router"][hijacked:] if path != "64511") > 182.2
 
 
 def test_a_defence_no_router_plays_is_one_line():
