@@ -84,7 +84,8 @@ def crowding(fig: Figure) -> list[str]:
     from matplotlib.legend import Legend
     from matplotlib.text import Text
 
-    FigureCanvasAgg(fig).draw()
+    FigureCanvasAgg(fig)
+    fig.draw_without_rendering()  # laid out and placed, not rasterised: only the boxes are wanted
     r = fig.canvas.get_renderer()
     legends = [a for a in fig.findobj(Legend) if a.get_visible()]
     boxes = [("legend", lg.get_window_extent(r)) for lg in legends]  # (name, box in pixels)
