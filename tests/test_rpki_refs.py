@@ -15,6 +15,7 @@ The references validate at the real time, so repositories are built a few minute
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -242,15 +243,25 @@ BROKEN = {
 }
 
 
+@pytest.fixture(scope="module")
+def sound(tmp_path_factory) -> tuple[Path, datetime]:
+    """SPEC's repository, built once (its ten keys take a second): each case breaks a copy of it."""
+    t = now()
+    folder = tmp_path_factory.mktemp("sound")
+    make(folder, SPEC, t)
+    return folder, t
+
+
 @pytest.mark.parametrize("case", list(BROKEN))
-def test_broken_repository(tmp_path, case):
+def test_broken_repository(tmp_path, sound, case):
     b = BROKEN[case]
     if b.reference == "rpki-client" and RPKI_CLIENT is None:
         pytest.skip(NO_RPKI_CLIENT)
     if b.reference == "fort" and FORT is None:
         pytest.skip(NO_FORT)
-    t = now()
-    out = make(tmp_path, SPEC, t)
+    folder, t = sound
+    shutil.copytree(folder, tmp_path, dirs_exist_ok=True)
+    out = tmp_path / "out"
     f = b.breaker(out, t)
     r = ours(out)
     assert r.rejected, case
