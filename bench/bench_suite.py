@@ -12,10 +12,13 @@ loop's reference time, 2.0 s (a quiet day here): the suite's CPU scales about as
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
+import tempfile
 import time
 
-from measure import ROOT, timed
+from measure import ROOT
 
 REFERENCE_LOOP = 2.0  # seconds for the loop on a quiet day here
 
@@ -29,6 +32,21 @@ def loop_seconds() -> float:
     return time.process_time() - t
 
 
+def suite(n: str, more: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s of pytest and every process it waited for) of one run; a failing suite ends the
+    script with pytest's last lines (a failure is not a timing)."""
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", n, *more],
+                                stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        if status != 0:
+            out.seek(0)
+            raise SystemExit(f"the suite failed (-n {n}):\n" + out.read().decode(errors="replace")[-3000:])
+    return wall, usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", default="auto", help="pytest-xdist's -n, comma-separated (default auto)")
@@ -37,8 +55,7 @@ def main() -> None:
     print(f"{'-n':>5} {'wall s':>8} {'CPU s':>8} {'CPUs busy':>9} {'loop s':>11} {'wall at 2.0 s loop':>19}")
     for n in args.workers.split(","):
         before = loop_seconds()
-        wall, cpu, _ = timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", n, *args.pytest_args],
-                             cwd=ROOT)
+        wall, cpu = suite(n, args.pytest_args)
         after = loop_seconds()
         loop = (before + after) / 2
         print(f"{n:>5} {wall:8.1f} {cpu:8.1f} {cpu / wall:9.2f} {before:5.2f}-{after:<5.2f} {wall * REFERENCE_LOOP / loop:19.1f}",

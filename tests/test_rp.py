@@ -28,22 +28,14 @@ from bgpsim.rpki.rp import validate
 HOST = "rpki.example.net"
 
 
-_BUILT: dict = {}  # (spec, time) -> a folder holding that repository, built once in this module
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _built_here(tmp_path_factory):
-    _BUILT.clear()
-    _BUILT["folder"] = tmp_path_factory.mktemp("built")
-    yield
-    _BUILT.clear()
+_BUILT: dict[tuple, Path] = {}  # (spec, time) -> that repository, built once in this process
 
 
 def make(tmp_path: Path, text: str = EXAMPLE, now: datetime = NOW, name: str = "out") -> Path:
     """The repository of `text` built at `now`, in tmp_path/name (its spec beside it): a copy of one
     built once per spec and time (its keys take 0.1 s each), so a test may break or rebuild its own."""
-    if (text, now) not in _BUILT:
-        folder = _BUILT["folder"] / str(len(_BUILT))
+    if (text, now) not in _BUILT:  # beside the tests' own folders: pytest's base folder of this run
+        folder = tmp_path.parent / f"built-repository-{len(_BUILT)}"
         folder.mkdir()
         (folder / "spec.toml").write_text(text)
         build_repository(folder / "spec.toml", folder / "out", now)
