@@ -1,11 +1,11 @@
-"""The test suite's wall and CPU time, and how fast the machine was meanwhile.
+"""The test suite's wall and CPU time, with a record of how fast a core ran meanwhile.
 
 The two-core machines this runs on change speed by a factor of two or more from hour to hour (a
-neighbour's load), which moves the suite's time more than most changes to it do. So a pure-Python loop
-of 5 million additions is timed every 30 s while the suite runs (in a thread of this process, about 1 %
-of the CPU), and before and after it: its CPU seconds show how fast a core was. The loop alone, before
-and after, can read fast while the suite's two busy CPUs run slowly; the figure during the run is the
-one to compare runs by.
+neighbour's load), which moves the suite's time more than most changes to it do. A pure-Python loop of
+5 million additions is timed before the run, every 30 s during it (in a thread of this process, about
+1 % of the CPU) and after it. It is a record, not a yardstick: on 2026-12-03 the loop read fastest
+during the runs whose tests took the most CPU (docs/speed.md), so compare two versions of the suite
+only by runs taken in turn in one sitting.
 
     python bench/bench_suite.py                    # -n auto (the README's command)
     python bench/bench_suite.py --workers 3,4,6    # one run each
