@@ -1,17 +1,37 @@
-"""Tampering with a repository our CA built, for the broken-repository tests: find a CA's certificate
-and key, issue EE certificates in its name (or forge them), publish extra objects and re-sign its
-manifest over whatever its directory then holds."""
+"""Repositories our CA builds, and tampering with them for the broken-repository tests: a repository
+built once and copied to each test, find a CA's certificate and key, issue EE certificates in its name
+(or forge them), publish extra objects and re-sign its manifest over whatever its directory then holds."""
 
 from __future__ import annotations
 
 import hashlib
 import ipaddress
+import shutil
+import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from bgpsim.rpki import asn1, build
+from bgpsim.rpki.ca import build_repository
 from bgpsim.rpki.cert import ResourceCertificate
 from bgpsim.rpki.resources import AsResources, IpResources
+
+
+_BUILT: dict[tuple[str, datetime], Path] = {}  # (spec, time) -> that repository, built once in this process
+
+
+def repository(folder: Path, text: str, when: datetime, spec: str = "spec.toml", out: str = "out") -> Path:
+    """The repository of `text` built at `when`, in folder/out with its spec in folder/spec: a copy of
+    one built once per spec and time in this process (its keys take 0.1 s each), so that a test may
+    break or rebuild its own. The first build goes beside `folder`, in pytest's folders of the run."""
+    if (text, when) not in _BUILT:
+        first = Path(tempfile.mkdtemp(prefix="built-repository-", dir=folder.parent))
+        (first / "spec.toml").write_text(text)
+        build_repository(first / "spec.toml", first / "out", when)
+        _BUILT[(text, when)] = first / "out"
+    (folder / spec).write_text(text)
+    shutil.copytree(_BUILT[(text, when)], folder / out)
+    return folder / out
 
 
 def ca_cert(out: Path, name: str) -> tuple[ResourceCertificate, str]:

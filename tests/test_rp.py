@@ -7,14 +7,13 @@ from __future__ import annotations
 import base64
 import ipaddress
 import json
-import shutil
 import tomllib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from rpki_oracles import NO_RPKI_CLIENT, RPKI_CLIENT, rpki_client
-from rpki_tamper import add_roa, ca_cert, ca_key, pub, resign_manifest
+from rpki_tamper import add_roa, ca_cert, ca_key, pub, repository, resign_manifest
 from test_ca import AT, DEEP, EXAMPLE, NOW, spec_aspas, spec_vrps
 
 from bgpsim.cli import main
@@ -28,23 +27,8 @@ from bgpsim.rpki.rp import validate
 HOST = "rpki.example.net"
 
 
-_BUILT: dict[tuple, Path] = {}  # (spec, time) -> that repository, built once in this process
-
-
 def make(tmp_path: Path, text: str = EXAMPLE, now: datetime = NOW, name: str = "out") -> Path:
-    """The repository of `text` built at `now`, in tmp_path/name (its spec beside it): a copy of one
-    built once per spec and time (its keys take 0.1 s each), so a test may break or rebuild its own."""
-    if (text, now) not in _BUILT:  # beside the tests' own folders: pytest's base folder of this run
-        folder = tmp_path.parent / f"built-repository-{len(_BUILT)}"
-        folder.mkdir()
-        (folder / "spec.toml").write_text(text)
-        build_repository(folder / "spec.toml", folder / "out", now)
-        _BUILT[(text, now)] = folder / "out"
-    spec = tmp_path / f"{name}.toml"
-    spec.write_text(text)
-    out = tmp_path / name
-    shutil.copytree(_BUILT[(text, now)], out)
-    return out
+    return repository(tmp_path, text, now, f"{name}.toml", name)
 
 
 def one(directory: Path, ext: str) -> Path:

@@ -15,7 +15,6 @@ The references validate at the real time, so repositories are built a few minute
 from __future__ import annotations
 
 import json
-import shutil
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -25,7 +24,7 @@ from typing import Callable
 import pytest
 from helpers import built_once
 from rpki_oracles import FORT, NO_FORT, NO_RPKI_CLIENT, RPKI_CLIENT, fort, rpki_client
-from rpki_tamper import add_roa, ca_cert, ca_key, pub, resign_manifest
+from rpki_tamper import add_roa, ca_cert, ca_key, pub, repository, resign_manifest
 from test_ca import spec_vrps
 
 from bgpsim.rpki import asn1, build
@@ -244,24 +243,20 @@ BROKEN = {
 
 
 @pytest.fixture(scope="module")
-def sound(tmp_path_factory) -> tuple[Path, datetime]:
-    """SPEC's repository, built once (its ten keys take a second): each case breaks a copy of it."""
-    t = now()
-    folder = tmp_path_factory.mktemp("sound")
-    make(folder, SPEC, t)
-    return folder, t
+def built_at() -> datetime:
+    """One time for every case, so that each breaks a copy of one build of SPEC (its ten keys take a second)."""
+    return now()
 
 
 @pytest.mark.parametrize("case", list(BROKEN))
-def test_broken_repository(tmp_path, sound, case):
+def test_broken_repository(tmp_path, built_at, case):
     b = BROKEN[case]
     if b.reference == "rpki-client" and RPKI_CLIENT is None:
         pytest.skip(NO_RPKI_CLIENT)
     if b.reference == "fort" and FORT is None:
         pytest.skip(NO_FORT)
-    folder, t = sound
-    shutil.copytree(folder, tmp_path, dirs_exist_ok=True)
-    out = tmp_path / "out"
+    t = built_at
+    out = repository(tmp_path, SPEC, t)
     f = b.breaker(out, t)
     r = ours(out)
     assert r.rejected, case

@@ -27,6 +27,9 @@ from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, plural, secs
 ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
 # behind AS labels, so links passing under a label do not strike through it
 _LABEL_BOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.8)
+# an AS's labels, placed in points from its circle; out of the constrained layout, which measured them
+# to change nothing (the axes' limits hold them) at a third of the figure's time
+_ON_AS = dict(textcoords="offset points", annotation_clip=False, in_layout=False)
 
 
 # --------------------------------------------------------------------------------------------- layout
@@ -264,24 +267,23 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
         tag = special.get(asn)
         # under the AS, clear of its circle, or of the ring every AS wears when some do (so rows stay level)
         drop = 19.5 if adopters else 15 if not tag else 17
-        ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), textcoords="offset points", annotation_clip=False,
-                    ha="center", va="top", fontsize=8.5, fontweight="bold", zorder=5, bbox=_LABEL_BOX, in_layout=False)
+        ax.annotate(f"AS{asn}", (x, y), xytext=(0, -drop), ha="center", va="top", fontsize=8.5, fontweight="bold",
+                    zorder=5, bbox=_LABEL_BOX, **_ON_AS)
         name = topo.names.get(asn)
         name_lines = 0
         if name:
             short = textwrap.shorten(name, width=30, placeholder="…")
             wrapped = "\n".join(textwrap.wrap(short, width=14)) or short
             name_lines = wrapped.count("\n") + 1
-            ax.annotate(wrapped, (x, y), xytext=(0, -drop - 12), textcoords="offset points", annotation_clip=False,
-                        ha="center", va="top", fontsize=7, color="#333333", linespacing=1.0, zorder=4,
-                        bbox=_LABEL_BOX, in_layout=False)
+            ax.annotate(wrapped, (x, y), xytext=(0, -drop - 12), ha="center", va="top", fontsize=7, color="#333333",
+                        linespacing=1.0, zorder=4, bbox=_LABEL_BOX, **_ON_AS)
         if tag:
             # above the AS, unless it sits on a lower sub-row of a staggered row: there the tag would cover
             # the names of the sub-row above, so it goes under the AS's own labels
             below = i in lower
             ax.annotate(tag.upper(), (x, y), xytext=(0, -drop - 14 - 8.5 * name_lines if below else drop - 1),
-                        textcoords="offset points", annotation_clip=False, ha="center", va="top" if below else "bottom", fontsize=9,
-                        fontweight="bold", color="black", zorder=6, in_layout=False,
+                        ha="center", va="top" if below else "bottom", fontsize=9, fontweight="bold", color="black",
+                        zorder=6, **_ON_AS,
                         bbox=dict(boxstyle="round,pad=0.2", facecolor="#fff6c8", edgecolor="black",
                                   linewidth=0.8))
     ax.set_xlim(-0.02, 1.02)
