@@ -3,16 +3,18 @@
 #include "core.h"
 #include "aspath.h"
 #include "bgptext.h"
+#include "events.h"
 #include "mrt.h"
 #include "pathtable.h"
 #include "rislive.h"
+#include "timed.h"
 
 static PyMethodDef methods[64];
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "bgpsim._core",
-    .m_doc = "The compiled core of bgpsim's route data readers and writers, and the converged-state solver's sweeps.",
+    .m_doc = "The compiled core of bgpsim's route data readers and writers, the converged-state solver's sweeps and the timed engine's speakers.",
     .m_size = -1,
     .m_methods = methods,
 };
@@ -38,7 +40,8 @@ PyMODINIT_FUNC PyInit__core(void)
     join(steady_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0 || ris_reader_add_type(m) < 0))
+    if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0 || ris_reader_add_type(m) < 0 ||
+                      event_queue_add_type(m) < 0 || speakers_add_type(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -95,10 +95,11 @@ def test_withdrawal_and_reconvergence_on_link_failure():
     assert all(not r for r in e.rib_in[P] if r is not None)
 
 
-class Recording(TimedEngine):
-    def _transmit(self, r, j, p, val, *rest):
-        self.sends.append((self.q.now, r, j, val))
-        super()._transmit(r, j, p, val, *rest)
+class Sends(list):
+    """Every UPDATE sent, as the engine tells its wiretap: (time, sender, receiver, path)."""
+
+    def sent(self, now, r, j, p, val, signed):
+        self.append((now, r, j, val))
 
 
 def _mrai_case(mrai):
@@ -110,8 +111,8 @@ def _mrai_case(mrai):
 
     t = graph(p2c=[(1, 7), (7, 5), (5, 6), (6, 9), (7, 8), (8, 9), (7, 9)])
     q = EventQueue()
-    e = Recording(t, [ip.ip_network("10.0.0.0/16")], Timing(mrai=mrai, **FAST), 1, q)
-    e.sends = []
+    e = TimedEngine(t, [ip.ip_network("10.0.0.0/16")], Timing(mrai=mrai, **FAST), 1, q)
+    e.tap = e.sends = Sends()
     ix = t.index
     e.link_down(ix[8], ix[9])
     e.link_down(ix[7], ix[9])

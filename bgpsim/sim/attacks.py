@@ -304,7 +304,7 @@ class Zombie(Attack):
         return super().announced(victim_prefixes)
 
     def start_on(self, engine, a, v, k):
-        engine.suppressing.add(a)
+        engine.suppress(a)
         engine.q.at(self.stop, engine.withdraw, v, k)  # the victim, at the attack's stop
 
     def stop_on(self, engine, a, k, policy):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,13 +33,6 @@ class Delay:
         if self.kind == "constant":
             return f"constant {self.a * scale:g} {unit}"
         return f"exponential, mean {self.a * scale:g} {unit}"
-
-    def sampler(self, rng: random.Random):
-        if self.kind == "uniform":
-            return lambda lo=self.a, span=self.b - self.a, r=rng.random: lo + span * r()
-        if self.kind == "constant":
-            return lambda v=self.a: v
-        return lambda rate=1.0 / self.a if self.a else 0.0, e=rng.expovariate: e(rate) if rate else 0.0
 
     def sample_array(self, rng: np.random.Generator, size: int) -> np.ndarray:
         if self.kind == "uniform":

@@ -1,0 +1,70 @@
+/* Speakers (timed.c, timed_type.c): the BGP speakers of the timed engine, one per AS, one session per
+ * link, driven by an EventQueue (events.h). bgpsim.sim.engine.timed.TimedEngine is its Python face.
+ *
+ * The RIBs stay Python objects the rest of bgpsim reads (per prefix, a list of one entry per AS): the
+ * Loc-RIB entry (key, rel, path), what the AS advertises ((i,) + path), the Adj-RIB-In (a dict:
+ * neighbour -> entry) and the Adj-RIB-Out (a dict: neighbour -> path sent). The sessions, their MRAI
+ * timers and the routers' queues are arrays here. What a defence decides is asked of Python, and only
+ * for its adopters; so is every optional part of a run (journal, wiretap, BGPsec, RoST, ROV++). */
+#ifndef BGPSIM_TIMED_H
+#define BGPSIM_TIMED_H
+
+#include "events.h"
+
+/* bgpsim.policy's relationship classes: what a neighbour is to an AS, and how it learned a route */
+enum { ORIGIN = 0, CUSTOMER = 1, PEER = 2, PROVIDER = 3 };
+
+/* per-AS flags */
+enum { F_SUPPRESS = 1, F_ROVPP = 2, F_HEARS = 4, F_ROST = 8 };
+
+typedef struct {
+    int32_t *p;
+    int32_t n, cap;
+    int active;
+} held_prefixes; /* what a session's MRAI timer holds back */
+
+typedef struct {
+    PyObject_HEAD
+    int32_t n, k, slots, nints;
+    /* AS i's sessions are the slots off[i] .. off[i + 1] - 1: its customers, then peers (from
+       peers_at[i]), then providers (from providers_at[i]), each group in index order */
+    int32_t *off, *peers_at, *providers_at;
+    int32_t *nbr, *owner, *back; /* per slot: the neighbour, the AS, the slot of the way back */
+    int8_t *rel_at, *nbr_is;     /* per slot: how the neighbour learns our routes, what it is to us */
+    double *delay, *mrai_until, *rank; /* rank: NaN, or the LOCAL_PREF rank of routes learned here */
+    int32_t *prepend;
+    uint8_t *down;
+    held_prefixes *held;
+    double *busy; /* per AS: when its router is next idle */
+    uint8_t *flags;
+    PyObject **ints; /* the AS indices as Python ints */
+    EventQueue *q;
+    int handler;
+    PyObject *loc, *adv, *rib_in, *rib_out, *policy, *random;
+    PyObject *on_change, *journal, *tap, *crypto, *withheld, *tagged;
+    double mrai, jitter_lo, jitter_hi;
+    int mrai_withdrawals, any_rovpp, any_rank;
+    int proc_kind; /* 0 uniform(a, b), 1 constant a, 2 exponential of mean a */
+    double proc_a, proc_b;
+    long long messages, hole_kept, hole_told;
+    double last_change;
+} Speakers;
+
+#define NONE(x) ((x) == NULL || (x) == Py_None)
+
+/* timed.c: the protocol; each returns -1 with a Python exception set */
+int speakers_event(PyObject *self, event *ev);
+PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int rel, PyObject *signed_, int rslot);
+int speakers_take(Speakers *S, int s, int r, int p, PyObject *entry);
+int speakers_install(Speakers *S, int r, int p, PyObject *entry);
+int speakers_export(Speakers *S, int r, int p);
+int speakers_reselect(Speakers *S, int r, int p);
+PyObject *speakers_wanted(Speakers *S, int r, int slot, int p);
+int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val, PyObject *sent);
+int speakers_exports(Speakers *S, int r, PyObject *cur, int j_is); /* 1, 0, or -1 */
+PyObject *speakers_cell(PyObject *table, int p, int i);             /* borrowed; NULL + error if malformed */
+int speakers_set_cell(PyObject *table, int p, int i, PyObject *v);  /* v: a new reference, taken */
+
+int speakers_add_type(PyObject *module);
+
+#endif
