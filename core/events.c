@@ -50,10 +50,17 @@ int event_queue_register(EventQueue *q, PyObject *owner, event_fn fn)
         PyErr_SetString(PyExc_RuntimeError, "an event queue takes at most 7 engines");
         return -1;
     }
-    Py_INCREF(owner);
     q->owner[q->handlers] = owner;
     q->fn[q->handlers] = fn;
     return q->handlers++;
+}
+
+void event_queue_unregister(EventQueue *q, int handler)
+{
+    if (handler > 0 && handler < q->handlers) {
+        q->owner[handler] = NULL;
+        q->fn[handler] = NULL;
+    }
 }
 
 int event_queue_push(EventQueue *q, double t, int handler, int32_t a, int32_t b, int32_t c, PyObject *o1,
@@ -135,8 +142,10 @@ static PyObject *queue_run(EventQueue *q, PyObject *args, PyObject *kw)
             PyObject *r = PyObject_Call(e.o1, e.o2, NULL);
             failed = r == NULL;
             Py_XDECREF(r);
-        } else {
+        } else if (q->fn[e.handler] != NULL) {
             failed = q->fn[e.handler](q->owner[e.handler], &e) < 0;
+        } else {
+            failed = 0; /* its owner is gone */
         }
         Py_XDECREF(e.o1);
         Py_XDECREF(e.o2);
@@ -161,8 +170,6 @@ static Py_ssize_t queue_len(EventQueue *q)
 
 static int queue_traverse(EventQueue *q, visitproc visit, void *arg)
 {
-    for (int k = 1; k < q->handlers; k++)
-        Py_VISIT(q->owner[k]);
     for (Py_ssize_t k = 0; k < q->n; k++) {
         Py_VISIT(q->heap[k].o1);
         Py_VISIT(q->heap[k].o2);
@@ -172,9 +179,6 @@ static int queue_traverse(EventQueue *q, visitproc visit, void *arg)
 
 static int queue_clear(EventQueue *q)
 {
-    for (int k = 1; k < q->handlers; k++)
-        Py_CLEAR(q->owner[k]);
-    q->handlers = q->handlers ? 1 : 0;
     Py_ssize_t n = q->n;
     q->n = 0;
     for (Py_ssize_t k = 0; k < n; k++) {

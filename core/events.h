@@ -28,12 +28,13 @@ typedef struct {
     double now;
     long long processed;
     int handlers;
-    PyObject *owner[EVENT_HANDLERS];
+    PyObject *owner[EVENT_HANDLERS]; /* borrowed: an owner holds its queue and leaves it when it goes */
     event_fn fn[EVENT_HANDLERS];
 } EventQueue;
 
 extern PyTypeObject EventQueueType;
 int event_queue_register(EventQueue *q, PyObject *owner, event_fn fn); /* the handler's number; -1 */
+void event_queue_unregister(EventQueue *q, int handler); /* the owner goes: its events are dropped */
 /* Schedule at t (never before now); o1 and o2 are new references taken by the queue. -1: no memory. */
 int event_queue_push(EventQueue *q, double t, int handler, int32_t a, int32_t b, int32_t c, PyObject *o1,
                      PyObject *o2);

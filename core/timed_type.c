@@ -641,6 +641,8 @@ static int sp_traverse(Speakers *S, visitproc visit, void *arg)
 
 static int sp_clear(Speakers *S)
 {
+    if (S->q != NULL)
+        event_queue_unregister(S->q, S->handler);
     Py_CLEAR(S->q);
     Py_CLEAR(S->loc);
     Py_CLEAR(S->adv);

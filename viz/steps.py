@@ -96,11 +96,11 @@ def _graph(run, j, asns) -> dict:
 def _tiers(topo) -> np.ndarray:
     """0 at the top (customers, no provider: the tier-1 clique and the like), 1 other transit (some
     customers), 2 stub."""
-    tier = np.full(topo.n, 2, dtype=np.int8)
-    for i in range(topo.n):
-        if topo.customers[i]:
-            tier[i] = 0 if not topo.providers[i] else 1
-    return tier
+    has_customer = np.zeros(topo.n, dtype=bool)
+    has_provider = np.zeros(topo.n, dtype=bool)
+    has_customer[topo.p2c[:, 0]] = True
+    has_provider[topo.p2c[:, 1]] = True
+    return np.where(has_customer, np.where(has_provider, 1, 0), 2).astype(np.int8)
 
 
 def _large(run, j, asns) -> dict:
@@ -119,16 +119,15 @@ def _large(run, j, asns) -> dict:
     adopters = set(run.adopters)
     weight = np.asarray(j.weight, dtype=float)
     counts, traffic, top_out = [], [], []
+    cell = tier.astype(np.intp) * len(OUTCOMES)  # (tier, outcome) as one number, for bincount
     e = 0
     for t in [0.0] + times:
         while e < len(events) and events[e][0] <= t:
             out[events[e][1]] = events[e][2]
             e += 1
-        c = np.zeros((3, len(OUTCOMES)), dtype=np.int64)
-        np.add.at(c, (tier, out), 1)
-        counts.append(c.tolist())
-        w = np.zeros(3)
-        np.add.at(w, tier[out == 0], weight[out == 0])  # the traffic each tier sends to the attacker
+        counts.append(np.bincount(cell + out, minlength=3 * len(OUTCOMES)).reshape(3, len(OUTCOMES)).tolist())
+        hit = out == 0
+        w = np.bincount(tier[hit], weights=weight[hit], minlength=3)  # the traffic each tier sends to the attacker
         traffic.append([round(float(x), 6) for x in w])
         top_out.append([int(out[i]) for i in top])
     return {

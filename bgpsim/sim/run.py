@@ -3,6 +3,8 @@ queue, the data plane followed as routes change, and what happened as a RunResul
 
 from __future__ import annotations
 
+import gc
+
 from bgpsim.base.errors import InputError
 from bgpsim.rpki.rov import VRPTable
 
@@ -23,6 +25,19 @@ from .result import (MAX_DRAWN_ASES, REL_NAMES, AsRow, AttackInfo, Interception,
 
 
 def simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
+    """The run makes millions of tuples and dicts and no reference cycles: the cyclic collector, left
+    on, would walk every RIB again and again (a quarter of an incident's replay), so it waits; refcounting
+    frees what goes. See `_simulate`."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _simulate(plan, progress, observer)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
     """Run the plan's scenario. `progress(events, now)` is called now and then during the run. With
     `plan.tap`, those ASes' sessions are recorded (the result's `wiretap` then writes them as a
     capture). `observer`: its `attach(engine)` is called once the start is set up and before the
