@@ -144,21 +144,34 @@ class Ribs:
         s = self.seeds[int(self.seed[j])]
         return tuple(out[:-1]) + s.announced if out else s.path
 
-    def entry(self, i: int):
-        """AS i's route as the timed engine keeps it: (key, rel, path), or None."""
-        path = self.path(i)
-        if path is None:
-            return None
-        rel = int(self.rel[i])
-        if rel == ORIGIN:
-            return ((ORIGIN, 0, 0, -1), ORIGIN, path)
-        pol = self.policy
-        if pol is None or not pol.adopter[i]:
-            return ((rel, 0, len(path), path[0]), rel, path)
-        return (pol.key(rel, int(self.pref[i]), len(path), path[0]), rel, path)
-
     def entries(self) -> list:
-        return [self.entry(i) for i in range(len(self.rel))]
+        """Every AS's route as the timed engine keeps it: (key, rel, path), or None. Each path is made
+        once: an AS's is its next hop's with the next hop in front (the announcement, next to an
+        origin), so next hops go first, by the length of what they announce."""
+        rel, nh, seed = self.rel.tolist(), self.nh.tolist(), self.seed.tolist()
+        paths: list = [None] * len(rel)
+        for i in np.argsort(self.length, kind="stable").tolist():
+            r = rel[i]
+            if r == NONE:
+                continue
+            if r == ORIGIN:
+                paths[i] = self.seeds[seed[i]].path
+            else:
+                j = nh[i]
+                paths[i] = self.seeds[seed[j]].announced if rel[j] == ORIGIN else (j,) + paths[j]
+        pol = self.policy
+        out: list = [None] * len(rel)
+        for i, path in enumerate(paths):
+            if path is None:
+                continue
+            r = rel[i]
+            if r == ORIGIN:
+                out[i] = ((ORIGIN, 0, 0, -1), ORIGIN, path)
+            elif pol is None or not pol.adopter[i]:
+                out[i] = ((r, 0, len(path), path[0]), r, path)
+            else:
+                out[i] = (pol.key(r, int(self.pref[i]), len(path), path[0]), r, path)
+        return out
 
 
 def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = None, covering: list[Ribs] = ()) -> Ribs:
