@@ -55,6 +55,47 @@ int speakers_set_cell(PyObject *table, int p, int i, PyObject *v)
     return PyList_SetItem(row, i, v);
 }
 
+int speakers_out_ready(Speakers *S, int p)
+{
+    adj_rib_out *o = &S->out[p];
+    if (o->path != NULL)
+        return 0;
+    o->path = PyMem_Calloc((size_t)S->slots + 1, sizeof(PyObject *));
+    o->count = PyMem_Calloc((size_t)S->n + 1, sizeof(int32_t));
+    if (o->path == NULL || o->count == NULL) {
+        PyMem_Free(o->path);
+        PyMem_Free(o->count);
+        o->path = NULL;
+        o->count = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+void speakers_out_put(Speakers *S, int p, int slot, PyObject *val)
+{
+    adj_rib_out *o = &S->out[p];
+    PyObject *old = o->path[slot];
+    if (val == Py_None) {
+        if (old == NULL)
+            return;
+        o->path[slot] = NULL;
+        o->count[S->owner[slot]]--;
+    } else {
+        Py_INCREF(val);
+        o->path[slot] = val;
+        if (old == NULL)
+            o->count[S->owner[slot]]++;
+    }
+    Py_XDECREF(old);
+}
+
+static inline int32_t sent_count(Speakers *S, int p, int r)
+{
+    return S->out[p].count == NULL ? 0 : S->out[p].count[r];
+}
+
 static inline long small(PyObject *x) /* a relationship class or key field */
 {
     return PyLong_AsLong(x);
@@ -463,15 +504,15 @@ static PyObject *prepended(Speakers *S, int r, int slot, PyObject *v) /* new ref
     return t;
 }
 
-static int same_sent(PyObject *sent, PyObject *j, PyObject *v) /* what j last heard is v: 1, 0, -1 */
+static int same_sent(Speakers *S, int p, int slot, PyObject *v) /* what the neighbour last heard is v: 1, 0, -1 */
 {
-    PyObject *prev = PyDict_GetItemWithError(sent, j);
+    PyObject *prev = S->out[p].path[slot];
     if (prev == NULL)
-        return PyErr_Occurred() ? -1 : v == Py_None;
+        return v == Py_None;
     return prev == v ? 1 : PyObject_RichCompareBool(prev, v, Py_EQ);
 }
 
-static int offer(Speakers *S, int r, int slot, int p, PyObject *val, PyObject *sent)
+static int offer(Speakers *S, int r, int slot, int p, PyObject *val)
 {
     EventQueue *q = S->q;
     if (S->mrai > 0 && (val != Py_None || S->mrai_withdrawals)) {
@@ -502,22 +543,16 @@ static int offer(Speakers *S, int r, int slot, int p, PyObject *val, PyObject *s
         if (mrai_start(S, slot) < 0)
             return -1;
     }
-    return speakers_transmit(S, r, slot, p, val, sent);
+    return speakers_transmit(S, r, slot, p, val);
 }
 
-int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val, PyObject *sent)
+int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val)
 {
     int j = S->nbr[slot];
     EventQueue *q = S->q;
-    if (val == Py_None) {
-        if (PyDict_DelItem(sent, S->ints[j]) < 0) {
-            if (!PyErr_ExceptionMatches(PyExc_KeyError))
-                return -1;
-            PyErr_Clear();
-        }
-    } else if (PyDict_SetItem(sent, S->ints[j], val) < 0) {
+    if (speakers_out_ready(S, p) < 0)
         return -1;
-    }
+    speakers_out_put(S, p, slot, val);
     double t = q->now + S->delay[slot], d;
     if (S->busy[j] > t)
         t = S->busy[j];
@@ -551,8 +586,8 @@ int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val, PyObje
 
 int speakers_export(Speakers *S, int r, int p)
 {
-    PyObject *out = speakers_cell(S->adv, p, r), *sent = speakers_cell(S->rib_out, p, r);
-    if (out == NULL || sent == NULL)
+    PyObject *out = speakers_cell(S->adv, p, r);
+    if (out == NULL)
         return -1;
     if (out != Py_None) {
         int h = held(S, r, p);
@@ -561,13 +596,10 @@ int speakers_export(Speakers *S, int r, int p)
         if (h)
             out = Py_None; /* withdraw what it may have sent before */
     }
-    if (out == Py_None && (sent == Py_None || PyDict_GET_SIZE(sent) == 0))
+    if (out == Py_None && sent_count(S, p, r) == 0)
         return 0;
-    if (sent == Py_None) {
-        sent = PyDict_New();
-        if (sent == NULL || speakers_set_cell(S->rib_out, p, r, sent) < 0)
-            return -1;
-    }
+    if (speakers_out_ready(S, p) < 0)
+        return -1;
     PyObject *cur = speakers_cell(S->loc, p, r);
     long first_hop = -1;
     if (out != Py_None && PyTuple_GET_SIZE(PyTuple_GET_ITEM(cur, 2)))
@@ -576,14 +608,13 @@ int speakers_export(Speakers *S, int r, int p)
     if (excl == NULL)
         return -1;
     Py_INCREF(out);
-    Py_INCREF(sent);
     Py_INCREF(cur);
     int err = 0;
     const int starts[4] = {S->off[r], S->peers_at[r], S->providers_at[r], S->off[r + 1]};
     for (int g = 0; g < 3 && !err; g++) {
         int j_is = g + 1, ok = 0; /* customers, peers, providers */
         if (out == Py_None) {
-            if (PyDict_GET_SIZE(sent) == 0)
+            if (sent_count(S, p, r) == 0)
                 break;
         } else if ((ok = speakers_exports(S, r, cur, j_is)) < 0) {
             err = 1;
@@ -602,16 +633,15 @@ int speakers_export(Speakers *S, int r, int p)
             } else {
                 Py_INCREF(v);
             }
-            int same = same_sent(sent, S->ints[j], v);
+            int same = same_sent(S, p, slot, v);
             if (same < 0)
                 err = 1;
             else if (!same && !S->down[slot] && !(v == Py_None && (S->flags[r] & F_SUPPRESS)))
-                err = offer(S, r, slot, p, v, sent) < 0;
+                err = offer(S, r, slot, p, v) < 0;
             Py_DECREF(v);
         }
     }
     Py_DECREF(out);
-    Py_DECREF(sent);
     Py_DECREF(cur);
     Py_DECREF(excl);
     return err ? -1 : 0;
@@ -661,7 +691,7 @@ static int mrai_expires(Speakers *S, int slot)
     h->active = 0;
     if (S->down[slot])
         return 0;
-    int r = S->owner[slot], j = S->nbr[slot], announced = 0;
+    int r = S->owner[slot], announced = 0;
     int n = h->n;
     int32_t *ps = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
     if (ps == NULL) {
@@ -674,21 +704,16 @@ static int mrai_expires(Speakers *S, int slot)
     for (int k = 0; k < n && !err; k++) {
         int p = ps[k];
         PyObject *val = speakers_wanted(S, r, slot, p);
-        PyObject *sent = val == NULL ? NULL : speakers_cell(S->rib_out, p, r);
-        if (sent == NULL || sent == Py_None) {
-            if (sent == Py_None)
-                PyErr_SetString(PyExc_RuntimeError, "an MRAI timer held a prefix with no Adj-RIB-Out");
+        if (val == NULL || speakers_out_ready(S, p) < 0) {
             Py_XDECREF(val);
             err = 1;
             break;
         }
-        int same = same_sent(sent, S->ints[j], val);
+        int same = same_sent(S, p, slot, val);
         if (same < 0)
             err = 1;
         else if (!same && !(val == Py_None && (S->flags[r] & F_SUPPRESS))) {
-            Py_INCREF(sent);
-            err = speakers_transmit(S, r, slot, p, val, sent) < 0;
-            Py_DECREF(sent);
+            err = speakers_transmit(S, r, slot, p, val) < 0;
             announced = announced || val != Py_None || S->mrai_withdrawals;
         }
         Py_DECREF(val);

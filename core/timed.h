@@ -2,8 +2,8 @@
  * link, driven by an EventQueue (events.h). bgpsim.sim.engine.timed.TimedEngine is its Python face.
  *
  * The RIBs stay Python objects the rest of bgpsim reads (per prefix, a list of one entry per AS): the
- * Loc-RIB entry (key, rel, path), what the AS advertises ((i,) + path), the Adj-RIB-In (a dict:
- * neighbour -> entry) and the Adj-RIB-Out (a dict: neighbour -> path sent). The sessions, their MRAI
+ * Loc-RIB entry (key, rel, path), what the AS advertises ((i,) + path) and the Adj-RIB-In (a dict:
+ * neighbour -> entry). The Adj-RIBs-Out (the path last sent on each session), the sessions, their MRAI
  * timers and the routers' queues are arrays here. What a defence decides is asked of Python, and only
  * for its adopters; so is every optional part of a run (journal, wiretap, BGPsec, RoST, ROV++). */
 #ifndef BGPSIM_TIMED_H
@@ -24,6 +24,11 @@ typedef struct {
 } held_prefixes; /* what a session's MRAI timer holds back */
 
 typedef struct {
+    PyObject **path; /* per session (slot): the path last sent, or NULL (nothing, or withdrawn) */
+    int32_t *count;  /* per AS: how many of its sessions hold a path */
+} adj_rib_out;       /* one prefix's Adj-RIBs-Out, every AS's */
+
+typedef struct {
     PyObject_HEAD
     int32_t n, k, slots, nints;
     /* AS i's sessions are the slots off[i] .. off[i + 1] - 1: its customers, then peers (from
@@ -40,7 +45,8 @@ typedef struct {
     PyObject **ints; /* the AS indices as Python ints */
     EventQueue *q;
     int handler;
-    PyObject *loc, *adv, *rib_in, *rib_out, *policy, *random;
+    PyObject *loc, *adv, *rib_in, *policy, *random;
+    adj_rib_out *out; /* per prefix; its arrays made when it is first sent */
     PyObject *on_change, *journal, *tap, *crypto, *withheld, *tagged;
     double mrai, jitter_lo, jitter_hi;
     int mrai_withdrawals, any_rovpp, any_rank;
@@ -60,7 +66,9 @@ int speakers_install(Speakers *S, int r, int p, PyObject *entry);
 int speakers_export(Speakers *S, int r, int p);
 int speakers_reselect(Speakers *S, int r, int p);
 PyObject *speakers_wanted(Speakers *S, int r, int slot, int p);
-int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val, PyObject *sent);
+int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val);
+int speakers_out_ready(Speakers *S, int p);              /* prefix p's Adj-RIBs-Out made: -1 no memory */
+void speakers_out_put(Speakers *S, int p, int slot, PyObject *val); /* val: borrowed; None clears */
 int speakers_exports(Speakers *S, int r, PyObject *cur, int j_is); /* 1, 0, or -1 */
 PyObject *speakers_cell(PyObject *table, int p, int i);             /* borrowed; NULL + error if malformed */
 int speakers_set_cell(PyObject *table, int p, int i, PyObject *v);  /* v: a new reference, taken */

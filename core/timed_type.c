@@ -173,9 +173,12 @@ static PyObject *sp_setup(Speakers *S, PyObject *args)
     Py_XSETREF(S->policy, policy);
     Py_INCREF(random);
     Py_XSETREF(S->random, random);
-    if ((S->loc = rows(k, n)) == NULL || (S->adv = rows(k, n)) == NULL || (S->rib_in = rows(k, n)) == NULL ||
-        (S->rib_out = rows(k, n)) == NULL)
+    if ((S->loc = rows(k, n)) == NULL || (S->adv = rows(k, n)) == NULL || (S->rib_in = rows(k, n)) == NULL)
         goto done;
+    if ((S->out = PyMem_Calloc((size_t)k + 1, sizeof(adj_rib_out))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     S->mrai = mrai;
     S->jitter_lo = lo;
     S->jitter_hi = hi;
@@ -289,17 +292,7 @@ static PyObject *sp_transmit(Speakers *S, PyObject *args)
     if (slot < 0)
         return NULL;
     val = PyTuple_GET_ITEM(args, 3);
-    PyObject *sent = speakers_cell(S->rib_out, p, r);
-    if (sent == NULL)
-        return NULL;
-    if (sent == Py_None) {
-        if ((sent = PyDict_New()) == NULL || speakers_set_cell(S->rib_out, p, r, sent) < 0)
-            return NULL;
-    }
-    Py_INCREF(sent);
-    int err = speakers_transmit(S, r, slot, p, val, sent);
-    Py_DECREF(sent);
-    return done(err);
+    return done(speakers_transmit(S, r, slot, p, val));
 }
 
 static PyObject *sp_session(Speakers *S, PyObject *args)
@@ -328,9 +321,12 @@ static PyObject *sp_set_down(Speakers *S, PyObject *args)
     const int both[2] = {ab, ba};
     for (int k = 0; k < 2; k++) {
         S->down[both[k]] = (uint8_t)down;
-        if (down) { /* what the timers held goes with the session */
+        if (down) { /* what the timers held and what was sent go with the session */
             S->held[both[k]].active = 0;
             S->mrai_until[both[k]] = -1.0;
+            for (int p = 0; p < S->k; p++)
+                if (S->out[p].path != NULL)
+                    speakers_out_put(S, p, both[k], Py_None);
         }
     }
     Py_RETURN_NONE;
@@ -402,19 +398,13 @@ static PyObject *tuple_after(PyObject *head, PyObject *path) /* (head,) + path *
 }
 
 /* Every UPDATE AS i sends for prefix p at a warm start (bgpsim.sim.engine.warm) */
-static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyObject *rib_in, PyObject *rib_out)
+static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyObject *rib_in)
 {
     PyObject *path = PyTuple_GET_ITEM(e, 2), *pol = PyList_GET_ITEM(S->policy, i);
     long first_hop = PyTuple_GET_SIZE(path) ? PyLong_AsLong(PyTuple_GET_ITEM(path, 0)) : -1;
     long rel = PyLong_AsLong(PyTuple_GET_ITEM(e, 1));
-    PyObject *sent = PyDict_New();
-    if (sent == NULL)
-        return -1;
-    Py_INCREF(sent);
-    if (PyList_SetItem(rib_out, i, sent) < 0) {
-        Py_DECREF(sent);
-        return -1;
-    }
+    for (int slot = S->off[i]; slot < S->off[i + 1]; slot++) /* what it had sent before: forgotten */
+        speakers_out_put(S, p, slot, Py_None);
     const int starts[4] = {S->off[i], S->peers_at[i], S->providers_at[i], S->off[i + 1]};
     int err = 0;
     for (int g = 0; g < 3 && !err; g++) {
@@ -434,10 +424,7 @@ static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyO
             int j = S->nbr[slot], rel_at = S->rel_at[slot];
             if (j == first_hop || S->down[slot])
                 continue;
-            if (PyDict_SetItem(sent, S->ints[j], out) < 0) {
-                err = 1;
-                break;
-            }
+            speakers_out_put(S, p, slot, out);
             PyObject *signed_ = Py_None;
             Py_INCREF(signed_);
             if (!NONE(S->crypto))
@@ -473,7 +460,6 @@ static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyO
             Py_DECREF(entry);
         }
     }
-    Py_DECREF(sent);
     return err ? -1 : 0;
 }
 
@@ -529,15 +515,16 @@ static PyObject *sp_warm(Speakers *S, PyObject *args)
     Py_INCREF(adv);
     if (PyList_SetItem(S->loc, p, loc) < 0 || PyList_SetItem(S->adv, p, adv) < 0)
         goto end;
-    PyObject *rib_in = PyList_GET_ITEM(S->rib_in, p), *rib_out = PyList_GET_ITEM(S->rib_out, p);
-    if (!PyList_CheckExact(rib_in) || !PyList_CheckExact(rib_out) || PyList_GET_SIZE(rib_in) != n ||
-        PyList_GET_SIZE(rib_out) != n) {
+    PyObject *rib_in = PyList_GET_ITEM(S->rib_in, p);
+    if (speakers_out_ready(S, p) < 0)
+        goto end;
+    if (!PyList_CheckExact(rib_in) || PyList_GET_SIZE(rib_in) != n) {
         PyErr_SetString(PyExc_TypeError, "a RIB of the timed engine is not a list of one entry per AS");
         goto end;
     }
     for (int k = 0; k < m; k++) {
         int i = order[k];
-        if (warm_sends(S, i, p, PyList_GET_ITEM(loc, i), PyList_GET_ITEM(adv, i), rib_in, rib_out) < 0)
+        if (warm_sends(S, i, p, PyList_GET_ITEM(loc, i), PyList_GET_ITEM(adv, i), rib_in) < 0)
             goto end;
     }
     /* The solver's entries must be the very objects in the Adj-RIBs-In (selection compares identity). */
@@ -589,7 +576,6 @@ static PyMemberDef sp_members[] = {
     {"loc", T_OBJECT, offsetof(Speakers, loc), READONLY, "per prefix, each AS's Loc-RIB entry (key, rel, path) or None"},
     {"adv", T_OBJECT, offsetof(Speakers, adv), READONLY, "per prefix, what each AS advertises: (i,) + its path, or None"},
     {"rib_in", T_OBJECT, offsetof(Speakers, rib_in), READONLY, "per prefix, each AS's Adj-RIB-In: neighbour -> entry"},
-    {"rib_out", T_OBJECT, offsetof(Speakers, rib_out), READONLY, "per prefix, each AS's Adj-RIB-Out: neighbour -> path"},
     {"policy", T_OBJECT, offsetof(Speakers, policy), READONLY, "each AS's Policy, or None"},
     {"on_change", T_OBJECT, offsetof(Speakers, on_change), 0, "on_change(i, p): AS i's Loc-RIB for p changed"},
     {"journal", T_OBJECT, offsetof(Speakers, journal), 0, "bgpsim.sim.journal.Journal, or None"},
@@ -627,7 +613,6 @@ static int sp_traverse(Speakers *S, visitproc visit, void *arg)
     Py_VISIT(S->loc);
     Py_VISIT(S->adv);
     Py_VISIT(S->rib_in);
-    Py_VISIT(S->rib_out);
     Py_VISIT(S->policy);
     Py_VISIT(S->random);
     Py_VISIT(S->on_change);
@@ -647,7 +632,6 @@ static int sp_clear(Speakers *S)
     Py_CLEAR(S->loc);
     Py_CLEAR(S->adv);
     Py_CLEAR(S->rib_in);
-    Py_CLEAR(S->rib_out);
     Py_CLEAR(S->policy);
     Py_CLEAR(S->random);
     Py_CLEAR(S->on_change);
@@ -670,6 +654,16 @@ static void sp_dealloc(Speakers *S)
     if (S->held != NULL)
         for (int s = 0; s < S->slots; s++)
             PyMem_Free(S->held[s].p);
+    if (S->out != NULL) {
+        for (int p = 0; p < S->k; p++) {
+            if (S->out[p].path != NULL)
+                for (int s = 0; s < S->slots; s++)
+                    Py_XDECREF(S->out[p].path[s]);
+            PyMem_Free(S->out[p].path);
+            PyMem_Free(S->out[p].count);
+        }
+        PyMem_Free(S->out);
+    }
     void *arrays[] = {S->off, S->peers_at, S->providers_at, S->nbr, S->owner, S->back, S->rel_at, S->nbr_is,
                       S->delay, S->mrai_until, S->rank, S->prepend, S->down, S->held, S->busy, S->flags, S->ints};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)

@@ -106,22 +106,23 @@ def _simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
 
     asns = topo.asns.tolist()
     asn_text = [str(a) for a in asns]  # each AS's number and each prefix written once, not once per row
-    prefix_text = {p: str(p) for p in prefixes}
+    prefix_text = [str(p) for p in prefixes]
+    index_of = [pid[p] for p in prefixes]  # prefixes hash slowly (ipaddress): looked up once each
     ases = []
     chosen: list[int | None] = []  # per AS, the prefix (index) whose route it uses for the target
     for i, asn in enumerate(asns):
-        entry, pfx = None, None
-        for k in covering:
-            if engine.loc[k][i] is not None:
-                entry, pfx = engine.loc[k][i], prefixes[k]
+        entry, k = None, None
+        for c in covering:
+            if engine.loc[c][i] is not None:
+                entry, k = engine.loc[c][i], c
                 break
-        chosen.append(None if pfx is None else pid[pfx])
-        path = engine.adv[covering[0] if pfx is None else pid[pfx]][i]
+        chosen.append(None if k is None else index_of[k])
+        path = engine.adv[covering[0] if k is None else index_of[k]][i]
         ases.append(AsRow(
             asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[fwd.outcome[i]],
             "" if fwd.attacker_at[i] is None else round(fwd.attacker_at[i], 6),
             "" if fwd.changed_at[i] is None else round(fwd.changed_at[i], 6),
-            "" if pfx is None else prefix_text[pfx], "" if path is None else " ".join([asn_text[x] for x in path]),
+            "" if k is None else prefix_text[k], "" if path is None else " ".join([asn_text[x] for x in path]),
             "none" if entry is None else REL_NAMES[entry[1]]))
 
     interception = None

@@ -302,11 +302,9 @@ class TimedEngine(Speakers):
 
     def link_down(self, a: int, b: int) -> None:
         self.session(a, b)  # must be neighbours
-        self._set_down(a, b, True)  # what its MRAI timers held goes too
+        self._set_down(a, b, True)  # what its MRAI timers held and what was sent on it go too
         for p in range(len(self.prefixes)):
             for x, y in ((a, b), (b, a)):
-                if self.rib_out[p][x]:
-                    self.rib_out[p][x].pop(y, None)
                 self.heard.get((p, y), {}).pop(x, None)
                 rib = self.rib_in[p][y]
                 if rib and x in rib:
