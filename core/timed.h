@@ -58,7 +58,10 @@ typedef struct {
 
 #define NONE(x) ((x) == NULL || (x) == Py_None)
 
-/* timed.c: the protocol; each returns -1 with a Python exception set */
+enum { UPDATE = 0, MRAI_EXPIRES = 1 }; /* the speakers' events: an UPDATE handled, an MRAI timer out */
+
+/* timed.c (receiving) and timed_send.c (sending): the protocol; each returns -1 with a Python
+ * exception set */
 int speakers_event(PyObject *self, event *ev);
 PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int rel, PyObject *signed_, int rslot);
 int speakers_take(Speakers *S, int s, int r, int p, PyObject *entry);
@@ -70,9 +73,20 @@ int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val);
 int speakers_out_ready(Speakers *S, int p);              /* prefix p's Adj-RIBs-Out made: -1 no memory */
 void speakers_out_put(Speakers *S, int p, int slot, PyObject *val); /* val: borrowed; None clears */
 int speakers_exports(Speakers *S, int r, PyObject *cur, int j_is); /* 1, 0, or -1 */
+int speakers_mrai_expires(Speakers *S, int slot);
+PyObject *speakers_call(Speakers *S, PyObject *name, const char *fmt, ...); /* a method of the Python face */
+
+static inline int call_done(PyObject *r) /* a Python call's result dropped: 0, or -1 if it raised */
+{
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
 PyObject *speakers_cell(PyObject *table, int p, int i);             /* borrowed; NULL + error if malformed */
 int speakers_set_cell(PyObject *table, int p, int i, PyObject *v);  /* v: a new reference, taken */
 
+PyObject *speakers_warm(Speakers *S, PyObject *args); /* timed_warm.c: the method _warm */
 int speakers_add_type(PyObject *module);
 
 #endif
