@@ -14,11 +14,13 @@ static inline int before(const event *x, const event *y)
     return x->t < y->t || (x->t == y->t && x->seq < y->seq);
 }
 
+/* A 4-ary heap: half the levels of a binary one, each level's children in one or two cache lines. Any
+   heap pops the same order: (time, sequence) is unique. */
 static void sift_up(event *h, Py_ssize_t k)
 {
     event e = h[k];
     while (k > 0) {
-        Py_ssize_t up = (k - 1) / 2;
+        Py_ssize_t up = (k - 1) / 4;
         if (!before(&e, &h[up]))
             break;
         h[k] = h[up];
@@ -31,15 +33,17 @@ static void sift_down(event *h, Py_ssize_t n, Py_ssize_t k)
 {
     event e = h[k];
     for (;;) {
-        Py_ssize_t c = 2 * k + 1;
+        Py_ssize_t c = 4 * k + 1, best = c;
         if (c >= n)
             break;
-        if (c + 1 < n && before(&h[c + 1], &h[c]))
-            c++;
-        if (!before(&h[c], &e))
+        Py_ssize_t end = c + 4 < n ? c + 4 : n;
+        for (Py_ssize_t x = c + 1; x < end; x++)
+            if (before(&h[x], &h[best]))
+                best = x;
+        if (!before(&h[best], &e))
             break;
-        h[k] = h[c];
-        k = c;
+        h[k] = h[best];
+        k = best;
     }
     h[k] = e;
 }

@@ -142,9 +142,21 @@ PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int r
             return NULL;
         }
     } else {
-        key = Py_BuildValue("(iinO)", rel, 0, PyTuple_GET_SIZE(path), S->ints[s]);
+        key = PyTuple_New(4); /* (rel, 0, length, next hop): the standard model's */
         if (key == NULL)
             return NULL;
+        PyObject *fields[4] = {PyLong_FromLong(rel), PyLong_FromLong(0), PyLong_FromSsize_t(PyTuple_GET_SIZE(path)),
+                               S->ints[s]};
+        Py_INCREF(fields[3]);
+        for (int k = 0; k < 4; k++) {
+            if (fields[k] == NULL) {
+                for (int x = k; x < 4; x++)
+                    Py_XDECREF(fields[x]);
+                Py_DECREF(key);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(key, k, fields[k]);
+        }
     }
     if (S->any_rank && rslot >= 0 && !isnan(S->rank[rslot])) { /* LOCAL_PREF replaces the relationship */
         PyObject *rank = PyFloat_FromDouble(S->rank[rslot]);
@@ -167,7 +179,17 @@ PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int r
         Py_DECREF(key);
         key = k2;
     }
-    PyObject *entry = Py_BuildValue("(NiO)", key, rel, path);
+    PyObject *entry = PyTuple_New(3), *how = PyLong_FromLong(rel);
+    if (entry == NULL || how == NULL) {
+        Py_XDECREF(entry);
+        Py_XDECREF(how);
+        Py_DECREF(key);
+        return NULL;
+    }
+    Py_INCREF(path);
+    PyTuple_SET_ITEM(entry, 0, key);
+    PyTuple_SET_ITEM(entry, 1, how);
+    PyTuple_SET_ITEM(entry, 2, path);
     return entry;
 }
 
