@@ -1,6 +1,6 @@
 /* EventQueue: the event core of the timed engine (bgpsim.sim.engine.events).
  *
- * A binary heap of events ordered by (time, sequence): the sequence number breaks ties between events
+ * A heap of events ordered by (time, sequence): the sequence number breaks ties between events
  * at the same time in the order they were scheduled, so every run with the same seed replays
  * identically. Python schedules calls (`at`); a registered owner (timed.c) schedules its own kinds,
  * which cost no Python call. */
@@ -67,26 +67,24 @@ void event_queue_unregister(EventQueue *q, int handler)
     }
 }
 
+static inline Py_ssize_t pending(const EventQueue *q)
+{
+    return q->heap.len / (Py_ssize_t)sizeof(event);
+}
+
 int event_queue_push(EventQueue *q, double t, int handler, int32_t a, int32_t b, int32_t c, PyObject *o1,
                      PyObject *o2)
 {
-    if (q->n == q->cap) {
-        Py_ssize_t cap = q->cap ? q->cap * 2 : 1024;
-        event *h = PyMem_Realloc(q->heap, (size_t)cap * sizeof(event));
-        if (h == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        q->heap = h;
-        q->cap = cap;
-    }
     if (t < q->now)
         t = q->now;
-    event *e = &q->heap[q->n];
-    *e = (event){t, ++q->seq, handler, a, b, c, o1, o2};
+    COLUMN_PUT(&q->heap, event, ((event){t, ++q->seq, handler, a, b, c, o1, o2}));
+    if (q->heap.failed) {
+        PyErr_NoMemory();
+        return -1;
+    }
     Py_XINCREF(o1);
     Py_XINCREF(o2);
-    sift_up(q->heap, q->n++);
+    sift_up((event *)q->heap.data, pending(q) - 1);
     return 0;
 }
 
@@ -135,11 +133,14 @@ static PyObject *queue_run(EventQueue *q, PyObject *args, PyObject *kw)
     if (tick_every < 1)
         tick_every = 1;
     long countdown = tick_every;
-    while (q->n > 0 && q->heap[0].t <= until) {
-        event e = q->heap[0];
-        q->heap[0] = q->heap[--q->n];
-        if (q->n > 0)
-            sift_down(q->heap, q->n, 0);
+    event *h;
+    Py_ssize_t n;
+    while ((n = pending(q)) > 0 && (h = (event *)q->heap.data)[0].t <= until) {
+        event e = h[0];
+        h[0] = h[--n];
+        q->heap.len -= (Py_ssize_t)sizeof(event);
+        if (n > 0)
+            sift_down(h, n, 0);
         q->now = e.t;
         int failed;
         if (e.handler == 0) {
@@ -169,25 +170,27 @@ static PyObject *queue_run(EventQueue *q, PyObject *args, PyObject *kw)
 
 static Py_ssize_t queue_len(EventQueue *q)
 {
-    return q->n;
+    return pending(q);
 }
 
 static int queue_traverse(EventQueue *q, visitproc visit, void *arg)
 {
-    for (Py_ssize_t k = 0; k < q->n; k++) {
-        Py_VISIT(q->heap[k].o1);
-        Py_VISIT(q->heap[k].o2);
+    event *h = (event *)q->heap.data;
+    for (Py_ssize_t k = 0; k < pending(q); k++) {
+        Py_VISIT(h[k].o1);
+        Py_VISIT(h[k].o2);
     }
     return 0;
 }
 
 static int queue_clear(EventQueue *q)
 {
-    Py_ssize_t n = q->n;
-    q->n = 0;
+    event *h = (event *)q->heap.data;
+    Py_ssize_t n = pending(q);
+    q->heap.len = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        Py_CLEAR(q->heap[k].o1);
-        Py_CLEAR(q->heap[k].o2);
+        Py_CLEAR(h[k].o1);
+        Py_CLEAR(h[k].o2);
     }
     return 0;
 }
@@ -196,7 +199,7 @@ static void queue_dealloc(EventQueue *q)
 {
     PyObject_GC_UnTrack(q);
     queue_clear(q);
-    PyMem_Free(q->heap);
+    column_free(&q->heap);
     Py_TYPE(q)->tp_free((PyObject *)q);
 }
 

@@ -22,8 +22,7 @@ typedef int (*event_fn)(PyObject *owner, event *ev);
 
 typedef struct {
     PyObject_HEAD
-    event *heap;
-    Py_ssize_t n, cap;
+    column heap; /* the events, a 4-ary heap */
     uint64_t seq;
     double now;
     long long processed;

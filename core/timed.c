@@ -12,7 +12,7 @@
 static PyObject *str_policy_key, *str_hear, *str_refresh_hole, *str_holes_inside, *str_rost_changed, *str_loc_rib,
     *str_rib_in, *str_detailed;
 
-static int intern_names(void)
+int speakers_names(void)
 {
     if (str_policy_key != NULL)
         return 0;
@@ -119,6 +119,23 @@ PyObject *speakers_call(Speakers *S, PyObject *name, const char *fmt, ...)
     Py_XDECREF(f);
     Py_DECREF(args);
     return r;
+}
+
+PyObject *speakers_prefixed(PyObject *head, int times, PyObject *path)
+{
+    Py_ssize_t len = PyTuple_GET_SIZE(path);
+    PyObject *t = PyTuple_New(len + times);
+    if (t == NULL)
+        return NULL;
+    for (int k = 0; k < times; k++) {
+        Py_INCREF(head);
+        PyTuple_SET_ITEM(t, k, head);
+    }
+    for (Py_ssize_t k = 0; k < len; k++) {
+        Py_INCREF(PyTuple_GET_ITEM(path, k));
+        PyTuple_SET_ITEM(t, times + k, PyTuple_GET_ITEM(path, k));
+    }
+    return t;
 }
 
 /* ---- receiving ------------------------------------------------------------------------------ */
@@ -289,23 +306,9 @@ int speakers_install(Speakers *S, int r, int p, PyObject *entry)
         }
         Py_DECREF(now);
     }
-    PyObject *adv = Py_None;
-    if (entry == Py_None) {
-        Py_INCREF(adv);
-    } else {
-        PyObject *path = PyTuple_GET_ITEM(entry, 2);
-        Py_ssize_t len = PyTuple_GET_SIZE(path);
-        adv = PyTuple_New(len + 1);
-        if (adv == NULL)
-            return -1;
-        Py_INCREF(S->ints[r]);
-        PyTuple_SET_ITEM(adv, 0, S->ints[r]);
-        for (Py_ssize_t k = 0; k < len; k++) {
-            Py_INCREF(PyTuple_GET_ITEM(path, k));
-            PyTuple_SET_ITEM(adv, k + 1, PyTuple_GET_ITEM(path, k));
-        }
-    }
-    if (speakers_set_cell(S->adv, p, r, adv) < 0)
+    PyObject *adv = entry == Py_None ? (Py_INCREF(Py_None), Py_None)
+                                     : speakers_prefixed(S->ints[r], 1, PyTuple_GET_ITEM(entry, 2));
+    if (adv == NULL || speakers_set_cell(S->adv, p, r, adv) < 0)
         return -1;
     S->last_change = S->q->now;
     if (!NONE(S->on_change) && call_done(PyObject_CallFunctionObjArgs(S->on_change, S->ints[r], S->ints[p], NULL)) < 0)
@@ -369,9 +372,4 @@ int speakers_event(PyObject *self, event *ev)
         return deliver(S, ev->b, ev->c, S->rel_at[ev->b], ev->o1 == NULL ? Py_None : ev->o1,
                        ev->o2 == NULL ? Py_None : ev->o2);
     return speakers_mrai_expires(S, ev->b);
-}
-
-int speakers_names(void)
-{
-    return intern_names();
 }

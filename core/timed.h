@@ -18,10 +18,9 @@ enum { ORIGIN = 0, CUSTOMER = 1, PEER = 2, PROVIDER = 3 };
 enum { F_SUPPRESS = 1, F_ROVPP = 2, F_HEARS = 4, F_ROST = 8 };
 
 typedef struct {
-    int32_t *p;
-    int32_t n, cap;
+    column prefixes; /* int32 prefix indices, each once */
     int active;
-} held_prefixes; /* what a session's MRAI timer holds back */
+} held_prefixes;     /* what a session's MRAI timer holds back */
 
 typedef struct {
     PyObject **path; /* per session (slot): the path last sent, or NULL (nothing, or withdrawn) */
@@ -70,11 +69,15 @@ int speakers_export(Speakers *S, int r, int p);
 int speakers_reselect(Speakers *S, int r, int p);
 PyObject *speakers_wanted(Speakers *S, int r, int slot, int p);
 int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val);
+PyObject *speakers_signed(Speakers *S, int p, int r, int j); /* r's BGPsec_PATH to j, a new reference: None unsigned */
+int speakers_tap(Speakers *S, double now, int r, int j, int p, PyObject *val, PyObject *signed_); /* the wiretap told */
 int speakers_out_ready(Speakers *S, int p);              /* prefix p's Adj-RIBs-Out made: -1 no memory */
 void speakers_out_put(Speakers *S, int p, int slot, PyObject *val); /* val: borrowed; None clears */
 int speakers_exports(Speakers *S, int r, PyObject *cur, int j_is); /* 1, 0, or -1 */
 int speakers_mrai_expires(Speakers *S, int slot);
 PyObject *speakers_call(Speakers *S, PyObject *name, const char *fmt, ...); /* a method of the Python face */
+PyObject *speakers_prefixed(PyObject *head, int times, PyObject *path); /* (head,) * times + path */
+int speakers_names(void); /* the Python face's method names, interned once */
 
 static inline int call_done(PyObject *r) /* a Python call's result dropped: 0, or -1 if it raised */
 {
@@ -86,7 +89,9 @@ static inline int call_done(PyObject *r) /* a Python call's result dropped: 0, o
 PyObject *speakers_cell(PyObject *table, int p, int i);             /* borrowed; NULL + error if malformed */
 int speakers_set_cell(PyObject *table, int p, int i, PyObject *v);  /* v: a new reference, taken */
 
-PyObject *speakers_warm(Speakers *S, PyObject *args); /* timed_warm.c: the method _warm */
+/* timed_warm.c: the warm start of prefix p (one Loc-RIB entry per AS); None, or the index of an AS
+   whose route the Adj-RIBs-In do not hold */
+PyObject *speakers_warm(Speakers *S, int p, PyObject *given);
 int speakers_add_type(PyObject *module);
 
 #endif

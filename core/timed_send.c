@@ -135,22 +135,24 @@ int speakers_exports(Speakers *S, int r, PyObject *cur, int j_is)
     return t;
 }
 
-static PyObject *prepended(Speakers *S, int r, int slot, PyObject *v) /* new reference */
+/* What r sends on session `slot` of path `out`, whose group's export rule said `ok`: nothing back to the
+   neighbour it came from (`first_hop`) nor to one it withholds the prefix from (`excl`); prepended as
+   configured. A new reference. */
+static PyObject *path_for(Speakers *S, int r, int slot, PyObject *out, int ok, long first_hop, PyObject *excl)
 {
-    int extra = S->prepend[slot];
-    Py_ssize_t len = PyTuple_GET_SIZE(v);
-    PyObject *t = PyTuple_New(len + extra);
-    if (t == NULL)
-        return NULL;
-    for (int k = 0; k < extra; k++) {
-        Py_INCREF(S->ints[r]);
-        PyTuple_SET_ITEM(t, k, S->ints[r]);
-    }
-    for (Py_ssize_t k = 0; k < len; k++) {
-        Py_INCREF(PyTuple_GET_ITEM(v, k));
-        PyTuple_SET_ITEM(t, extra + k, PyTuple_GET_ITEM(v, k));
-    }
-    return t;
+    int j = S->nbr[slot];
+    if (!ok || out == Py_None || j == first_hop || (excl != Py_None && PySet_Contains(excl, S->ints[j]) == 1))
+        Py_RETURN_NONE;
+    if (S->prepend[slot])
+        return speakers_prefixed(S->ints[r], S->prepend[slot], out);
+    Py_INCREF(out);
+    return out;
+}
+
+static long first_hop(PyObject *cur) /* the neighbour a Loc-RIB entry came from; -1: r's own */
+{
+    PyObject *path = PyTuple_GET_ITEM(cur, 2);
+    return PyTuple_GET_SIZE(path) ? PyLong_AsLong(PyTuple_GET_ITEM(path, 0)) : -1;
 }
 
 static int same_sent(Speakers *S, int p, int slot, PyObject *v) /* what the neighbour last heard is v: 1, 0, -1 */
@@ -169,24 +171,19 @@ static int offer(Speakers *S, int r, int slot, int p, PyObject *val)
             held_prefixes *h = &S->held[slot];
             if (!h->active) {
                 h->active = 1;
-                h->n = 0;
+                h->prefixes.len = 0;
                 if (event_queue_push(q, S->mrai_until[slot], S->handler, MRAI_EXPIRES, slot, 0, NULL, NULL) < 0)
                     return -1;
             }
-            for (int k = 0; k < h->n; k++)
-                if (h->p[k] == p)
+            const int32_t *ps = (const int32_t *)h->prefixes.data;
+            for (Py_ssize_t k = 0; k < h->prefixes.len / 4; k++)
+                if (ps[k] == p)
                     return 0;
-            if (h->n == h->cap) {
-                int cap = h->cap ? h->cap * 2 : 4;
-                int32_t *m = PyMem_Realloc(h->p, (size_t)cap * sizeof(int32_t));
-                if (m == NULL) {
-                    PyErr_NoMemory();
-                    return -1;
-                }
-                h->p = m;
-                h->cap = cap;
+            COLUMN_PUT(&h->prefixes, int32_t, p);
+            if (h->prefixes.failed) {
+                PyErr_NoMemory();
+                return -1;
             }
-            h->p[h->n++] = p;
             return 0;
         }
         if (mrai_start(S, slot) < 0)
@@ -210,27 +207,28 @@ int speakers_transmit(Speakers *S, int r, int slot, int p, PyObject *val)
     t += d;
     S->busy[j] = t;
     S->messages++;
-    PyObject *signed_ = NULL;
-    if (!NONE(S->crypto) && val != Py_None) {
-        signed_ = PyObject_CallMethod(S->crypto, "outgoing", "OOOO", (PyObject *)S, S->ints[p],
-                                             S->ints[r], S->ints[j]);
-        if (signed_ == NULL)
-            return -1;
-        if (signed_ == Py_None)
-            Py_CLEAR(signed_);
-    }
-    if (!NONE(S->tap)) {
-        PyObject *x = PyObject_CallMethod(S->tap, "sent", "diiiOO", q->now, r, j, p, val,
-                                          signed_ == NULL ? Py_None : signed_);
-        if (x == NULL) {
-            Py_XDECREF(signed_);
-            return -1;
-        }
-        Py_DECREF(x);
-    }
-    int err = event_queue_push(q, t, S->handler, UPDATE, slot, p, val == Py_None ? NULL : val, signed_);
-    Py_XDECREF(signed_);
-    return err;
+    PyObject *signed_ = val == Py_None ? (Py_INCREF(Py_None), Py_None) : speakers_signed(S, p, r, j);
+    if (signed_ == NULL)
+        return -1;
+    int err = speakers_tap(S, q->now, r, j, p, val, signed_) < 0 ||
+              event_queue_push(q, t, S->handler, UPDATE, slot, p, val == Py_None ? NULL : val,
+                               signed_ == Py_None ? NULL : signed_) < 0;
+    Py_DECREF(signed_);
+    return err ? -1 : 0;
+}
+
+PyObject *speakers_signed(Speakers *S, int p, int r, int j)
+{
+    if (NONE(S->crypto))
+        Py_RETURN_NONE;
+    return PyObject_CallMethod(S->crypto, "outgoing", "OOOO", (PyObject *)S, S->ints[p], S->ints[r], S->ints[j]);
+}
+
+int speakers_tap(Speakers *S, double now, int r, int j, int p, PyObject *val, PyObject *signed_)
+{
+    if (NONE(S->tap))
+        return 0;
+    return call_done(PyObject_CallMethod(S->tap, "sent", "diiiOO", now, r, j, p, val, signed_));
 }
 
 int speakers_export(Speakers *S, int r, int p)
@@ -250,9 +248,7 @@ int speakers_export(Speakers *S, int r, int p)
     if (speakers_out_ready(S, p) < 0)
         return -1;
     PyObject *cur = speakers_cell(S->loc, p, r);
-    long first_hop = -1;
-    if (out != Py_None && PyTuple_GET_SIZE(PyTuple_GET_ITEM(cur, 2)))
-        first_hop = PyLong_AsLong(PyTuple_GET_ITEM(PyTuple_GET_ITEM(cur, 2), 0));
+    long from = out == Py_None ? -1 : first_hop(cur);
     PyObject *excl = withheld_from(S, r, p);
     if (excl == NULL)
         return -1;
@@ -270,17 +266,10 @@ int speakers_export(Speakers *S, int r, int p)
             break;
         }
         for (int slot = starts[g]; slot < starts[g + 1] && !err; slot++) {
-            int j = S->nbr[slot];
-            PyObject *v = ok ? out : Py_None;
-            if (v != Py_None && (j == first_hop || (excl != Py_None && PySet_Contains(excl, S->ints[j]) == 1)))
-                v = Py_None;
-            if (v != Py_None && S->prepend[slot]) {
-                if ((v = prepended(S, r, slot, v)) == NULL) {
-                    err = 1;
-                    break;
-                }
-            } else {
-                Py_INCREF(v);
+            PyObject *v = path_for(S, r, slot, out, ok, from, excl);
+            if (v == NULL) {
+                err = 1;
+                break;
             }
             int same = same_sent(S, p, slot, v);
             if (same < 0)
@@ -306,24 +295,13 @@ PyObject *speakers_wanted(Speakers *S, int r, int slot, int p)
     int h = held(S, r, p);
     if (h)
         return h < 0 ? NULL : (Py_INCREF(Py_None), Py_None);
-    PyObject *cur = speakers_cell(S->loc, p, r), *path = PyTuple_GET_ITEM(cur, 2);
-    int j = S->nbr[slot];
-    if (PyTuple_GET_SIZE(path) && PyLong_AsLong(PyTuple_GET_ITEM(path, 0)) == j)
-        Py_RETURN_NONE;
-    PyObject *excl = withheld_from(S, r, p);
+    PyObject *cur = speakers_cell(S->loc, p, r), *excl = withheld_from(S, r, p);
     if (excl == NULL)
         return NULL;
-    int in = excl != Py_None && PySet_Contains(excl, S->ints[j]) == 1;
-    Py_DECREF(excl);
-    if (in)
-        Py_RETURN_NONE;
     int ok = speakers_exports(S, r, cur, S->nbr_is[slot]);
-    if (ok <= 0)
-        return ok < 0 ? NULL : (Py_INCREF(Py_None), Py_None);
-    if (S->prepend[slot])
-        return prepended(S, r, slot, out);
-    Py_INCREF(out);
-    return out;
+    PyObject *v = ok < 0 ? NULL : path_for(S, r, slot, out, ok, first_hop(cur), excl);
+    Py_DECREF(excl);
+    return v;
 }
 
 static int cmp_int32(const void *a, const void *b)
@@ -340,17 +318,12 @@ int speakers_mrai_expires(Speakers *S, int slot)
     h->active = 0;
     if (S->down[slot])
         return 0;
-    int r = S->owner[slot], announced = 0;
-    int n = h->n;
-    int32_t *ps = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
-    if (ps == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memcpy(ps, h->p, (size_t)n * sizeof(int32_t));
-    qsort(ps, (size_t)n, sizeof(int32_t), cmp_int32);
-    int err = 0;
-    for (int k = 0; k < n && !err; k++) {
+    int r = S->owner[slot], announced = 0, err = 0;
+    int32_t *ps = (int32_t *)h->prefixes.data; /* no one adds to them before the timer starts again */
+    Py_ssize_t n = h->prefixes.len / 4;
+    if (n > 1)
+        qsort(ps, (size_t)n, sizeof(int32_t), cmp_int32);
+    for (Py_ssize_t k = 0; k < n && !err; k++) {
         int p = ps[k];
         PyObject *val = speakers_wanted(S, r, slot, p);
         if (val == NULL || speakers_out_ready(S, p) < 0) {
@@ -367,7 +340,6 @@ int speakers_mrai_expires(Speakers *S, int slot)
         }
         Py_DECREF(val);
     }
-    PyMem_Free(ps);
     if (err)
         return -1;
     if (announced && S->mrai > 0)

@@ -6,8 +6,6 @@
 #include <math.h>
 #include <structmember.h>
 
-int speakers_names(void);
-
 static int slot_of(Speakers *S, int r, int j) /* r's session with j, or -1 */
 {
     if (r < 0 || r >= S->n)
@@ -257,40 +255,31 @@ static PyObject *sp_judge(Speakers *S, PyObject *args)
     return speakers_judge(S, s, r, p, path, rel, signed_, slot_of(S, r, s));
 }
 
-static int session_arg(Speakers *S, PyObject *args, const char *fmt, int *r, int *j, int *p)
+static int session_slot(Speakers *S, int r, int j) /* r's session with j; -1 with LookupError */
 {
-    if (!PyArg_ParseTuple(args, fmt, r, j, p) || checked_as(S, *r) || checked_as(S, *j) || checked_prefix(S, *p))
-        return -1;
-    int slot = slot_of(S, *r, *j);
+    int slot = slot_of(S, r, j);
     if (slot < 0)
-        PyErr_Format(PyExc_LookupError, "AS indices %d and %d are not neighbours", *r, *j);
+        PyErr_Format(PyExc_LookupError, "AS indices %d and %d are not neighbours", r, j);
     return slot;
 }
 
 static PyObject *sp_wanted(Speakers *S, PyObject *args)
 {
-    int r, j, p;
+    int r, j, p, slot;
     READY(S);
-    int slot = session_arg(S, args, "iii:_wanted", &r, &j, &p);
-    return slot < 0 ? NULL : speakers_wanted(S, r, slot, p);
+    if (!PyArg_ParseTuple(args, "iii:_wanted", &r, &j, &p) || checked_prefix(S, p) || (slot = session_slot(S, r, j)) < 0)
+        return NULL;
+    return speakers_wanted(S, r, slot, p);
 }
 
 static PyObject *sp_transmit(Speakers *S, PyObject *args)
 {
-    int r, j, p;
+    int r, j, p, slot;
     PyObject *val;
     READY(S);
-    PyObject *rest = PyTuple_GetSlice(args, 0, 3);
-    if (rest == NULL || PyTuple_GET_SIZE(args) != 4) {
-        Py_XDECREF(rest);
-        PyErr_SetString(PyExc_TypeError, "_transmit(r, j, p, path)");
+    if (!PyArg_ParseTuple(args, "iiiO:_transmit", &r, &j, &p, &val) || checked_prefix(S, p) ||
+        (slot = session_slot(S, r, j)) < 0)
         return NULL;
-    }
-    int slot = session_arg(S, rest, "iii:_transmit", &r, &j, &p);
-    Py_DECREF(rest);
-    if (slot < 0)
-        return NULL;
-    val = PyTuple_GET_ITEM(args, 3);
     return done(speakers_transmit(S, r, slot, p, val));
 }
 
@@ -312,11 +301,9 @@ static PyObject *sp_set_down(Speakers *S, PyObject *args)
     READY(S);
     if (!PyArg_ParseTuple(args, "iip:_set_down", &a, &b, &down))
         return NULL;
-    int ab = slot_of(S, a, b), ba = slot_of(S, b, a);
-    if (ab < 0 || ba < 0) {
-        PyErr_Format(PyExc_LookupError, "AS indices %d and %d are not neighbours", a, b);
+    int ab = session_slot(S, a, b), ba = ab < 0 ? -1 : session_slot(S, b, a);
+    if (ba < 0)
         return NULL;
-    }
     const int both[2] = {ab, ba};
     for (int k = 0; k < 2; k++) {
         S->down[both[k]] = (uint8_t)down;
@@ -338,11 +325,9 @@ static PyObject *sp_set_rank(Speakers *S, PyObject *args)
     READY(S);
     if (!PyArg_ParseTuple(args, "iiO:_set_rank", &r, &s, &rank))
         return NULL;
-    int slot = slot_of(S, r, s);
-    if (slot < 0) {
-        PyErr_Format(PyExc_LookupError, "AS indices %d and %d are not neighbours", r, s);
+    int slot = session_slot(S, r, s);
+    if (slot < 0)
         return NULL;
-    }
     double x = rank == Py_None ? NAN : PyFloat_AsDouble(rank);
     if (x == -1.0 && PyErr_Occurred())
         return NULL;
@@ -357,9 +342,11 @@ static PyObject *sp_set_prepend(Speakers *S, PyObject *args)
     READY(S);
     if (!PyArg_ParseTuple(args, "iii:_set_prepend", &r, &j, &times))
         return NULL;
-    int slot = slot_of(S, r, j);
-    if (slot < 0 || times < 0) {
-        PyErr_Format(PyExc_LookupError, "AS indices %d and %d are not neighbours", r, j);
+    int slot = session_slot(S, r, j);
+    if (slot < 0)
+        return NULL;
+    if (times < 0) {
+        PyErr_Format(PyExc_ValueError, "prepending %d times", times);
         return NULL;
     }
     S->prepend[slot] = times;
@@ -368,17 +355,23 @@ static PyObject *sp_set_prepend(Speakers *S, PyObject *args)
 
 static PyObject *sp_set_flag(Speakers *S, PyObject *args)
 {
-    int i, flag, on;
+    int i, flag;
     READY(S);
-    if (!PyArg_ParseTuple(args, "iip:_set_flag", &i, &flag, &on) || checked_as(S, i))
+    if (!PyArg_ParseTuple(args, "ii:_set_flag", &i, &flag) || checked_as(S, i))
         return NULL;
-    if (on)
-        S->flags[i] |= (uint8_t)flag;
-    else
-        S->flags[i] &= (uint8_t)~flag;
-    if (flag == F_ROVPP && on)
-        S->any_rovpp = 1;
+    S->flags[i] |= (uint8_t)flag;
+    S->any_rovpp |= flag == F_ROVPP;
     Py_RETURN_NONE;
+}
+
+static PyObject *sp_warm(Speakers *S, PyObject *args)
+{
+    int p;
+    PyObject *given;
+    READY(S);
+    if (!PyArg_ParseTuple(args, "iO!:_warm", &p, &PyList_Type, &given) || checked_prefix(S, p))
+        return NULL;
+    return speakers_warm(S, p, given);
 }
 
 static PyMethodDef sp_methods[] = {
@@ -394,8 +387,8 @@ static PyMethodDef sp_methods[] = {
     {"_set_down", (PyCFunction)sp_set_down, METH_VARARGS, "_set_down(a, b, down): the link a-b down (its timers cleared) or up"},
     {"_set_rank", (PyCFunction)sp_set_rank, METH_VARARGS, "_set_rank(r, s, rank or None): the rank of the routes r learns from s"},
     {"_set_prepend", (PyCFunction)sp_set_prepend, METH_VARARGS, "_set_prepend(r, j, times): r prepends its AS that many more times toward j"},
-    {"_set_flag", (PyCFunction)sp_set_flag, METH_VARARGS, "_set_flag(i, flag, on)"},
-    {"_warm", (PyCFunction)speakers_warm, METH_VARARGS, "_warm(p, loc): a converged Loc-RIB installed; None, or the index of an AS that disagrees"},
+    {"_set_flag", (PyCFunction)sp_set_flag, METH_VARARGS, "_set_flag(i, flag): one of FLAGS set for AS i, for the rest of the run"},
+    {"_warm", (PyCFunction)sp_warm, METH_VARARGS, "_warm(p, loc): a converged Loc-RIB installed; None, or the index of an AS that disagrees"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -481,7 +474,7 @@ static void sp_dealloc(Speakers *S)
     }
     if (S->held != NULL)
         for (int s = 0; s < S->slots; s++)
-            PyMem_Free(S->held[s].p);
+            column_free(&S->held[s].prefixes);
     if (S->out != NULL) {
         for (int p = 0; p < S->k; p++) {
             if (S->out[p].path != NULL)

@@ -4,40 +4,17 @@
 
 static PyObject *keep; /* the Python face's _keep: what an AS that keeps its UPDATEs heard */
 
-static PyObject *tuple_after(PyObject *head, PyObject *path) /* (head,) + path */
-{
-    Py_ssize_t len = PyTuple_GET_SIZE(path);
-    PyObject *t = PyTuple_New(len + 1);
-    if (t == NULL)
-        return NULL;
-    Py_INCREF(head);
-    PyTuple_SET_ITEM(t, 0, head);
-    for (Py_ssize_t k = 0; k < len; k++) {
-        Py_INCREF(PyTuple_GET_ITEM(path, k));
-        PyTuple_SET_ITEM(t, k + 1, PyTuple_GET_ITEM(path, k));
-    }
-    return t;
-}
-
 /* Every UPDATE AS i sends for prefix p at a warm start (bgpsim.sim.engine.warm) */
 static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyObject *rib_in)
 {
-    PyObject *path = PyTuple_GET_ITEM(e, 2), *pol = PyList_GET_ITEM(S->policy, i);
+    PyObject *path = PyTuple_GET_ITEM(e, 2);
     long first_hop = PyTuple_GET_SIZE(path) ? PyLong_AsLong(PyTuple_GET_ITEM(path, 0)) : -1;
-    long rel = PyLong_AsLong(PyTuple_GET_ITEM(e, 1));
     for (int slot = S->off[i]; slot < S->off[i + 1]; slot++) /* what it had sent before: forgotten */
         speakers_out_put(S, p, slot, Py_None);
     const int starts[4] = {S->off[i], S->peers_at[i], S->providers_at[i], S->off[i + 1]};
     int err = 0;
     for (int g = 0; g < 3 && !err; g++) {
-        int j_is = CUSTOMER + g, ok;
-        if (pol == Py_None) {
-            ok = rel <= CUSTOMER || j_is == CUSTOMER;
-        } else {
-            PyObject *x = PyObject_CallMethod(pol, "exports", "li", rel, j_is);
-            ok = x == NULL ? -1 : PyObject_IsTrue(x);
-            Py_XDECREF(x);
-        }
+        int ok = speakers_exports(S, i, e, CUSTOMER + g);
         if (ok <= 0) {
             err = ok < 0;
             continue;
@@ -47,25 +24,16 @@ static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyO
             if (j == first_hop || S->down[slot])
                 continue;
             speakers_out_put(S, p, slot, out);
-            PyObject *signed_ = Py_None;
-            Py_INCREF(signed_);
-            if (!NONE(S->crypto))
-                Py_SETREF(signed_, PyObject_CallMethod(S->crypto, "outgoing", "OOOO", (PyObject *)S, S->ints[p],
-                                                       S->ints[i], S->ints[j]));
+            PyObject *signed_ = speakers_signed(S, p, i, j);
             if (signed_ == NULL) {
                 err = 1;
                 break;
             }
-            PyObject *x = Py_None;
-            Py_INCREF(x);
-            if (!NONE(S->tap))
-                Py_SETREF(x, PyObject_CallMethod(S->tap, "sent", "diiiOO", 0.0, i, j, p, out, signed_));
-            if (x != NULL && (S->flags[j] & F_HEARS))
-                Py_SETREF(x, PyObject_CallMethodObjArgs((PyObject *)S, keep, S->ints[p], S->ints[i], S->ints[j],
-                                                        out, S->ints[rel_at], signed_,
-                                                        NULL));
-            PyObject *entry = x == NULL ? NULL : speakers_judge(S, i, j, p, out, rel_at, signed_, S->back[slot]);
-            Py_XDECREF(x);
+            int failed = speakers_tap(S, 0.0, i, j, p, out, signed_) < 0 ||
+                         ((S->flags[j] & F_HEARS) &&
+                          call_done(PyObject_CallMethodObjArgs((PyObject *)S, keep, S->ints[p], S->ints[i], S->ints[j],
+                                                               out, S->ints[rel_at], signed_, NULL)) < 0);
+            PyObject *entry = failed ? NULL : speakers_judge(S, i, j, p, out, rel_at, signed_, S->back[slot]);
             Py_DECREF(signed_);
             if (entry == NULL) {
                 err = 1;
@@ -85,22 +53,10 @@ static int warm_sends(Speakers *S, int i, int p, PyObject *e, PyObject *out, PyO
     return err ? -1 : 0;
 }
 
-PyObject *speakers_warm(Speakers *S, PyObject *args)
+PyObject *speakers_warm(Speakers *S, int p, PyObject *given)
 {
-    int p;
-    PyObject *given;
-    if (S->off == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "the speakers are not set up");
-        return NULL;
-    }
     if (keep == NULL && (keep = PyUnicode_InternFromString("_keep")) == NULL)
         return NULL;
-    if (!PyArg_ParseTuple(args, "iO!:_warm", &p, &PyList_Type, &given))
-        return NULL;
-    if (p < 0 || p >= S->k) {
-        PyErr_Format(PyExc_IndexError, "no prefix with index %d", p);
-        return NULL;
-    }
     int n = S->n;
     if (PyList_GET_SIZE(given) != n) {
         PyErr_SetString(PyExc_ValueError, "a warm start takes one Loc-RIB entry per AS");
@@ -119,7 +75,7 @@ PyObject *speakers_warm(Speakers *S, PyObject *args)
         PyObject *e = PyList_GET_ITEM(loc, i), *a = Py_None;
         if (e == Py_None) {
             Py_INCREF(a);
-        } else if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 3 || (a = tuple_after(S->ints[i], PyTuple_GET_ITEM(e, 2))) == NULL) {
+        } else if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 3 || (a = speakers_prefixed(S->ints[i], 1, PyTuple_GET_ITEM(e, 2))) == NULL) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_TypeError, "a Loc-RIB entry is (key, rel, path)");
             goto end;

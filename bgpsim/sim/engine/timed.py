@@ -99,20 +99,17 @@ class TimedEngine(Speakers):
         self.rovpp = {i for i, pol in (policies or {}).items() if getattr(pol, "blackholes", False)}
         self.top_rank = int(topo.ranks.max()) if self.rovpp else 0
         # withdrawals: ASes that send none; RoST adopters and their shared repository
-        self.suppressing: set[int] = set()
         for i, pol in (policies or {}).items():
             if getattr(pol, "suppresses_withdrawals", False):
                 self.suppress(i)
         rost = [i for i, pol in (policies or {}).items() if getattr(pol, "rost", False)]
         self.rost = Repository(self, rost) if rost else None
-        # ASes that keep whole what they hear (watch_rpki, ROV++, RoST) ...
-        self.revalidating: set[int] = set()
+        # ASes that keep whole what they hear (flag HEARS: ROV++, RoST, watch_rpki) ...
         self.heard: dict[tuple[int, int], dict] = {}  # ... (p, r) -> {s: (path, rel, signed)}
         self.views: list[Policy] = []
         for flag, ases in (("ROVPP", self.rovpp), ("ROST", rost), ("HEARS", self.rovpp | set(rost))):
             for i in ases:
-                self._set_flag(i, FLAGS[flag], True)
-        self.revalidating |= self.rovpp | set(rost)
+                self._set_flag(i, FLAGS[flag])
 
     @staticmethod
     def _sessions(topo, timing: Timing, seed: int) -> tuple:
@@ -156,18 +153,18 @@ class TimedEngine(Speakers):
         return None if pref is None else pol.key(rel, pref, len(path), s)
 
     def _hear(self, s: int, r: int, p: int, path, rel: int, signed):
-        """What r keeps of an UPDATE from s (RoST, ROV++, new VRPs); the path it goes on to judge."""
+        """What r, an AS that keeps what it hears (RoST, ROV++, new VRPs), keeps of an UPDATE from s;
+        the path it goes on to judge."""
         if self.rost is not None and r in self.rost.adopters:
             before = self.heard.get((p, r), {}).get(s)
             self.rost.heard(r, p, path, None if before is None else before[0])
             if path is not None and self.rost.covers(p, path, r):
                 path = None  # withdrawn, says the repository: what s sent before goes too
-        if r in self.revalidating:  # kept whole, for new VRPs (RFC 9324)
-            heard = self.heard.setdefault((p, r), {})
-            if path is None:
-                heard.pop(s, None)
-            else:
-                heard[s] = (path, rel, signed)
+        heard = self.heard.setdefault((p, r), {})  # kept whole, for new VRPs (RFC 9324)
+        if path is None:
+            heard.pop(s, None)
+        else:
+            heard[s] = (path, rel, signed)
         return path
 
     def _keep(self, p: int, s: int, r: int, path, rel: int, signed) -> None:
@@ -189,8 +186,7 @@ class TimedEngine(Speakers):
         neighbours send, the routes its policy drops included, to judge it again then. `views`: the
         policy under each ROA set of the run, told of every announcement as the deployed one is."""
         for i in adopters:
-            self._set_flag(i, FLAGS["HEARS"], True)
-        self.revalidating |= set(adopters)
+            self._set_flag(i, FLAGS["HEARS"])
         self.views = list(views)
 
     def revalidate(self, r: int, policy: Policy) -> None:
@@ -297,8 +293,7 @@ class TimedEngine(Speakers):
 
     def suppress(self, r: int) -> None:
         """r sends no withdrawals from now on."""
-        self.suppressing.add(r)
-        self._set_flag(r, FLAGS["SUPPRESS"], True)
+        self._set_flag(r, FLAGS["SUPPRESS"])
 
     def link_down(self, a: int, b: int) -> None:
         self.session(a, b)  # must be neighbours
