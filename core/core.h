@@ -122,5 +122,6 @@ extern PyMethodDef conflicts_methods[];
 extern PyMethodDef bzip2_methods[];
 extern PyMethodDef rtr_methods[];
 extern PyMethodDef steady_methods[];
+extern PyMethodDef cones_methods[];
 
 #endif

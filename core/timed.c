@@ -311,6 +311,8 @@ int speakers_install(Speakers *S, int r, int p, PyObject *entry)
     if (adv == NULL || speakers_set_cell(S->adv, p, r, adv) < 0)
         return -1;
     S->last_change = S->q->now;
+    if (speakers_fib_changed(S, r, p) < 0)
+        return -1;
     if (!NONE(S->on_change) && call_done(PyObject_CallFunctionObjArgs(S->on_change, S->ints[r], S->ints[p], NULL)) < 0)
         return -1;
     if (speakers_export(S, r, p) < 0)

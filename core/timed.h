@@ -28,6 +28,13 @@ typedef struct {
 } adj_rib_out;       /* one prefix's Adj-RIBs-Out, every AS's */
 
 typedef struct {
+    int32_t *covering; /* the prefixes covering the target, most specific first */
+    int count;
+    uint8_t *watched;  /* per prefix: one of them? */
+    int32_t *next_hop; /* per AS: where it sends packets for the target (timed_fib.c); NULL: not watched */
+} fib_watch;
+
+typedef struct {
     PyObject_HEAD
     int32_t n, k, slots, nints;
     /* AS i's sessions are the slots off[i] .. off[i + 1] - 1: its customers, then peers (from
@@ -46,7 +53,8 @@ typedef struct {
     int handler;
     PyObject *loc, *adv, *rib_in, *policy, *random;
     adj_rib_out *out; /* per prefix; its arrays made when it is first sent */
-    PyObject *on_change, *journal, *tap, *crypto, *withheld, *tagged;
+    PyObject *on_change, *on_next_hop, *journal, *tap, *crypto, *withheld, *tagged;
+    fib_watch fib;
     double mrai, jitter_lo, jitter_hi;
     int mrai_withdrawals, any_rovpp, any_rank;
     int proc_kind; /* 0 uniform(a, b), 1 constant a, 2 exponential of mean a */
@@ -93,5 +101,11 @@ int speakers_set_cell(PyObject *table, int p, int i, PyObject *v);  /* v: a new 
    whose route the Adj-RIBs-In do not hold */
 PyObject *speakers_warm(Speakers *S, int p, PyObject *given);
 int speakers_add_type(PyObject *module);
+
+/* timed_fib.c: each AS's next hop toward one target address, watched as its Loc-RIB changes */
+PyObject *speakers_watch_fib(Speakers *S, PyObject *args); /* watch_fib(covering) -> every AS's next hop */
+int speakers_fib_changed(Speakers *S, int r, int p);       /* r's Loc-RIB for p changed: on_next_hop if it moved */
+void speakers_fib_free(Speakers *S);
+int speakers_fib_names(void);
 
 #endif

@@ -389,6 +389,10 @@ static PyMethodDef sp_methods[] = {
     {"_set_prepend", (PyCFunction)sp_set_prepend, METH_VARARGS, "_set_prepend(r, j, times): r prepends its AS that many more times toward j"},
     {"_set_flag", (PyCFunction)sp_set_flag, METH_VARARGS, "_set_flag(i, flag): one of FLAGS set for AS i, for the rest of the run"},
     {"_warm", (PyCFunction)sp_warm, METH_VARARGS, "_warm(p, loc): a converged Loc-RIB installed; None, or the index of an AS that disagrees"},
+    {"watch_fib", (PyCFunction)speakers_watch_fib, METH_VARARGS,
+     "watch_fib(covering): every AS's next hop toward a target (-1 none or dropped, itself: it originates), the "
+     "longest match over `covering`, the prefixes covering the target, most specific first; from then on "
+     "on_next_hop(i, nh) each time one moves"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -399,6 +403,7 @@ static PyMemberDef sp_members[] = {
     {"rib_in", T_OBJECT, offsetof(Speakers, rib_in), READONLY, "per prefix, each AS's Adj-RIB-In: neighbour -> entry"},
     {"policy", T_OBJECT, offsetof(Speakers, policy), READONLY, "each AS's Policy, or None"},
     {"on_change", T_OBJECT, offsetof(Speakers, on_change), 0, "on_change(i, p): AS i's Loc-RIB for p changed"},
+    {"on_next_hop", T_OBJECT, offsetof(Speakers, on_next_hop), 0, "on_next_hop(i, nh): AS i's next hop moved (watch_fib)"},
     {"journal", T_OBJECT, offsetof(Speakers, journal), 0, "bgpsim.sim.journal.Journal, or None"},
     {"tap", T_OBJECT, offsetof(Speakers, tap), 0, "bgpsim.sim.wiretap.Wiretap, or None"},
     {"crypto", T_OBJECT, offsetof(Speakers, crypto), 0, "bgpsim.sim.crypto.CryptoLoop, or None"},
@@ -416,7 +421,7 @@ static PyObject *sp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     Speakers *S = (Speakers *)type->tp_alloc(type, 0);
     if (S == NULL)
         return NULL;
-    PyObject **none[] = {&S->on_change, &S->journal, &S->tap, &S->crypto};
+    PyObject **none[] = {&S->on_change, &S->on_next_hop, &S->journal, &S->tap, &S->crypto};
     for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
         Py_INCREF(Py_None);
         *none[k] = Py_None;
@@ -437,6 +442,7 @@ static int sp_traverse(Speakers *S, visitproc visit, void *arg)
     Py_VISIT(S->policy);
     Py_VISIT(S->random);
     Py_VISIT(S->on_change);
+    Py_VISIT(S->on_next_hop);
     Py_VISIT(S->journal);
     Py_VISIT(S->tap);
     Py_VISIT(S->crypto);
@@ -456,6 +462,7 @@ static int sp_clear(Speakers *S)
     Py_CLEAR(S->policy);
     Py_CLEAR(S->random);
     Py_CLEAR(S->on_change);
+    Py_CLEAR(S->on_next_hop);
     Py_CLEAR(S->journal);
     Py_CLEAR(S->tap);
     Py_CLEAR(S->crypto);
@@ -485,6 +492,7 @@ static void sp_dealloc(Speakers *S)
         }
         PyMem_Free(S->out);
     }
+    speakers_fib_free(S);
     void *arrays[] = {S->off, S->peers_at, S->providers_at, S->nbr, S->owner, S->back, S->rel_at, S->nbr_is,
                       S->delay, S->mrai_until, S->rank, S->prepend, S->down, S->held, S->busy, S->flags, S->ints};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
@@ -507,7 +515,7 @@ PyTypeObject SpeakersType = {
 
 int speakers_add_type(PyObject *module)
 {
-    if (speakers_names() < 0)
+    if (speakers_names() < 0 || speakers_fib_names() < 0)
         return -1;
     if (PyType_Ready(&SpeakersType) < 0)
         return -1;

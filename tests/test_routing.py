@@ -148,7 +148,41 @@ def test_withdrawals_are_not_held_by_mrai():
 
 
 def _forwarding(t, e, attacker, victim, covering=(SUB, P)):
-    return Forwarding(e.loc, list(covering), t.n, t.index[attacker], t.index[victim], [1.0] * t.n)
+    """The data plane toward a target in `covering`, told by the engine whenever a next hop moves."""
+    f = Forwarding(e.watch_fib(list(covering)), t.index[attacker], t.index[victim], [1.0] * t.n)
+    e.on_next_hop = lambda i, nh: f.update(i, nh, e.q.now)
+    return f
+
+
+def test_the_fib_tells_only_of_next_hops_that_move():
+    # 1 sells to 2, 2 to 3, which originates P. A more-specific from 3 changes every Loc-RIB for SUB
+    # but no next hop; withdrawing SUB then P leaves each AS without one, P's withdrawal alone moving them.
+    t = graph(p2c=[(1, 2), (2, 3)])
+    e, q = run(t, {3: ()})
+    i1, i2, i3 = t.index[1], t.index[2], t.index[3]
+    moved = []
+    nhs = e.watch_fib([SUB, P])
+    e.on_next_hop = lambda i, nh: moved.append((i, nh))
+    assert (nhs[i1], nhs[i2], nhs[i3]) == (i2, i3, i3)
+    q.at(1.0, e.originate, i3, SUB)
+    q.run()
+    assert path_asns(t, e, SUB, 1) == (1, 2, 3) and moved == []
+    q.at(q.now + 1, e.withdraw, i3, SUB)
+    q.run()
+    assert path_asns(t, e, SUB, 1) is None and moved == []
+    q.at(q.now + 1, e.withdraw, i3, P)
+    q.run()
+    assert sorted(moved) == sorted([(i1, -1), (i2, -1), (i3, -1)])
+    with pytest.raises(RuntimeError, match="watched already"):
+        e.watch_fib([P])
+
+
+def test_the_fib_wants_prefixes_the_engine_has():
+    t = graph(p2c=[(1, 2)])
+    e, _ = run(t, {2: ()})
+    with pytest.raises(IndexError, match="no prefix with index 9"):
+        e.watch_fib([P, 9])
+    assert e.watch_fib([P]) == [t.index[2], t.index[2]]
 
 
 def test_exact_prefix_hijack_splits_the_graph():
@@ -168,7 +202,6 @@ def test_subprefix_wins_in_the_data_plane_and_timeline_is_incremental():
     e.originate(i6, P)
     q.run()
     f = _forwarding(t, e, 7, 6)
-    e.on_change = lambda i, p: f.update(i, q.now)
     f.start(q.now)
     assert f.counts == [0, 5, 0, 0]
     q.at(5.0, e.originate, i7, SUB)
@@ -198,7 +231,6 @@ def test_route_leak_spreads_where_valley_free_is_broken():
     assert path_asns(t, e, P, P2) == (P2, T, P1, V)
     assert path_asns(t, e, P, Q) is None
     f = _forwarding(t, e, L, V, covering=(P,))
-    e.on_change = lambda i, p: f.update(i, q.now)
     q.at(1.0, e.start_leak, t.index[L])
     q.run()
     assert path_asns(t, e, P, P2) == (P2, L, P1, V)

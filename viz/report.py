@@ -225,9 +225,11 @@ def _coverage_html(shown: int, total: int, steady: bool = False) -> str:
 
 # ----------------------------------------------------------------------------------------------- page
 
-def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]], incident: str = "") -> str:
+def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]], incident: str = "",
+                  steps: str | None = None) -> str:
     """The report page as a string (see `write_report`); `incident`: the HTML of an incident's facts
-    and counterfactuals (bgpsim.viz.incident), placed under the summary."""
+    and counterfactuals (bgpsim.viz.incident), placed under the summary; `steps`: `steps_html(run)`,
+    when the caller worked it out already (while the figures were drawn)."""
     sc, topo = run.scenario, run.topology
     names = {r.asn: r.name for r in run.ases if r.name}
     numbers = [("ASes in the topology", count(topo.ases)), ("links between ASes", count(topo.links))]
@@ -241,7 +243,8 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
     numbers.append(("random seed", str(run.seed)))
     compare_heads, compare_rows = _compare_html(key_table(run))
     shown = select_rows(run.ases)
-    steps = steps_html(run)
+    if steps is None:
+        steps = steps_html(run)
     return _page().substitute(
         name=_e(sc.name or "Simulation report"),
         **{f"colour_{k}": _e(c) for k, c in COLOURS.items()},
@@ -267,11 +270,11 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
 
 
 def write_report(path: str | os.PathLike, run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]],
-                 incident: str = "") -> Path:
+                 incident: str = "", steps: str | None = None) -> Path:
     """Write one self-contained HTML report of `run` to `path` (via a temp file renamed into place).
 
     `figures` is a list of (caption, png_path), embedded as data URIs. The AS table lists `run.ases`
-    (at most MAX_TABLE_ROWS of them, see `select_rows`). `incident`: see `render_report`.
+    (at most MAX_TABLE_ROWS of them, see `select_rows`). `incident`, `steps`: see `render_report`.
     """
-    html = render_report(run, figures, incident)
+    html = render_report(run, figures, incident, steps)
     return write_atomic(path, html.encode("utf-8"))

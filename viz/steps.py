@@ -109,27 +109,37 @@ def _large(run, j, asns) -> dict:
     tier = _tiers(topo)
     out = np.asarray(j.start["outcome"], dtype=np.int8)
     events = j.outcomes
-    times = sorted({t for t, _, _ in events})
+    when = np.fromiter((t for t, _, _ in events), dtype=float, count=len(events))
+    who = np.fromiter((i for _, i, _ in events), dtype=np.intp, count=len(events))
+    what = np.fromiter((o for _, _, o in events), dtype=np.int8, count=len(events))
+    times = np.unique(when).tolist()
     if len(times) > MAX_STEPS:  # thin evenly by change count, keeping every mark's moment
         keep = {times[int(k)] for k in np.linspace(0, len(times) - 1, MAX_STEPS - len(run.marks))}
         keep |= {min((t for t in times if t >= m.time), default=times[-1]) for m in run.marks}
         times = sorted(keep)
     cones = topo.cone_sizes
-    top = [int(i) for i in np.argsort(-cones, kind="stable")[:TOP_TRANSIT]]
+    top = np.argsort(-cones, kind="stable")[:TOP_TRANSIT]
     adopters = set(run.adopters)
     weight = np.asarray(j.weight, dtype=float)
     counts, traffic, top_out = [], [], []
     cell = tier.astype(np.intp) * len(OUTCOMES)  # (tier, outcome) as one number, for bincount
+    ends = np.searchsorted(when, [0.0] + times, side="right")  # the events up to each moment
     e = 0
-    for t in [0.0] + times:
-        while e < len(events) and events[e][0] <= t:
-            out[events[e][1]] = events[e][2]
-            e += 1
+    for end in ends.tolist():
+        ids, codes = who[e:end][::-1], what[e:end][::-1]
+        ids, last = np.unique(ids, return_index=True)  # each AS's last change before the moment
+        codes = codes[last]
+        moved = bool(((out[ids] == 0) != (codes == 0)).any())  # to or from the attacker
+        out[ids] = codes
+        e = end
         counts.append(np.bincount(cell + out, minlength=3 * len(OUTCOMES)).reshape(3, len(OUTCOMES)).tolist())
-        hit = out == 0
-        w = np.bincount(tier[hit], weights=weight[hit], minlength=3)  # the traffic each tier sends to the attacker
-        traffic.append([round(float(x), 6) for x in w])
-        top_out.append([int(out[i]) for i in top])
+        if moved or not traffic:
+            hit = out == 0
+            w = np.bincount(tier[hit], weights=weight[hit], minlength=3)  # the traffic each tier sends to the attacker
+            row = [round(float(x), 6) for x in w]
+        traffic.append(row)
+        top_out.append(out[top].tolist())
+    top = top.tolist()
     return {
         "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
         "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts, "traffic": traffic,

@@ -41,7 +41,7 @@ class CollectorPeers:
     """Records the best-route changes of the collector peers (AS indices) as the timed engine runs.
 
     `simulate(..., observer=this)` calls `attach(engine)` before the first event: it sends each peer's
-    current routes (a warm start's) and chains the engine's `on_change`, which the data plane uses too."""
+    current routes (a warm start's) and chains the engine's `on_change`."""
 
     def __init__(self, peers: list[int]):
         self.peers = frozenset(peers)

@@ -1,10 +1,10 @@
 """Where each AS's packets to one target address go, kept up to date as routes change.
 
-Forwarding is by longest-prefix match over the prefixes that cover the target. Following next hops
-from an AS ends at the attacker AS ("attacker": its traffic is hijacked, intercepted or leaked
-through it), at the victim AS or another AS originating the prefix ("victim"), at an AS without a
-route ("disconnected"; also where a BLACKHOLE route, RFC 7999, discards it), or goes round a cycle
-("loop").
+Forwarding is by longest-prefix match over the prefixes that cover the target: the timed engine keeps
+each AS's next hop (`watch_fib`) and says when one moves. Following next hops from an AS ends at the
+attacker AS ("attacker": its traffic is hijacked, intercepted or leaked through it), at the victim AS
+or another AS originating the prefix ("victim"), at an AS without a route ("disconnected"; also where
+a BLACKHOLE route, RFC 7999, or a ROV++ blackhole discards it), or goes round a cycle ("loop").
 
 Next hops form a graph where every AS points to at most one other, so an AS's outcome is the outcome of
 its next hop. When AS i's next hop changes, only the ASes whose packets pass through i — its in-tree,
@@ -18,24 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine.blackholes import HOLE_KEPT
-from .policy import ORIGIN
-
 ATTACKER, VICTIM, DISCONNECTED, LOOP = 0, 1, 2, 3
 OUTCOMES = ("attacker", "victim", "disconnected", "loop")
 
 
 class Forwarding:
-    """`loc` is the engine's per-prefix Loc-RIB list; `covering` the indices of the prefixes that cover
-    the target, most specific first. `weights` (one per AS, any scale) weight the traffic of source
-    ASes; the attacker and the victim are not sources. `tagged`: the engine's communities, (prefix,
-    origin) -> name; a "blackhole" route discards traffic at the ASes that got it from the origin."""
+    """`next_hops`: each AS's next hop toward the target (-1: none, packets dropped; i itself: it
+    originates the prefix), as the engine's `watch_fib` gives them. `weights` (one per AS, any scale)
+    weight the traffic of source ASes; the attacker and the victim are not sources."""
 
-    def __init__(self, loc: list, covering: list[int], n: int, attacker: int | None, victim: int | None,
-                 weights: np.ndarray, snapshot_peak: bool = False, tagged: dict | None = None):
-        self.loc = loc
-        self.covering = covering
-        self.tagged = tagged if tagged is not None else {}
+    def __init__(self, next_hops: list[int], attacker: int | None, victim: int | None, weights: np.ndarray,
+                 snapshot_peak: bool = False):
+        n = len(next_hops)
         self.attacker = -1 if attacker is None else attacker
         self.victim = -1 if victim is None else victim
         src = np.ones(n, dtype=bool)
@@ -47,7 +41,7 @@ class Forwarding:
         w = np.where(src, np.asarray(weights, dtype=float), 0.0)
         total = w.sum()
         self.weight = (w / total if total > 0 else w).tolist()
-        self.nh = [self._next_hop(i) for i in range(n)]
+        self.nh = list(next_hops)
         self.children: list[set | None] = [None] * n
         for i, j in enumerate(self.nh):
             if j >= 0 and j != i and not self._terminal_as(i):
@@ -80,21 +74,6 @@ class Forwarding:
 
     def _terminal_as(self, i: int) -> bool:
         return i == self.attacker or i == self.victim
-
-    def _next_hop(self, i: int) -> int:
-        """-1: no route (or a BLACKHOLE route: packets dropped); i: originates the prefix; else the
-        neighbour packets go to."""
-        for p in self.covering:
-            e = self.loc[p][i]
-            if e is not None:
-                if e[0][1] >= HOLE_KEPT:  # a ROV++ blackhole: dropped here
-                    return -1
-                if e[1] == ORIGIN:
-                    return i
-                if self.tagged and e[2][0] == e[2][-1] and self.tagged.get((p, e[2][0])) == "blackhole":
-                    return -1
-                return e[2][0]
-        return -1
 
     def _terminal(self, i: int) -> int:
         """The outcome if packets stop at i, else -1."""
@@ -129,9 +108,8 @@ class Forwarding:
         for k in path:
             self.outcome[k] = out
 
-    def update(self, i: int, now: float) -> None:
-        """AS i's Loc-RIB for a covering prefix changed."""
-        nh = self._next_hop(i)
+    def update(self, i: int, nh: int, now: float) -> None:
+        """AS i's next hop moved to nh."""
         old = self.nh[i]
         if nh == old:
             return

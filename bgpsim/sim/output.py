@@ -25,67 +25,104 @@ def result_json(run: RunResult) -> str:
 def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None,
           command: str = "run") -> Path:
     """The run's files in `out`, an output of `command`; `incident`: the report's incident section
-    (HTML); `files`: more files to write there (name -> text)."""
-    from bgpsim.viz.outcome import outcome_figure
-    from bgpsim.viz.style import plural
-    from bgpsim.viz.timeline import timeline_figure, traffic_figure
-    from bgpsim.viz.topology import topology_figure
+    (HTML); `files`: more files to write there (name -> text). The figures are drawn in forked
+    processes, one each, while this one writes the data files and works out the report's steps: on
+    the whole graph the figures and the steps each take about a second."""
+    from bgpsim.base.pool import auto_workers, run_chunks
     from bgpsim.viz.report import write_report
+    from bgpsim.viz.steps import steps_html
 
     out, doc = Path(out), result_json(run)
     with staged(out, command) as tmp:
-        (tmp / "result.json").write_text(doc, encoding="utf-8")
-        with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(AsRow.COLUMNS)
-            w.writerows(a.row() for a in run.ases)
-        if run.router_keys is not None:  # under crypto: the keys the adopters verified with, to check captures
-            from datetime import datetime, timezone
+        figures, drawings = _figures(run, tmp)
+        steps = []
 
-            from bgpsim.rpki.vrps import Payloads, write_json
+        def data_files():
+            (tmp / "result.json").write_text(doc, encoding="utf-8")
+            _data_files(run, tmp, files or {})
+            steps.append(steps_html(run))
 
-            keys = write_json(Payloads(router_keys=run.router_keys), generated=datetime(2023, 11, 14, tzinfo=timezone.utc))
-            (tmp / "router-keys.json").write_text(keys, encoding="utf-8")
-        if run.signed_routes is not None:
-            with open(tmp / "bgpsec.csv", "w", newline="", encoding="utf-8") as f:
-                w = csv.writer(f, lineterminator="\n")
-                w.writerow(SignedRoute.COLUMNS)
-                w.writerows(r.row() for r in run.signed_routes)
-        with open(tmp / "timeline.csv", "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(TIMELINE_COLUMNS)
-            w.writerows([round(x, 6) for x in row] for row in run.timeline)
-        figures = []
-        end = run.converged_at
-        name = run.scenario.name
-        weighting = run.traffic.weighting
-        steady = run.engine == "steady"
-        if steady:
-            d = run.scenario.defence
-            under = f"{d.policy} deployed by {plural(d.adopters, 'AS', 'ASes')}" if d else "no defence"
-            outcome_figure(run.outcome, run.traffic, tmp / "outcome.png", title=f"{name}: converged state, {under}")
-            figures.append(("Where the traffic of every other AS goes once routing has converged.", tmp / "outcome.png"))
-        else:
-            timeline_figure(run.timeline, run.marks, tmp / "timeline.png", title=f"{name}: where traffic goes", end=end)
-            figures.append(("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.", tmp / "timeline.png"))
-            if weighting != "uniform":  # uniform, it would be the red line of the figure above again
-                traffic_figure(run.timeline, run.marks, weighting, tmp / "traffic.png", end=end)
-                figures.append((f"Share of traffic diverted to the attacker, each AS weighted by {weighting}.",
-                                tmp / "traffic.png"))
-        if run.topo.n <= MAX_DRAWN_ASES:
-            peak = None
-            if run.peak_outcomes is not None and run.peak.attacker > 0:
-                peak = (run.peak.at, run.peak_outcomes)
-            topology_figure(run.topo, run.outcomes, run.attacker, run.victim, tmp / "topology.png",
-                            title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak,
-                            adopters=run.adopters)
-            figures.append(("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
-                            + (" at the peak of the attack and" if peak else "")
-                            + (" once routing has converged." if steady else " at the end."), tmp / "topology.png"))
-        for name, text in (files or {}).items():
-            (tmp / name).write_text(text, encoding="utf-8")
-        write_report(tmp / "report.html", run, figures, incident)
+        if drawings:  # imported here once, not in each worker
+            import bgpsim.viz.canvas  # noqa: F401
+        run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None,
+                   auto_workers(len(drawings), needs_fork=True), meanwhile=data_files)
+        write_report(tmp / "report.html", run, figures, incident, steps=steps[0])
     return out
+
+
+def _data_files(run: RunResult, tmp: Path, files: dict[str, str]) -> None:
+    """ases.csv, timeline.csv, the crypto run's router keys and signed routes, and `files`."""
+    with open(tmp / "ases.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(AsRow.COLUMNS)
+        w.writerows(a.row() for a in run.ases)
+    if run.router_keys is not None:  # under crypto: the keys the adopters verified with, to check captures
+        from datetime import datetime, timezone
+
+        from bgpsim.rpki.vrps import Payloads, write_json
+
+        keys = write_json(Payloads(router_keys=run.router_keys), generated=datetime(2023, 11, 14, tzinfo=timezone.utc))
+        (tmp / "router-keys.json").write_text(keys, encoding="utf-8")
+    if run.signed_routes is not None:
+        with open(tmp / "bgpsec.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(SignedRoute.COLUMNS)
+            w.writerows(r.row() for r in run.signed_routes)
+    with open(tmp / "timeline.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(TIMELINE_COLUMNS)
+        w.writerows([round(x, 6) for x in row] for row in run.timeline)
+    for name, text in files.items():
+        (tmp / name).write_text(text, encoding="utf-8")
+
+
+def _figures(run: RunResult, tmp: Path) -> tuple[list[tuple[str, Path]], list[tuple]]:
+    """The report's figures, (caption, PNG path), and how to draw each: (module, function, args,
+    keywords), named so that a worker started by spawn finds them too."""
+    from bgpsim.viz.style import plural
+
+    figures, drawings = [], []
+
+    def figure(caption: str, path: Path, module: str, function: str, *args, **kw) -> None:
+        figures.append((caption, path))
+        drawings.append((f"bgpsim.viz.{module}", function, (*args, path), kw))
+
+    end = run.converged_at
+    name = run.scenario.name
+    weighting = run.traffic.weighting
+    steady = run.engine == "steady"
+    if steady:
+        d = run.scenario.defence
+        under = f"{d.policy} deployed by {plural(d.adopters, 'AS', 'ASes')}" if d else "no defence"
+        figure("Where the traffic of every other AS goes once routing has converged.", tmp / "outcome.png",
+               "outcome", "outcome_figure", run.outcome, run.traffic, title=f"{name}: converged state, {under}")
+    else:
+        figure("Share of ASes whose traffic to the target reaches the attacker or the victim, over simulated time.",
+               tmp / "timeline.png", "timeline", "timeline_figure", run.timeline, run.marks,
+               title=f"{name}: where traffic goes", end=end)
+        if weighting != "uniform":  # uniform, it would be the red line of the figure above again
+            figure(f"Share of traffic diverted to the attacker, each AS weighted by {weighting}.", tmp / "traffic.png",
+                   "timeline", "traffic_figure", run.timeline, run.marks, weighting, end=end)
+    if run.topo.n <= MAX_DRAWN_ASES:
+        peak = None
+        if run.peak_outcomes is not None and run.peak.attacker > 0:
+            peak = (run.peak.at, run.peak_outcomes)
+        figure("The topology, tier-1 at the top, each AS coloured by where its traffic goes"
+               + (" at the peak of the attack and" if peak else "")
+               + (" once routing has converged." if steady else " at the end."), tmp / "topology.png",
+               "topology", "topology_figure", run.topo, run.outcomes, run.attacker, run.victim,
+               title="Converged" if steady else f"At the end (t = {end:.1f} s)", peak=peak, adopters=run.adopters)
+    return figures, drawings
+
+
+def _draw(drawings: list[tuple], chunk: list[int]) -> list:
+    """Draw the figures `chunk` indexes (a job of `run_chunks`)."""
+    from importlib import import_module
+
+    for k in chunk:
+        module, function, args, kw = drawings[k]
+        getattr(import_module(module), function)(*args, **kw)
+    return []
 
 
 def _n(k: int, one: str, many: str = "") -> str:

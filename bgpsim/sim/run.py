@@ -86,10 +86,8 @@ def _simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
         warm_start(engine, p, entries)
     blackholes.hold(engine)
 
-    fwd = Forwarding(engine.loc, covering, topo.n, a, v, plan.weights, snapshot_peak=topo.n <= MAX_DRAWN_ASES,
-                     tagged=engine.tagged)
-    watched = set(covering)
-    engine.on_change = lambda i, p: fwd.update(i, q.now) if p in watched else None
+    fwd = Forwarding(engine.watch_fib(covering), a, v, plan.weights, snapshot_peak=topo.n <= MAX_DRAWN_ASES)
+    engine.on_next_hop = lambda i, nh: fwd.update(i, nh, q.now)
     fwd.start(0.0)
     journal = Journal(detailed=topo.n <= MAX_DRAWN_ASES, tapped=plan.tap or ())
     journal.begin(engine, fwd)
