@@ -47,6 +47,20 @@ static inline int column_reserve(column *c, Py_ssize_t more)
     return 0;
 }
 
+/* A column that stays small (a session's few held prefixes) starts at `cap` bytes, not 4096: a
+ * million of them would otherwise hold gigabytes. */
+static inline int column_start(column *c, Py_ssize_t cap)
+{
+    if (c->cap || c->failed)
+        return c->failed ? -1 : 0;
+    if ((c->data = PyMem_RawMalloc((size_t)cap)) == NULL) {
+        c->failed = 1;
+        return -1;
+    }
+    c->cap = cap;
+    return 0;
+}
+
 static inline int column_put(column *c, const void *p, Py_ssize_t n)
 {
     if (column_reserve(c, n) < 0)
