@@ -109,9 +109,8 @@ def _large(run, j, asns) -> dict:
     tier = _tiers(topo)
     out = np.asarray(j.start["outcome"], dtype=np.int8)
     events = j.outcomes
-    when = np.fromiter((t for t, _, _ in events), dtype=float, count=len(events))
-    who = np.fromiter((i for _, i, _ in events), dtype=np.intp, count=len(events))
-    what = np.fromiter((o for _, _, o in events), dtype=np.int8, count=len(events))
+    table = np.array(events, dtype=float).reshape(len(events), 3)  # (time, AS, outcome); the ints exact
+    when, who, what = table[:, 0], table[:, 1].astype(np.intp), table[:, 2].astype(np.int8)
     times = np.unique(when).tolist()
     if len(times) > MAX_STEPS:  # thin evenly by change count, keeping every mark's moment
         keep = {times[int(k)] for k in np.linspace(0, len(times) - 1, MAX_STEPS - len(run.marks))}
@@ -122,7 +121,8 @@ def _large(run, j, asns) -> dict:
     adopters = set(run.adopters)
     weight = np.asarray(j.weight, dtype=float)
     counts, traffic, top_out = [], [], []
-    cell = tier.astype(np.intp) * len(OUTCOMES)  # (tier, outcome) as one number, for bincount
+    cell = tier.astype(np.intp) * len(OUTCOMES)  # (tier, outcome) as one number
+    now = np.bincount(cell + out, minlength=3 * len(OUTCOMES))  # ASes per cell, kept up to date
     ends = np.searchsorted(when, [0.0] + times, side="right")  # the events up to each moment
     e = 0
     for end in ends.tolist():
@@ -130,9 +130,11 @@ def _large(run, j, asns) -> dict:
         ids, last = np.unique(ids, return_index=True)  # each AS's last change before the moment
         codes = codes[last]
         moved = bool(((out[ids] == 0) != (codes == 0)).any())  # to or from the attacker
+        np.subtract.at(now, cell[ids] + out[ids], 1)
+        np.add.at(now, cell[ids] + codes, 1)
         out[ids] = codes
         e = end
-        counts.append(np.bincount(cell + out, minlength=3 * len(OUTCOMES)).reshape(3, len(OUTCOMES)).tolist())
+        counts.append(now.reshape(3, len(OUTCOMES)).tolist())
         if moved or not traffic:
             hit = out == 0
             w = np.bincount(tier[hit], weights=weight[hit], minlength=3)  # the traffic each tier sends to the attacker

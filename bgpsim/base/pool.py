@@ -80,11 +80,12 @@ def _run_shared(fn: Callable, chunk: list):
 
 
 def run_chunks(fn: Callable[[Any, list], list], shared, jobs: list, on_result: Callable[[list], None],
-               workers: int = 1, client=None, meanwhile: Callable | None = None):
+               workers: int = 1, client=None, meanwhile: Callable | None = None, alongside: bool = False):
     """`fn(shared, chunk)` for chunks of `jobs` (fn importable by name): job by job in this process
     (workers 1), in `workers` processes, or on the Dask cluster of `client`; `on_result(list)` as each
     chunk is done. `meanwhile()` runs in this process once the chunks are handed out (first, when
-    there is no one to hand them to). Returns what `meanwhile` returned."""
+    there is no one to hand them to). With `alongside`, workers 1 is one worker process beside
+    `meanwhile`, and 0 this process. Returns what `meanwhile` returned."""
     other = None
     if client is not None:
         from distributed import as_completed as dask_completed
@@ -95,7 +96,7 @@ def run_chunks(fn: Callable[[Any, list], list], shared, jobs: list, on_result: C
         other = meanwhile() if meanwhile else None
         for fut in dask_completed(futures):
             on_result(fut.result())
-    elif workers > 1:
+    elif workers > 1 or (alongside and workers == 1):
         with process_pool(workers, initializer=_share, initargs=(shared,)) as pool:
             futures = [pool.submit(_run_shared, fn, c) for c in chunks(jobs, workers)]
             other = meanwhile() if meanwhile else None

@@ -25,10 +25,11 @@ def result_json(run: RunResult) -> str:
 def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None,
           command: str = "run") -> Path:
     """The run's files in `out`, an output of `command`; `incident`: the report's incident section
-    (HTML); `files`: more files to write there (name -> text). The figures are drawn in forked
-    processes, one each, while this one writes the data files and works out the report's steps: on
-    the whole graph the figures and the steps each take about a second."""
-    from bgpsim.base.pool import auto_workers, run_chunks
+    (HTML); `files`: more files to write there (name -> text). Where the platform forks and there
+    are CPUs to spare, the figures are drawn in forked processes, one each, while this one writes the
+    data files and works out the report's steps: on the whole graph the figures and the steps each
+    take about a second."""
+    from bgpsim.base.pool import can_fork, cpus, run_chunks
     from bgpsim.viz.report import write_report
     from bgpsim.viz.steps import steps_html
 
@@ -42,10 +43,11 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
             _data_files(run, tmp, files or {})
             steps.append(steps_html(run))
 
-        if drawings:  # imported here once, not in each worker
+        workers = min(len(drawings), cpus()) if can_fork() and cpus() > 1 else 0  # 0: all here, in turn
+        if workers > 1:  # matplotlib imported here once, not in each worker
             import bgpsim.viz.canvas  # noqa: F401
-        run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None,
-                   auto_workers(len(drawings), needs_fork=True), meanwhile=data_files)
+        run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None, workers, meanwhile=data_files,
+                   alongside=True)
         write_report(tmp / "report.html", run, figures, incident, steps=steps[0])
     return out
 
