@@ -149,6 +149,15 @@ PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int r
     if (contains(path, r))
         Py_RETURN_NONE; /* a loop */
     PyObject *pol = PyList_GET_ITEM(S->policy, r), *key;
+    int ranked = S->any_rank && rslot >= 0 && !isnan(S->rank[rslot]);
+    judged *last = NULL; /* the standard model's entry depends on the sender, the class and the path only */
+    if (pol == Py_None && !ranked && rel >= 0 && rel <= PROVIDER) {
+        last = &S->judged[(size_t)s * (PROVIDER + 1) + rel];
+        if (last->entry != NULL && last->path == path && last->p == p) {
+            Py_INCREF(last->entry);
+            return last->entry;
+        }
+    }
     if (pol != Py_None) {
         key = speakers_call(S, str_policy_key, "iiiOiO", s, r, p, path, rel, NONE(signed_) ? Py_None : signed_);
         if (key == NULL || key == Py_None)
@@ -175,7 +184,7 @@ PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int r
             PyTuple_SET_ITEM(key, k, fields[k]);
         }
     }
-    if (S->any_rank && rslot >= 0 && !isnan(S->rank[rslot])) { /* LOCAL_PREF replaces the relationship */
+    if (ranked) { /* LOCAL_PREF replaces the relationship */
         PyObject *rank = PyFloat_FromDouble(S->rank[rslot]);
         if (rank == NULL || PyTuple_GET_SIZE(key) < 1) {
             Py_XDECREF(rank);
@@ -207,6 +216,12 @@ PyObject *speakers_judge(Speakers *S, int s, int r, int p, PyObject *path, int r
     PyTuple_SET_ITEM(entry, 0, key);
     PyTuple_SET_ITEM(entry, 1, how);
     PyTuple_SET_ITEM(entry, 2, path);
+    if (last != NULL) { /* shared by the sender's other receivers of this class: tuples, read only */
+        Py_INCREF(entry);
+        Py_XSETREF(last->entry, entry);
+        last->path = path;
+        last->p = p;
+    }
     return entry;
 }
 

@@ -28,6 +28,12 @@ typedef struct {
 } adj_rib_out;       /* one prefix's Adj-RIBs-Out, every AS's */
 
 typedef struct {
+    PyObject *entry; /* owned: the Adj-RIB-In entry last made of a route from this AS, or NULL */
+    PyObject *path;  /* borrowed (the entry holds it): the path it was made of */
+    int32_t p;
+} judged;            /* per AS and class of receiver: what its UPDATE became in the standard model */
+
+typedef struct {
     int32_t *covering; /* the prefixes covering the target, most specific first */
     int count;
     uint8_t *watched;  /* per prefix: one of them? */
@@ -55,6 +61,7 @@ typedef struct {
     adj_rib_out *out; /* per prefix; its arrays made when it is first sent */
     PyObject *on_change, *on_next_hop, *journal, *tap, *crypto, *withheld, *tagged;
     fib_watch fib;
+    judged *judged; /* per AS, 4 classes: an UPDATE sent to many receivers of one class judged once */
     double mrai, jitter_lo, jitter_hi;
     int mrai_withdrawals, any_rovpp, any_rank;
     int proc_kind; /* 0 uniform(a, b), 1 constant a, 2 exponential of mean a */

@@ -130,10 +130,11 @@ static PyObject *sp_setup(Speakers *S, PyObject *args)
     S->held = PyMem_Calloc((size_t)slots + 1, sizeof(held_prefixes));
     S->busy = PyMem_Calloc((size_t)n + 1, 8);
     S->flags = PyMem_Calloc((size_t)n + 1, 1);
+    S->judged = PyMem_Calloc(((size_t)n + 1) * (PROVIDER + 1), sizeof(judged));
     S->ints = PyMem_Calloc((size_t)m + 1, sizeof(PyObject *));
     if (!S->off || !S->peers_at || !S->providers_at || !S->nbr || !S->owner || !S->back || !S->rel_at ||
         !S->nbr_is || !S->delay || !S->mrai_until || !S->rank || !S->prepend || !S->down || !S->held || !S->busy ||
-        !S->flags || !S->ints) {
+        !S->flags || !S->judged || !S->ints) {
         PyErr_NoMemory();
         goto done;
     }
@@ -468,6 +469,9 @@ static int sp_clear(Speakers *S)
     Py_CLEAR(S->crypto);
     Py_CLEAR(S->withheld);
     Py_CLEAR(S->tagged);
+    if (S->judged != NULL)
+        for (size_t k = 0; k < ((size_t)S->n + 1) * (PROVIDER + 1); k++)
+            Py_CLEAR(S->judged[k].entry);
     return 0;
 }
 
@@ -494,7 +498,7 @@ static void sp_dealloc(Speakers *S)
     }
     speakers_fib_free(S);
     void *arrays[] = {S->off, S->peers_at, S->providers_at, S->nbr, S->owner, S->back, S->rel_at, S->nbr_is,
-                      S->delay, S->mrai_until, S->rank, S->prepend, S->down, S->held, S->busy, S->flags, S->ints};
+                      S->delay, S->mrai_until, S->rank, S->prepend, S->down, S->held, S->busy, S->flags, S->judged, S->ints};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         PyMem_Free(arrays[k]);
     Py_TYPE(S)->tp_free((PyObject *)S);
