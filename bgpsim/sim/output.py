@@ -36,19 +36,18 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
     out, doc = Path(out), result_json(run)
     with staged(out, command) as tmp:
         figures, drawings = _figures(run, tmp)
-        steps = []
 
-        def data_files():
+        def data_files() -> str:  # and the report's steps
             (tmp / "result.json").write_text(doc, encoding="utf-8")
             _data_files(run, tmp, files or {})
-            steps.append(steps_html(run))
+            return steps_html(run)
 
         workers = min(len(drawings), cpus()) if can_fork() and cpus() > 1 else 0  # 0: all here, in turn
         if workers > 1:  # matplotlib imported here once, not in each worker
             import bgpsim.viz.canvas  # noqa: F401
-        run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None, workers, meanwhile=data_files,
-                   alongside=True)
-        write_report(tmp / "report.html", run, figures, incident, steps=steps[0])
+        steps = run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None, workers,
+                           meanwhile=data_files, alongside=True)
+        write_report(tmp / "report.html", run, figures, incident, steps=steps)
     return out
 
 
