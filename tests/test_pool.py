@@ -1,0 +1,32 @@
+"""bgpsim.base.pool.run_chunks: where the jobs run, beside `meanwhile` or after it."""
+
+import os
+
+import pytest
+
+from bgpsim.base.pool import can_fork, run_chunks
+
+
+def _pids(shared, chunk):
+    return [(k, shared, os.getpid()) for k in chunk]
+
+
+def _run(workers, alongside):
+    got = []
+    here = run_chunks(_pids, "x", [0, 1, 2], got.extend, workers, meanwhile=lambda: os.getpid(), alongside=alongside)
+    return here, sorted(got)
+
+
+def test_in_this_process_after_meanwhile():
+    for workers, alongside in ((1, False), (0, True)):
+        here, got = _run(workers, alongside)
+        assert here == os.getpid()
+        assert got == [(0, "x", here), (1, "x", here), (2, "x", here)]
+
+
+@pytest.mark.skipif(not can_fork(), reason="workers are forked where the platform can fork")
+def test_one_worker_beside_meanwhile():
+    here, got = _run(1, True)  # figures drawn while the data files are written: a pool of one
+    assert here == os.getpid()
+    assert [k for k, _, _ in got] == [0, 1, 2] and all(s == "x" for _, s, _ in got)
+    assert len({pid for _, _, pid in got}) == 1 and got[0][2] != here
