@@ -3,6 +3,7 @@
  * per AS, built bottom-up (customers before their providers) and freed once every provider has used
  * them. */
 #include "core.h"
+#include "rov.h" /* release() */
 
 /* customer_cones(start, cust, order, sizes): AS i's customers are cust[start[i]:start[i + 1]]
  * (int64); `order` (int64) lists every AS, each after its customers; sizes (int64, filled) gets each
@@ -90,12 +91,10 @@ static PyObject *customer_cones(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto fail;
     }
-    for (got = 0; got < 4; got++)
-        PyBuffer_Release(&v[got]);
+    release(v, got);
     Py_RETURN_NONE;
 fail:
-    while (got-- > 0)
-        PyBuffer_Release(&v[got]);
+    release(v, got);
     return NULL;
 }
 

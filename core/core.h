@@ -29,7 +29,7 @@ static inline int column_reserve(column *c, Py_ssize_t more)
         return -1;
     if (c->len + more <= c->cap)
         return 0;
-    Py_ssize_t cap = c->cap ? c->cap : 4096;
+    Py_ssize_t cap = c->cap ? c->cap : 16; /* small: a million columns of a few items (MRAI-held prefixes) */
     while (cap < c->len + more) {
         if (cap > PY_SSIZE_T_MAX / 2) {
             c->failed = 1;
@@ -43,20 +43,6 @@ static inline int column_reserve(column *c, Py_ssize_t more)
         return -1;
     }
     c->data = p;
-    c->cap = cap;
-    return 0;
-}
-
-/* A column that stays small (a session's few held prefixes) starts at `cap` bytes, not 4096: a
- * million of them would otherwise hold gigabytes. */
-static inline int column_start(column *c, Py_ssize_t cap)
-{
-    if (c->cap || c->failed)
-        return c->failed ? -1 : 0;
-    if ((c->data = PyMem_RawMalloc((size_t)cap)) == NULL) {
-        c->failed = 1;
-        return -1;
-    }
     c->cap = cap;
     return 0;
 }

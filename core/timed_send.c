@@ -179,8 +179,7 @@ static int offer(Speakers *S, int r, int slot, int p, PyObject *val)
             for (Py_ssize_t k = 0; k < h->prefixes.len / 4; k++)
                 if (ps[k] == p)
                     return 0;
-            if (column_start(&h->prefixes, 4 * sizeof(int32_t)) == 0)
-                COLUMN_PUT(&h->prefixes, int32_t, p);
+            COLUMN_PUT(&h->prefixes, int32_t, p);
             if (h->prefixes.failed) {
                 PyErr_NoMemory();
                 return -1;

@@ -117,7 +117,7 @@ def _large(run, j, asns) -> dict:
         keep |= {min((t for t in times if t >= m.time), default=times[-1]) for m in run.marks}
         times = sorted(keep)
     cones = topo.cone_sizes
-    top = np.argsort(-cones, kind="stable")[:TOP_TRANSIT]
+    top = np.argsort(-cones, kind="stable")[:TOP_TRANSIT].tolist()
     adopters = set(run.adopters)
     weight = np.asarray(j.weight, dtype=float)
     counts, traffic, top_out = [], [], []
@@ -141,7 +141,6 @@ def _large(run, j, asns) -> dict:
             row = [round(float(x), 6) for x in w]
         traffic.append(row)
         top_out.append(out[top].tolist())
-    top = top.tolist()
     return {
         "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
         "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts, "traffic": traffic,

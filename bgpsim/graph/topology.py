@@ -158,8 +158,8 @@ class Topology:
 
         customers = Adjacency(self.n, self.p2c[:, 0], self.p2c[:, 1])
         sizes = np.ones(self.n, dtype=np.int64)
-        order = np.argsort(self.ranks, kind="stable").astype(np.int64)
-        _core.customer_cones(customers.start.astype(np.int64), customers.to, order, sizes)
+        order = np.argsort(self.ranks, kind="stable").astype(np.int64, copy=False)
+        _core.customer_cones(customers.start.astype(np.int64, copy=False), customers.to, order, sizes)
         return sizes
 
     def label(self, asn: int) -> str:

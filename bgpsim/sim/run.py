@@ -105,7 +105,6 @@ def _simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
     asns = topo.asns.tolist()
     asn_text = [str(a) for a in asns]  # each AS's number and each prefix written once, not once per row
     prefix_text = [str(p) for p in prefixes]
-    index_of = [pid[p] for p in prefixes]  # prefixes hash slowly (ipaddress): looked up once each
     ases = []
     chosen: list[int | None] = []  # per AS, the prefix (index) whose route it uses for the target
     for i, asn in enumerate(asns):
@@ -114,8 +113,8 @@ def _simulate(plan: AttackPlan, progress=None, observer=None) -> RunResult:
             if engine.loc[c][i] is not None:
                 entry, k = engine.loc[c][i], c
                 break
-        chosen.append(None if k is None else index_of[k])
-        path = engine.adv[covering[0] if k is None else index_of[k]][i]
+        chosen.append(k)
+        path = engine.adv[covering[0] if k is None else k][i]
         ases.append(AsRow(
             asn, topo.names.get(asn, ""), topo.roles.get(asn, ""), OUTCOMES[fwd.outcome[i]],
             "" if fwd.attacker_at[i] is None else round(fwd.attacker_at[i], 6),
