@@ -14,13 +14,14 @@ from bgpsim.sim.result import (
     MAX_DRAWN_ASES, AsRow, AttackInfo, DefenceInfo, Mark, MitigationInfo, Peak, RunResult, ScenarioInfo, Shares,
     TimingInfo, TopologyInfo, Traffic,
 )
-from bgpsim.viz import timeaxis, topology
+from bgpsim.viz import layout as tiers, timeaxis
 from bgpsim.viz.outcome import outcome_figure
 from bgpsim.viz.report import render_report, select_rows, write_report
 from bgpsim.viz.story import summary_text
 from bgpsim.viz.timeaxis import bursts
 from bgpsim.viz.timeline import timeline_figure, timeline_plot, traffic_figure, traffic_plot
-from bgpsim.viz.topology import layout, row_captions, topology_figure, topology_plot
+from bgpsim.viz.layout import layout
+from bgpsim.viz.topology import row_captions, topology_figure, topology_plot
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -358,7 +359,7 @@ def test_topology_layout_tiers_and_crossings(topo):
     assert set(rows[0]) == {idx[10], idx[20]}
     assert set(rows[-1]) == {idx[1000], idx[2000], idx[3000]}
     assert all(0.0 < x < 1.0 for x, _ in pos.values())
-    assert topology._crossings(pos, topology._edges(topo)) == 0
+    assert tiers._crossings(pos, tiers._edges(topo)) == 0
 
 
 def test_barycentre_ordering_removes_avoidable_crossing(tmp_path):
@@ -367,10 +368,10 @@ def test_barycentre_ordering_removes_avoidable_crossing(tmp_path):
     p.write_text('name = "x"\n[[as]]\nasn = 1\ncustomers = [20]\n[[as]]\nasn = 2\ncustomers = [10]\n'
                  '[[as]]\nasn = 10\n[[as]]\nasn = 20\n', encoding="utf-8")
     t = read_toml(p)
-    naive = topology._positions(topology._rows(t))
-    assert topology._crossings(naive, topology._edges(t)) == 1
+    naive = tiers._positions(tiers._rows(t))
+    assert tiers._crossings(naive, tiers._edges(t)) == 1
     pos, _, _ = layout(t)
-    assert topology._crossings(pos, topology._edges(t)) == 0
+    assert tiers._crossings(pos, tiers._edges(t)) == 0
 
 
 def test_topology_figure_refuses_big_graphs(tmp_path):

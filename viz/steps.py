@@ -68,7 +68,7 @@ def _peak_and_end(run) -> str:
 
 
 def _graph(run, j, asns) -> dict:
-    from .topology import layout
+    from .layout import layout
 
     topo = run.topo
     pos, _, _ = layout(topo)

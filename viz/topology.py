@@ -1,16 +1,13 @@
-"""The picture of a small AS graph (`topology_figure`): each AS a dot coloured by where its traffic goes.
-
-Tiers top to bottom by customer-to-provider rank, so every provider sits above its customers; each
-row ordered by barycentre sweeps to cut link crossings, and rows wider than ROW_CAP staggered so the
-labels fit. Deterministic: ties are broken by ASN, so the same graph gives the same picture. Only
-graphs of at most MAX_DRAWN_ASES ASes are drawn (one limit shared with the run's peak snapshot).
+"""The picture of a small AS graph (`topology_figure`): each AS a dot coloured by where its traffic goes,
+placed by bgpsim.viz.layout (tiers by rank, rows ordered to cut crossings; the same graph gives the
+same picture). Only graphs of at most MAX_DRAWN_ASES ASes are drawn (one limit shared with the run's
+peak snapshot).
 """
 
 from __future__ import annotations
 
 import os
 import textwrap
-from itertools import combinations
 from pathlib import Path
 from typing import Mapping
 
@@ -22,6 +19,7 @@ from matplotlib.patches import FancyArrowPatch, Patch
 from bgpsim.sim.result import MAX_DRAWN_ASES
 
 from .canvas import UNDER_LABELS, save
+from .layout import ROW_CAP, _SUB_ROW, layout
 from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, plural, secs
 
 ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
@@ -30,123 +28,6 @@ _LABEL_BOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none"
 # an AS's labels, placed in points from its circle; out of the constrained layout, which measured them
 # to change nothing (the axes' limits hold them) at a third of the figure's time
 _ON_AS = dict(textcoords="offset points", annotation_clip=False, in_layout=False)
-
-
-# --------------------------------------------------------------------------------------------- layout
-
-def _rows(topo) -> list[list[int]]:
-    """AS indices grouped into rows, top row first.
-
-    Row = customer-to-provider rank (higher at the top). ASes without providers but with customers
-    (the tier-1 clique) are lifted to the top row, which keeps every provider above its customers.
-    """
-    rank = np.asarray(topo.ranks, dtype=np.int64).copy()
-    if topo.n and len(topo.p2c):
-        top = int(rank.max())
-        for i in range(topo.n):
-            if not topo.providers[i] and topo.customers[i]:
-                rank[i] = top
-    levels = sorted(set(rank.tolist()), reverse=True)
-    return [[i for i in range(topo.n) if rank[i] == lv] for lv in levels]
-
-
-def _edges(topo) -> list[tuple[int, int]]:
-    return [tuple(e) for e in topo.p2c.tolist()] + [tuple(e) for e in topo.p2p.tolist()]
-
-
-def _positions(rows: list[list[int]]) -> dict[int, tuple[float, float]]:
-    nrows = len(rows)
-    pos = {}
-    for r, row in enumerate(rows):
-        n = len(row)
-        for k, i in enumerate(row):
-            pos[i] = ((k + 0.5) / n, float(nrows - 1 - r))
-    return pos
-
-
-def _crossings(pos: Mapping[int, tuple[float, float]], edges: list[tuple[int, int]]) -> int:
-    """Edge crossings among straight links between different rows (same-row links are drawn as arcs)."""
-    segs = []
-    for a, b in edges:
-        (xa, ya), (xb, yb) = pos[a], pos[b]
-        if ya == yb:
-            continue
-        if ya < yb:
-            (xa, ya), (xb, yb), a, b = (xb, yb), (xa, ya), b, a
-        segs.append((a, b, xa, ya, xb, yb))
-    count = 0
-    for s, t in combinations(segs, 2):
-        if len({s[0], s[1], t[0], t[1]}) < 4:
-            continue  # links sharing an AS meet there, they do not cross
-        if _intersect(s[2:], t[2:]):
-            count += 1
-    return count
-
-
-def _intersect(p, q) -> bool:
-    (x1, y1, x2, y2), (x3, y3, x4, y4) = p, q
-
-    def orient(ax, ay, bx, by, cx, cy):
-        v = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-        return 0 if abs(v) < 1e-12 else (1 if v > 0 else -1)
-
-    o1, o2 = orient(x1, y1, x2, y2, x3, y3), orient(x1, y1, x2, y2, x4, y4)
-    o3, o4 = orient(x3, y3, x4, y4, x1, y1), orient(x3, y3, x4, y4, x2, y2)
-    return o1 * o2 < 0 and o3 * o4 < 0
-
-
-def _ordered_rows(topo, sweeps: int = 6) -> list[list[int]]:
-    """Rows (top first) with each row ordered by barycentre sweeps, keeping the ordering with the fewest
-    crossings. Deterministic (ties broken by ASN)."""
-    rows = _rows(topo)
-    edges = _edges(topo)
-    nbrs: list[list[int]] = [[] for _ in range(topo.n)]
-    for a, b in edges:
-        nbrs[a].append(b)
-        nbrs[b].append(a)
-    row_of = {i: r for r, row in enumerate(rows) for i in row}
-    pos = _positions(rows)
-    best = ([list(r) for r in rows], _crossings(pos, edges))
-    order = list(range(1, len(rows))) + list(range(len(rows) - 2, -1, -1))  # down, then up
-    for _ in range(sweeps):
-        if best[1] == 0:
-            break
-        for r in order:
-            row = rows[r]
-
-            def key(i, row=row, r=r):
-                xs = [pos[j][0] for j in nbrs[i] if row_of[j] != r]
-                return (sum(xs) / len(xs) if xs else pos[i][0], pos[i][0], int(topo.asns[i]))
-
-            rows[r] = sorted(row, key=key)
-            pos = _positions(rows)
-        c = _crossings(pos, edges)
-        if c < best[1]:
-            best = ([list(r) for r in rows], c)
-    return best[0]
-
-
-ROW_CAP = 14  # a row with more ASes is drawn as staggered sub-rows so the labels do not collide
-_SUB_ROW = 0.5  # vertical distance between sub-rows, in row units
-
-
-def layout(topo) -> tuple[dict[int, tuple[float, float]], list[list[int]], list[float]]:
-    """Positions for `topology_figure`: (index -> (x in 0..1, y in row units, top row highest), the
-    ordered rows, the y of each row's first sub-row). A row wider than ROW_CAP is split into k
-    interleaved sub-rows (AS j of the row goes to sub-row j mod k) that keep the row's left-to-right
-    order, so each sub-row has room for the labels."""
-    rows = _ordered_rows(topo)
-    pos: dict[int, tuple[float, float]] = {}
-    row_y: list[float] = []
-    y = 0.0
-    for row in rows:
-        n = len(row)
-        k = -(-n // ROW_CAP)
-        row_y.append(y)
-        for j, i in enumerate(row):
-            pos[i] = ((j + 0.5) / n, y - _SUB_ROW * (j % k))
-        y -= 1.0 + _SUB_ROW * (k - 1)
-    return pos, rows, row_y
 
 
 # ------------------------------------------------------------------------------------------- captions
