@@ -115,7 +115,7 @@ def test_a_leak_via_one_neighbour_and_an_optimizers_more_specific(tmp_path, engi
     def outcomes(name, extra):
         (tmp_path / f"{name}.toml").write_text(base.format(name=name) + extra)
         assert main(["run", str(tmp_path / f"{name}.toml"), "--engine", engine, "--out", str(tmp_path / name),
-                     "--quiet"]) == 0
+                     "--quiet", "--no-figures"]) == 0
         rows = (tmp_path / name / "ases.csv").read_text().splitlines()[1:]
         return {r.split(",")[0]: r.split(",")[3] for r in rows if r.split(",")[0] in ("3", "4", "8")}
 

@@ -23,7 +23,7 @@ def _topology(tmp_path, name: str, ases: dict[int, list[int]], peers: dict[int, 
 def _run(tmp_path, name: str, text: str, *flags: str) -> dict[str, tuple[str, str, str]]:
     """Run the scenario `text`; per AS: (outcome, prefix used, path)."""
     (tmp_path / f"{name}.toml").write_text(text)
-    assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet", *flags]) == 0
+    assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet", "--no-figures", *flags]) == 0
     rows = [r.split(",") for r in (tmp_path / name / "ases.csv").read_text().splitlines()[1:]]
     return {r[0]: (r[3], r[6], r[7]) for r in rows}
 

@@ -102,7 +102,7 @@ def test_the_same_seed_gives_the_same_result(tmp_path):
 
 def test_the_command_line_takes_crypto_and_adoption(tmp_path, capsys):
     status = main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
-                   "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--format", "json", "--quiet",
+                   "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--format", "json", "--quiet", "--no-figures",
                    "--out", str(tmp_path / "out")])
     assert status == 0
     doc = json.loads(capsys.readouterr().out)
@@ -120,7 +120,7 @@ def test_the_command_line_takes_crypto_and_adoption(tmp_path, capsys):
 def test_bad_crypto_options_are_one_line(tmp_path, capsys, args, expect):
     try:
         status = main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
-                       "--victim", "64510", "--quiet", "--out", str(tmp_path / "out"), *args])
+                       "--victim", "64510", "--quiet", "--no-figures", "--out", str(tmp_path / "out"), *args])
     except SystemExit as e:  # a usage error, from argparse
         status = e.code
     err = capsys.readouterr().err
@@ -137,7 +137,7 @@ def _teaching():
 def test_pcap_of_a_crypto_run_verifies_with_the_runs_keys(tmp_path, capsys):
     pcap = tmp_path / "sessions.pcap"
     assert main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
-                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--quiet",
+                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--quiet", "--no-figures",
                  "--out", str(tmp_path / "out"), "--pcap", str(pcap)]) == 0
     keys = json.loads((tmp_path / "out" / "router-keys.json").read_text())["bgpsec_keys"]
     assert 64510 in {k["asn"] for k in keys} and 64511 not in {k["asn"] for k in keys}  # the attacker adopts not
@@ -159,7 +159,7 @@ def test_pcap_without_crypto_holds_as_paths_tshark_reads(tmp_path):
 
     pcap = tmp_path / "sessions.pcap"
     assert main(["run", "--topology", str(_teaching()), "--attack", "subprefix", "--attacker", "64511",
-                 "--victim", "64510", "--quiet", "--out", str(tmp_path / "out"), "--pcap", str(pcap),
+                 "--victim", "64510", "--quiet", "--no-figures", "--out", str(tmp_path / "out"), "--pcap", str(pcap),
                  "--pcap-ases", "64510"]) == 0
     from bgpsim.capture import read_capture_routes
 
@@ -176,7 +176,7 @@ def test_pcap_without_crypto_holds_as_paths_tshark_reads(tmp_path):
 
 def test_pcap_needs_the_timed_engine(tmp_path, capsys):
     status = main(["run", "--topology", str(_teaching()), "--attack", "subprefix", "--attacker", "64511",
-                   "--victim", "64510", "--engine", "steady", "--quiet", "--out", str(tmp_path / "o"),
+                   "--victim", "64510", "--engine", "steady", "--quiet", "--no-figures", "--out", str(tmp_path / "o"),
                    "--pcap", str(tmp_path / "x.pcap")])
     assert status == 2 and "--pcap needs the timed engine" in capsys.readouterr().err
     assert not (tmp_path / "x.pcap").exists()
@@ -186,7 +186,7 @@ def test_the_report_says_what_the_signatures_said(tmp_path):
     import csv
 
     assert main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
-                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--quiet",
+                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--quiet", "--no-figures",
                  "--out", str(tmp_path / "c")]) == 0
     html = (tmp_path / "c" / "report.html").read_text()
     assert "BGPsec: what the signatures said" in html
@@ -198,6 +198,6 @@ def test_the_report_says_what_the_signatures_said(tmp_path):
     assert through and {(r["state"], r["reason"], r["failed_hop"]) for r in through} == {("not-valid", "no-key", "2")}
     # without real signatures: no BGPsec section, no bgpsec.csv, no router keys
     assert main(["run", "--topology", str(_teaching()), "--attack", "forged-origin", "--attacker", "64511",
-                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--quiet", "--out", str(tmp_path / "a")]) == 0
+                 "--victim", "64510", "--policy", "bgpsec", "--adoption", "1", "--quiet", "--no-figures", "--out", str(tmp_path / "a")]) == 0
     assert "BGPsec: what the signatures said" not in (tmp_path / "a" / "report.html").read_text()
     assert not (tmp_path / "a" / "bgpsec.csv").exists() and not (tmp_path / "a" / "router-keys.json").exists()

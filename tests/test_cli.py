@@ -61,6 +61,18 @@ def test_default_scenario_writes_every_output(default_run):
     assert header == ["time", "attacker", "victim", "disconnected", "loop", "diverted"]
 
 
+def test_no_figures_the_same_data_and_a_report_that_says_so(default_run, tmp_path):
+    assert main(["run", "--out", str(tmp_path / "plain"), "--quiet", "--no-figures"]) == 0
+    names = sorted(p.name for p in (tmp_path / "plain").iterdir())
+    assert names == [".bgpsim-output.json", "ases.csv", "report.html", "result.json", "timeline.csv"]
+    for name in ("ases.csv", "result.json", "timeline.csv"):
+        assert (tmp_path / "plain" / name).read_bytes() == (default_run / name).read_bytes(), name
+    html = (tmp_path / "plain" / "report.html").read_text()
+    assert "<img" not in html and "No figures: the command was run with <code>--no-figures</code>." in html
+    assert "<img" in (default_run / "report.html").read_text() and "No figures" not in (default_run / "report.html").read_text()
+    assert "Step through the run" in html
+
+
 def test_summary_and_json(tmp_path, capsys):
     code, out, err = run_cli(["--out", tmp_path / "a"], capsys)
     assert code == 0 and "teaching-subprefix" in out and "report:" in out and "diverted traffic" in out
@@ -84,7 +96,7 @@ def test_same_seed_same_bytes(tmp_path, capsys):
 
 @pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.toml")), ids=lambda p: p.stem)
 def test_every_bundled_scenario_runs(path, tmp_path, capsys):
-    code, out, err = run_cli([path, "--out", tmp_path / path.stem, "--quiet"], capsys)
+    code, out, err = run_cli([path, "--out", tmp_path / path.stem, "--quiet", "--no-figures"], capsys)
     assert code == 0, f"{path.name}: {err}"
 
 

@@ -242,7 +242,7 @@ def test_maxlen_on_the_2025_internet_graph(tmp_path):
         out = tmp_path / name
         assert main(["run", "--engine", "steady", "--topology", str(CAIDA_2025),
                      "--attack", "subprefix", "--attacker", "17557", "--victim", "43515", "--prefix", prefix,
-                     "--attack-prefix", attack_prefix, *policy, "--out", str(out), "--quiet"]) == 0
+                     "--attack-prefix", attack_prefix, *policy, "--out", str(out), "--quiet", "--no-figures"]) == 0
         return json.loads((out / "result.json").read_text())["outcome"]["attacker"]
 
     assert attacker_share("none", "1.2.0.0/24", "1.2.0.0/25") > 0.99
@@ -259,7 +259,7 @@ def test_maxlen_in_the_timed_teaching_scenario(tmp_path):
     from bgpsim.cli import main
 
     def result(name, *policy):
-        assert main(["run", "--out", str(tmp_path / name), "--quiet", *policy]) == 0
+        assert main(["run", "--out", str(tmp_path / name), "--quiet", "--no-figures", *policy]) == 0
         return json.loads((tmp_path / name / "result.json").read_text())
 
     plain = result("plain")
@@ -324,7 +324,7 @@ def test_max_prefix_on_the_timed_engine_closes_the_session_when_the_leak_arrives
         customers.setdefault(p, []).append(c)
         customers.setdefault(c, [])
     topo.write_text('name = "leak"\n' + "".join(f"[[as]]\nasn = {a}\ncustomers = {cs}\n" for a, cs in customers.items()))
-    common = ["--topology", str(topo), "--attack", "leak", "--attacker", "20", "--victim", "777", "--quiet"]
+    common = ["--topology", str(topo), "--attack", "leak", "--attacker", "20", "--victim", "777", "--quiet", "--no-figures"]
     assert main(["run", *common, "--out", str(tmp_path / "plain")]) == 0
     assert main(["run", *common, "--policy", "max-prefix", "--adopters", "30", "--max-prefix", "3",
                  "--out", str(tmp_path / "limited")]) == 0
@@ -351,7 +351,7 @@ def test_max_prefix_stops_a_full_table_leak_on_the_2025_internet_graph(tmp_path)
         out = tmp_path / name
         assert main(["run", "--engine", "steady", "--topology", str(CAIDA_2025),
                      "--attack", "leak", "--attacker", "396531", "--victim", "4130", *policy, "--out", str(out),
-                     "--quiet"]) == 0
+                     "--quiet", "--no-figures"]) == 0
         return json.loads((out / "result.json").read_text())["outcome"]["attacker"]
 
     without = leaked("none")
@@ -384,7 +384,7 @@ def test_the_bundled_filter_scenarios(tmp_path):
     scenarios = Path(__file__).resolve().parent.parent / "scenarios"
 
     def run(name):
-        assert main(["run", str(scenarios / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet"]) == 0
+        assert main(["run", str(scenarios / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet", "--no-figures"]) == 0
         timeline = [line.split(",") for line in (tmp_path / name / "timeline.csv").read_text().splitlines()[1:]]
         return json.loads((tmp_path / name / "result.json").read_text()), [[float(x) for x in row] for row in timeline]
 

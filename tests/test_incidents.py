@@ -155,8 +155,10 @@ def test_the_rows_say_what_they_are(tmp_path, capsys):
     in counterfactuals.csv, the report and the printed summary, says whether ROV is in it."""
     from bgpsim.sim.defences import includes_rov, label, says_rov
 
-    assert main(["incident", str(twitter_on_the_teaching_graph(tmp_path)), "--out", str(tmp_path / "mine")]) == 0
+    assert main(["incident", str(twitter_on_the_teaching_graph(tmp_path)), "--out", str(tmp_path / "mine"),
+                 "--no-figures"]) == 0
     printed = capsys.readouterr().out
+    assert not list((tmp_path / "mine").glob("*.png"))
     with open(tmp_path / "mine" / "counterfactuals.csv", newline="") as f:
         by = {(r["defence"], float(r["deployment"])): float(r["attacker"]) for r in csv.DictReader(f)}
     base = by[("none", 0.0)]

@@ -48,7 +48,7 @@ def alerts_of(broker: Broker, tmp_path: Path, scenario: str, *monitor_args) -> l
     monitor("0.5")  # the session, subscribed: from here the broker keeps what is published for it
     run = subprocess.run([sys.executable, "-m", "bgpsim", "run", str(SCENARIOS / f"{scenario}.toml"), "--publish",
                           broker.url("plain"), "--pace", "200", "--topic", topic, "--out", str(tmp_path / "run"),
-                          "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+                          "--quiet", "--no-figures"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr
     monitor("2")
     assert json.loads((tmp_path / "live" / "summary.json").read_text())["runs"] == 2

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def commands(inputs: Path) -> dict[str, list[str]]:
     """Each writing command, its output flag last (the target is appended)."""
     return {
-        "run": ["run", "--quiet", "--out"],
+        "run": ["run", "--quiet", "--no-figures", "--out"],
         "sweep": ["sweep", "--trials", "1", "--adoption", "0", "--quiet", "--out"],
         "routes": ["routes", "--workers", "1", "--quiet", "--out"],
         "validate": ["validate", str(inputs / "dump.txt"), "--vrps", str(inputs / "vrps.csv"), "--quiet", "--out"],

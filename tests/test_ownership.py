@@ -37,8 +37,9 @@ def inputs(cli_inputs) -> Path:
 def argv(command: str, inputs: Path) -> list[str]:
     """The command, its output flag last (the target is appended)."""
     return {
-        "run": ["run", str(ROOT / "scenarios" / "teaching-prefix-rov.toml"), "--engine", "steady", "--quiet", "--out"],
-        "incident": ["incident", str(inputs / "incident.toml"), "--quiet", "--out"],
+        "run": ["run", str(ROOT / "scenarios" / "teaching-prefix-rov.toml"), "--engine", "steady", "--quiet", "--no-figures",
+                "--out"],
+        "incident": ["incident", str(inputs / "incident.toml"), "--quiet", "--no-figures", "--out"],
         "sweep": ["sweep", "--trials", "1", "--adoption", "0", "--quiet", "--out"],
         "routes": ["routes", "--workers", "1", "--quiet", "--out"],
         "validate": ["validate", str(inputs / "dump.txt"), "--vrps", str(inputs / "vrps.csv"), "--quiet", "--out"],
@@ -102,7 +103,7 @@ def test_a_ca_repository_is_updated_by_rpki_ca_build_and_keeps_its_keys(inputs, 
 
 def file_argv(command: str, inputs: Path) -> list[str]:
     return {
-        "run --pcap": ["run", "--quiet", "--out", str(inputs / "pcap-run"), "--pcap"],
+        "run --pcap": ["run", "--quiet", "--no-figures", "--out", str(inputs / "pcap-run"), "--pcap"],
         "bgpsec sign": ["bgpsec", "sign", "--prefix", "192.0.2.0/24", "--path", "64496", "--target-as", "64500",
                         "--signing-keys", str(inputs / "repo" / ".keys"), "--out"],
         "rpki vrps": ["rpki", "vrps", "--vrps", str(inputs / "vrps.csv"), "--out"],

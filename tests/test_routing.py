@@ -276,7 +276,7 @@ def test_local_pref_set_on_a_session_ranks_its_routes(tmp_path, capsys):
 
     def paths(name, text):
         (tmp_path / f"{name}.toml").write_text(text)
-        assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet"]) == 0
+        assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet", "--no-figures"]) == 0
         rows = (tmp_path / name / "ases.csv").read_text().splitlines()[1:]
         return {r.split(",")[0]: r.split(",")[7] for r in rows}
 
@@ -307,7 +307,7 @@ def test_no_export_keeps_the_victims_answer_to_its_neighbours(tmp_path, communit
 
     def outcomes(name, text):
         (tmp_path / f"{name}.toml").write_text(text)
-        assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet"]) == 0
+        assert main(["run", str(tmp_path / f"{name}.toml"), "--out", str(tmp_path / name), "--quiet", "--no-figures"]) == 0
         return {r.split(",")[0]: r.split(",")[3] for r in (tmp_path / name / "ases.csv").read_text().splitlines()[1:]}
 
     o = outcomes("plain", base)

@@ -226,10 +226,11 @@ def _coverage_html(shown: int, total: int, steady: bool = False) -> str:
 # ----------------------------------------------------------------------------------------------- page
 
 def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]], incident: str = "",
-                  steps: str | None = None) -> str:
+                  steps: str | None = None, drawn: bool = True) -> str:
     """The report page as a string (see `write_report`); `incident`: the HTML of an incident's facts
     and counterfactuals (bgpsim.viz.incident), placed under the summary; `steps`: `steps_html(run)`,
-    when the caller worked it out already (while the figures were drawn)."""
+    when the caller worked it out already (while the figures were drawn); `drawn`: False when the
+    command was asked for no figures (--no-figures), which the page then says."""
     sc, topo = run.scenario, run.topology
     names = {r.asn: r.name for r in run.ases if r.name}
     numbers = [("ASes in the topology", count(topo.ases)), ("links between ASes", count(topo.links))]
@@ -259,7 +260,8 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
         numbers="".join(f'  <li><span class="value">{_e(v)}</span><span class="label">{_e(label)}</span></li>\n'
                         for label, v in numbers),
         details="".join(f"  <dt>{_e(term)}</dt><dd>{_e(value)}</dd>\n" for term, value in _details(run)),
-        figures=_figures_html(figures) + _no_picture_html(run, bool(steps)),
+        figures=(_figures_html(figures) + _no_picture_html(run, bool(steps)) if drawn else
+                 '<p class="note">No figures: the command was run with <code>--no-figures</code>.</p>\n'),
         bgpsec=bgpsec_html(run, _e),
         legend="".join(f'  <li><span class="swatch {k}"></span><strong>{k}</strong>: {_e(OUTCOME_LABELS[k])}</li>\n'
                        for k in COLOURS),
@@ -270,11 +272,12 @@ def render_report(run: RunResult, figures: Sequence[tuple[str, str | os.PathLike
 
 
 def write_report(path: str | os.PathLike, run: RunResult, figures: Sequence[tuple[str, str | os.PathLike]],
-                 incident: str = "", steps: str | None = None) -> Path:
+                 incident: str = "", steps: str | None = None, drawn: bool = True) -> Path:
     """Write one self-contained HTML report of `run` to `path` (via a temp file renamed into place).
 
     `figures` is a list of (caption, png_path), embedded as data URIs. The AS table lists `run.ases`
-    (at most MAX_TABLE_ROWS of them, see `select_rows`). `incident`, `steps`: see `render_report`.
+    (at most MAX_TABLE_ROWS of them, see `select_rows`). `incident`, `steps`, `drawn`: see
+    `render_report`.
     """
-    html = render_report(run, figures, incident, steps)
+    html = render_report(run, figures, incident, steps, drawn)
     return write_atomic(path, html.encode("utf-8"))

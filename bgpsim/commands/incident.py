@@ -57,6 +57,8 @@ def register(sub, parser_class) -> None:
     where.add_argument("--workers", type=count, metavar="N",
                        help="local processes for the counterfactual trials (default: one per CPU)")
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the counterfactual trials on a Dask cluster")
+    p.add_argument("--no-figures", action="store_true",
+                   help="write no PNG figures (the report says so): for scripts that read result.json and the CSV files")
     p.add_argument("--quiet", action="store_true", help="no progress, no summary; warnings and errors only")
     fmt = p.add_argument("--format", choices=("table", "json"), default="table",
                          help="what goes to stdout: table (default), or json: with --list one JSON object per "
@@ -90,7 +92,8 @@ def _replay(args, incident) -> int:
     client = connect(args.scheduler) if args.scheduler else None
     try:
         replay = Replay(incident, out, talk=not (args.quiet or args.format == "json"),
-                        workers=args.workers or auto_workers(needs_fork=True), client=client)
+                        workers=args.workers or auto_workers(needs_fork=True), client=client,
+                        figures=not args.no_figures)
         run, rows = replay.run()
     finally:
         if client is not None:

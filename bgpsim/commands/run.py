@@ -123,6 +123,9 @@ def register(sub, parser_class) -> None:
     common.add_argument("--until", type=seconds, metavar="SECONDS", help="stop the simulation at this time even if routing has not settled")
     common.add_argument("--out", metavar="DIR", help="output directory (default ./bgpsim-out/<scenario name>): new, empty, or an earlier "
                         "output of bgpsim, which is replaced; anything else is refused")
+    common.add_argument("--no-figures", action="store_true",
+                        help="write no PNG figures (the report says so): for scripts that read result.json and the CSV "
+                             "files; figures are most of a small graph's run time")
     common.add_argument("--quiet", action="store_true", help="no progress, no summary; warnings and errors only")
     fmt = common.add_argument("--format", choices=("table", "json"), default="table",
                               help="what goes to stdout: table, the summary (default), or json (result.json)")

@@ -78,7 +78,7 @@ class RunJob:
             finally:
                 self.progress.close()
             self.wall = time.perf_counter() - self.started
-            write(run, self.out)
+            write(run, self.out, figures=not opts.no_figures)
             if opts.pcap:
                 outdir.write_file(opts.pcap, run.wiretap.capture(), "pcap", "--pcap")
                 self.say(f"{run.wiretap.updates:,} UPDATEs on {len(run.wiretap.sessions)} sessions in {opts.pcap}")

@@ -246,14 +246,14 @@ class Replay:
     """`bgpsim incident NAME`: the incident replayed on the timed engine as written, and its
     counterfactuals on the converged state meanwhile (in `workers` processes, or on the Dask cluster
     of `client`), written to `out` (an output of `bgpsim incident`, checked when the replay is made,
-    before any work)."""
+    before any work), with its figures unless `figures` is False."""
 
-    def __init__(self, incident: Incident, out: Path, talk: bool, workers: int = 1, client=None):
+    def __init__(self, incident: Incident, out: Path, talk: bool, workers: int = 1, client=None, figures: bool = True):
         from bgpsim.base import outdir
 
         outdir.check(out, "incident")
         self.incident, self.out, self.talk = incident, out, talk
-        self.workers, self.client = workers, client
+        self.workers, self.client, self.figures = workers, client, figures
         self.wall = 0.0
 
     def run(self):
@@ -299,7 +299,7 @@ class Replay:
         w.writerow(Counterfactual.COLUMNS)
         w.writerows(r.row() for r in rows)
         section = incident_html(self.incident, rows, topo.name, run.traffic.weighting)
-        write(run, self.out, section, {"counterfactuals.csv": table.getvalue()}, "incident")
+        write(run, self.out, section, {"counterfactuals.csv": table.getvalue()}, "incident", self.figures)
         self.wall = time.perf_counter() - started
         return run, rows
 

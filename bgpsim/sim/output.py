@@ -23,9 +23,10 @@ def result_json(run: RunResult) -> str:
 
 
 def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None,
-          command: str = "run") -> Path:
+          command: str = "run", figures: bool = True) -> Path:
     """The run's files in `out`, an output of `command`; `incident`: the report's incident section
-    (HTML); `files`: more files to write there (name -> text). Where the platform forks and there
+    (HTML); `files`: more files to write there (name -> text); `figures`: False for no PNG (the
+    report says so), which is two thirds of a small run's time. Where the platform forks and there
     are CPUs to spare, the figures are drawn in forked processes, one each, while this one writes the
     data files and works out the report's steps: on the whole graph the figures and the steps each
     take about a second."""
@@ -35,7 +36,7 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
 
     out, doc = Path(out), result_json(run)
     with staged(out, command) as tmp:
-        figures, drawings = _figures(run, tmp)
+        pictures, drawings = _figures(run, tmp) if figures else ([], [])
 
         def data_files() -> str:  # and the report's steps
             (tmp / "result.json").write_text(doc, encoding="utf-8")
@@ -47,7 +48,7 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
             import bgpsim.viz.canvas  # noqa: F401
         steps = run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None, workers,
                            meanwhile=data_files, alongside=True)
-        write_report(tmp / "report.html", run, figures, incident, steps=steps)
+        write_report(tmp / "report.html", run, pictures, incident, steps=steps, drawn=figures)
     return out
 
 
