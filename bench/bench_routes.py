@@ -10,7 +10,13 @@ with an earlier, slower solver).
 --breakdown M times the steps (solver, centrality, copies, compression) on M consecutive
 origins in this process. Figures only; nothing is asserted.
 
-Usage: python bench/bench_routes.py [--workers 2] [--origins N] [--breakdown M] [--out DIR] [--keep]
+--dask N solves on a local Dask cluster of N worker processes instead (as `bgpsim routes
+--scheduler` does on a real one: each chunk's file comes back to be written here); --scheduler ADDR
+on a running cluster. Every run prints a digest of its files (summary.json without its seconds), so
+that a run on Dask and one on local processes can be seen to write the same bytes.
+
+Usage: python bench/bench_routes.py [--workers 2 | --dask N | --scheduler ADDR] [--origins N] [--breakdown M]
+       [--out DIR] [--keep]
 Full graph: python bench/bench_routes.py --workers 2   (the output, 1.8 GB, goes to a temporary
 directory removed at the end unless --out or --keep)
 """
@@ -30,6 +36,22 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 CAIDA = ROOT.parent / "shared" / "data" / "caida" / "20250901.as-rel2.txt.bz2"
 sys.path.insert(0, str(ROOT))
+
+
+def digest(out: Path) -> str:
+    """SHA-256 over every file's name and bytes, summary.json without its wall time."""
+    import hashlib
+    import json
+
+    h = hashlib.sha256()
+    for p in sorted(out.iterdir()):
+        data = p.read_bytes()
+        if p.name == "summary.json":
+            s = json.loads(data)
+            s.pop("seconds")
+            data = json.dumps(s, sort_keys=True).encode()
+        h.update(p.name.encode() + b"\0" + data)
+    return h.hexdigest()[:16]
 
 
 def du(path: Path) -> int:
@@ -98,6 +120,8 @@ def sample(topo, m: int) -> np.ndarray:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--dask", type=int, default=0, metavar="N", help="on a local Dask cluster of N worker processes")
+    ap.add_argument("--scheduler", help="on the Dask cluster at this address")
     ap.add_argument("--origins", type=int, default=0, help="route toward N origins only and extrapolate (0: all)")
     ap.add_argument("--breakdown", type=int, default=0, metavar="M", help="also time the steps on M origins")
     ap.add_argument("--topology", default=str(CAIDA))
@@ -133,16 +157,26 @@ def main() -> None:
             last[0] = now
             print(f"  {done:,}/{total:,} origins, {now - t1:.0f} s", file=sys.stderr, flush=True)
 
+    cluster = client = None
+    where = f"{args.workers} worker(s)"
+    if args.dask or args.scheduler:
+        import distributed
+
+        if args.dask:
+            cluster = distributed.LocalCluster(n_workers=args.dask, threads_per_worker=1, processes=True,
+                                               dashboard_address=None)
+        client = distributed.Client(cluster or args.scheduler)
+        where = f"Dask, {len(client.scheduler_info()['workers'])} worker(s)"
     try:
         t1 = time.perf_counter()
-        summary = compute_routes(topo, out, workers=args.workers, origins=origins, progress=progress)
+        summary = compute_routes(topo, out, workers=args.workers, origins=origins, progress=progress, client=client)
         wall = time.perf_counter() - t1
         size = du(out)
         rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rss_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         k = summary["origins_done"]
-        print(f"command: python bench/bench_routes.py --workers {args.workers}" + (f" --origins {args.origins}" if args.origins else ""))
-        print(f"origins routed     {k:,} of {n:,} with {args.workers} worker(s)")
+        print("command: python bench/bench_routes.py " + " ".join(sys.argv[1:]))
+        print(f"origins routed     {k:,} of {n:,} with {where}")
         print(f"wall time          {wall:.1f} s ({1e3 * wall / k:.2f} ms per origin overall)")
         print(f"peak RSS           {rss_self:.0f} MB this process, {rss_child:.0f} MB largest worker")
         print(f"output size        {size / 1e6:.1f} MB ({size / k / 1024:.1f} KiB per origin)")
@@ -155,7 +189,12 @@ def main() -> None:
         with open(out / "centrality.csv", encoding="utf-8") as f:
             top = [next(f) for _ in range(6)][1:]
         print("most central ASes (asn,transit_pairs,share): " + "; ".join(x.strip() for x in top))
+        print(f"files' digest      {digest(out)}")
     finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
         if scratch is not None and not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
     if args.keep or args.out:

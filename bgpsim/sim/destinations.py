@@ -45,12 +45,15 @@ every routed AS adds 1 to its next hop's count, then the parents, deepest first,
 to their own next hops.
 Workers (bgpsim.base.pool: forked where the platform can fork) get the topology once each,
 take chunks of origins, write their chunk files and send back their counts; sums of integers, so any
-number of workers writes the same bytes (only `seconds` in summary.json differs).
+number of workers writes the same bytes (only `seconds` in summary.json differs). On a Dask cluster
+(`client`) the topology is scattered to each worker once and each chunk's file comes back as bytes,
+written here: the workers need no file system in common with this process.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import ipaddress
 import json
 import time
@@ -183,10 +186,11 @@ def _descendants(nh: np.ndarray, length: np.ndarray, origin: int) -> np.ndarray:
     return desc
 
 
-def _write_chunk(path: Path, origin_asns: np.ndarray, nh: np.ndarray, rel: np.ndarray, level: int) -> None:
+def _write_chunk(path, origin_asns: np.ndarray, nh: np.ndarray, rel: np.ndarray, level: int) -> None:
     """One .npz of K origins, AS-major (see the module docstring); identical routes, identical bytes.
     Members are streamed into the zip (no copy of the arrays) with fixed times. It goes straight into
-    the staged output directory, which is dropped whole if the run fails."""
+    the staged output directory, which is dropped whole if the run fails, or (a Dask worker's) into
+    a BytesIO: both are seekable, so the zip is written the same way."""
     with zipfile.ZipFile(path, "w", allowZip64=True) as zf:
         for name, arr in (("origins", origin_asns.astype(np.uint32)), ("nh", nh), ("rel", rel)):
             info = zipfile.ZipInfo(name + ".npy", date_time=_ZIP_TIME)
@@ -224,6 +228,24 @@ def _run_chunk(job):
     return c, len(origins), nz, transit[nz], lengths, s.runs - runs
 
 
+def _dask_chunk(shared, job):
+    """One chunk on a Dask worker, which may be another machine: its file comes back as bytes for the
+    client to write. The solver (the plan and 50 MB of buffers) is made once per worker process and
+    kept for every chunk of the run."""
+    topo, level, chunk_size = shared
+    if _STATE.get("dask") is not shared:
+        _STATE.clear()
+        _STATE["dask"], _STATE["solver"] = shared, _Solver(topo, chunk_size)
+    c, origins, bases = job
+    s: _Solver = _STATE["solver"]
+    runs = s.runs
+    nh, rel, transit, lengths = s.chunk(origins, bases)
+    f = io.BytesIO()
+    _write_chunk(f, s.asn_ext[origins], nh, rel, level)
+    nz = np.flatnonzero(transit)
+    return f.getvalue(), (c, len(origins), nz, transit[nz], lengths, s.runs - runs)
+
+
 def _lean(topo: Topology) -> Topology:
     """The topology without its cached Python lists: what a worker needs, cheap to pickle."""
     t = Topology(asns=topo.asns, p2c=topo.p2c, p2p=topo.p2p, source=topo.source, name=topo.name)
@@ -233,11 +255,13 @@ def _lean(topo: Topology) -> Topology:
 
 def compute_routes(topo: Topology, out_dir, workers: int = 1, origins=None, progress=None, *,
                    chunk_size: int = CHUNK, level: int = LEVEL, start_method: str | None = None,
-                   derive: bool = True) -> dict:
+                   derive: bool = True, client=None) -> dict:
     """Every AS's route toward each origin (ASNs; default every AS), written to `out_dir`.
 
     workers > 1 splits the origins across processes (`start_method`: 'fork' where available, else
-    'spawn'); the files are the same bytes whatever the number of workers. `progress(done, total)`
+    'spawn'); `client`, a Dask client, across its cluster's workers instead, which send each chunk's
+    file back to be written here (no file system shared with them is needed). The files are the same
+    bytes whatever runs them. `progress(done, total)`
     is called after each chunk of `chunk_size` origins. `derive`: take the routes toward a
     single-homed AS from its provider's (see `single_homed`) instead of solving them again; the
     files are the same either way. Returns the summary (also written as summary.json).
@@ -272,7 +296,15 @@ def compute_routes(topo: Topology, out_dir, workers: int = 1, origins=None, prog
                 progress(done, total)
 
         nproc = min(workers, len(jobs))
-        if nproc <= 1:
+        if client is not None:
+            from distributed import as_completed as dask_completed
+
+            shared = client.scatter([(_lean(topo), level, chunk_size)], broadcast=True)[0]  # once per worker
+            for fut in dask_completed([client.submit(_dask_chunk, shared, job, pure=False) for job in jobs]):
+                data, res = fut.result()
+                (tmp / _chunk_name(res[0])).write_bytes(data)  # the staged directory: dropped whole on failure
+                collect(res)
+        elif nproc <= 1:
             _init_worker(topo, str(tmp), level, chunk_size)  # the topology's own cached plan
             try:
                 for job in jobs:
