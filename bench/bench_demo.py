@@ -5,8 +5,9 @@ As a command: --repeat runs of `python -m bgpsim run --out DIR` in a child proce
 peak RSS from wait4). In this process: the imports, the simulation, the figures (drawn in forked
 workers while the data files are written) and the report, timed where `bgpsim.sim.output.write`
 calls them. With --root, another checkout's code runs the
-command (before and after in one sitting, as bench/bench_incidents.py does). Figures only; nothing
-is asserted.
+command (before and after in one sitting, as bench/bench_incidents.py does). The same command with
+--no-figures runs in turn with each run (where the checkout has the option): what the figures cost.
+Figures only; nothing is asserted.
 Usage: python bench/bench_demo.py [--repeat N] [--root DIR]
 """
 
@@ -25,9 +26,9 @@ from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
 HERE = Path(__file__).resolve().parent.parent
 
 
-def command(root: Path, out: Path) -> tuple[float, float]:
+def command(root: Path, out: Path, *more: str) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one `bgpsim run`."""
-    wall, _, rss = timed([sys.executable, "-m", "bgpsim", "run", "--out", str(out), "--quiet"],
+    wall, _, rss = timed([sys.executable, "-m", "bgpsim", "run", "--out", str(out), "--quiet", *more],
                          {**os.environ, "PYTHONPATH": str(root)}, root)
     return wall, rss
 
@@ -70,10 +71,17 @@ def main() -> None:
     args = ap.parse_args()
     root = args.root.resolve()
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [command(root, Path(tmp) / f"run-{k}") for k in range(args.repeat)]
-        walls = [w for w, _ in runs]
-        print(f"bgpsim run ({root}): median {statistics.median(walls):.2f} s wall, min {min(walls):.2f}, "
-              f"max {max(walls):.2f} over {len(walls)}; peak RSS {max(r for _, r in runs):.0f} MB")
+        bare = "--no-figures" in (root / "bgpsim" / "commands" / "run.py").read_text()
+        runs, plain = [], []
+        for k in range(args.repeat):
+            runs.append(command(root, Path(tmp) / f"run-{k}"))
+            if bare:
+                plain.append(command(root, Path(tmp) / f"plain-{k}", "--no-figures"))
+        for what, rs in (("bgpsim run", runs), ("bgpsim run --no-figures", plain)):
+            if rs:
+                walls = [w for w, _ in rs]
+                print(f"{what} ({root}): median {statistics.median(walls):.2f} s wall, min {min(walls):.2f}, "
+                      f"max {max(walls):.2f} over {len(walls)}; peak RSS {max(r for _, r in rs):.0f} MB")
         if root == HERE:
             sys.path.insert(0, str(HERE))
             for name, secs in pieces(Path(tmp) / "pieces").items():
