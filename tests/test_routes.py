@@ -181,8 +181,8 @@ def test_workers_and_derivation_give_the_same_bytes(tmp_path):
 
 def test_a_dask_cluster_writes_what_one_machine_writes(tmp_path, capsys):
     """`bgpsim routes --scheduler` on a local Dask cluster: its workers send the chunks back to be
-    written, and the files are those of one process; an unreachable scheduler is one line, before any
-    work and with no output."""
+    written, and the files are those of one process, also where a worker runs two chunks at once; an
+    unreachable scheduler is one line, before any work and with no output."""
     distributed = pytest.importorskip("distributed", reason="needs the pip package distributed (Dask)")
     from bgpsim.cli import main
 
@@ -195,7 +195,8 @@ def test_a_dask_cluster_writes_what_one_machine_writes(tmp_path, capsys):
     assert len(err) == 1 and "--scheduler tcp://127.0.0.1:9" in err[0] and not (tmp_path / "never").exists()
     big = internet_like(300, 5)  # more chunks than workers, on a graph with derived origins
     compute_routes(big, tmp_path / "big-one", chunk_size=16)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    # one worker of two threads: two chunks at once in one process, each on its own solver
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             compute_routes(big, tmp_path / "big-dask", chunk_size=16, client=client)
     _same_files(tmp_path / "big-one", tmp_path / "big-dask")

@@ -34,11 +34,11 @@ def cmd_routes(args) -> int:
     from bgpsim.sim.destinations import compute_routes
 
     outdir.check(args.out, "routes")
-    topo = topology(args.topology)
-    client = connect(args.scheduler) if args.scheduler else None  # before the work: an unreachable one is one line
+    client = connect(args.scheduler) if args.scheduler else None  # before any work: an unreachable one is one line
     bar = Bar(not args.quiet and sys.stderr.isatty(), "origin")
     started = time.perf_counter()
     try:
+        topo = topology(args.topology)
         summary = compute_routes(topo, Path(args.out), workers=args.workers or auto_workers(), progress=bar,
                                  client=client)
     finally:

@@ -56,6 +56,7 @@ import csv
 import io
 import ipaddress
 import json
+import threading
 import time
 import zipfile
 from dataclasses import dataclass
@@ -228,16 +229,18 @@ def _run_chunk(job):
     return c, len(origins), nz, transit[nz], lengths, s.runs - runs
 
 
+_THREAD = threading.local()  # on a Dask worker: each thread's solver (a worker may run several chunks at once)
+
+
 def _dask_chunk(shared, job):
     """One chunk on a Dask worker, which may be another machine: its file comes back as bytes for the
-    client to write. The solver (the plan and 50 MB of buffers) is made once per worker process and
-    kept for every chunk of the run."""
+    client to write. The solver (the plan and 50 MB of buffers, reused by each chunk) is made once per
+    worker thread and kept for every chunk of the run."""
     topo, level, chunk_size = shared
-    if _STATE.get("dask") is not shared:
-        _STATE.clear()
-        _STATE["dask"], _STATE["solver"] = shared, _Solver(topo, chunk_size)
+    if getattr(_THREAD, "shared", None) is not shared:
+        _THREAD.shared, _THREAD.solver = shared, _Solver(topo, chunk_size)
     c, origins, bases = job
-    s: _Solver = _STATE["solver"]
+    s: _Solver = _THREAD.solver
     runs = s.runs
     nh, rel, transit, lengths = s.chunk(origins, bases)
     f = io.BytesIO()

@@ -26,7 +26,7 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
           command: str = "run", figures: bool = True) -> Path:
     """The run's files in `out`, an output of `command`; `incident`: the report's incident section
     (HTML); `files`: more files to write there (name -> text); `figures`: False for no PNG (the
-    report says so), which is two thirds of a small run's time. Where the platform forks and there
+    report says so): on a small graph they are most of a run's time. Where the platform forks and there
     are CPUs to spare, the figures are drawn in forked processes, one each, while this one writes the
     data files and works out the report's steps: on the whole graph the figures and the steps each
     take about a second."""
