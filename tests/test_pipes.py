@@ -36,7 +36,7 @@ CASES = {
     "sweep": (["sweep", "--trials", "2", "--adoption", "0,50%", "--out", "{out}"], False, ""),
     "sweep-json": (["sweep", "--trials", "2", "--adoption", "0,50%", "--format", "json", "--out", "{out}"], False, ""),
     "run-timed": (["run", "--out", "{out}"], False, ""),
-    "run-steady-json": (["run", LEAK, "--engine", "steady", "--format", "json", "--out", "{out}"], False, ""),
+    "run-steady-json": (["run", LEAK, "--engine", "steady", "--format", "json", "--no-figures", "--out", "{out}"], False, ""),
     "routes-workers": (["routes", "--workers", "2", "--out", "{out}"], False, ""),
     "rpki-ca-build": (["rpki", "ca", "build", "{d}/spec.toml", "--now", "2026-03-01T12:00:00", "--out", "{out}"],
                       False, ""),
