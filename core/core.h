@@ -123,5 +123,6 @@ extern PyMethodDef bzip2_methods[];
 extern PyMethodDef rtr_methods[];
 extern PyMethodDef steady_methods[];
 extern PyMethodDef cones_methods[];
+extern PyMethodDef moments_methods[];
 
 #endif

@@ -39,6 +39,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rtr_methods, &n);
     join(steady_methods, &n);
     join(cones_methods, &n);
+    join(moments_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0 || ris_reader_add_type(m) < 0 ||

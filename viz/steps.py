@@ -20,6 +20,7 @@ from importlib.resources import files
 
 import numpy as np
 
+from bgpsim import _core
 from bgpsim.sim.result import MAX_DRAWN_ASES, Shares
 
 from .style import COLOURS, escape, plural, secs
@@ -120,34 +121,29 @@ def _large(run, j, asns) -> dict:
     top = np.argsort(-cones, kind="stable")[:TOP_TRANSIT].tolist()
     adopters = set(run.adopters)
     weight = np.asarray(j.weight, dtype=float)
-    counts, traffic, top_out = [], [], []
     cell = tier.astype(np.intp) * len(OUTCOMES)  # (tier, outcome) as one number
     now = np.bincount(cell + out, minlength=3 * len(OUTCOMES))  # ASes per cell, kept up to date
     ends = np.searchsorted(when, [0.0] + times, side="right")  # the events up to each moment
-    e = 0
-    for end in ends.tolist():
-        ids, codes = who[e:end][::-1], what[e:end][::-1]
-        ids, last = np.unique(ids, return_index=True)  # each AS's last change before the moment
-        codes = codes[last]
-        moved = bool(((out[ids] == 0) != (codes == 0)).any())  # to or from the attacker
-        np.subtract.at(now, cell[ids] + out[ids], 1)
-        np.add.at(now, cell[ids] + codes, 1)
-        out[ids] = codes
-        e = end
-        counts.append(now.reshape(3, len(OUTCOMES)).tolist())
-        if moved or not traffic:
-            hit = out == 0
-            w = np.bincount(tier[hit], weights=weight[hit], minlength=3)  # the traffic each tier sends to the attacker
-            row = [round(float(x), 6) for x in w]
+    k = len(ends)
+    counts = np.empty((k, 3, len(OUTCOMES)), dtype=np.int64)
+    sums, fresh = np.empty((k, 3)), np.empty(k, dtype=np.uint8)  # the traffic each tier sends to the attacker
+    top_at = np.asarray(top, dtype=np.int64)
+    top_out = np.empty((k, len(top)), dtype=np.int8)
+    _core.journal_moments(np.ascontiguousarray(who, dtype=np.int64), np.ascontiguousarray(what), ends.astype(np.int64),
+                          tier, weight, out, top_at, now.astype(np.int64), counts.reshape(-1), sums.reshape(-1), fresh,
+                          top_out.reshape(-1))
+    traffic, row = [], None
+    for s, new in zip(sums.tolist(), fresh.tolist()):
+        if new:  # summed again after this moment (someone moved to or from the attacker)
+            row = [round(x, 6) for x in s]
         traffic.append(row)
-        top_out.append(out[top].tolist())
     return {
         "steps": [0.0] + [round(t, 6) for t in times], "tiers": ["top (no provider)", "transit", "stub"],
-        "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts, "traffic": traffic,
+        "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts.tolist(), "traffic": traffic,
         "tier_traffic": [round(float(weight[tier == r].sum()), 6) for r in range(3)],
         "top": [{"asn": asns[i], "name": topo.names.get(asns[i], ""), "cone": int(cones[i]), "adopter": asns[i] in adopters}
                 for i in top],
-        "top_outcome": top_out,
+        "top_outcome": top_out.tolist(),
         # every AS: ASN, outcome code at the end, first time at the attacker, last change ("" never), adopts
         "table": [[a.asn, OUTCOMES.index(a.outcome), a.attacker_at, a.switched_at, int(a.asn in adopters)]
                   for a in run.ases],
