@@ -106,7 +106,7 @@ def _ordered_rows(topo, sweeps: int = 6) -> list[list[int]]:
 
 
 ROW_CAP = 14  # a row with more ASes is drawn as staggered sub-rows so the labels do not collide
-_SUB_ROW = 0.5  # vertical distance between sub-rows, in row units
+SUB_ROW = 0.5  # vertical distance between sub-rows, in row units
 
 
 def layout(topo) -> tuple[dict[int, tuple[float, float]], list[list[int]], list[float]]:
@@ -123,6 +123,6 @@ def layout(topo) -> tuple[dict[int, tuple[float, float]], list[list[int]], list[
         k = -(-n // ROW_CAP)
         row_y.append(y)
         for j, i in enumerate(row):
-            pos[i] = ((j + 0.5) / n, y - _SUB_ROW * (j % k))
-        y -= 1.0 + _SUB_ROW * (k - 1)
+            pos[i] = ((j + 0.5) / n, y - SUB_ROW * (j % k))
+        y -= 1.0 + SUB_ROW * (k - 1)
     return pos, rows, row_y

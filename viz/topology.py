@@ -19,7 +19,7 @@ from matplotlib.patches import FancyArrowPatch, Patch
 from bgpsim.sim.result import MAX_DRAWN_ASES
 
 from .canvas import UNDER_LABELS, save
-from .layout import ROW_CAP, _SUB_ROW, layout
+from .layout import ROW_CAP, SUB_ROW, layout
 from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, plural, secs
 
 ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
@@ -171,7 +171,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
     ax.set_ylim(y_lo, y_hi)
     for r, caption in enumerate(captions):
         k = -(-len(rows[r]) // ROW_CAP)
-        ax.text(-0.025, row_y[r] - _SUB_ROW * (k - 1) / 2, caption, ha="right", va="center", fontsize=8.5,
+        ax.text(-0.025, row_y[r] - SUB_ROW * (k - 1) / 2, caption, ha="right", va="center", fontsize=8.5,
                 color="#666666", style="italic")
 
 
