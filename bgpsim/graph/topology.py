@@ -13,7 +13,6 @@ Both refuse self-links, conflicting duplicate links and provider-customer cycles
 from __future__ import annotations
 
 import lzma
-import re
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -260,8 +259,7 @@ def _parse_asn(text: bytes) -> int:
     return asn
 
 
-_SOURCE_CHARS = bytes(range(65, 91)) + bytes(range(97, 123)) + b"_,"  # serial-2's "|bgp,mlp"
-_SOURCE_NOT_LAST = re.compile(rb"[A-Za-z_,][^\n|]*\|")  # such characters before a '|': not the source field
+_SOURCES = (b"|bgp,mlp\n", b"|bgp\n", b"|mlp\n")  # serial-2's fourth field, as CAIDA writes it
 _NUMERIC = b"0123456789|-\n"
 
 
@@ -277,9 +275,8 @@ def _read_fast(data: bytes, src: str, name: str) -> Topology | None:
     body = data[head:]
     if body and not body.endswith(b"\n"):
         body += b"\n"
-    if _SOURCE_NOT_LAST.search(body):
-        return None
-    body = body.translate(None, _SOURCE_CHARS).replace(b"|\n", b"\n")
+    for source in _SOURCES:  # (another source, anywhere, leaves a letter: the line-by-line reader then)
+        body = body.replace(source, b"\n")
     if body.translate(None, _NUMERIC):  # anything but digits, '|', '-' and newlines
         return None
     lines = body.count(b"\n")
@@ -380,12 +377,19 @@ def read_caida(path: str | Path) -> Topology:
 def _build(p2c_asn, p2p_asn, source, p2c_lines=None, **extra) -> Topology:
     pc = np.array(p2c_asn, dtype=np.int64).reshape(-1, 2)
     pp = np.array(p2p_asn, dtype=np.int64).reshape(-1, 2)
-    every = np.sort(np.concatenate([pc.ravel(), pp.ravel(), np.array(extra.pop("lonely", []), dtype=np.int64)]))
-    asns = every[np.concatenate(([True], every[1:] != every[:-1]))] if len(every) else every  # np.unique hashes: slower
-    if len(asns) == 0:
+    every = np.concatenate([pc.ravel(), pp.ravel(), np.array(extra.pop("lonely", []), dtype=np.int64)])
+    if len(every) == 0:
         raise InputError("no links", source)
-    pci = np.searchsorted(asns, pc).astype(np.int32)
-    ppi = np.searchsorted(asns, pp).astype(np.int32)
+    # one sort gives the ASes and every link end's index among them (np.unique hashes, and searching
+    # the ends again took longer than the sort)
+    order = np.argsort(every, kind="stable")
+    ordered = every[order]
+    new = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    asns = ordered[new]
+    index = np.empty(len(every), dtype=np.int32)
+    index[order] = np.cumsum(new, dtype=np.int32) - 1
+    pci = index[:pc.size].reshape(-1, 2)
+    ppi = index[pc.size:pc.size + pp.size].reshape(-1, 2)
     ranks = _ranks(len(asns), pci, asns, p2c_lines, source)
     topo = Topology(asns=asns, p2c=pci, p2p=ppi, source=source, **extra)
     topo.__dict__["ranks"] = ranks
