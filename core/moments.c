@@ -6,34 +6,33 @@
 #include "core.h"
 #include "rov.h" /* release() */
 
-enum { WHO, WHAT, ENDS, TIER, WEIGHT, OUT, TOP, NOW, COUNTS, TRAFFIC, FRESH, TOP_OUT, K };
+enum { WHO, WHAT, ENDS, TIER, WEIGHT, OUT, TOP, COUNTS, TRAFFIC, FRESH, TOP_OUT, K };
 
-/* journal_moments(who, what, ends, tier, weight, out, top, now, counts, traffic, fresh, top_out):
- * events k < ends[m] (who: int64 AS, what: int8 outcome) make moment m; tier (int8, 0-2), weight
- * (float64) and out (int8, the outcomes at the start, left at the end) per AS; top (int64) the ASes
- * whose outcome each moment records; now (int64, 3 x outcomes) the ASes per cell, kept up to date.
- * Filled per moment: counts (int64, a copy of now), traffic (float64, 3), fresh (uint8: 1 where the
- * traffic was summed again) and top_out (int8). */
+/* journal_moments(who, what, ends, tier, weight, out, top, outcomes, counts, traffic, fresh, top_out):
+ * events k < ends[m] (who: int64 AS, what: int8 outcome below `outcomes`) make moment m; tier (int8,
+ * 0-2), weight (float64) and out (int8, the outcomes at the start, left at the end) per AS; top
+ * (int64) the ASes whose outcome each moment records. Filled per moment: counts (int64, the ASes
+ * per tier and outcome), traffic (float64, 3), fresh (uint8: 1 where the traffic was summed again)
+ * and top_out (int8). */
 static PyObject *journal_moments(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *o[K];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOO:journal_moments", &o[WHO], &o[WHAT], &o[ENDS], &o[TIER], &o[WEIGHT],
-                          &o[OUT], &o[TOP], &o[NOW], &o[COUNTS], &o[TRAFFIC], &o[FRESH], &o[TOP_OUT]))
+    Py_ssize_t outcomes;
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOO:journal_moments", &o[WHO], &o[WHAT], &o[ENDS], &o[TIER], &o[WEIGHT],
+                          &o[OUT], &o[TOP], &outcomes, &o[COUNTS], &o[TRAFFIC], &o[FRESH], &o[TOP_OUT]))
         return NULL;
-    static const char *const name[K] = {"who", "what", "ends", "tier", "weight", "out", "top", "now", "counts",
-                                        "traffic", "fresh", "top_out"};
+    static const char *const name[K] = {"who", "what", "ends", "tier", "weight", "out", "top", "counts", "traffic",
+                                        "fresh", "top_out"};
     Py_ssize_t len[K];
     for (int i = 0; i < K; i++)
         if ((len[i] = PyObject_Length(o[i])) < 0)
             return NULL;
-    Py_ssize_t events = len[WHO], moments = len[ENDS], n = len[TIER], ntop = len[TOP], cells = len[NOW];
-    if (cells % 3 || cells == 0)
-        return PyErr_Format(PyExc_ValueError, "journal_moments: now has %zd cells, want 3 tiers x outcomes", cells);
-    Py_ssize_t outcomes = cells / 3;
-    Py_ssize_t size[K] = {8, 1, 8, 1, 8, 1, 8, 8, 8, 8, 1, 1};
-    Py_ssize_t count[K] = {events, events, moments, n, n, n, ntop, cells, moments * cells, moments * 3, moments,
-                           moments * ntop};
+    Py_ssize_t events = len[WHO], moments = len[ENDS], n = len[TIER], ntop = len[TOP], cells = 3 * outcomes;
+    if (outcomes < 1 || outcomes > 127)
+        return PyErr_Format(PyExc_ValueError, "journal_moments: %zd outcomes, want 1 to 127", outcomes);
+    Py_ssize_t size[K] = {8, 1, 8, 1, 8, 1, 8, 8, 8, 1, 1};
+    Py_ssize_t count[K] = {events, events, moments, n, n, n, ntop, moments * cells, moments * 3, moments, moments * ntop};
     Py_buffer v[K];
     int got = 0;
     for (; got < K; got++)
@@ -43,7 +42,7 @@ static PyObject *journal_moments(PyObject *self, PyObject *args)
     const int8_t *what = v[WHAT].buf, *tier = v[TIER].buf;
     const double *weight = v[WEIGHT].buf;
     int8_t *out = v[OUT].buf, *top_out = v[TOP_OUT].buf;
-    int64_t *now = v[NOW].buf, *counts = v[COUNTS].buf;
+    int64_t *counts = v[COUNTS].buf;
     double *traffic = v[TRAFFIC].buf;
     uint8_t *fresh = v[FRESH].buf;
     for (Py_ssize_t i = 0; i < n; i++)
@@ -68,15 +67,18 @@ static PyObject *journal_moments(PyObject *self, PyObject *args)
             PyErr_Format(PyExc_ValueError, "journal_moments: top AS %lld out of range", (long long)top[j]);
             goto fail;
         }
-    /* per AS: the moment (plus one) it last changed in, and its outcome before that moment */
-    int64_t *stamp = calloc((size_t)n + 1, sizeof *stamp);
+    /* per AS: the moment (plus one) it last changed in, and its outcome before that moment; now: the
+     * ASes per (tier, outcome), kept up to date */
+    int64_t *stamp = calloc((size_t)n + 1, sizeof *stamp), *now = calloc((size_t)cells, sizeof *now);
     int8_t *before = malloc((size_t)n + 1);
-    if (!stamp || !before) {
-        free(stamp), free(before);
+    if (!stamp || !now || !before) {
+        free(stamp), free(now), free(before);
         PyErr_NoMemory();
         goto fail;
     }
     Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        now[tier[i] * outcomes + out[i]]++;
     Py_ssize_t e = 0;
     for (Py_ssize_t m = 0; m < moments; m++) {
         int moved = 0;
@@ -106,7 +108,7 @@ static PyObject *journal_moments(PyObject *self, PyObject *args)
             top_out[ntop * m + j] = out[top[j]];
     }
     Py_END_ALLOW_THREADS
-    free(stamp), free(before);
+    free(stamp), free(now), free(before);
     release(v, got);
     Py_RETURN_NONE;
 fail:

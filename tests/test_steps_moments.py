@@ -39,8 +39,7 @@ def compiled(who, what, ends, tier, weight, out, top):
     k = len(ends)
     counts, traffic = np.empty((k, 3 * OUTCOMES), dtype=np.int64), np.empty((k, 3))
     fresh, tops = np.empty(k, dtype=np.uint8), np.empty((k, len(top)), dtype=np.int8)
-    now = np.bincount(tier.astype(np.int64) * OUTCOMES + out, minlength=3 * OUTCOMES)
-    _core.journal_moments(who, what, ends, tier, weight, out, top, now, counts.reshape(-1), traffic.reshape(-1),
+    _core.journal_moments(who, what, ends, tier, weight, out, top, OUTCOMES, counts.reshape(-1), traffic.reshape(-1),
                           fresh, tops.reshape(-1))
     return counts.tolist(), traffic.tolist(), tops.tolist(), out
 

@@ -111,27 +111,23 @@ def _large(run, j, asns) -> dict:
     out = np.asarray(j.start["outcome"], dtype=np.int8)
     events = j.outcomes
     table = np.array(events, dtype=float).reshape(len(events), 3)  # (time, AS, outcome); the ints exact
-    when, who, what = table[:, 0], table[:, 1].astype(np.intp), table[:, 2].astype(np.int8)
+    when, who, what = table[:, 0], table[:, 1].astype(np.int64), table[:, 2].astype(np.int8)
     times = np.unique(when).tolist()
     if len(times) > MAX_STEPS:  # thin evenly by change count, keeping every mark's moment
         keep = {times[int(k)] for k in np.linspace(0, len(times) - 1, MAX_STEPS - len(run.marks))}
         keep |= {min((t for t in times if t >= m.time), default=times[-1]) for m in run.marks}
         times = sorted(keep)
     cones = topo.cone_sizes
-    top = np.argsort(-cones, kind="stable")[:TOP_TRANSIT].tolist()
+    top = np.argsort(-cones, kind="stable")[:TOP_TRANSIT].astype(np.int64)
     adopters = set(run.adopters)
     weight = np.asarray(j.weight, dtype=float)
-    cell = tier.astype(np.intp) * len(OUTCOMES)  # (tier, outcome) as one number
-    now = np.bincount(cell + out, minlength=3 * len(OUTCOMES))  # ASes per cell, kept up to date
-    ends = np.searchsorted(when, [0.0] + times, side="right")  # the events up to each moment
+    ends = np.searchsorted(when, [0.0] + times, side="right").astype(np.int64, copy=False)  # the events up to each moment
     k = len(ends)
-    counts = np.empty((k, 3, len(OUTCOMES)), dtype=np.int64)
+    counts = np.empty((k, 3, len(OUTCOMES)), dtype=np.int64)  # ASes per tier and outcome
     sums, fresh = np.empty((k, 3)), np.empty(k, dtype=np.uint8)  # the traffic each tier sends to the attacker
-    top_at = np.asarray(top, dtype=np.int64)
     top_out = np.empty((k, len(top)), dtype=np.int8)
-    _core.journal_moments(np.ascontiguousarray(who, dtype=np.int64), np.ascontiguousarray(what), ends.astype(np.int64),
-                          tier, weight, out, top_at, now.astype(np.int64), counts.reshape(-1), sums.reshape(-1), fresh,
-                          top_out.reshape(-1))
+    _core.journal_moments(who, what, ends, tier, weight, out, top, len(OUTCOMES), counts.reshape(-1), sums.reshape(-1),
+                          fresh, top_out.reshape(-1))
     traffic, row = [], None
     for s, new in zip(sums.tolist(), fresh.tolist()):
         if new:  # summed again after this moment (someone moved to or from the attacker)
@@ -142,7 +138,7 @@ def _large(run, j, asns) -> dict:
         "tier_sizes": np.bincount(tier, minlength=3).tolist(), "counts": counts.tolist(), "traffic": traffic,
         "tier_traffic": [round(float(weight[tier == r].sum()), 6) for r in range(3)],
         "top": [{"asn": asns[i], "name": topo.names.get(asns[i], ""), "cone": int(cones[i]), "adopter": asns[i] in adopters}
-                for i in top],
+                for i in top.tolist()],
         "top_outcome": top_out.tolist(),
         # every AS: ASN, outcome code at the end, first time at the attacker, last change ("" never), adopts
         "table": [[a.asn, OUTCOMES.index(a.outcome), a.attacker_at, a.switched_at, int(a.asn in adopters)]

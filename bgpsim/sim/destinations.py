@@ -218,15 +218,20 @@ def _init_worker(topo: Topology, out: str, level: int, chunk_size: int) -> None:
     _STATE["level"] = level
 
 
-def _run_chunk(job):
-    """Solve and write one chunk; send back what the summaries need."""
+def _solve(s: _Solver, job, target, level: int) -> tuple:
+    """Solve one chunk with `s` and write its file to `target` (a path, or a BytesIO); what the
+    summaries need."""
     c, origins, bases = job
-    s: _Solver = _STATE["solver"]
     runs = s.runs
     nh, rel, transit, lengths = s.chunk(origins, bases)
-    _write_chunk(_STATE["out"] / _chunk_name(c), s.asn_ext[origins], nh, rel, _STATE["level"])
+    _write_chunk(target, s.asn_ext[origins], nh, rel, level)
     nz = np.flatnonzero(transit)
     return c, len(origins), nz, transit[nz], lengths, s.runs - runs
+
+
+def _run_chunk(job):
+    """Solve and write one chunk in a local worker; send back what the summaries need."""
+    return _solve(_STATE["solver"], job, _STATE["out"] / _chunk_name(job[0]), _STATE["level"])
 
 
 _THREAD = threading.local()  # on a Dask worker: each thread's solver (a worker may run several chunks at once)
@@ -239,14 +244,9 @@ def _dask_chunk(shared, job):
     topo, level, chunk_size = shared
     if getattr(_THREAD, "shared", None) is not shared:
         _THREAD.shared, _THREAD.solver = shared, _Solver(topo, chunk_size)
-    c, origins, bases = job
-    s: _Solver = _THREAD.solver
-    runs = s.runs
-    nh, rel, transit, lengths = s.chunk(origins, bases)
     f = io.BytesIO()
-    _write_chunk(f, s.asn_ext[origins], nh, rel, level)
-    nz = np.flatnonzero(transit)
-    return f.getvalue(), (c, len(origins), nz, transit[nz], lengths, s.runs - runs)
+    res = _solve(_THREAD.solver, job, f, level)
+    return f.getvalue(), res
 
 
 def _lean(topo: Topology) -> Topology:
