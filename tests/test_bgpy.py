@@ -40,6 +40,11 @@ POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", 
 # The withdrawal policies act only when something is withdrawn, which none of these attacks does:
 # BGPy's engine-test graphs suffice (tests/test_withdrawals.py checks withdrawals).
 ENGINE_GRAPHS_ONLY = {"bgp-full", "bgp-full-ignore-invalid", "bgp-full-suppress-withdrawals", "rost"}
+# On BGPy's engine-test graphs (a few ASes each, 41 with attacker 666 and victim 777) each policy meets
+# three of the attacks, in turn from graph to graph, so that every policy meets every attack on some
+# seventeen of them; the random graphs meet all seven. All seven on every graph: 8,568 trials of BGPy,
+# 34 s of CPU, a tenth of the suite's on two cores; this way 4,632.
+ENGINE_GRAPH_ATTACKS = 3
 # BGPy 13.0.13's ROVPPV2ImprovedLite stops with this error as soon as an adopter with customers holds
 # a blackhole (it reads attributes its announcements do not have); the trials it finishes must agree.
 BGPY_FAILS = {"rovpp-v2i": "object has no attribute 'roa_valid_length'"}
@@ -59,14 +64,19 @@ def _requests(graphs: list[tuple[Path, int, int]], seed: int, engine_graphs: int
     for k, (path, attacker, victim) in enumerate(graphs):
         topo = read_caida(path)
         asns = [int(a) for a in topo.asns]
-        for policy, theirs in POLICIES.items():
+        for p, (policy, theirs) in enumerate(POLICIES.items()):
             if policy in ENGINE_GRAPHS_ONLY and k >= engine_graphs:
                 continue
             adopters = sorted(({a for a in asns if rnd.random() < 0.4} | {victim}) - {attacker}) if policy != "none" else []
-            for attack in ATTACKS:
+            for attack in ATTACKS if k >= engine_graphs else _some(ATTACKS, k + p):
                 reqs.append({"graph": str(path), "attack": attack, "attacker": attacker, "victim": victim,
                              "policy": theirs, "ours": policy, "adopters": adopters, "include_routes": False})
     return reqs
+
+
+def _some(attacks: tuple[str, ...], start: int, n: int = ENGINE_GRAPH_ATTACKS) -> list[str]:
+    """`n` of the attacks, the `start`-th first, wrapping round."""
+    return [attacks[(start + j) % len(attacks)] for j in range(n)]
 
 
 def _ask_bgpy(py: str, tmp: Path) -> None:
