@@ -6,7 +6,8 @@ example > spec.toml`, then `rpki ca build spec.toml`). The files the examples na
 are put there first: real data from ../shared/data where it has one (a RIS update dump, a capture, a
 RIB), our own relying party's output for `rpki-client.json` (rpki-client 8.2's layout), a SLURM file of
 Routinator's tests. Scaled down: the CAIDA graph becomes the bundled teaching one (its attacker and
-victim then drawn, not named), `--trials` 2. Not run, only parsed: lines that need a broker or
+victim then drawn, not named), `--trials` 2, figures drawn by the README's first command only
+(tests/test_figures_read.py reads every scenario's). Not run, only parsed: lines that need a broker or
 another host, a Dask cluster, a file nobody has (placeholders such as FILE), or the full graph's
 incident replay (its figure is the bench's)."""
 
@@ -97,7 +98,8 @@ def why_not_run(line: str) -> str | None:
     return None
 
 
-def scaled(argv: list[str]) -> list[str]:
+def scaled(argv: list[str], figures: bool) -> list[str]:
+    """`argv` at a small scale; without figures (`--no-figures`) unless `figures`."""
     out = []
     skip = 0
     for i, a in enumerate(argv):
@@ -112,6 +114,8 @@ def scaled(argv: list[str]) -> list[str]:
             out.append("2")
         else:
             out.append(str(SHARED.parent / a[len("../shared/"):]) if a.startswith("../shared/") else a)
+    if not figures and argv[:1] in (["run"], ["incident"]) and not {"--list", "--help"} & set(argv):
+        out.append("--no-figures")
     return out
 
 
@@ -145,19 +149,27 @@ def parses(argv: list[str]) -> None:
 BLOCKS = readme_blocks()
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """The inputs, made once for every block (building the CA takes a second)."""
+    d = tmp_path_factory.mktemp("readme-inputs")
+    inputs(d)
+    return d
+
+
 @pytest.mark.parametrize("block", range(len(BLOCKS)))
-def test_a_readme_block_parses_and_runs(block, tmp_path, monkeypatch, capsys):
+def test_a_readme_block_parses_and_runs(block, tmp_path, monkeypatch, capsys, request):
     monkeypatch.chdir(tmp_path)
     lines = BLOCKS[block]
     runs = [line for line in lines if why_not_run(line) is None]
     if runs:
-        inputs(tmp_path)
+        shutil.copytree(request.getfixturevalue("made"), tmp_path, dirs_exist_ok=True)
     for line in lines:
         argv, target = argv_of(line)
         parses(argv)
         if why_not_run(line) is not None:
             continue
-        argv = scaled(argv)
+        argv = scaled(argv, figures=block == 0)
         try:
             with open(target, "w") if target else open("/dev/null", "w") as f:
                 status = main(argv) if not target else _to(f, argv)

@@ -15,13 +15,14 @@ TEACHING = str(ROOT / "scenarios" / "topologies" / "teaching.toml")
 
 
 def test_run_outputs(tmp_path):
-    adhoc = ["--topology", TEACHING, "--quiet"]
+    adhoc = ["--topology", TEACHING, "--quiet", "--no-figures"]  # every figure's name: the timed and steady runs
     assert main(["run", "--out", str(tmp_path / "timed"), "--quiet"]) == 0
     assert main(["run", "--attack", "forged-origin", "--policy", "bgpsec", "--adoption", "1", "--crypto", "--pcap",
                  str(tmp_path / "run.pcap"), "--out", str(tmp_path / "crypto"), *adhoc]) == 0
     assert main(["run", "--attack", "intercept", "--out", str(tmp_path / "intercept"), *adhoc]) == 0
-    assert main(["run", "--engine", "steady", "--attack", "subprefix", "--out", str(tmp_path / "steady"), *adhoc]) == 0
-    assert main(["run", "teaching-roa-delay", "--out", str(tmp_path / "rpki"), "--quiet"]) == 0
+    assert main(["run", "--engine", "steady", "--attack", "subprefix", "--topology", TEACHING, "--out",
+                 str(tmp_path / "steady"), "--quiet"]) == 0
+    assert main(["run", "teaching-roa-delay", "--out", str(tmp_path / "rpki"), "--quiet", "--no-figures"]) == 0
     assert (tmp_path / "crypto" / "bgpsec.csv").exists() and (tmp_path / "crypto" / "router-keys.json").exists()
     assert [p.name for p in tmp_path.iterdir() if p.is_file()] == ["run.pcap"]  # the user's name, not ours
     (tmp_path / "run.pcap").unlink()
