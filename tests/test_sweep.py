@@ -60,11 +60,11 @@ def test_same_seed_same_results_on_one_and_two_processes(graph_file, tmp_path):
 
     topo = read_caida(graph_file)
     sw = sweep_of(graph_file)
-    run_sweep(topo, sw, tmp_path / "one")
-    run_sweep(read_caida(graph_file), sw, tmp_path / "two", workers=2)
+    run_sweep(topo, sw, tmp_path / "one", figures=False)
+    run_sweep(read_caida(graph_file), sw, tmp_path / "two", workers=2, figures=False)
     assert without_seconds(tmp_path / "one" / "results.csv") == without_seconds(tmp_path / "two" / "results.csv")
     other = sweep_of(graph_file, seed=4)
-    run_sweep(topo, other, tmp_path / "seed4")
+    run_sweep(topo, other, tmp_path / "seed4", figures=False)
     assert without_seconds(tmp_path / "one" / "results.csv") != without_seconds(tmp_path / "seed4" / "results.csv")
 
 
@@ -73,14 +73,14 @@ def test_an_interrupted_sweep_resumes_without_redoing_trials(graph_file, tmp_pat
 
     topo = read_caida(graph_file)
     sw = sweep_of(graph_file)
-    run_sweep(topo, sw, tmp_path / "full")
+    run_sweep(topo, sw, tmp_path / "full", figures=False)
     full = (tmp_path / "full" / "results.csv").read_text().splitlines()
     # Interrupted: 20 rows done, the 21st cut off mid-line.
     out = tmp_path / "cut"
-    run_sweep(topo, sweep_of(graph_file), out)
+    run_sweep(topo, sweep_of(graph_file), out, figures=False)
     lines = (out / "results.csv").read_text().splitlines(keepends=True)
     (out / "results.csv").write_text("".join(lines[:21]) + lines[21][:15])
-    run_sweep(topo, sw, out)
+    run_sweep(topo, sw, out, figures=False)
     again = (out / "results.csv").read_text().splitlines()
     assert again[:21] == [x.rstrip("\n") for x in lines[:21]]  # kept rows, their seconds too: not redone
     assert [r.rsplit(",", 1)[0] for r in again] == [r.rsplit(",", 1)[0] for r in full]
@@ -91,7 +91,7 @@ def test_resume_refuses_other_parameters(graph_file, tmp_path):
     from bgpsim.graph.topology import read_caida
 
     topo = read_caida(graph_file)
-    run_sweep(topo, sweep_of(graph_file, trials=1), tmp_path)
+    run_sweep(topo, sweep_of(graph_file, trials=1), tmp_path, figures=False)
     with pytest.raises(InputError, match="other parameters"):
         run_sweep(topo, sweep_of(graph_file, trials=1, seed=9), tmp_path)
 
@@ -101,10 +101,10 @@ def test_dask_local_cluster_gives_the_same_results(graph_file, tmp_path):
     from bgpsim.graph.topology import read_caida
 
     sw = sweep_of(graph_file, policies=("rov", "bgpsec"))
-    run_sweep(read_caida(graph_file), sw, tmp_path / "one")
+    run_sweep(read_caida(graph_file), sw, tmp_path / "one", figures=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
-            run_sweep(read_caida(graph_file), sw, tmp_path / "dask", client=client)
+            run_sweep(read_caida(graph_file), sw, tmp_path / "dask", client=client, figures=False)
     assert without_seconds(tmp_path / "one" / "results.csv") == without_seconds(tmp_path / "dask" / "results.csv")
 
 
@@ -123,9 +123,21 @@ def test_cli_sweep_runs_and_prints_a_table(graph_file, tmp_path):
     # the same points written otherwise: shares, and the old bare percentages and --json with a note each
     for adoption, notes in (("0,1", 0), ("0%,1.0", 0), ("0,100", 1)):
         r = bgpsim("sweep", "--topology", str(graph_file), "--policy", "rov,path-end", "--adoption", adoption, "--trials",
-                   "2", "--out", str(tmp_path / "s"), "--json")
+                   "2", "--out", str(tmp_path / "s"), "--json", "--no-figures")
         assert json.loads(r.stdout)["trials"] == 8, r.stderr
         assert r.stderr.count("bgpsim: note: ") == 1 + notes and "--json is deprecated; use --format" in r.stderr
+
+
+def test_no_figures_the_same_data_files(graph_file, tmp_path):
+    """--no-figures: no success.png, the table does not name one, and the data files are the same."""
+    args = ["sweep", "--topology", str(graph_file), "--adoption", "0,100%", "--trials", "2"]
+    assert bgpsim(*args, "--out", str(tmp_path / "drawn"), "--quiet").returncode == 0
+    r = bgpsim(*args, "--out", str(tmp_path / "plain"), "--no-figures")
+    assert r.returncode == 0, r.stderr
+    drawn, plain = tmp_path / "drawn", tmp_path / "plain"
+    assert (drawn / "success.png").exists() and not (plain / "success.png").exists() and "success.png" not in r.stdout
+    assert without_seconds(drawn / "results.csv") == without_seconds(plain / "results.csv")
+    assert (drawn / "summary.json").read_text() == (plain / "summary.json").read_text()
 
 
 @pytest.mark.parametrize("args, message", [

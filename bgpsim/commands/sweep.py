@@ -31,7 +31,7 @@ as a policy is the baseline without a defence.
 outputs (in --out): results.csv (one row per trial: policy, attack, adoption, trial, attacker, victim,
 attacker_frac, victim_frac, disconnected_frac, loop_frac, diverted (traffic share weighted by
 customer cone), the attacker's and the disconnected share among adopting and other edge ASes,
-seconds), summary.json (means and 90 % confidence intervals), success.png.
+seconds), summary.json (means and 90 % confidence intervals), success.png (not with --no-figures).
 The same seed gives the same results.csv (seconds aside) on 1 process, W processes or Dask; an
 interrupted sweep resumes where it stopped when run again with the same options.
 exit status: 0 done, 2 bad input.
@@ -65,6 +65,8 @@ def register(sub, parser_class) -> None:
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the trials on a Dask distributed cluster")
     sw.add_argument("--out", metavar="DIR", default="bgpsim-out/sweep", help="output directory (default %(default)s): new, "
                     "empty, or an earlier sweep, resumed when run again with the same parameters; anything else is refused")
+    sw.add_argument("--no-figures", action="store_true",
+                    help="write no success.png: for scripts that read results.csv and summary.json")
     sw.add_argument("--quiet", action="store_true", help="no progress bar, no table; warnings and errors only")
     fmt = sw.add_argument("--format", choices=("table", "json"), default="table",
                           help="what goes to stdout: table (default), or json (summary.json)")
@@ -86,7 +88,8 @@ def cmd_sweep(args) -> int:
     bar = Bar(not (args.quiet or args.format == "json") and sys.stderr.isatty(), "trial")
     started = time.perf_counter()
     try:
-        summary = run_sweep(topo, sw, Path(args.out), workers=args.workers, client=client, progress=bar)
+        summary = run_sweep(topo, sw, Path(args.out), workers=args.workers, client=client, progress=bar,
+                            figures=not args.no_figures)
     finally:
         bar.close()
         if client is not None:
@@ -94,7 +97,7 @@ def cmd_sweep(args) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
     elif not args.quiet:
-        print(_sweep_table(summary, topo, time.perf_counter() - started, Path(args.out)))
+        print(_sweep_table(summary, topo, time.perf_counter() - started, Path(args.out), not args.no_figures))
     return 0
 
 
@@ -121,7 +124,7 @@ def _percents(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _sweep_table(summary: dict, topo, wall: float, out: Path) -> str:
+def _sweep_table(summary: dict, topo, wall: float, out: Path, figures: bool) -> str:
     sw = summary["sweep"]
     levels = sorted({c["adoption"] for c in summary["cells"]})
     lines = [f"bgpsim sweep on {topo.name} ({topo.n:,} ASes): {summary['trials']:,} trials in {wall:.1f} s, seed {sw['seed']}",
@@ -132,5 +135,5 @@ def _sweep_table(summary: dict, topo, wall: float, out: Path) -> str:
         for policy in sw["policies"]:
             vals = "".join(f"{100 * cell[(attack, policy, x)]['attacker_frac']['mean']:>7.1f}" for x in levels)
             lines.append(f"  {attack:<24}{cell[(attack, policy, levels[0])]['label']:<17}{vals}")
-    lines.append(f"  results: {out / 'results.csv'}, {out / 'summary.json'}, {out / 'success.png'}")
+    lines.append(f"  results: {out / 'results.csv'}, {out / 'summary.json'}" + (f", {out / 'success.png'}" if figures else ""))
     return "\n".join(lines)

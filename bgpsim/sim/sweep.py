@@ -231,8 +231,9 @@ def _read_done(path: Path) -> dict[tuple, str]:
 
 # ---- the whole sweep ------------------------------------------------------------------------
 
-def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progress=None) -> dict:
-    """Run what is not done yet, then write results.csv in canonical order, summary.json and the figure."""
+def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progress=None, figures: bool = True) -> dict:
+    """Run what is not done yet, then write results.csv in canonical order, summary.json and, with
+    `figures`, the figure."""
     resumable(out, "sweep", OUTPUTS)
     params_path = out / "sweep.json"
     params = sw.params()
@@ -271,9 +272,10 @@ def run_sweep(topo, sw: Sweep, out: Path, workers: int = 1, client=None, progres
     write_atomic(results, text)
     summary = summarise(sw, list(csv.DictReader(io.StringIO(text))))
     write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
-    from bgpsim.viz.sweep import sweep_figure
+    if figures:
+        from bgpsim.viz.sweep import sweep_figure
 
-    sweep_figure(summary, out / "success.png")
+        sweep_figure(summary, out / "success.png")
     return summary
 
 
