@@ -42,8 +42,8 @@ POLICIES = {"none": "none", "rov": "rov", "peer-rov": "peer-rov-as-documented", 
 ENGINE_GRAPHS_ONLY = {"bgp-full", "bgp-full-ignore-invalid", "bgp-full-suppress-withdrawals", "rost"}
 # On BGPy's engine-test graphs (a few ASes each, 41 with attacker 666 and victim 777) each policy meets
 # three of the attacks, in turn from graph to graph, so that every policy meets every attack on some
-# seventeen of them; the random graphs meet all seven. All seven on every graph: 8,568 trials of BGPy,
-# 34 s of CPU, a tenth of the suite's on two cores; this way 4,632.
+# seventeen of them; the random graphs meet all seven. All seven on every graph: 8,568 trials of BGPy
+# (20 to 30 s of CPU); this way 4,632 (14 to 20 s).
 ENGINE_GRAPH_ATTACKS = 3
 # BGPy 13.0.13's ROVPPV2ImprovedLite stops with this error as soon as an adopter with customers holds
 # a blackhole (it reads attributes its announcements do not have); the trials it finishes must agree.
