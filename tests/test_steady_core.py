@@ -15,6 +15,7 @@ from bgpsim import _core
 from bgpsim.graph.generate import internet_like
 from bgpsim.rpki.rov import VRP, VRPTable
 from bgpsim.sim import trial
+from bgpsim.sim.defences import DEFENCES, defence
 from bgpsim.sim.defences.rov import ROV
 from bgpsim.sim.engine.steady import NONE, Seed, plan_for, propagate
 from bgpsim.sim.policy import Policy
@@ -116,3 +117,26 @@ def test_descendants_count_the_ases_routing_through_each():
                                  np.zeros(3, dtype=np.int64))
     with pytest.raises(ValueError, match="origin 7"):
         _core.steady_descendants(nh, length, 5 + 2, desc)
+
+
+NO_ROV_STATE = sorted(name for name, cls in DEFENCES.items()
+                      if cls.honest_inert and not (cls.checks_roas or cls.includes_rov))
+
+
+@pytest.mark.parametrize("name", NO_ROV_STATE)
+def test_a_policy_that_reads_no_rov_state_is_skipped_only_where_it_changes_nothing(name):
+    """A policy that neither checks ROAs nor includes ROV does not find an RPKI-invalid origin's own
+    announcement `flagged`, so the solver skips its rules there (the compiled sweeps, as for a valid
+    origin): what every offer asked of its rules gives must be the same."""
+    topo = internet_like(600, seed=7)
+    rnd = random.Random(7)
+    vrps = VRPTable([VRP(PREFIX, 16, 4_200_000_000)])  # no AS of the graph: every origin invalid
+    for _ in range(6):
+        seeds = [Seed(a) for a in rnd.sample(range(topo.n), rnd.choice([1, 2]))]
+        adopters = rnd.sample(range(topo.n), rnd.randrange(1, topo.n))
+        skipped = defence(name, topo, adopters, vrps)
+        assert skipped.invalid(PREFIX, seeds[0].at) == 1  # flagged, if at all, for its own rules only:
+        assert skipped.flagged(PREFIX, seeds[0].at) == defence(name, topo, adopters).flagged(PREFIX, seeds[0].at)
+        asked = defence(name, topo, adopters, vrps)
+        asked.honest_inert = False  # every offer put to its rules (the array path)
+        assert same(propagate(topo, PREFIX, seeds, skipped), propagate(topo, PREFIX, seeds, asked)), name

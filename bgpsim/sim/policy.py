@@ -75,6 +75,11 @@ class Policy:
     # True when accept and prefer read only the receiver, the relationship and attributes that
     # `extend` passes on unchanged (so they are the same all along a path).
     path_constant = False
+    # Whether the policy checks routes against ROAs (ROV, or a check that uses ROAs), and whether it
+    # includes ROV itself (BGPy's ASPA, PathEnd, ...); accept and prefer read a route's ROV state
+    # (`invalid`) only then.
+    checks_roas = False
+    includes_rov = False
 
     def __init__(self, topo, adopters=(), vrps=None):
         self.topo = topo
@@ -133,8 +138,9 @@ class Policy:
 
     def flagged(self, prefix, origin: int) -> bool:
         """Whether an honest announcement of `prefix` by `origin` carries something the rules look at:
-        an `honest_inert` policy changes nothing for the others."""
-        return bool(self.invalid(prefix, origin))
+        an `honest_inert` policy changes nothing for the others. Its ROV state only where the rules
+        read it: an RPKI-invalid origin's own announcement is all the same to `aspa-alone`."""
+        return (self.checks_roas or self.includes_rov) and bool(self.invalid(prefix, origin))
 
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return exportable(route_rel, neighbour_rel)
