@@ -109,6 +109,11 @@ ROW_CAP = 14  # a row with more ASes is drawn as staggered sub-rows so the label
 SUB_ROW = 0.5  # vertical distance between sub-rows, in row units
 
 
+def sub_rows(n: int) -> int:
+    """How many sub-rows a row of `n` ASes is drawn as: at most ROW_CAP ASes each."""
+    return -(-n // ROW_CAP)
+
+
 def layout(topo) -> tuple[dict[int, tuple[float, float]], list[list[int]], list[float]]:
     """Positions for `topology_figure`: (index -> (x in 0..1, y in row units, top row highest), the
     ordered rows, the y of each row's first sub-row). A row wider than ROW_CAP is split into k
@@ -120,7 +125,7 @@ def layout(topo) -> tuple[dict[int, tuple[float, float]], list[list[int]], list[
     y = 0.0
     for row in rows:
         n = len(row)
-        k = -(-n // ROW_CAP)
+        k = sub_rows(n)
         row_y.append(y)
         for j, i in enumerate(row):
             pos[i] = ((j + 0.5) / n, y - SUB_ROW * (j % k))

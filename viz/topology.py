@@ -19,7 +19,7 @@ from matplotlib.patches import FancyArrowPatch, Patch
 from bgpsim.sim.result import MAX_DRAWN_ASES
 
 from .canvas import UNDER_LABELS, save
-from .layout import ROW_CAP, SUB_ROW, layout
+from .layout import SUB_ROW, layout, sub_rows
 from .style import COLOURS, OUTCOME_LABELS, UNKNOWN_COLOUR, plural, secs
 
 ADOPTER_RING = "#0969da"  # the ring around an AS that deploys the defence
@@ -170,7 +170,7 @@ def _draw_graph(ax, topo, pos, rows, row_y, arcs, outcomes: Mapping[int, str], a
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(y_lo, y_hi)
     for r, caption in enumerate(captions):
-        k = -(-len(rows[r]) // ROW_CAP)
+        k = sub_rows(len(rows[r]))
         ax.text(-0.025, row_y[r] - SUB_ROW * (k - 1) / 2, caption, ha="right", va="center", fontsize=8.5,
                 color="#666666", style="italic")
 
@@ -183,7 +183,7 @@ def topology_plot(topo, outcomes: Mapping[int, str], attacker: int | None, victi
     outcomes = _int_keys(outcomes)
     adopters = frozenset(int(a) for a in adopters)
     pos, rows, row_y = layout(topo)
-    per_sub_row = max((-(-len(r) // -(-len(r) // ROW_CAP)) for r in rows), default=1)
+    per_sub_row = max((-(-len(r) // sub_rows(len(r))) for r in rows), default=1)
     y_bottom = min((p[1] for p in pos.values()), default=0.0)
     width = float(np.clip(1.2 * per_sub_row + 2.2, 9.0, 19.0))
     axes_w = width - 1.8  # about: the row captions and margins take the rest
