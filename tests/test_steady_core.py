@@ -140,3 +140,57 @@ def test_a_policy_that_reads_no_rov_state_is_skipped_only_where_it_changes_nothi
         asked = defence(name, topo, adopters, vrps)
         asked.honest_inert = False  # every offer put to its rules (the array path)
         assert same(propagate(topo, PREFIX, seeds, skipped), propagate(topo, PREFIX, seeds, asked)), name
+
+
+ROV_STATE = sorted([name for name, cls in DEFENCES.items() if cls.honest_inert and (cls.checks_roas or cls.includes_rov)]
+                   + ["rov+otc", "rov+aspa-alone", "peer-rov+enforce-first-as", "maxlen+path-end", "rov-deprefer+otc"])
+# the policies that one bit of the path keeps from being inert (BGPsec's `secure`, Peerlock's `tier1`)
+PATH_BIT = ["bgpsec", "bgpsec-alone", "peerlock-lite", "rov+peerlock-lite", "bgpsec-alone+aspa-alone",
+            "peerlock-lite+otc"]
+
+
+def slow(policy):
+    """`policy`, every offer put to its rules (the array path)."""
+    for p in [policy, *getattr(policy, "parts", ())]:
+        p.honest_inert = p.path_constant = False
+        p.path_bit = lambda: None
+    return policy
+
+
+def tiers(policy, tier1):
+    """`policy`, the ASes `tier1` made tier-1 for its Peerlock part, if any."""
+    for p in [policy, *getattr(policy, "parts", ())]:
+        if hasattr(p, "tier1"):
+            p.tier1[tier1] = True
+    return policy
+
+
+@pytest.mark.parametrize("name", ROV_STATE + PATH_BIT)
+def test_a_policy_on_valid_and_invalid_origins_is_a_mask_per_seed(name):
+    """An origin announcing itself, valid or not: a policy that reads the ROV state but nothing else
+    such a route can fail (ROV, and ASPA, path-end, BGP-iSec... which include it) refuses all of one
+    seed's routes or none, so the compiled sweeps check each offer against its seed's mask; those that
+    read one bit of the path besides (BGPsec, Peerlock) have the sweeps carry it. What every offer put
+    to its rules gives must be the same, preferences and that bit too, on random graphs where each
+    origin is valid or invalid at random."""
+    topo = internet_like(600, seed=11)
+    rnd = random.Random(name)
+    compiled = 0
+    for _ in range(8):
+        ats = rnd.sample(range(topo.n), rnd.choice([2, 3]))
+        valid = [a for a in ats if rnd.random() < 0.5] or ats[:1]
+        vrps = VRPTable([VRP(PREFIX, 16, int(topo.asns[a])) for a in valid])
+        seeds = [Seed(a) for a in ats]
+        adopters = rnd.sample(range(topo.n), rnd.randrange(1, topo.n))
+        tier1 = rnd.sample(range(topo.n), topo.n // 10)  # Peerlock's, many with providers of their own
+        fast = propagate(topo, PREFIX, seeds, tiers(defence(name, topo, adopters, vrps), tier1))
+        asked = propagate(topo, PREFIX, seeds, slow(tiers(defence(name, topo, adopters, vrps), tier1)))
+        assert same(fast, asked), name
+        assert np.array_equal(fast.pref, asked.pref), name
+        mixed = len(valid) < len(ats)  # then the policy is asked, and the ROV state carried
+        assert not mixed or np.array_equal(fast.attrs["invalid"], asked.attrs["invalid"]), name
+        for k in {"secure", "tier1"} & fast.attrs.keys():
+            assert np.array_equal(fast.attrs[k], asked.attrs[k]), (name, k)
+        compiled += (mixed or name in PATH_BIT) and not fast.attrs.keys() - {"invalid", "long", "secure", "tier1"}
+    if name not in ("rov-deprefer", "rov-deprefer+otc"):
+        assert compiled, f"{name}: never on the compiled sweeps"

@@ -35,7 +35,7 @@ ORIGIN = 0  # the relationship class of an AS's own route: preferred over everyt
 NOT_LINKED = -1  # "rel" of a hop that is no link of the graph: a forged part of an announced path
 ORIGIN_KEY = (ORIGIN, 0, 0, -1)  # the preference key of an AS's own route: below every learned route's
 
-__all__ = ["ORIGIN", "ORIGIN_KEY", "NOT_LINKED", "CUSTOMER", "PEER", "PROVIDER", "Candidate", "Policy",
+__all__ = ["ORIGIN", "ORIGIN_KEY", "NOT_LINKED", "CUSTOMER", "PEER", "PROVIDER", "Candidate", "PathBit", "Policy",
            "Leaker", "standard_key", "exportable"]
 
 
@@ -48,6 +48,20 @@ def standard_key(rel: int, path: tuple[int, ...], pref: int = 0) -> tuple[int, i
 def exportable(route_rel: int, neighbour_rel: int) -> bool:
     """Gao-Rexford: own and customer routes go to everyone; others only to customers."""
     return route_rel <= CUSTOMER or neighbour_rel == CUSTOMER
+
+
+@dataclass(frozen=True)
+class PathBit:
+    """A one-bit route attribute that changes along a path as `bit & keep[T] | set[T]` when T takes
+    S's route (BGPsec's `secure`, Peerlock's `tier1`), arrays over the ASes: `refuse` gives, per
+    relationship class, the adopters that refuse a route with the bit set; `demote`, those that rank a
+    route without it below one with it, right after the path length. The compiled sweeps carry it."""
+
+    name: str
+    keep: np.ndarray
+    set: np.ndarray
+    refuse: dict
+    demote: np.ndarray | None = None
 
 
 @dataclass(slots=True)
@@ -141,6 +155,27 @@ class Policy:
         an `honest_inert` policy changes nothing for the others. Its ROV state only where the rules
         read it: an RPKI-invalid origin's own announcement is all the same to `aspa-alone`."""
         return (self.checks_roas or self.includes_rov) and bool(self.invalid(prefix, origin))
+
+    def path_bit(self) -> PathBit | None:
+        """The one attribute that keeps this policy from being `honest_inert`, when it is one bit the
+        compiled sweeps can carry (`PathBit`): then its rules for an origin's announcement of itself
+        are that bit's and `honest_accept`'s."""
+        return None
+
+    def honest_accept(self, prefix, origin: int, cls: int):
+        """For an `honest_inert` policy (or one whose rules are so but for its `path_bit`): whether an
+        adopter takes, over `cls`, every route of `origin`'s announcement of `prefix` as itself that
+        travelled by the model's rules (a bool, or one per AS); None when that depends on the route.
+        Unflagged, it takes them; a `path_constant` policy's rules read the origin's attributes; one
+        that includes ROV checks nothing else such a route can fail (the test of each holds it to
+        that), so takes them when the origin is valid."""
+        if self.path_constant:
+            return self.accept(Candidate(None, None, cls, None, self.start(prefix, origin)))
+        if not self.flagged(prefix, origin):
+            return True
+        if self.includes_rov and type(self).flagged is Policy.flagged:
+            return not self.invalid(prefix, origin)
+        return None
 
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return exportable(route_rel, neighbour_rel)

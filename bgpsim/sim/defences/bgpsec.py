@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policy import NOT_LINKED, Candidate, Policy
+from ..policy import NOT_LINKED, Candidate, PathBit, Policy
 
 
 class BGPsecAlone(Policy):
@@ -38,6 +38,10 @@ class BGPsecAlone(Policy):
 
     def prefer(self, c: Candidate):
         return 1 - c.a["secure"].astype("int64")
+
+    def path_bit(self) -> PathBit:
+        # an honest route's hops are links: secure while every AS on it adopts
+        return PathBit("secure", self.adopter, np.zeros_like(self.adopter), {}, demote=self.adopter)
 
     def check_secure(self, prefix, s: int, r: int, rel: int, path: tuple[int, ...], secure: bool) -> int | None:
         """`check`, with `secure` from a real verification (bgpsim.sim.crypto) instead of the fold."""

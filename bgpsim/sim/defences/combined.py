@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bgpsim.base.errors import InputError
 
-from ..policy import Candidate, Policy
+from ..policy import Candidate, PathBit, Policy
 
 
 class Combined(Policy):
@@ -54,6 +54,21 @@ class Combined(Policy):
 
     def flagged(self, prefix, origin: int) -> bool:
         return any(p.flagged(prefix, origin) for p in self.parts)
+
+    def path_bit(self) -> PathBit | None:
+        bits = [p.path_bit() for p in self.parts]
+        if sum(b is not None for b in bits) == 1 and all(p.honest_inert or b for p, b in zip(self.parts, bits)):
+            return next(b for b in bits if b is not None)
+        return None
+
+    def honest_accept(self, prefix, origin: int, cls: int):
+        ok = True
+        for p in self.parts:
+            v = p.honest_accept(prefix, origin, cls)
+            if v is None:
+                return None
+            ok = ok & v
+        return ok
 
     def exports(self, route_rel: int, neighbour_rel: int) -> bool:
         return all(p.exports(route_rel, neighbour_rel) for p in self.parts)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policy import CUSTOMER, Candidate, Policy
+from ..policy import CUSTOMER, Candidate, PathBit, Policy
 
 
 class PeerlockLite(Policy):
@@ -30,3 +30,6 @@ class PeerlockLite(Policy):
 
     def accept(self, c: Candidate):
         return ~((c.rel == CUSTOMER) & c.a["tier1"])
+
+    def path_bit(self) -> PathBit:
+        return PathBit("tier1", np.ones_like(self.tier1), self.tier1, {CUSTOMER: self.adopter})

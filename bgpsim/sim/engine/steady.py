@@ -10,8 +10,9 @@ as BGPy does:
    (decided on the state after sweep 1: one hop only);
 3. down: rank by rank from the top, an AS still without a route takes the best of its providers'.
 
-The standard model (no policy, or one whose verdict is the same for every offer of the prefix, such as
-ROV: a mask of the ASes it keeps from taking a route) runs compiled, in core/steady.c: an AS offers
+The standard model (no policy, or one whose verdict is the same for every offer of one seed's routes,
+such as ROV, or ASPA on an origin's announcement of itself: per seed, a mask of the ASes that refuse
+them) runs compiled, in core/steady.c: an AS offers
 its route to its providers as it gets one, and each AS takes the best offer when its rank comes. A
 policy that reads what each route carries runs here on whole arrays: each rank is one batch of
 links, the offers on every link of the batch are scored at once (a policy answers for all of them,
@@ -33,7 +34,7 @@ import numpy as np
 
 from bgpsim import _core
 
-from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, Policy
+from ..policy import CUSTOMER, ORIGIN, PEER, PROVIDER, Candidate, PathBit, Policy
 from bgpsim.graph.topology import Adjacency
 
 NONE = 9  # relationship class of an AS without a route
@@ -41,6 +42,7 @@ _BLOCKED = 8  # during one sweep: an AS the policy keeps from taking any offer (
 _NH_BITS = 24  # score = pref << 40 | length << 24 | next hop, or length << 32 | pref << 24 | next hop
 _NH_MASK = (1 << _NH_BITS) - 1
 _NO_OFFER = np.iinfo(np.int64).max
+_MAX_KINDS = 8  # kinds of seed the compiled sweeps' masks tell apart (core/steady.c)
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,29 @@ class Ribs:
         return out
 
 
+def _verdicts(policy: Policy, prefix, seeds: list[Seed], attrs: dict, bit: PathBit | None) -> list | None:
+    """Per seed, what `policy` says of every offer of its routes, `bit` aside: (whether an adopter takes
+    it over CUSTOMER, PEER and PROVIDER, each a bool or one per AS; the preference), or None when that
+    depends on the offer, or when the seeds' preferences differ (they would reorder the sweeps)."""
+    ranked_by_bit = bit is not None and bit.demote is not None and policy.prefer_after_length
+    out = []
+    for s in seeds:
+        if policy.path_constant:
+            const = {k: v[s.at] for k, v in attrs.items()}
+            oks = [policy.accept(Candidate(None, None, cls, None, const)) for cls in (CUSTOMER, PEER, PROVIDER)]
+            pref = int(policy.prefer(Candidate(None, None, PROVIDER, None, const))) if policy.ranks else 0
+        elif ((policy.honest_inert or bit is not None) and (not policy.ranks or ranked_by_bit)
+              and len(s.announced) == 1 and not (s.strip or s.relay)):
+            oks = [policy.honest_accept(prefix, s.at, cls) for cls in (CUSTOMER, PEER, PROVIDER)]
+            if any(ok is None for ok in oks):
+                return None
+            pref = 0
+        else:
+            return None
+        out.append((oks, pref))
+    return out if len({pref for _, pref in out}) == 1 else None
+
+
 def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = None, covering: list[Ribs] = ()) -> Ribs:
     """Converged routes for `prefix` announced by `seeds`, with `policy` deployed by its adopters.
     `covering`: the routes of the prefixes that cover this one, for a policy that holds blackholes
@@ -214,23 +239,36 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             if onpath is None:
                 onpath = np.zeros((len(seeds), n), dtype=bool)
             onpath[k, list(ann)] = True
-    # A policy whose rules read only attributes that never change along a path (ROV's state) decides
-    # the same for every offer when all seeds carry the same attributes: per receiver and sweep, a
-    # mask. The sweeps then run as for the standard model, the masked receivers set aside.
-    blocked = None
-    if rules is not None and rules.path_constant and not holes and len({tuple(sorted((k, int(v[s.at])) for k, v in attrs.items()))
-                                                           for s in seeds}) == 1:
-        const = {k: v[seeds[0].at] for k, v in attrs.items()}
-        made: dict = {}  # one mask per distinct verdict: ROV's is the same for every relationship
-        blocked = {}
-        for cls in (CUSTOMER, PEER, PROVIDER):
-            ok = policy.accept(Candidate(None, None, cls, None, const))
-            key = bool(ok) if np.ndim(ok) == 0 else cls
-            if key not in made:
-                made[key] = policy.adopter & ~np.broadcast_to(ok, (n,))
-            blocked[cls] = made[key]
-        const_pref = int(policy.prefer(Candidate(None, None, PROVIDER, None, const)))
-        rules = None
+    # Where the policy's verdict on a seed's routes is the same for every offer of them (a policy whose
+    # rules read only attributes that never change along a path, such as ROV's state; or any
+    # `honest_inert` one on an origin's announcement of itself), it is a mask per seed and sweep: the
+    # ASes that refuse that seed's routes. The sweeps then run as for the standard model, carrying the
+    # one-bit attribute of a policy whose rules are so but for that bit (BGPsec's `secure`).
+    bit = None if rules is None or holes or rules.path_constant else rules.path_bit()
+    verdicts = None if rules is None or holes else _verdicts(rules, prefix, seeds, attrs, bit)
+    blocked = kinds = None
+    if verdicts is not None:
+        masks: dict = {}  # one per distinct verdict: ROV's is the same for every relationship
+
+        def mask(ok):
+            key = bool(ok) if np.ndim(ok) == 0 else ok.tobytes()
+            if key not in masks:
+                masks[key] = policy.adopter & ~np.broadcast_to(ok, (n,))
+            return masks[key]
+
+        per_seed = [tuple(mask(ok) for ok in oks) for oks, _ in verdicts]
+        index = {tuple(map(id, ms)): ms for ms in per_seed}  # the distinct kinds of seed, in order
+        if len(index) == 1 and bit is None:
+            blocked = dict(zip((CUSTOMER, PEER, PROVIDER), per_seed[0]))
+        elif onpath is None and not excluded and len(index) <= _MAX_KINDS:  # the compiled sweeps only
+            kind = {key: k for k, key in enumerate(index)}
+            kinds = (tuple(m.view(np.uint8) for ms in index.values() for m in ms),
+                     np.asarray([kind[tuple(map(id, ms))] for ms in per_seed], dtype=np.int32))
+        if blocked is not None or kinds is not None:
+            const_pref = verdicts[0][1]
+            if not rules.path_constant:  # attributes that change along a path are not carried, but the bit
+                attrs = {k: v for k, v in attrs.items() if k == "invalid" or bit is not None and k == bit.name}
+            rules = None
     adopter = rules.adopter if rules is not None else None
     prefers = rules is not None and rules.ranks  # else every score's pref is 0
     len_shift, pref_shift = (32, _NH_BITS) if rules is not None and rules.prefer_after_length else (_NH_BITS, 40)
@@ -333,9 +371,18 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
 
     track = len(seeds) > 1 or holes  # each route's seed
     if rules is None and onpath is None and not excluded:  # the standard model: compiled (core/steady.c)
-        masks = None if blocked is None else tuple(blocked[c].view(np.uint8) for c in (CUSTOMER, PEER, PROVIDER))
+        if blocked is not None:
+            kinds = (tuple(blocked[c].view(np.uint8) for c in (CUSTOMER, PEER, PROVIDER)), np.zeros(len(seeds), np.int32))
+        carried = None
+        if bit is not None:
+            on = np.zeros(n, dtype=np.uint8)
+            at = [s.at for s in seeds]
+            on[at] = attrs[bit.name][at]
+            u8 = lambda m: None if m is None else m.view(np.uint8)
+            carried = (on, u8(bit.keep), u8(bit.set), tuple(u8(bit.refuse.get(c)) for c in (CUSTOMER, PEER, PROVIDER)),
+                       u8(bit.demote))
         _core.steady_sweeps(*plan.core, rel, nh, length, sd, np.asarray([s.at for s in seeds], dtype=np.int32),
-                            masks)
+                            kinds, carried)
     else:
         same_everywhere = blocked is not None and all(m is blocked[CUSTOMER] or np.array_equal(blocked[CUSTOMER], m)
                                                       for m in blocked.values())
@@ -382,10 +429,17 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         unblock(mark, PROVIDER)
         if not track:
             sd[rel != NONE] = 0
-    if blocked is not None:  # the constant attributes, and preference, of every route
-        routed = rel != NONE
-        for k, v in const.items():
-            attrs[k][routed] = v
+    if blocked is not None or kinds is not None:  # each route's attributes are its seed's; the same preference
+        routed = np.flatnonzero(rel != NONE)
+        at = np.asarray([s.at for s in seeds], dtype=np.int64)[sd[routed]]
+        for k, v in attrs.items():
+            if bit is None or k != bit.name:
+                v[routed] = v[at]
         if const_pref and policy.ranks:
-            pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
+            pref[routed[policy.adopter[routed] & (rel[routed] != ORIGIN)]] = const_pref
+        if bit is not None:
+            attrs[bit.name][:] = on
+            if bit.demote is not None:  # ranked down: a route whose sender's bit is clear
+                learned = routed[rel[routed] != ORIGIN]
+                pref[learned] = bit.demote[learned] & (on[nh[learned]] == 0)
     return Ribs(prefix, seeds, rel, nh, length, sd, pref, attrs, policy, hole)
