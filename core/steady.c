@@ -3,7 +3,8 @@
  * lowest next-hop index; export valley-free. A policy reaches these sweeps only as masks, per kind of
  * seed (announcement) and sweep, of the ASes that refuse every route of that seed (ROV and the policies
  * like it, whose verdict is the same for every offer of one seed's routes): each offer is checked
- * against its seed's mask. Other policies run on the solver's arrays in Python.
+ * against its seed's mask, or, with one kind of seed, each receiver once; and as one bit of the path
+ * that the sweeps carry (BGPsec's "secure"). Other policies run on the solver's arrays in Python.
  *
  * The topology comes as CSR lists (the providers and the peers of each AS, int32) and the ASes in
  * ascending order of customer-to-provider rank. A customer's rank is below each of its providers',
@@ -27,6 +28,11 @@
 #define LEN_SHIFT (NH_BITS + 1)
 #define NO_OFFER INT64_MAX
 #define MAX_KINDS 8  /* kinds of seed the masks tell apart: the solver's verdicts, few */
+/* what a receiver asks of an offer: nothing (the standard model); whether it refuses every route (one
+ * kind of seed and no bit: a mask per receiver); or, per offer, the mask of its seed's kind and the bit */
+#define NONE_ASKED 0
+#define PER_RECEIVER 1
+#define PER_OFFER 2
 #define CLOSED (-1)  /* below every score: an AS that takes no offer in this sweep */
 
 typedef struct {
@@ -41,7 +47,7 @@ typedef struct {
      * NULL without a policy. kind: each seed's kind. */
     const uint8_t **blocked;
     const int32_t *kind;
-    Py_ssize_t nseeds;
+    Py_ssize_t nseeds, nkinds;
     /* a one-bit attribute of each AS's route (BGPsec's "secure", Peerlock's "holds a tier-1"), or NULL:
      * t taking x's route gets bit[x] & keep[t] | set[t]; refuse, per sweep: the ASes that refuse a
      * route with the bit set (or NULL); demote: the ASes that rank a route without it below one with
@@ -72,8 +78,10 @@ static inline int row(sweeps *s, const int32_t *st, int64_t i, Py_ssize_t len, i
 }
 
 /* whether t refuses, over cls, the route of x (which has one) */
-static inline int refuses(sweeps *s, int32_t t, int cls, int32_t x)
+static inline int refuses(sweeps *s, int32_t t, int cls, int32_t x, const int checks)
 {
+    if (checks != PER_OFFER)
+        return checks == PER_RECEIVER && s->blocked[cls - CUSTOMER][t];
     const uint8_t *r = s->refuse[cls - CUSTOMER];
     if (r && r[t] && s->bit[x])
         return 1;
@@ -86,21 +94,23 @@ static inline int refuses(sweeps *s, int32_t t, int cls, int32_t x)
 }
 
 /* the score of x's route (which it has) as t ranks it */
-static inline int64_t score_to(const sweeps *s, int32_t t, int32_t x)
+static inline int64_t score_to(const sweeps *s, int32_t t, int32_t x, const int checks)
 {
+    if (checks != PER_OFFER)
+        return s->ready[x];
     return s->ready[x] | (int64_t)(s->demote && s->demote[t] && !s->bit[x]) << NH_BITS;
 }
 
 /* the best offer to t among the providers lo..hi of the list p that t takes: the lowest score */
-static inline int64_t best_of(sweeps *s, int32_t t, int32_t lo, int32_t hi)
+static inline int64_t best_of(sweeps *s, int32_t t, int32_t lo, int32_t hi, const int checks)
 {
     int64_t best = NO_OFFER;
     for (int32_t k = lo; k < hi; k++) {
         int32_t x = s->p[k];
         if (!in_range(s, x, s->n))
             return NO_OFFER;
-        if (s->ready[x] < best && !refuses(s, t, PROVIDER, x)) {
-            int64_t score = score_to(s, t, x);
+        if (s->ready[x] < best && !refuses(s, t, PROVIDER, x, checks)) {
+            int64_t score = score_to(s, t, x, checks);
             if (score < best)
                 best = score;
         }
@@ -122,16 +132,16 @@ static inline void settle(sweeps *s, int32_t t, int64_t best, int cls)
 
 /* AS x, with its own or a customer route, offers it to each of its providers that takes it: the
  * provider keeps the best offer (offer[p]) and is queued in its rank's list (head/next), once. */
-static void offer_up(sweeps *s, int32_t x, int32_t *head, int32_t *next, int64_t *offer)
+static inline void offer_up(sweeps *s, int32_t x, int32_t *head, int32_t *next, int64_t *offer, const int checks)
 {
     int32_t lo, hi;
     if (!in_range(s, s->pos[x], s->n) || !row(s, s->ps, s->pos[x], s->lp, &lo, &hi))
         return;
     for (int32_t k = lo; k < hi; k++) {
         int32_t p = s->p[k];
-        if (!in_range(s, p, s->n) || refuses(s, p, CUSTOMER, x))
+        if (!in_range(s, p, s->n) || refuses(s, p, CUSTOMER, x, checks))
             continue;
-        int64_t score = score_to(s, p, x);
+        int64_t score = score_to(s, p, x, checks);
         if (offer[p] != NO_OFFER) {  /* queued already */
             if (score < offer[p])
                 offer[p] = score;
@@ -146,7 +156,10 @@ static void offer_up(sweeps *s, int32_t x, int32_t *head, int32_t *next, int64_t
     }
 }
 
-static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
+/* checks: what a receiver asks of an offer (NONE_ASKED, PER_RECEIVER or PER_OFFER); the loops are
+ * compiled once for each */
+static inline __attribute__((always_inline)) int sweep_all(sweeps *s, const int32_t *origins, Py_ssize_t norigins,
+                                                           const int checks)
 {
     Py_ssize_t n = s->n;
     int32_t *head = malloc(((size_t)s->top + 1) * sizeof *head), *next = malloc((size_t)n * sizeof *next);
@@ -168,7 +181,7 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
             continue;
         s->ready[x] = s->length[x] << LEN_SHIFT | x;
         touched[ntouched++] = x;
-        offer_up(s, x, head, next, offer);
+        offer_up(s, x, head, next, offer, checks);
     }
     /* 1. up: rank by rank, each queued AS without a route takes its customers' best offer */
     for (int32_t r = 0; r <= s->top && !s->bad; r++)
@@ -179,7 +192,7 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
                 continue;
             settle(s, t, best, CUSTOMER);
             touched[ntouched++] = t;
-            offer_up(s, t, head, next, offer);
+            offer_up(s, t, head, next, offer, checks);
         }
     /* 2. across: the peers of every AS with its own or a customer route, on the state after sweep 1.
      * The ASes that have a route are marked CLOSED in `offer`, so an offer reads one array. */
@@ -195,9 +208,9 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
             int32_t y = s->q[k];
             if (!in_range(s, y, n))
                 break;
-            if (offer[y] == CLOSED || refuses(s, y, PEER, x))
+            if (offer[y] == CLOSED || refuses(s, y, PEER, x, checks))
                 continue;
-            int64_t score = score_to(s, y, x);
+            int64_t score = score_to(s, y, x, checks);
             if (offer[y] == NO_OFFER) {  /* the first offer to y (the up sweep left none) */
                 offer[y] = score;
                 want[nwant++] = y;
@@ -210,14 +223,22 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
     /* 3. down: from the top rank, each AS without a route takes its providers' best */
     for (Py_ssize_t i = n - 1; i >= 0 && !s->bad; i--) {
         int32_t t = s->order[i], lo, hi;
-        if (!in_range(s, t, n) || s->rel[t] != NONE || !row(s, s->ps, i, s->lp, &lo, &hi))
-            continue;
-        int64_t best = best_of(s, t, lo, hi);
+        if (!in_range(s, t, n) || s->rel[t] != NONE || (checks == PER_RECEIVER && s->blocked[PROVIDER - CUSTOMER][t])
+            || !row(s, s->ps, i, s->lp, &lo, &hi))
+            continue;  /* a receiver's mask is read once, not for each provider */
+        int64_t best = best_of(s, t, lo, hi, checks == PER_OFFER ? PER_OFFER : NONE_ASKED);
         if (best != NO_OFFER)
             settle(s, t, best, PROVIDER);
     }
     free(head), free(next), free(touched), free(offer), free(s->ready);
     return 0;
+}
+
+static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
+{
+    if (s->bit || (s->blocked && s->nkinds > 1))
+        return sweep_all(s, origins, norigins, PER_OFFER);
+    return s->blocked ? sweep_all(s, origins, norigins, PER_RECEIVER) : sweep_all(s, origins, norigins, NONE_ASKED);
 }
 
 /* steady_sweeps(qs, q, ps, p, order, pos, rank, top, rel, nh, length, seed, origins, blocked):
@@ -285,7 +306,7 @@ static PyObject *steady_sweeps(PyObject *self, PyObject *args)
                 goto fail;
             masks[k] = v[got].buf;
         }
-        s.blocked = masks;
+        s.blocked = masks, s.nkinds = nmasks / 3;
     }
     if (bit != Py_None) {  /* (bit, keep, set, (refuse per sweep, or None), demote or None) */
         PyObject *refuse;

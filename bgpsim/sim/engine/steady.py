@@ -430,16 +430,17 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         if not track:
             sd[rel != NONE] = 0
     if blocked is not None or kinds is not None:  # each route's attributes are its seed's; the same preference
-        routed = np.flatnonzero(rel != NONE)
-        at = np.asarray([s.at for s in seeds], dtype=np.int64)[sd[routed]]
+        routed = rel != NONE
+        at = [s.at for s in seeds]
         for k, v in attrs.items():
             if bit is None or k != bit.name:
-                v[routed] = v[at]
+                got = v[at]
+                v[routed] = got[0] if (got == got[0]).all() else got[sd[routed]]
         if const_pref and policy.ranks:
-            pref[routed[policy.adopter[routed] & (rel[routed] != ORIGIN)]] = const_pref
+            pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
         if bit is not None:
             attrs[bit.name][:] = on
             if bit.demote is not None:  # ranked down: a route whose sender's bit is clear
-                learned = routed[rel[routed] != ORIGIN]
+                learned = np.flatnonzero(routed & (rel != ORIGIN))
                 pref[learned] = bit.demote[learned] & (on[nh[learned]] == 0)
     return Ribs(prefix, seeds, rel, nh, length, sd, pref, attrs, policy, hole)
