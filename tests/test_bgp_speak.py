@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, wait_port
 from test_bgp_session import ROUTERS, THEIRS, THEIRS6, Bird, bird_v4
 from test_rtr import free_port
 from test_rtr_routers import need_bird
@@ -176,6 +176,9 @@ class ExaBGP:
                "exabgp.daemon.user": pwd.getpwuid(os.getuid()).pw_name, "exabgp.log.destination": "stdout"}
         self.proc = subprocess.Popen([EXABGP, str(self.dir / "exabgp.conf")], env=env, cwd=self.dir,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # listening before we connect: `bgp speak` gives up on a refused connection, and ExaBGP takes
+        # seconds to start on a loaded machine (a probe from 127.0.0.1, not its peer, it just closes)
+        wait_port(port, self.proc, timeout=30)
 
     def table(self, family: str) -> str:
         """What it was announced in `family` ("ipv4" or "ipv6"): a line per prefix, with its AS path."""
