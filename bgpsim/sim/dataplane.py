@@ -116,61 +116,86 @@ class Forwarding:
         self.nh[i] = nh
         if self.journal is not None:
             self.journal.next_hop(now, i, nh)
-        if self._terminal_as(i):
+        if i == self.attacker or i == self.victim:
             return
         if old >= 0 and old != i:
             self.children[old].discard(i)
         if nh >= 0 and nh != i:
-            self._child(nh).add(i)
-        out = self._terminal(i)
+            kids = self.children[nh]
+            if kids is None:
+                self.children[nh] = {i}
+            else:
+                kids.add(i)
+        out = DISCONNECTED if nh < 0 else VICTIM if nh == i else -1
         if out < 0:
             # Nodes on this walk that are not in i's in-tree have up-to-date outcomes; any that are
-            # lead back to i. So walk to a terminal, to i (a loop through i), or round another cycle.
-            seen = set()
+            # lead back to i. So walk to a terminal, to i (a loop through i), or round another cycle
+            # (_terminal inlined; the ASes seen are kept only once the walk is long: cycles are rare).
+            nhs, attacker, victim = self.nh, self.attacker, self.victim
+            seen = None
+            steps = 0
             j = nh
             while True:
-                t = self._terminal(j)
-                if t >= 0:
-                    out = t
+                if j == attacker:
+                    out = ATTACKER
                     break
-                if j == i or j in seen:
+                k = nhs[j]
+                if j == victim or k == j:
+                    out = VICTIM
+                    break
+                if k < 0:
+                    out = DISCONNECTED
+                    break
+                if j == i:
                     out = LOOP
                     break
-                seen.add(j)
-                j = self.nh[j]
+                steps += 1
+                if steps > 32:
+                    if seen is None:
+                        seen = set()
+                    elif j in seen:
+                        out = LOOP
+                        break
+                    seen.add(j)
+                j = k
         if out == self.outcome[i]:
             return
+        # Every AS of i's in-tree takes `out`: a tree, but where i is on a cycle (LOOP), which leads back.
+        # The state in locals: this loop runs for every change of outcome.
+        outcome, changed_at, attacker_at, children = self.outcome, self.changed_at, self.attacker_at, self.children
+        is_source, weight, counts = self.is_source, self.weight, self.counts
+        note = None if self.journal is None else self.journal.outcome
+        diverted = self.diverted
         stack = [i]
-        visited = {i}
+        visited = {i} if out == LOOP else None
         while stack:
             k = stack.pop()
-            self._set(k, out, now)
-            kids = self.children[k]
+            was = outcome[k]
+            if was != out:
+                outcome[k] = out
+                changed_at[k] = now
+                if note is not None:
+                    note(now, k, out)
+                if out == ATTACKER and attacker_at[k] is None:
+                    attacker_at[k] = now
+                if is_source[k]:
+                    counts[was] -= 1
+                    counts[out] += 1
+                    if was == ATTACKER:
+                        diverted -= weight[k]
+                    if out == ATTACKER:
+                        diverted += weight[k]
+            kids = children[k]
             if kids:
-                for c in kids:
-                    if c not in visited:
-                        visited.add(c)
-                        stack.append(c)
+                if visited is None:
+                    stack.extend(kids)
+                else:
+                    for c in kids:
+                        if c not in visited:
+                            visited.add(c)
+                            stack.append(c)
+        self.diverted = diverted
         self._record(now)
-
-    def _set(self, k: int, out: int, now: float) -> None:
-        old = self.outcome[k]
-        if old == out:
-            return
-        self.outcome[k] = out
-        self.changed_at[k] = now
-        if self.journal is not None:
-            self.journal.outcome(now, k, out)
-        if out == ATTACKER and self.attacker_at[k] is None:
-            self.attacker_at[k] = now
-        if self.is_source[k]:
-            self.counts[old] -= 1
-            self.counts[out] += 1
-            w = self.weight[k]
-            if old == ATTACKER:
-                self.diverted -= w
-            if out == ATTACKER:
-                self.diverted += w
 
     def fractions(self) -> tuple[float, float, float, float]:
         s = self.sources or 1
