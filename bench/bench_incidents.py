@@ -9,8 +9,12 @@ measured side by side on a machine whose speed drifts:
     git worktree add /tmp/base HEAD~3 && (cd /tmp/base && python setup.py -q build_ext --inplace)
     python bench/bench_incidents.py --before /tmp/base youtube-2008 as7007-1997
 
+With --trials, each incident's counterfactual trials alone, in one process (the graph loaded first,
+not timed): their CPU time in all and per defence, and a digest of every trial's shares, which
+before and after must share (the same rows, whatever ran them).
+
 Figures only; nothing is asserted.
-Usage: python bench/bench_incidents.py [--before DIR] [--repeat N] [--workers N] [NAME ...]
+Usage: python bench/bench_incidents.py [--before DIR] [--repeat N] [--workers N] [--trials] [NAME ...]
 """
 
 from __future__ import annotations
@@ -28,6 +32,31 @@ HERE = Path(__file__).resolve().parent.parent
 DATA = HERE.parent / "shared" / "data" / "caida"
 
 
+# the --trials child: ROOT's code, one incident's trials job by job, CPU per defence, a digest of the shares
+TRIALS = """
+import collections, hashlib, sys, time
+from bgpsim.graph.topology import load_topology
+from bgpsim.sim.incident import Trials, find, load_incident
+inc = load_incident(find(sys.argv[1]))
+trials = Trials(inc, load_topology(inc.scenario.topology))
+per, got = collections.Counter(), []
+for k, c in trials.jobs():
+    t = time.process_time()
+    got += trials.run([(k, c)])
+    per[trials.configs[c][0] or "none"] += time.process_time() - t
+top = ", ".join(f"{d} {s:.2f}" for d, s in per.most_common(6))
+print(f"{len(got)} trials, {sum(per.values()):.2f} s CPU (the most: {top}); digest "
+      f"{hashlib.sha256(repr(sorted(got)).encode()).hexdigest()[:16]}")
+"""
+
+
+def trials(root: Path, name: str) -> str:
+    """What the TRIALS child prints for one incident, run on ROOT's code."""
+    env = {**os.environ, "PYTHONPATH": str(root), "BGPSIM_DATA": str(DATA)}
+    return subprocess.run([sys.executable, "-c", TRIALS, name], env=env, cwd=root, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def run(root: Path, name: str, out: Path, extra: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak RSS (MB) of one `bgpsim incident NAME`."""
     env = {**os.environ, "PYTHONPATH": str(root), "BGPSIM_DATA": str(DATA)}
@@ -40,6 +69,7 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="an earlier checkout, run beside this one")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each; the fastest is printed with the others")
     ap.add_argument("--workers", help="passed to this checkout's command")
+    ap.add_argument("--trials", action="store_true", help="the counterfactual trials alone, in one process")
     args = ap.parse_args()
     names = args.names or subprocess.run([sys.executable, "-m", "bgpsim", "incident", "--list"], cwd=HERE, check=True,
                                          env={**os.environ, "PYTHONPATH": str(HERE)}, capture_output=True,
@@ -49,6 +79,12 @@ def main() -> None:
         [("after" if args.before else "this", HERE, ["--workers", args.workers] if args.workers else [])]
     print(f"graph: {DATA / '20250901.as-rel2.txt.bz2'}; {os.cpu_count()} CPUs; "
           + "; ".join(f"{label}: {root}" for label, root, _ in roots))
+    if args.trials:
+        for name in names:
+            for label, root, _ in roots:
+                print(f"  {name:<20} {label:<6} {trials(root, name) if _attacked(root, name) else 'no attack: no trials'}",
+                      flush=True)
+        return
     total = {label: 0.0 for label, _, _ in roots}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
@@ -64,6 +100,15 @@ def main() -> None:
             if args.before:
                 print(f"  {name:<20} after/before {walls['after'] / walls['before']:.2f}", flush=True)
     print("all: " + ", ".join(f"{label} {t:.1f} s wall" for label, t in total.items()))
+
+
+def _attacked(root: Path, name: str) -> bool:
+    """Whether the incident has an attack, and so counterfactual trials."""
+    code = "import sys; from bgpsim.sim.incident import find, load_incident; " \
+           "print(load_incident(find(sys.argv[1]), graph=False).scenario.attack is not None)"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-c", code, name], env=env, cwd=root, check=True, capture_output=True,
+                          text=True).stdout.strip() == "True"
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ Ours: graph load; per defence (or those --policy names), the median of --trials 
 10 % random adoption (victim adopting, attacker not), data-plane outcome included; peak RSS. BGPy:
 graph build and --bgpy-trials of the ROV trials; the ratio of medians; and whether every AS's outcome
 agreed. Figures only; nothing is asserted.
+With --sweeps N, only the compiled sweeps of N propagations (no defence), timed alone.
 Usage: python bench/bench_steady.py [--trials N] [--bgpy-trials K] [--no-bgpy] [--attack KIND]
-       [--policy NAME,...] [--profile]
+       [--policy NAME,...] [--profile] [--sweeps N]
 """
 
 from __future__ import annotations
@@ -32,6 +33,29 @@ BGPY_NAMES = {"rov": "rov", "peer-rov": "peer-rov-as-documented", "aspa": "aspa"
               "bgpsec": "bgpsec", "otc": "otc", "enforce-first-as": "enforce-first-as"}
 
 
+def sweeps(plan, n: int) -> None:
+    """The compiled sweeps alone (core/steady.c's steady_sweeps, the standard model), each from one random
+    origin: the median and fastest tenth, and a digest of the routes (the same before and after)."""
+    import hashlib
+
+    from bgpsim import _core
+    from bgpsim.sim.engine.steady import NONE
+
+    rnd, ts, digest = random.Random(2025), [], hashlib.sha256()
+    for o in (rnd.randrange(plan.n) for _ in range(n)):
+        rel, nh = np.full(plan.n, NONE, dtype=np.int8), np.full(plan.n, -1, dtype=np.int64)
+        length, seed = np.zeros(plan.n, dtype=np.int64), np.full(plan.n, -1, dtype=np.int64)
+        rel[o], length[o], seed[o] = 0, 1, 0
+        t = time.perf_counter()
+        _core.steady_sweeps(*plan.core, rel, nh, length, seed, np.asarray([o], dtype=np.int32), None)
+        ts.append(time.perf_counter() - t)
+        for a in (rel, nh, length):
+            digest.update(a.tobytes())
+    ts.sort()
+    print(f"  sweeps of {n} propagations: median {1000 * ts[n // 2]:.3f} ms, fastest tenth {1000 * ts[n // 10]:.3f} ms; "
+          f"digest {digest.hexdigest()[:16]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=30)
@@ -40,6 +64,8 @@ def main() -> None:
     ap.add_argument("--attack", default="subprefix", help="the attack of our trials (BGPy's stay sub-prefix hijacks)")
     ap.add_argument("--policy", help="comma-separated defences to time (default: every one; rov always)")
     ap.add_argument("--profile", action="store_true", help="then the ROV trials again under cProfile: where the time goes")
+    ap.add_argument("--sweeps", type=int, metavar="N",
+                    help="only the compiled sweeps of N propagations from random origins, no defence: median, a digest")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -56,6 +82,8 @@ def main() -> None:
     plan_s = time.perf_counter() - t
     print(f"graph: {CAIDA.name}, {topo.n:,} ASes, {topo.links:,} links")
     print(f"ours: load {load:.2f} s, solver plan {plan_s:.3f} s")
+    if args.sweeps:
+        return sweeps(plan, args.sweeps)
     rnd = random.Random(2025)
     stubs = topo.stubs()
     trials = []
