@@ -58,6 +58,16 @@ def test_compiled_sweeps_equal_the_array_path(n, seed):
         arrays = propagate(topo, PREFIX, seeds[1:] or seeds, SlowROV(topo, adopters, vrps))
         assert same(compiled, arrays)
         checked += int((compiled.rel != NONE).sum())
+        # a forged path (the attacker claims a link to the first seed's AS), or one stripped of the
+        # attacker: the ASes on a seed's announced path refuse its routes (the loop check), a mask each
+        first, *others = seeds
+        forged = [first] + [Seed(s.at, (first.at,), strip=bool(k % 2)) for k, s in enumerate(others)] if others else \
+            [Seed(first.at, tuple(rnd.sample(range(topo.n), 2)))]
+        forged = [s for s in forged if s.at not in s.path]
+        assert same(propagate(topo, PREFIX, forged), propagate(topo, PREFIX, forged, Plain(topo, everyone)))
+        compiled = propagate(topo, PREFIX, forged, ROV(topo, adopters, vrps))
+        assert same(compiled, propagate(topo, PREFIX, forged, SlowROV(topo, adopters, vrps)))
+        assert np.array_equal(compiled.attrs["invalid"], propagate(topo, PREFIX, forged, SlowROV(topo, adopters, vrps)).attrs["invalid"])
     assert checked > 0
 
 
@@ -146,14 +156,14 @@ ROV_STATE = sorted([name for name, cls in DEFENCES.items() if cls.honest_inert a
                    + ["rov+otc", "rov+aspa-alone", "peer-rov+enforce-first-as", "maxlen+path-end", "rov-deprefer+otc"])
 # the policies that one bit of the path keeps from being inert (BGPsec's `secure`, Peerlock's `tier1`)
 PATH_BIT = ["bgpsec", "bgpsec-alone", "peerlock-lite", "rov+peerlock-lite", "bgpsec-alone+aspa-alone",
-            "peerlock-lite+otc"]
+            "peerlock-lite+otc", "prefix-list", "rov+prefix-list", "prefix-list+aspa"]
 
 
 def slow(policy):
     """`policy`, every offer put to its rules (the array path)."""
     for p in [policy, *getattr(policy, "parts", ())]:
         p.honest_inert = p.path_constant = False
-        p.path_bit = lambda: None
+        p.path_bit = lambda prefix: None
     return policy
 
 
@@ -189,8 +199,8 @@ def test_a_policy_on_valid_and_invalid_origins_is_a_mask_per_seed(name):
         assert np.array_equal(fast.pref, asked.pref), name
         mixed = len(valid) < len(ats)  # then the policy is asked, and the ROV state carried
         assert not mixed or np.array_equal(fast.attrs["invalid"], asked.attrs["invalid"]), name
-        for k in {"secure", "tier1"} & fast.attrs.keys():
+        for k in {"secure", "tier1", "unlisted"} & fast.attrs.keys():
             assert np.array_equal(fast.attrs[k], asked.attrs[k]), (name, k)
-        compiled += (mixed or name in PATH_BIT) and not fast.attrs.keys() - {"invalid", "long", "secure", "tier1"}
+        compiled += (mixed or name in PATH_BIT) and not fast.attrs.keys() - {"invalid", "long", "secure", "tier1", "unlisted"}
     if name not in ("rov-deprefer", "rov-deprefer+otc"):
         assert compiled, f"{name}: never on the compiled sweeps"

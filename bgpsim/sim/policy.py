@@ -156,10 +156,10 @@ class Policy:
         read it: an RPKI-invalid origin's own announcement is all the same to `aspa-alone`."""
         return (self.checks_roas or self.includes_rov) and bool(self.invalid(prefix, origin))
 
-    def path_bit(self) -> PathBit | None:
-        """The one attribute that keeps this policy from being `honest_inert`, when it is one bit the
-        compiled sweeps can carry (`PathBit`): then its rules for an origin's announcement of itself
-        are that bit's and `honest_accept`'s."""
+    def path_bit(self, prefix) -> PathBit | None:
+        """The one attribute, for `prefix`, that keeps this policy from being `honest_inert` or from
+        taking every route an origin announces of itself, when it is one bit the compiled sweeps can
+        carry (`PathBit`): then its rules for such an announcement are that bit's and `honest_accept`'s."""
         return None
 
     def honest_accept(self, prefix, origin: int, cls: int):

@@ -39,7 +39,7 @@ class BGPsecAlone(Policy):
     def prefer(self, c: Candidate):
         return 1 - c.a["secure"].astype("int64")
 
-    def path_bit(self) -> PathBit:
+    def path_bit(self, prefix) -> PathBit:
         # an honest route's hops are links: secure while every AS on it adopts
         return PathBit("secure", self.adopter, np.zeros_like(self.adopter), {}, demote=self.adopter)
 

@@ -55,8 +55,8 @@ class Combined(Policy):
     def flagged(self, prefix, origin: int) -> bool:
         return any(p.flagged(prefix, origin) for p in self.parts)
 
-    def path_bit(self) -> PathBit | None:
-        bits = [p.path_bit() for p in self.parts]
+    def path_bit(self, prefix) -> PathBit | None:
+        bits = [p.path_bit(prefix) for p in self.parts]
         if sum(b is not None for b in bits) == 1 and all(p.honest_inert or b for p, b in zip(self.parts, bits)):
             return next(b for b in bits if b is not None)
         return None

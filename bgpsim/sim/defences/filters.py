@@ -33,7 +33,7 @@ import numpy as np
 
 from bgpsim.base.bogons import prefix_kind
 
-from ..policy import CUSTOMER, PEER, Candidate, Policy
+from ..policy import CUSTOMER, PEER, Candidate, PathBit, Policy
 
 LONGEST = (24, 48)  # the longest IPv4 and IPv6 prefix `maxlen` accepts, by default
 HEADROOM = 1000  # the prefixes `max-prefix` allows beyond a neighbour's usual, by default
@@ -139,17 +139,26 @@ class PrefixList(Policy):
         return k
 
     def start(self, prefix, origin: int) -> dict:
-        return {**super().start(prefix, origin), "plist": self.row(prefix)}
+        k = self.row(prefix)
+        return {**super().start(prefix, origin), "plist": k, "unlisted": ~self._allowed[k, origin]}
 
     def extend(self, c: Candidate) -> dict:
-        return {**super().extend(c), "plist": c.a["plist"]}
+        return {**super().extend(c), "plist": c.a["plist"], "unlisted": ~self._allowed[c.a["plist"], c.T]}
 
     def accept(self, c: Candidate):
-        return (c.rel != CUSTOMER) | self._allowed[c.a["plist"], c.S]
+        return (c.rel != CUSTOMER) | ~c.a["unlisted"]  # `unlisted`: no owner in the sender's cone
 
     def flagged(self, prefix, origin: int) -> bool:
         k = self.row(prefix)  # first: it may grow the table
         return super().flagged(prefix, origin) or not self._allowed[k, origin]
+
+    def path_bit(self, prefix) -> PathBit:
+        # whether the AS that sends the route has no owner of the prefix in its cone: its own, not the path's
+        unlisted = ~self._allowed[self.row(prefix)]
+        return PathBit("unlisted", np.zeros_like(unlisted), unlisted, {CUSTOMER: self.adopter})
+
+    def honest_accept(self, prefix, origin: int, cls: int):
+        return True  # all it checks is in its bit
 
 
 def positive(value) -> int:

@@ -31,5 +31,5 @@ class PeerlockLite(Policy):
     def accept(self, c: Candidate):
         return ~((c.rel == CUSTOMER) & c.a["tier1"])
 
-    def path_bit(self) -> PathBit:
+    def path_bit(self, prefix) -> PathBit:
         return PathBit("tier1", np.ones_like(self.tier1), self.tier1, {CUSTOMER: self.adopter})

@@ -242,11 +242,12 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
     # Where the policy's verdict on a seed's routes is the same for every offer of them (a policy whose
     # rules read only attributes that never change along a path, such as ROV's state; or any
     # `honest_inert` one on an origin's announcement of itself), it is a mask per seed and sweep: the
-    # ASes that refuse that seed's routes. The sweeps then run as for the standard model, carrying the
-    # one-bit attribute of a policy whose rules are so but for that bit (BGPsec's `secure`).
-    bit = None if rules is None or holes or rules.path_constant else rules.path_bit()
+    # ASes that refuse that seed's routes; the ASes on a seed's own announced path (the loop check) are
+    # in its masks too. The sweeps then run as for the standard model, carrying the one-bit attribute of
+    # a policy whose rules are so but for that bit (BGPsec's `secure`).
+    bit = None if rules is None or holes or rules.path_constant else rules.path_bit(prefix)
     verdicts = None if rules is None or holes else _verdicts(rules, prefix, seeds, attrs, bit)
-    blocked = kinds = None
+    blocked = kinds = per_seed = None
     if verdicts is not None:
         masks: dict = {}  # one per distinct verdict: ROV's is the same for every relationship
 
@@ -257,18 +258,25 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             return masks[key]
 
         per_seed = [tuple(mask(ok) for ok in oks) for oks, _ in verdicts]
+    elif rules is None and onpath is not None:
+        per_seed = [(np.zeros(n, dtype=bool),) * 3] * len(seeds)
+    if per_seed is not None and onpath is not None and not excluded and len(seeds) <= _MAX_KINDS:
+        per_seed = [tuple(m | onpath[k] for m in ms) if onpath[k].any() else ms for k, ms in enumerate(per_seed)]
+        onpath = None  # in the masks
+    if per_seed is not None and onpath is None:
         index = {tuple(map(id, ms)): ms for ms in per_seed}  # the distinct kinds of seed, in order
         if len(index) == 1 and bit is None:
             blocked = dict(zip((CUSTOMER, PEER, PROVIDER), per_seed[0]))
-        elif onpath is None and not excluded and len(index) <= _MAX_KINDS:  # the compiled sweeps only
+        elif not excluded and len(index) <= _MAX_KINDS:  # the compiled sweeps only
             kind = {key: k for k, key in enumerate(index)}
             kinds = (tuple(m.view(np.uint8) for ms in index.values() for m in ms),
                      np.asarray([kind[tuple(map(id, ms))] for ms in per_seed], dtype=np.int32))
-        if blocked is not None or kinds is not None:
-            const_pref = verdicts[0][1]
-            if not rules.path_constant:  # attributes that change along a path are not carried, but the bit
-                attrs = {k: v for k, v in attrs.items() if k == "invalid" or bit is not None and k == bit.name}
-            rules = None
+    masked = verdicts is not None and (blocked is not None or kinds is not None)  # the policy's part
+    if masked:
+        const_pref = verdicts[0][1]
+        if not rules.path_constant:  # attributes that change along a path are not carried, but the bit
+            attrs = {k: v for k, v in attrs.items() if k == "invalid" or bit is not None and k == bit.name}
+        rules = None
     adopter = rules.adopter if rules is not None else None
     prefers = rules is not None and rules.ranks  # else every score's pref is 0
     len_shift, pref_shift = (32, _NH_BITS) if rules is not None and rules.prefer_after_length else (_NH_BITS, 40)
@@ -429,7 +437,7 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         unblock(mark, PROVIDER)
         if not track:
             sd[rel != NONE] = 0
-    if blocked is not None or kinds is not None:  # each route's attributes are its seed's; the same preference
+    if masked:  # each route's attributes are its seed's; the same preference
         routed = rel != NONE
         at = [s.at for s in seeds]
         for k, v in attrs.items():
