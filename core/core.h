@@ -122,6 +122,7 @@ extern PyMethodDef conflicts_methods[];
 extern PyMethodDef bzip2_methods[];
 extern PyMethodDef rtr_methods[];
 extern PyMethodDef steady_methods[];
+extern PyMethodDef steady_trace_methods[];
 extern PyMethodDef cones_methods[];
 extern PyMethodDef moments_methods[];
 

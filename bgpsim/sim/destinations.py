@@ -40,7 +40,7 @@ group's other columns are copies with two entries changed (on the 2025 graph, 50
 instead of 78,643).
 `derive=False` solves every origin; the files are the same bytes (tests check it).
 
-Transit centrality is computed per solved origin, compiled (core/steady.c, `steady_descendants`):
+Transit centrality is computed per solved origin, compiled (core/steady_trace.c, `steady_descendants`):
 every routed AS adds 1 to its next hop's count, then the parents, deepest first, pass their counts
 to their own next hops.
 Workers (bgpsim.base.pool: forked where the platform can fork) get the topology once each,
@@ -180,7 +180,7 @@ def _transpose(a: np.ndarray, out: np.ndarray, block: int = 2048) -> np.ndarray:
 
 def _descendants(nh: np.ndarray, length: np.ndarray, origin: int) -> np.ndarray:
     """For every AS, how many other ASes route through it toward `origin`; 0 for the origin (the
-    destination). Compiled (core/steady.c): each routed AS counts once at its next hop, then the ASes,
+    destination). Compiled (core/steady_trace.c): each routed AS counts once at its next hop, then the ASes,
     longest route first, add what they gathered to their next hops."""
     desc = np.empty(len(nh), dtype=np.int64)
     _core.steady_descendants(nh, length, origin, desc)

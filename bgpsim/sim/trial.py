@@ -58,7 +58,7 @@ def trace(ribs: list[Ribs], n: int, attacker: int, victim: int) -> np.ndarray:
     """Data-plane outcome of every AS: follow next hops, each AS on its own most specific route; the
     attacker and the victim are their own outcome, and so end every walk that reaches them; an
     origin other than those two ends it "disconnected" (BGPy's rule). The walks are compiled
-    (core/steady.c), a prefix at a time, most specific first."""
+    (core/steady_trace.c), a prefix at a time, most specific first."""
     out = np.full(n, -1, dtype=np.int8)
     out[attacker], out[victim] = ATTACKER, VICTIM
     for k, r in enumerate(ribs):
