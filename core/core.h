@@ -123,6 +123,7 @@ extern PyMethodDef bzip2_methods[];
 extern PyMethodDef rtr_methods[];
 extern PyMethodDef steady_methods[];
 extern PyMethodDef steady_trace_methods[];
+extern PyMethodDef dataplane_methods[];
 extern PyMethodDef cones_methods[];
 extern PyMethodDef moments_methods[];
 

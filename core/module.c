@@ -39,6 +39,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(rtr_methods, &n);
     join(steady_methods, &n);
     join(steady_trace_methods, &n);
+    join(dataplane_methods, &n);
     join(cones_methods, &n);
     join(moments_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};

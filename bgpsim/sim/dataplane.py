@@ -11,12 +11,15 @@ its next hop. When AS i's next hop changes, only the ASes whose packets pass thr
 kept as per-AS sets of "who forwards to me" — can change outcome, and all of them take i's new outcome.
 So an update walks forward from i to a terminal (a few hops) and, only if i's outcome changed, down
 its in-tree. The counts of each outcome are kept as it goes; the timeline gets a row only when they
-change.
+change. The move is compiled (core/dataplane.c) on this class's lists, the in-trees kept as sets: the
+order in which a move's ASes change outcome (the journal's, and the running sum's) is the sets'.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from bgpsim import _core
 
 ATTACKER, VICTIM, DISCONNECTED, LOOP = 0, 1, 2, 3
 OUTCOMES = ("attacker", "victim", "disconnected", "loop")
@@ -64,7 +67,8 @@ class Forwarding:
         self.peak_diverted = self.diverted
         self.snapshot_peak = snapshot_peak  # keep every AS's outcome at the peak (small graphs: for drawing)
         self.peak_outcome = list(self.outcome) if snapshot_peak else None
-        self.journal = None  # bgpsim.sim.journal.Journal: told of every change of next hop and outcome
+        self.journal = None  # bgpsim.sim.journal.Journal: told of every change of next hop, and of outcome
+        self._state = None  # (its outcomes list appended to in place)
 
     def _child(self, j: int) -> set:
         c = self.children[j]
@@ -109,93 +113,17 @@ class Forwarding:
             self.outcome[k] = out
 
     def update(self, i: int, nh: int, now: float) -> None:
-        """AS i's next hop moved to nh."""
-        old = self.nh[i]
-        if nh == old:
-            return
-        self.nh[i] = nh
-        if self.journal is not None:
+        """AS i's next hop moved to nh: compiled (core/dataplane.c), on this object's lists. Only the
+        ASes whose packets pass through i can change outcome; all of them take i's new one."""
+        if self._state is None:  # the lists the compiled move works on, in place
+            self._state = (self.nh, self.outcome, self.changed_at, self.attacker_at, self.children, self.is_source,
+                           self.weight, self.counts, None if self.journal is None else self.journal.outcomes)
+        moved, self.diverted = _core.dataplane_move(self._state, i, nh, float(now), self.diverted, self.attacker,
+                                                    self.victim)
+        if moved >= 0 and self.journal is not None:
             self.journal.next_hop(now, i, nh)
-        if i == self.attacker or i == self.victim:
-            return
-        if old >= 0 and old != i:
-            self.children[old].discard(i)
-        if nh >= 0 and nh != i:
-            kids = self.children[nh]
-            if kids is None:
-                self.children[nh] = {i}
-            else:
-                kids.add(i)
-        out = DISCONNECTED if nh < 0 else VICTIM if nh == i else -1
-        if out < 0:
-            # Nodes on this walk that are not in i's in-tree have up-to-date outcomes; any that are
-            # lead back to i. So walk to a terminal, to i (a loop through i), or round another cycle
-            # (_terminal inlined; the ASes seen are kept only once the walk is long: cycles are rare).
-            nhs, attacker, victim = self.nh, self.attacker, self.victim
-            seen = None
-            steps = 0
-            j = nh
-            while True:
-                if j == attacker:
-                    out = ATTACKER
-                    break
-                k = nhs[j]
-                if j == victim or k == j:
-                    out = VICTIM
-                    break
-                if k < 0:
-                    out = DISCONNECTED
-                    break
-                if j == i:
-                    out = LOOP
-                    break
-                steps += 1
-                if steps > 32:
-                    if seen is None:
-                        seen = set()
-                    elif j in seen:
-                        out = LOOP
-                        break
-                    seen.add(j)
-                j = k
-        if out == self.outcome[i]:
-            return
-        # Every AS of i's in-tree takes `out`: a tree, but where i is on a cycle (LOOP), which leads back.
-        # The state in locals: this loop runs for every change of outcome.
-        outcome, changed_at, attacker_at, children = self.outcome, self.changed_at, self.attacker_at, self.children
-        is_source, weight, counts = self.is_source, self.weight, self.counts
-        note = None if self.journal is None else self.journal.outcome
-        diverted = self.diverted
-        stack = [i]
-        visited = {i} if out == LOOP else None
-        while stack:
-            k = stack.pop()
-            was = outcome[k]
-            if was != out:
-                outcome[k] = out
-                changed_at[k] = now
-                if note is not None:
-                    note(now, k, out)
-                if out == ATTACKER and attacker_at[k] is None:
-                    attacker_at[k] = now
-                if is_source[k]:
-                    counts[was] -= 1
-                    counts[out] += 1
-                    if was == ATTACKER:
-                        diverted -= weight[k]
-                    if out == ATTACKER:
-                        diverted += weight[k]
-            kids = children[k]
-            if kids:
-                if visited is None:
-                    stack.extend(kids)
-                else:
-                    for c in kids:
-                        if c not in visited:
-                            visited.add(c)
-                            stack.append(c)
-        self.diverted = diverted
-        self._record(now)
+        if moved > 0:
+            self._record(now)
 
     def fractions(self) -> tuple[float, float, float, float]:
         s = self.sources or 1
