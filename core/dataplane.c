@@ -30,8 +30,9 @@ static int set_obj(PyObject *list, Py_ssize_t k, PyObject *o)
     return PyList_SetItem(list, k, o);
 }
 
-/* AS k takes outcome `out` (the class's former _set), if it had another */
-static int take(PyObject *const *s, Py_ssize_t k, Py_ssize_t out, PyObject *now, double *diverted)
+/* AS k (the int object `who`, shared with its in-tree set, as the Python shared it) takes outcome
+ * `out`, if it had another */
+static int take(PyObject *const *s, Py_ssize_t k, PyObject *who, Py_ssize_t out, PyObject *now, double *diverted)
 {
     Py_ssize_t was;
     if (item_int(s[OUTCOME], k, &was) < 0)
@@ -45,7 +46,7 @@ static int take(PyObject *const *s, Py_ssize_t k, Py_ssize_t out, PyObject *now,
     if (set_int(s[OUTCOME], k, out) < 0 || set_obj(s[CHANGED_AT], k, now) < 0)
         return -1;
     if (s[NOTES] != Py_None) {
-        PyObject *note = Py_BuildValue("(Onn)", now, k, out);
+        PyObject *note = Py_BuildValue("(OOn)", now, who, out);
         int rc = note ? PyList_Append(s[NOTES], note) : -1;
         Py_XDECREF(note);
         if (rc < 0)
@@ -161,19 +162,22 @@ static PyObject *dataplane_move(PyObject *self, PyObject *args)
         return Py_BuildValue("(nd)", (Py_ssize_t)0, diverted);
     /* every AS of i's in-tree takes `out`, depth first as a stack of the sets' members: a tree, but
      * where i is on a cycle (LOOP), which leads back to i (visited, then) */
-    Py_ssize_t cap = 64, top = 0, pushed = 1, *stack = PyMem_Malloc((size_t)cap * sizeof *stack);
+    /* the stack holds each AS's int object, borrowed from the set that holds it (no set changes meanwhile) */
+    Py_ssize_t cap = 64, top = 0, pushed = 1;
+    PyObject **stack = PyMem_Malloc((size_t)cap * sizeof *stack), *root = PyLong_FromSsize_t(i);
     uint8_t *visited = out == LOOP ? PyMem_Calloc((size_t)n, 1) : NULL;
-    if (!stack || (out == LOOP && !visited)) {
-        PyMem_Free(stack), PyMem_Free(visited);
+    if (!stack || !root || (out == LOOP && !visited)) {
+        PyMem_Free(stack), PyMem_Free(visited), Py_XDECREF(root);
         return PyErr_NoMemory();
     }
-    stack[top++] = i;
+    stack[top++] = root;
     if (visited)
         visited[i] = 1;
     rc = 0;
     while (top && rc == 0) {
-        Py_ssize_t k = stack[--top];
-        if ((rc = take(s, k, out, now, &diverted)) < 0)
+        PyObject *who = stack[--top];
+        Py_ssize_t k = PyLong_AsSsize_t(who);
+        if ((rc = take(s, k, who, out, now, &diverted)) < 0)
             break;
         PyObject *kids = PyList_GET_ITEM(s[CHILDREN], k), *it, *c;
         if (kids == Py_None || PySet_GET_SIZE(kids) == 0)
@@ -184,7 +188,7 @@ static PyObject *dataplane_move(PyObject *self, PyObject *args)
         }
         while ((c = PyIter_Next(it))) {
             Py_ssize_t x = PyLong_AsSsize_t(c);
-            Py_DECREF(c);
+            Py_DECREF(c);  /* the set keeps it alive */
             if (x < 0 || x >= n || ++pushed > n + 1) {  /* each AS is in one in-tree: met once */
                 if (!PyErr_Occurred())
                     PyErr_Format(PyExc_ValueError, "dataplane_move: in-tree of AS %zd holds %zd", k, x);
@@ -197,7 +201,7 @@ static PyObject *dataplane_move(PyObject *self, PyObject *args)
                 visited[x] = 1;
             }
             if (top == cap) {
-                Py_ssize_t *more = PyMem_Realloc(stack, (size_t)(cap *= 2) * sizeof *stack);
+                PyObject **more = PyMem_Realloc(stack, (size_t)(cap *= 2) * sizeof *stack);
                 if (!more) {
                     PyErr_NoMemory();
                     rc = -1;
@@ -205,13 +209,14 @@ static PyObject *dataplane_move(PyObject *self, PyObject *args)
                 }
                 stack = more;
             }
-            stack[top++] = x;
+            stack[top++] = c;  /* borrowed: the set holds it */
         }
         Py_DECREF(it);
         if (rc == 0 && PyErr_Occurred())
             rc = -1;
     }
     PyMem_Free(stack), PyMem_Free(visited);
+    Py_DECREF(root);
     if (rc < 0)
         return NULL;
     return Py_BuildValue("(nd)", (Py_ssize_t)1, diverted);
