@@ -271,13 +271,13 @@ static PyObject *steady_sweeps(PyObject *self, PyObject *args)
     Py_ssize_t count[K] = {n + 1, len[Q], n + 1, len[P], n, n, n, n, n, n, n, len[ORIGINS]};
     Py_buffer v[K + 1 + 3 * MAX_KINDS + 7];
     int got = 0;
+    const uint8_t **masks = NULL;  /* before any `goto fail`, which frees it */
     for (; got < K; got++)
         if (array_view(o[got], &v[got], size[got], count[got], name[got]) < 0)
             goto fail;
     sweeps s = {.n = n, .qs = v[QS].buf, .q = v[Q].buf, .ps = v[PS].buf, .p = v[P].buf, .order = v[ORDER].buf,
                 .pos = v[POS].buf, .rank = v[RANK].buf, .rel = v[REL].buf, .nh = v[NH].buf, .length = v[LENGTH].buf,
                 .seed = v[SEED].buf, .top = top, .lq = len[Q], .lp = len[P]};
-    const uint8_t **masks = NULL;
     if (blocked != Py_None) {  /* (masks, kind): 3 masks per kind of seed, each seed's kind */
         PyObject *ms;
         if (!PyTuple_Check(blocked) || PyTuple_GET_SIZE(blocked) != 2 || !PyTuple_Check(ms = PyTuple_GET_ITEM(blocked, 0))

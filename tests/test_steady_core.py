@@ -96,10 +96,10 @@ def test_a_bad_plan_is_a_value_error_not_a_crash():
     qs, q, ps, p, *rest = plan_for(topo).core
     n = topo.n
 
-    def sweep(qs=qs, q=q, ps=ps, p=p):
+    def sweep(qs=qs, q=q, ps=ps, p=p, blocked=None, *bit):
         rel, length = np.full(n, 0, np.int8), np.ones(n, np.int64)  # every AS an origin offers to its providers
         _core.steady_sweeps(qs, q, ps, p, *rest, rel, np.full(n, -1, np.int64), length, np.zeros(n, np.int64),
-                            np.arange(n, dtype=np.int32), None)
+                            np.arange(n, dtype=np.int32), blocked, *bit)
 
     sweep()
     bad = p.copy()
@@ -112,6 +112,19 @@ def test_a_bad_plan_is_a_value_error_not_a_crash():
         sweep(ps=starts)
     with pytest.raises(ValueError, match="want a one-dimensional array"):
         sweep(q=q.astype(np.int64))
+    # the masks per kind of seed and the path's bit, malformed: errors that say what was wanted
+    m = np.zeros(n, np.uint8)
+    sweep(q=q, blocked=((m, m, m), np.zeros(n, np.int32)))
+    with pytest.raises(ValueError, match="kind: seed 0 has kind 1, want 0 to 0"):
+        sweep(q=q, blocked=((m, m, m), np.ones(n, np.int32)))
+    with pytest.raises(TypeError, match="three masks per kind"):
+        sweep(q=q, blocked=((m, m), np.zeros(n, np.int32)))
+    with pytest.raises(ValueError, match="blocked: want a one-dimensional array"):
+        sweep(q=q, blocked=((m, m, m[:-1]), np.zeros(n, np.int32)))
+    with pytest.raises(TypeError, match="bit: want None or"):
+        sweep(qs, q, ps, p, None, (m, m))
+    with pytest.raises(ValueError, match="bit: want a one-dimensional array"):
+        sweep(qs, q, ps, p, None, (m, m[:-1], m, (None, None, None), None))
 
 
 def test_descendants_count_the_ases_routing_through_each():
