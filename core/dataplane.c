@@ -134,8 +134,9 @@ static PyObject *dataplane_move(PyObject *self, PyObject *args)
             out = ATTACKER;
             break;
         }
-        if (item_int(s[NH], j, &k) < 0 || (k >= n && !PyErr_Format(PyExc_ValueError, "dataplane_move: AS %zd has "
-                                                                   "next hop %zd", j, k))) {
+        if (item_int(s[NH], j, &k) < 0 || k >= n) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "dataplane_move: AS %zd has next hop %zd", j, k);
             PyMem_Free(seen);
             return NULL;
         }
@@ -161,8 +162,8 @@ static PyObject *dataplane_move(PyObject *self, PyObject *args)
     if (out == was)
         return Py_BuildValue("(nd)", (Py_ssize_t)0, diverted);
     /* every AS of i's in-tree takes `out`, depth first as a stack of the sets' members: a tree, but
-     * where i is on a cycle (LOOP), which leads back to i (visited, then) */
-    /* the stack holds each AS's int object, borrowed from the set that holds it (no set changes meanwhile) */
+     * where i is on a cycle (LOOP), which leads back to i (visited, then). The stack holds each AS's
+     * int object, borrowed from the set that holds it (no set changes meanwhile). */
     Py_ssize_t cap = 64, top = 0, pushed = 1;
     PyObject **stack = PyMem_Malloc((size_t)cap * sizeof *stack), *root = PyLong_FromSsize_t(i);
     uint8_t *visited = out == LOOP ? PyMem_Calloc((size_t)n, 1) : NULL;

@@ -239,7 +239,7 @@ static int run_sweeps(sweeps *s, const int32_t *origins, Py_ssize_t norigins)
     return s->blocked ? sweep_all(s, origins, norigins, PER_RECEIVER) : sweep_all(s, origins, norigins, NONE_ASKED);
 }
 
-/* steady_sweeps(qs, q, ps, p, order, pos, rank, top, rel, nh, length, seed, origins, blocked):
+/* steady_sweeps(qs, q, ps, p, order, pos, rank, top, rel, nh, length, seed, origins, blocked[, bit]):
  * the three sweeps, on the solver's arrays in place. qs/q: the peers of each AS (CSR, int32); order:
  * the ASes by ascending rank, pos its inverse; ps/p: the providers of the AS at each position of
  * `order`; rank: each AS's, at most top; rel (int8), nh, length, seed (int64): the state, the

@@ -11,6 +11,7 @@ from helpers import FAST, graph, path_asns, timed
 from bgpsim.sim.dataplane import ATTACKER, VICTIM, Forwarding
 from bgpsim.sim.engine.steady import Seed, propagate
 from bgpsim.sim.engine.timed import TimedEngine
+from bgpsim.sim.journal import Journal
 from bgpsim.sim.defences import ROV
 from bgpsim.rpki.rov import VRP, VRPTable
 
@@ -164,14 +165,7 @@ def test_the_data_plane_after_random_moves_is_a_fresh_one():
     n = 40
     weights = [rnd.random() for _ in range(n)]
     f = Forwarding([rnd.randrange(-1, n) for _ in range(n)], 0, 1, weights)
-
-    class Journal:
-        outcomes: list = []
-
-        def next_hop(self, t, i, nh):
-            pass
-
-    f.journal = Journal()
+    f.journal = Journal(detailed=False)
     loops = 0
     for step in range(600):
         i = rnd.randrange(n)

@@ -67,8 +67,10 @@ class Forwarding:
         self.peak_diverted = self.diverted
         self.snapshot_peak = snapshot_peak  # keep every AS's outcome at the peak (small graphs: for drawing)
         self.peak_outcome = list(self.outcome) if snapshot_peak else None
-        self.journal = None  # bgpsim.sim.journal.Journal: told of every change of next hop, and of outcome
-        self._state = None  # (its outcomes list appended to in place)
+        # bgpsim.sim.journal.Journal: told of every change of next hop; the changes of outcome go straight
+        # into its `outcomes` list (core/dataplane.c)
+        self.journal = None
+        self._state = None  # the lists the compiled move works on, from the first move on
 
     def _child(self, j: int) -> set:
         c = self.children[j]
@@ -115,7 +117,7 @@ class Forwarding:
     def update(self, i: int, nh: int, now: float) -> None:
         """AS i's next hop moved to nh: compiled (core/dataplane.c), on this object's lists. Only the
         ASes whose packets pass through i can change outcome; all of them take i's new one."""
-        if self._state is None:  # the lists the compiled move works on, in place
+        if self._state is None:
             self._state = (self.nh, self.outcome, self.changed_at, self.attacker_at, self.children, self.is_source,
                            self.weight, self.counts, None if self.journal is None else self.journal.outcomes)
         moved, self.diverted = _core.dataplane_move(self._state, i, nh, float(now), self.diverted, self.attacker,

@@ -258,19 +258,20 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
             return masks[key]
 
         per_seed = [tuple(mask(ok) for ok in oks) for oks, _ in verdicts]
-    elif rules is None and onpath is not None:
+    in_masks = onpath is not None and not excluded and len(seeds) <= _MAX_KINDS  # the loop check, that is
+    if per_seed is None and rules is None and in_masks:
         per_seed = [(np.zeros(n, dtype=bool),) * 3] * len(seeds)
-    if per_seed is not None and onpath is not None and not excluded and len(seeds) <= _MAX_KINDS:
+    if per_seed is not None and in_masks:
         per_seed = [tuple(m | onpath[k] for m in ms) if onpath[k].any() else ms for k, ms in enumerate(per_seed)]
-        onpath = None  # in the masks
-    if per_seed is not None and onpath is None:
+        onpath = None
+    if per_seed is not None:
         index = {tuple(map(id, ms)): ms for ms in per_seed}  # the distinct kinds of seed, in order
-        if len(index) == 1 and bit is None:
-            blocked = dict(zip((CUSTOMER, PEER, PROVIDER), per_seed[0]))
-        elif not excluded and len(index) <= _MAX_KINDS:  # the compiled sweeps only
+        if onpath is None and not excluded and len(index) <= _MAX_KINDS:  # the compiled sweeps
             kind = {key: k for k, key in enumerate(index)}
             kinds = (tuple(m.view(np.uint8) for ms in index.values() for m in ms),
                      np.asarray([kind[tuple(map(id, ms))] for ms in per_seed], dtype=np.int32))
+        elif len(index) == 1 and bit is None:  # the array path, the receivers it refuses set aside
+            blocked = dict(zip((CUSTOMER, PEER, PROVIDER), per_seed[0]))
     masked = verdicts is not None and (blocked is not None or kinds is not None)  # the policy's part
     if masked:
         const_pref = verdicts[0][1]
@@ -379,8 +380,6 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
 
     track = len(seeds) > 1 or holes  # each route's seed
     if rules is None and onpath is None and not excluded:  # the standard model: compiled (core/steady.c)
-        if blocked is not None:
-            kinds = (tuple(blocked[c].view(np.uint8) for c in (CUSTOMER, PEER, PROVIDER)), np.zeros(len(seeds), np.int32))
         carried = None
         if bit is not None:
             on = np.zeros(n, dtype=np.uint8)
