@@ -30,3 +30,28 @@ def test_one_worker_beside_meanwhile():
     assert here == os.getpid()
     assert [k for k, _, _ in got] == [0, 1, 2] and all(s == "x" for _, s, _ in got)
     assert len({pid for _, _, pid in got}) == 1 and got[0][2] != here
+
+
+def _frozen_in_worker(shared, chunk):
+    import gc
+
+    return [gc.get_freeze_count()]
+
+
+@pytest.mark.skipif(not can_fork(), reason="workers are forked where the platform can fork")
+def test_a_forked_worker_inherits_the_heap_frozen():
+    import gc
+
+    from bgpsim.base.pool import frozen
+
+    heap = [[k] for k in range(1000)]  # noqa: F841  objects alive as the workers fork
+    got = []
+    run_chunks(_frozen_in_worker, None, [0, 1], got.extend, 2)
+    assert len(got) == 2 and min(got) > 1000  # the worker's collector never walks them
+    assert gc.get_freeze_count() == 0  # nor is anything left frozen here
+    with frozen():
+        assert gc.get_freeze_count() > 1000
+        with frozen():  # a nested block leaves the outer one's objects frozen
+            pass
+        assert gc.get_freeze_count() > 1000
+    assert gc.get_freeze_count() == 0

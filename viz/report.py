@@ -116,11 +116,11 @@ def _at_peak(run: RunResult) -> dict[str, float]:
     peak = run.peak
     out = {"attacker": peak.attacker, "diverted": peak.diverted}
     row = None
-    for r in run.timeline:
-        if round(r[0], 6) <= peak.at + 1e-9:
+    for r in run.rounded_timeline:
+        if r[0] <= peak.at + 1e-9:
             row = r
     if row is not None:
-        out.update(zip(("victim", "disconnected", "loop"), (round(v, 6) for v in row[2:5])))
+        out.update(zip(("victim", "disconnected", "loop"), row[2:5]))
     return out
 
 

@@ -100,7 +100,7 @@ def _relation(prefixes: Sequence[str], victim_prefixes: Sequence[str]) -> str:
 def json_timeline(run: RunResult) -> list[tuple[float, float, float]]:
     """The timeline as result.json has it: (time, attacker, victim) per change, rounded to 6 decimals.
     The report's numbers are result.json's, so that the page and the file agree."""
-    return [(round(r[0], 6), round(r[1], 6), round(r[2], 6)) for r in run.timeline]
+    return [(r[0], r[1], r[2]) for r in run.rounded_timeline]
 
 
 def attack_sentence(run: RunResult, names: Mapping[int, str] | None = None) -> str:

@@ -19,7 +19,22 @@ TIMELINE_COLUMNS = ["time", "attacker", "victim", "disconnected", "loop", "diver
 
 
 def result_json(run: RunResult) -> str:
-    return json.dumps(run.to_json(), indent=1) + "\n"
+    """result.json's text: `json.dumps(doc, indent=1)`, byte for byte, but the timeline's rows
+    encoded by json's C encoder (an indent makes json encode in Python) and laid out as the indented
+    encoder would: on an incident's 80,000 rows, 0.1 s rather than 0.26."""
+    doc = run.to_json()
+    parts = [f" {json.dumps(k)}: " + (_number_rows(v) if k == "timeline" else json.dumps(v, indent=1).replace("\n", "\n "))
+             for k, v in doc.items()]
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def _number_rows(rows: list[list[float]]) -> str:
+    """A list of lists of numbers, one level into a document, as `json.dumps(indent=1)` lays it out.
+    Numbers only: the C encoder's ", " and "], [" are then the layout's and nothing else."""
+    if not rows or not all(rows):  # "[]" inside: the indented encoder's own layout
+        return json.dumps(rows, indent=1).replace("\n", "\n ")
+    inner = json.dumps(rows)[2:-2].replace("], [", "\n  ],\n  [\n   ").replace(", ", ",\n   ")
+    return "[\n  [\n   " + inner + "\n  ]\n ]"
 
 
 def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] | None = None,
@@ -30,25 +45,27 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
     are CPUs to spare, the figures are drawn in forked processes, one each, while this one writes the
     data files and works out the report's steps: on the whole graph the figures and the steps each
     take about a second."""
-    from bgpsim.base.pool import can_fork, cpus, run_chunks
+    from bgpsim.base.pool import can_fork, cpus, frozen, run_chunks
     from bgpsim.viz.report import write_report
     from bgpsim.viz.steps import steps_html
 
-    out, doc = Path(out), result_json(run)
-    with staged(out, command) as tmp:
-        pictures, drawings = _figures(run, tmp) if figures else ([], [])
+    out = Path(out)
+    with frozen():  # the run's objects: the outputs only read them
+        doc = result_json(run)
+        with staged(out, command) as tmp:
+            pictures, drawings = _figures(run, tmp) if figures else ([], [])
 
-        def data_files() -> str:  # and the report's steps
-            (tmp / "result.json").write_text(doc, encoding="utf-8")
-            _data_files(run, tmp, files or {})
-            return steps_html(run)
+            def data_files() -> str:  # and the report's steps
+                (tmp / "result.json").write_text(doc, encoding="utf-8")
+                _data_files(run, tmp, files or {})
+                return steps_html(run)
 
-        workers = min(len(drawings), cpus()) if can_fork() and cpus() > 1 else 0  # 0: all here, in turn
-        if workers > 1:  # matplotlib imported here once, not in each worker
-            import bgpsim.viz.canvas  # noqa: F401
-        steps = run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None, workers,
-                           meanwhile=data_files, alongside=True)
-        write_report(tmp / "report.html", run, pictures, incident, steps=steps, drawn=figures)
+            workers = min(len(drawings), cpus()) if can_fork() and cpus() > 1 else 0  # 0: all here, in turn
+            if workers > 1:  # matplotlib imported here once, not in each worker
+                import bgpsim.viz.canvas  # noqa: F401
+            steps = run_chunks(_draw, drawings, list(range(len(drawings))), lambda done: None, workers,
+                               meanwhile=data_files, alongside=True)
+            write_report(tmp / "report.html", run, pictures, incident, steps=steps, drawn=figures)
     return out
 
 
@@ -73,7 +90,7 @@ def _data_files(run: RunResult, tmp: Path, files: dict[str, str]) -> None:
     with open(tmp / "timeline.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(TIMELINE_COLUMNS)
-        w.writerows([round(x, 6) for x in row] for row in run.timeline)
+        w.writerows(run.rounded_timeline)
     for name, text in files.items():
         (tmp / name).write_text(text, encoding="utf-8")
 

@@ -8,6 +8,7 @@ keeps the unrounded rows timeline.csv and the figures are drawn from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..graph.topology import CUSTOMER, PEER, PROVIDER
@@ -232,6 +233,12 @@ class RunResult:
     baseline: float | None = None  # with a defence: the attacker's share without it, converged
     rpki: RpkiInfo | None = None  # ROAs published or revoked during the run, and RPKI's delays
 
+    @cached_property
+    def rounded_timeline(self) -> list[list[float]]:
+        """The timeline's rows rounded to 6 decimals, as result.json, timeline.csv and the report give
+        them: rounded once for the three (on an incident's 80,000 rows, a tenth of a second each time)."""
+        return [[round(x, 6) for x in row] for row in self.timeline]
+
     @property
     def outcomes(self) -> dict[int, str]:
         """ASN -> final outcome."""
@@ -254,7 +261,7 @@ class RunResult:
             "attacker": self.attacker, "victim": self.victim, "events": self.events, "messages": self.messages,
             "converged": self.converged, "converged_at": self.converged_at, "outcome": _plain(self.outcome),
             "traffic": _plain(self.traffic), "peak": _plain(self.peak), "marks": [_plain(m) for m in self.marks],
-            "timeline": [[round(r[0], 6), round(r[1], 6), round(r[2], 6)] for r in self.timeline],
+            "timeline": [r[:3] for r in self.rounded_timeline],
         }
         if self.interception is not None:
             doc["interception"] = _plain(self.interception)
