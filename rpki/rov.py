@@ -45,6 +45,7 @@ NOT_FOUND = "not-found"
 STATES = (VALID, INVALID_ASN, INVALID_LENGTH, NOT_FOUND)  # validate_many's codes index this
 _VALID, _INVALID_ASN, _INVALID_LENGTH, _NOT_FOUND = range(4)
 _BITS = {4: 32, 6: 64}  # bits of an address the index compares
+_FEW = 8  # VRPs a table may hold and still check one route by a scan, unindexed
 
 
 class Networks:
@@ -316,7 +317,11 @@ class VRPTable:
         return _core.reason_text(prefix.version, state, prefix.prefixlen, origin, rows)
 
     def validate(self, prefix: IPv4Network | IPv6Network, origin: int) -> str:
-        """RFC 6811 state of one route."""
+        """RFC 6811 state of one route. A table of a few VRPs not yet indexed (a trial's ROA, made for
+        it) is read as it is: its index would take a hundred times the lookup."""
+        if self._index is None and self._vrps is not None and len(self._vrps) <= _FEW:
+            return _validate_slow([v for v in self._vrps if v.prefix.version == prefix.version
+                                   and prefix.subnet_of(v.prefix)], prefix, origin)
         return STATES[int(self.validate_many([prefix], [origin])[0])]
 
     def validate_many(self, prefixes, origins) -> np.ndarray:
@@ -358,6 +363,7 @@ def nest(lo: np.ndarray, length: np.ndarray, bits: int, hi: np.ndarray | None = 
 
 
 def _validate_slow(covering: list[VRP], prefix, origin: int) -> str:
+    """RFC 6811 section 2's rule, on the VRPs that cover the route (any order)."""
     if not covering:
         return NOT_FOUND
     asn_match = False

@@ -16,10 +16,13 @@ from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALI
 net = ipaddress.ip_network
 
 
-def test_rfc6811_states_by_hand():
+@pytest.mark.parametrize("indexed", [False, True])  # a table this small checks one route by a scan until indexed
+def test_rfc6811_states_by_hand(indexed):
     t = VRPTable([VRP(net("192.0.2.0/24"), 24, 64496), VRP(net("198.51.100.0/22"), 24, 64497),
                   VRP(net("203.0.113.0/24"), 24, 0), VRP(net("2001:db8::/32"), 48, 64498),
                   VRP(net("2001:db8:1::/48"), 64, 64499)])
+    if indexed:
+        t.validate_many([net("10.0.0.0/8")], [1])
     assert t.validate(net("192.0.2.0/24"), 64496) == VALID
     assert t.validate(net("192.0.2.0/25"), 64496) == INVALID_LENGTH  # longer than maxLength 24
     assert t.validate(net("192.0.2.0/24"), 64500) == INVALID_ASN
@@ -52,7 +55,9 @@ def test_batch_index_equals_the_definition():
             vrps.append(VRP(p, rnd.randint(p.prefixlen, p.max_prefixlen), rnd.choice([0, 1, 2, 3])))
         t = VRPTable(vrps)
         routes = [(_prefix(rnd), rnd.choice([0, 1, 2, 3])) for _ in range(60)]
+        one_by_one = [t.validate(p, o) for p, o in routes]  # a table of eight or fewer: by a scan, unindexed
         got = t.validate_many([p for p, _ in routes], [o for _, o in routes])
+        assert [STATES[g] for g in got] == one_by_one == [t.validate(p, o) for p, o in routes]
         for (p, o), g in zip(routes, got):
             by_scan = [v for v in vrps if v.prefix.version == p.version and p.subnet_of(v.prefix)]
             assert STATES[g] == _validate_slow(by_scan, p, o), (p, o)

@@ -253,8 +253,9 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
 
         def mask(ok):
             key = bool(ok) if np.ndim(ok) == 0 else ok.tobytes()
-            if key not in masks:
-                masks[key] = policy.adopter & ~np.broadcast_to(ok, (n,))
+            if key not in masks:  # read only: refused by every adopter is the adopters' own mask
+                masks[key] = (np.zeros(n, dtype=bool) if key else policy.adopter) if np.ndim(ok) == 0 \
+                    else policy.adopter & ~ok
             return masks[key]
 
         per_seed = [tuple(mask(ok) for ok in oks) for oks, _ in verdicts]
@@ -442,7 +443,10 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
         for k, v in attrs.items():
             if bit is None or k != bit.name:
                 got = v[at]
-                v[routed] = got[0] if (got == got[0]).all() else got[sd[routed]]
+                if (got == got[0]).all():  # v is 0 but at the seeds, which are routed: one pass, not a masked write
+                    np.multiply(routed, got[0], out=v, casting="unsafe")
+                else:
+                    v[routed] = got[sd[routed]]
         if const_pref and policy.ranks:
             pref[routed & policy.adopter & (rel != ORIGIN)] = const_pref
         if bit is not None:
