@@ -1,6 +1,7 @@
 /* The converged-state solver's walks over one prefix's routes (bgpsim.sim.trial, bgpsim.sim.destinations):
  * where each AS's packets go (steady_trace), and how many ASes route through each AS (steady_descendants).
- * The routes come from core/steady.c's sweeps, or the solver's array path; every index is checked. */
+ * The routes come from core/steady.c's sweeps, or the solver's array path; every index is checked before it
+ * is used. */
 #include "core.h"
 #include "rov.h"  /* release() */
 
@@ -8,22 +9,36 @@
 #define DISCONNECTED 2  /* outcomes (bgpsim.sim.dataplane) */
 #define LOOP 3
 
-/* The walks of steady_trace, a hop at a time for all of them, as bgpsim.sim.trial.trace words it. */
-static void walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8_t *role, Py_ssize_t nseeds,
-                int64_t *xs, int64_t *cur, int8_t *tmp, Py_ssize_t m, int max_hops)
+/* The seed of x's route, an index into role (-1, no route, is the last seed's, as for an unrouted hop),
+   or -1 when out of range or missing from an AS with a route */
+static inline Py_ssize_t seed_of(const int64_t *seed, const int8_t *rel, Py_ssize_t nseeds, int64_t x)
 {
-#define ROLE(k) role[(k) < 0 ? (k) + nseeds : (k)]  /* a seed of -1 (no route) is the last seed's */
+    int64_t s = seed[x];
+    if (s < -1 || s >= nseeds || (s == -1 && rel[x] != NONE))
+        return -1;
+    return s < 0 ? s + nseeds : s;
+}
+
+/* The walks of steady_trace, a hop at a time for all of them, as bgpsim.sim.trial.trace words it; each
+   next hop and seed checked as it is read. Returns -1, or an AS whose next hop or seed is out of range. */
+static int64_t walk(int8_t *out, const int8_t *rel, const int64_t *nh, const int64_t *seed, const int8_t *role,
+                    Py_ssize_t n, Py_ssize_t nseeds, int64_t *xs, int64_t *cur, int8_t *tmp, Py_ssize_t m, int max_hops)
+{
     for (Py_ssize_t j = 0; j < m; j++)
-        cur[j] = nh[xs[j]];
+        if ((cur[j] = nh[xs[j]]) < -1 || cur[j] >= n)
+            return xs[j];
     for (int step = 0; step <= max_hops; step++) {
         Py_ssize_t k = 0;
         for (Py_ssize_t j = 0; j < m; j++)  /* x is an origin of this prefix */
-            if (cur[j] < 0)
-                out[xs[j]] = ROLE(seed[xs[j]]);
-            else
+            if (cur[j] < 0) {
+                Py_ssize_t s = seed_of(seed, rel, nseeds, xs[j]);
+                if (s < 0)
+                    return xs[j];
+                out[xs[j]] = role[s];
+            } else
                 xs[k] = xs[j], cur[k++] = cur[j];
         if (!(m = k))
-            return;
+            return -1;
         for (Py_ssize_t j = 0; j < m; j++)  /* the hops' outcomes, as the step before left them */
             tmp[j] = out[cur[j]];
         k = 0;
@@ -33,16 +48,23 @@ static void walk(int8_t *out, const int64_t *nh, const int64_t *seed, const int8
             else
                 xs[k] = xs[j], cur[k++] = cur[j];
         m = k, k = 0;
-        for (Py_ssize_t j = 0; j < m; j++)  /* the hop originates this prefix */
-            if (nh[cur[j]] < 0)
-                out[xs[j]] = ROLE(seed[cur[j]]);
-            else
-                xs[k] = xs[j], cur[k++] = nh[cur[j]];
+        for (Py_ssize_t j = 0; j < m; j++) {  /* the hop originates this prefix */
+            int64_t h = nh[cur[j]];
+            if (h < -1 || h >= n)
+                return cur[j];
+            if (h < 0) {
+                Py_ssize_t s = seed_of(seed, rel, nseeds, cur[j]);
+                if (s < 0)
+                    return cur[j];
+                out[xs[j]] = role[s];
+            } else
+                xs[k] = xs[j], cur[k++] = h;
+        }
         m = k;
     }
     for (Py_ssize_t j = 0; j < m; j++)
         out[xs[j]] = LOOP;
-#undef ROLE
+    return -1;
 }
 
 /* steady_trace(out, rel, nh, seed, role, seed_at, hole, first, max_hops, attacker, victim): where the
@@ -82,6 +104,43 @@ static PyObject *steady_trace(PyObject *self, PyObject *args)
     const int64_t *nh = v[2].buf, *seed = v[3].buf, *seed_at = v[5].buf;
     if (nseeds == 0)
         goto done;
+    /* whether some AS's next hop is the attacker or the victim on a route of another seed; each next hop
+       and seed is checked where it is used as an index (checking every one, every call, was a third of
+       the walks' time) */
+    int through = 0;
+    int64_t bad = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t h = nh[i];
+        if ((h == attacker) | (h == victim)) {  /* no branch on h < 0, which a random tenth of ASes are */
+            Py_ssize_t s = seed_of(seed, rel, nseeds, i);
+            if (s < 0) {
+                bad = i;
+                goto report;
+            }
+            through |= h != seed_at[s];
+        }
+    }
+    if (hole)  /* blackholes stop traffic */
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (out[i] < 0 && hole[i] > 0)
+                out[i] = DISCONNECTED;
+    if (first && !through && !hole) {  /* every hop takes this prefix too: the route's announcer it is */
+        int missing = 0;  /* branches only on what never happens: an AS with a route, no seed */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int8_t o = out[i];
+            int64_t s = seed[i];
+            int take = (o < 0) & (rel[i] != NONE), ok = (uint64_t)s < (uint64_t)nseeds;
+            missing |= take & !ok;
+            out[i] = take & ok ? role[ok ? s : 0] : o;
+        }
+        if (missing)
+            for (Py_ssize_t i = 0; i < n && bad < 0; i++)
+                if (out[i] < 0 && rel[i] != NONE && (uint64_t)seed[i] >= (uint64_t)nseeds)
+                    bad = i;
+        if (bad >= 0)
+            goto report;
+        goto done;
+    }
     int64_t *xs = malloc((size_t)n * sizeof *xs), *cur = malloc((size_t)n * sizeof *cur);
     int8_t *tmp = malloc((size_t)n);
     if (!xs || !cur || !tmp) {
@@ -89,29 +148,19 @@ static PyObject *steady_trace(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto fail;
     }
-    /* one pass: every next hop and seed checked, blackholes stop traffic, the ASes to walk found */
-    Py_ssize_t m = 0;
-    int through = 0;
+    Py_ssize_t m = 0;  /* the ASes to walk, found without a branch */
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (nh[i] < -1 || nh[i] >= n || seed[i] < -1 || seed[i] >= nseeds || (seed[i] == -1 && rel[i] != NONE)) {
-            free(xs), free(cur), free(tmp);
-            PyErr_Format(PyExc_ValueError, "steady_trace: AS %zd: next hop %lld or seed %lld out of range", i,
-                         (long long)nh[i], (long long)seed[i]);
-            goto fail;
-        }
-        if (hole && out[i] < 0 && hole[i] > 0)
-            out[i] = DISCONNECTED;
-        if (out[i] < 0 && rel[i] != NONE)
-            xs[m++] = i;
-        if (nh[i] >= 0 && (nh[i] == attacker || nh[i] == victim))
-            through |= nh[i] != seed_at[seed[i] < 0 ? seed[i] + nseeds : seed[i]];
+        xs[m] = i;
+        m += (out[i] < 0) & (rel[i] != NONE);
     }
-    if (first && !through && !hole)
-        for (Py_ssize_t j = 0; j < m; j++)  /* every hop takes this prefix too: the route's announcer it is */
-            out[xs[j]] = role[seed[xs[j]]];
-    else if (m)
-        walk(out, nh, seed, role, nseeds, xs, cur, tmp, m, max_hops);
+    bad = m ? walk(out, rel, nh, seed, role, n, nseeds, xs, cur, tmp, m, max_hops) : -1;
     free(xs), free(cur), free(tmp);
+    if (bad < 0)
+        goto done;
+report:
+    PyErr_Format(PyExc_ValueError, "steady_trace: AS %lld: next hop %lld or seed %lld out of range", (long long)bad,
+                 (long long)nh[bad], (long long)seed[bad]);
+    goto fail;
 done:
     release(v, got);
     Py_RETURN_NONE;

@@ -290,6 +290,7 @@ class VRPTable:
     def covering_rows(self, version: int, network: int, length: int) -> list[tuple[int, int, int, int]]:
         """covering() as (network, length, maxLength, ASN) tuples, for a route given by numbers."""
         bits = _BITS[version]
+        self._families()  # which sets the VRPs longer than /64 apart, in _long
         long = []
         if length > bits:  # an IPv6 route longer than /64: VRPs longer than /64 may hold it
             route = IPv6Network((network, length))

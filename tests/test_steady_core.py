@@ -91,6 +91,41 @@ def test_a_trial_traced_on_the_compiled_walks_agrees_with_a_walk_by_hand():
             assert trial.OUTCOMES[res.outcome[i]] == want, (a, v, i)
 
 
+def test_a_bad_route_in_the_walks_is_a_value_error_not_a_crash():
+    """Each next hop and seed the walks use is checked as it is used: on the first prefix's quick path
+    (every AS takes its route's origin), and on the walks hop by hop."""
+    topo = internet_like(200, seed=3)
+    res = trial.run(topo, "subprefix", 5, 9, "rov", list(range(0, 200, 3)))
+    sub, wide = res.ribs
+
+    def walk(rib, first, out=None, **bad):
+        arrays = {k: getattr(rib, k).copy() for k in ("rel", "nh", "seed")}
+        for k, (i, x) in bad.items():
+            arrays[k][i] = x
+        role = np.asarray([0 if s.at == 5 else 1 if s.at == 9 else 2 for s in rib.seeds], dtype=np.int8)
+        out = np.full(topo.n, -1, np.int8) if out is None else out.copy()
+        _core.steady_trace(out, arrays["rel"], arrays["nh"], arrays["seed"], role,
+                           np.asarray([s.at for s in rib.seeds], dtype=np.int64), None, first, 64, 5, 9)
+        return out
+
+    routed = [int(i) for i in np.flatnonzero((sub.rel != NONE) & (sub.nh >= 0))]
+    after_first = walk(sub, True)
+    assert np.array_equal(after_first[routed], np.zeros(len(routed)))  # the attacker's, every one
+    i = routed[len(routed) // 2]
+    for x in (len(sub.seeds), -1, -7):  # the quick path reads every routed AS's seed
+        with pytest.raises(ValueError, match=f"AS {i}: next hop .* out of range"):
+            walk(sub, True, seed=(i, x))
+    left = [int(i) for i in np.flatnonzero((wide.rel != NONE) & (wide.nh >= 0) & (after_first < 0))]
+    for rib, out, origin, j in ((sub, None, 5, i), (wide, after_first, 9, left[len(left) // 2])):
+        for x in (topo.n + 5, -3):  # a walk follows the next hops of the ASes it walks
+            with pytest.raises(ValueError, match=f"AS {j}: next hop .* out of range"):
+                walk(rib, False, out, nh=(j, x))
+        for x in (len(rib.seeds), -1):  # and reads the seed where it ends
+            with pytest.raises(ValueError, match=f"AS {origin}: next hop .* out of range"):
+                walk(rib, False, out, seed=(origin, x))
+        assert walk(rib, False, out, seed=(j, len(rib.seeds)))[j] >= 0  # a seed not read: the walk's own
+
+
 def test_a_bad_plan_is_a_value_error_not_a_crash():
     topo = internet_like(50, seed=1)
     qs, q, ps, p, *rest = plan_for(topo).core

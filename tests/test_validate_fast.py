@@ -234,6 +234,8 @@ def test_reasons_write_vrp_prefixes_as_rfc_5952(prefix, text):
     assert table.validate(route, 64501) == INVALID_ASN
     field = table.reason(route, 64501, STATES.index(INVALID_ASN)).decode()
     assert field == f'invalid-asn,"covered by VRPs of AS64500 ({text} the most specific); none for AS64501"'
+    fresh = VRPTable([VRP(net, net.prefixlen, 64500)])  # asked before anything indexed it: the same
+    assert fresh.reason(route, 64501, STATES.index(INVALID_ASN)).decode() == field
 
 
 def test_reasons_refuse_a_state_the_vrps_do_not_bear_out():
