@@ -28,8 +28,6 @@ class RunJob:
 
     def __init__(self, opts):
         from bgpsim.base import outdir
-        from bgpsim.live.broker import DEFAULT_TOPIC, parse_url, topic_prefix
-        from bgpsim.live.topics import Topics
 
         from .plan import resolve
 
@@ -40,7 +38,10 @@ class RunJob:
         tap = [a for a, _ in parse_asns(opts.pcap_ases, "--pcap-ases")] if opts.pcap_ases else [] if opts.pcap else None
         peers = [a for a, _ in parse_asns(opts.publish_ases, "--publish-ases")] if opts.publish_ases else None
         self.live = None
-        if opts.publish:
+        if opts.publish:  # the broker (and ssl, 12 ms of the class demo's start) imported only then
+            from bgpsim.live.broker import DEFAULT_TOPIC, parse_url, topic_prefix
+            from bgpsim.live.topics import Topics
+
             topic = topic_prefix(opts.topic or DEFAULT_TOPIC)
             self.live = (parse_url(opts.publish, opts.cafile, "--publish"), Topics(topic))
         else:
