@@ -144,6 +144,27 @@ def test_timeline_loop_line_only_when_nonzero(tmp_path):
     assert paths[1].read_bytes() != paths[2].read_bytes()
 
 
+def test_timeline_columns_are_the_rows_padded_with_nan():
+    """Rows of six are read at once, others row by row: both are the rows, cut at six, padded with NaN
+    (None is NaN), in time order."""
+    import random
+
+    import numpy as np
+
+    rnd = random.Random(7)
+    for _ in range(200):
+        width = rnd.choice([3, 6, 6, 7, None])
+        rows = [tuple(rnd.random() * 100 if j == 0 else rnd.choice([rnd.random(), 0, 1, None, True])
+                      for j in range(width or rnd.choice([1, 3, 6, 8]))) for _ in range(rnd.randrange(30))]
+        want = np.full((len(rows), 6), np.nan)
+        for i, r in enumerate(rows):
+            want[i, :min(len(r), 6)] = [np.nan if v is None else float(v) for v in r[:6]]
+        want = want[np.argsort(want[:, 0], kind="stable")]
+        assert np.array_equal(timeaxis.columns(rows), want, equal_nan=True)
+    with pytest.raises(ValueError, match="row 1 is empty"):
+        timeaxis.columns([(0.0, 1.0), ()])
+
+
 def test_timeline_extends_past_last_row_and_marks():
     import numpy as np
 
