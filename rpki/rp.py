@@ -29,9 +29,10 @@ Decisions:
   CA whose key (SKI) or manifest was already visited is rejected as a cycle.
 
 Worker processes: the ROAs and ASPAs of a publication point depend on nothing but its CA, CRL and
-resources, so with at least PARALLEL_MIN of them they are read and checked in a pool of forked
-processes (`workers`, by default one per CPU), and their outcomes are taken in manifest order, so
-the result is the single-process one exactly.
+resources, so with at least PARALLEL_MIN of them they go, CHUNK at a time, to a pool of forked
+processes (`workers`, by default one per CPU) while the walk goes on; what no worker has started by
+the walk's end, this process checks itself. Everything the walk adds to the result waits behind the
+outcomes still out (`Validator.put`), so the result is the single-process one exactly.
 
 Every rejection is a `Rejection(uri, reason)`, the reason being the ObjectError text
 ("URI: [RFC ...] check: want ..."). The payloads carry the trust anchor name (the TAL file's stem)
@@ -67,6 +68,7 @@ MAX_FILE_BYTES = 64 * 2**20
 MAX_ROUTER_ASES = 1024  # router keys emitted per router certificate (one per AS it holds)
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_~+=,@-][A-Za-z0-9._~+=,@-]*")  # a last path segment urlsplit leaves alone
 PARALLEL_MIN = 32  # ROAs and ASPAs in one publication point worth checking in worker processes
+CHUNK = 256  # ROAs and ASPAs a worker takes at once (at 50,000 ROAs: 8.6 s, against 9.1 s at 64)
 MAX_AUTO_WORKERS = 8  # processes chosen by default (each is forked and costs a little)
 
 
@@ -109,12 +111,21 @@ class Validator:
         # worker processes for the ROAs and ASPAs of a publication point with at least PARALLEL_MIN
         self.workers = auto_workers(MAX_AUTO_WORKERS, needs_fork=True) if workers is None else max(1, workers)
         self.pool = None
+        self.held: list = []  # additions to the result behind an outcome still out, in the walk's order
+        self.chunks: list[_Chunk] = []  # the leaves sent to the workers, in the walk's order
         self.dirs: dict[str, Path] = {}  # URI up to its last "/" -> the directory `local` gave for it
         self.progress = progress  # progress(objects looked at, None) now and then
 
     # ---- helpers --------------------------------------------------------------------------------
+    def put(self, add, *args) -> None:
+        """`add(*args)`, an addition to the result, now, or behind the outcomes still out (the walk's order)."""
+        if self.held:
+            self.held.append((add, args))
+        else:
+            add(*args)
+
     def reject(self, uri: str, e: Exception) -> None:
-        self.result.rejected.append(Rejection(uri, _rejection_text(uri, e)))
+        self.put(self.result.rejected.append, Rejection(uri, _rejection_text(uri, e)))
 
     def local(self, uri: str) -> Path:
         head, _, name = uri.rpartition("/")
@@ -212,6 +223,10 @@ class Validator:
         self.seen_keys.add(ta.ski)
         try:
             self.walk(ta, uri, ip, asr, 0, _ts(ta.not_after))
+            for chunk in reversed(self.chunks):  # what no worker has started: here, from the end
+                chunk.steal()
+            for add, args in self.held:
+                add(*args)
         finally:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)
@@ -260,7 +275,7 @@ class Validator:
         # ROAs and ASPAs depend on nothing but this CA: with enough of them they are checked in worker
         # processes first; their outcomes are then taken in the same order as the single-process walk
         leaves = [(base + name, data) for name, data in files.items() if name.endswith((".roa", ".asa"))]
-        done = iter(self.leaves(ca, crl, leaves, ip, asr, expires) if self.workers > 1 and len(leaves) >= PARALLEL_MIN else ())
+        done = iter(self.send(ca, crl, leaves, ip, asr, expires) if self.workers > 1 and len(leaves) >= PARALLEL_MIN else ())
         for name, data in files.items():
             if self.stopped:
                 return
@@ -271,8 +286,14 @@ class Validator:
                 except Exception as e:  # noqa: BLE001 - ObjectError, or one odd object that must not stop the run
                     self.reject(uri, e)
             elif name.endswith((".roa", ".asa")):
-                outcome = next(done, None) or _leaf(ca, crl, uri, data, ip, asr, expires, self.at, self.ta_name)
-                self.take(uri, outcome)
+                sent = next(done, None)
+                if sent is None:
+                    self.put(self.take, uri, _leaf(ca, crl, uri, data, ip, asr, expires, self.at, self.ta_name))
+                else:  # behind it, everything the walk adds waits for its outcome
+                    self.held.append((self.take_sent, (uri, *sent)))
+
+    def take_sent(self, uri: str, chunk: _Chunk, k: int) -> None:
+        self.take(uri, chunk.outcomes()[k])
 
     def take(self, uri: str, outcome: tuple[str, object]) -> None:
         kind, value = outcome
@@ -283,34 +304,23 @@ class Validator:
         else:
             self.result.payloads.aspas.append(value)
 
-    def leaves(self, ca, crl, leaves: list[tuple[str, bytes]], ip, asr, expires) -> list[tuple[str, object]]:
-        """`_leaf` of each (uri, data) in order: this process takes the first share, `workers - 1`
-        forked worker processes the rest."""
-        args = (ca, crl)
+    def send(self, ca, crl, leaves: list[tuple[str, bytes]], ip, asr, expires) -> list[tuple[_Chunk, int]]:
+        """Each (uri, data) sent to the workers, CHUNK at a time: its chunk and place in it."""
         rest = (ip, asr, expires, self.at, self.ta_name)
-        shares = min(self.workers, max(2, len(leaves) // max(1, PARALLEL_MIN // 2)))  # none too small to pay
-        mine = -(-len(leaves) // shares)
-        others = leaves[mine:]
-        if not others:
-            return _leaves(*args, leaves, *rest)
-        size = -(-len(others) // (2 * (shares - 1)))
-        futures = None
-        try:
-            if self.pool is None:
-                self.pool = process_pool(self.workers - 1)
-            futures = [self.pool.submit(_leaves, *args, others[i:i + size], *rest) for i in range(0, len(others), size)]
-        except Exception:  # noqa: BLE001 - no pool to be had: all in this process
-            pass
-        out = _leaves(*args, leaves[:mine], *rest)
-        if futures is not None:
+        out = []
+        for i in range(0, len(leaves), CHUNK):
+            args = (ca, crl, leaves[i:i + CHUNK], *rest)
+            future = None
             try:
-                return out + [outcome for f in futures for outcome in f.result()]
-            except Exception:  # noqa: BLE001 - a pool that broke (a worker killed): on in this process alone
+                if self.pool is None:
+                    self.pool = process_pool(self.workers - 1)
+                future = self.pool.submit(_leaves, *args)
+            except Exception:  # noqa: BLE001 - no pool to be had: checked here when wanted
                 pass
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-        self.pool, self.workers = None, 1
-        return out + _leaves(*args, others, *rest)
+            chunk = _Chunk(future, args)
+            self.chunks.append(chunk)
+            out += [(chunk, k) for k in range(len(args[2]))]
+        return out
 
     def manifest(self, ca: ResourceCertificate, uri: str) -> Manifest:
         mft = Manifest.read(self.read(uri), uri)
@@ -354,8 +364,8 @@ class Validator:
                                   check="autonomousSysIds", rfc="RFC 8209 section 3.1.3.5")
             exp = min(expires, _ts(cert.not_after))
             for a in ases:
-                self.result.payloads.router_keys.append(
-                    RouterKey(a, cert.ski, cert.public_key_info, self.ta_name, exp))
+                self.put(self.result.payloads.router_keys.append,
+                         RouterKey(a, cert.ski, cert.public_key_info, self.ta_name, exp))
             return
         if kind is not Kind.CA:
             raise ObjectError(f"want a CA or router certificate, got a {kind.value} certificate", uri,
@@ -407,6 +417,34 @@ def _leaf(ca, crl, uri: str, data: bytes, ip, asr, expires: int, at: datetime, t
 def _leaves(ca, crl, leaves, ip, asr, expires, at, ta_name) -> list[tuple[str, object]]:
     """`_leaf` of each (uri, data): one task of a worker process."""
     return [_leaf(ca, crl, uri, data, ip, asr, expires, at, ta_name) for uri, data in leaves]
+
+
+class _Chunk:
+    """Some leaves of one publication point, sent to a worker (`future`, None if none could be had):
+    checked there, or here if no worker has started them when this process is free (`steal`), or if
+    the worker failed."""
+
+    def __init__(self, future, args: tuple):
+        self.future, self.args, self.done = future, args, None
+        if future is not None:  # the files' bytes let go once a worker has checked them
+            future.add_done_callback(self._checked)
+
+    def _checked(self, future) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self.args = None
+
+    def steal(self) -> None:
+        if self.done is None and (self.future is None or self.future.cancel()):
+            self.done, self.args = _leaves(*self.args), None
+
+    def outcomes(self) -> list[tuple[str, object]]:
+        if self.done is None:
+            try:
+                self.done = self.future.result()
+            except Exception:  # noqa: BLE001 - a worker that failed (killed, out of memory): here instead
+                self.done = _leaves(*self.args)
+            self.args = None
+        return self.done
 
 
 def validate(tal: str | Path, repo: str | Path, at: datetime | None = None, *, max_depth: int = MAX_DEPTH,

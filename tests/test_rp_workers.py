@@ -21,16 +21,41 @@ def _same(a, b):
     assert (a.cas, a.objects) == (b.cas, b.objects)
 
 
+@pytest.mark.parametrize("chunk", [1, rp.CHUNK], ids=["a-leaf-a-chunk", "default-chunks"])
 @pytest.mark.parametrize("text,ta,ca", [(EXAMPLE, "ta", "isp1"), (DEEP, "root", "lir")], ids=["example", "deep"])
-def test_workers_give_the_single_process_result(tmp_path, monkeypatch, text, ta, ca):
+def test_workers_give_the_single_process_result(tmp_path, monkeypatch, text, ta, ca, chunk):
+    """Leaves a chunk each: some checked by the worker, some taken back by this process at the walk's
+    end, in whatever mix the timing gives; the result is the single-process one all the same."""
     out = make(tmp_path, text)
     # a rejection among the leaves, between good ones: a ROA signed by another key
     add_roa(out, ca, 64999, ["192.0.2.0/24"], "192.0.2.0/24", NOW, signer=build.new_rsa_key())
     single = validate(out / f"{ta}.tal", out, AT, workers=1)
     assert single.rejected and single.payloads.origins
     monkeypatch.setattr(rp, "PARALLEL_MIN", 1)  # every publication point goes to the workers
+    monkeypatch.setattr(rp, "CHUNK", chunk)
     parallel = validate(out / f"{ta}.tal", out, AT, workers=2)
     _same(single, parallel)
+
+
+def test_the_walks_rejections_wait_behind_the_leaves_sent(tmp_path, monkeypatch):
+    """Rejections of the walk itself (a stale manifest) come after those of the leaves before them in
+    the walk, sent to a worker or not: bad ROAs in the CAs walked before, a stale manifest after."""
+    from datetime import timedelta
+
+    from rpki_tamper import resign_manifest
+
+    out = make(tmp_path, DEEP)
+    for ca, n in (("root", 3), ("rir", 2)):
+        for _ in range(n):
+            add_roa(out, ca, 64999, ["10.0.0.0/24" if ca == "root" else "10.0.1.0/24"], "10.0.0.0/16", NOW,
+                    signer=build.new_rsa_key())
+    resign_manifest(out, "other", NOW, this_update=NOW - timedelta(days=3), next_update=NOW - timedelta(days=1))
+    single = validate(out / "root.tal", out, AT, workers=1)
+    assert len(single.rejected) == 6 and "stale" in " ".join(r.reason for r in single.rejected)
+    monkeypatch.setattr(rp, "PARALLEL_MIN", 1)
+    for chunk in (1, rp.CHUNK):
+        monkeypatch.setattr(rp, "CHUNK", chunk)
+        _same(single, validate(out / "root.tal", out, AT, workers=2))
 
 
 def test_auto_workers_is_at_least_one():
