@@ -50,17 +50,26 @@ print(f"{len(got)} trials, {sum(per.values()):.2f} s CPU (the most: {top}); dige
 """
 
 
-def trials(root: Path, name: str) -> str:
-    """What the TRIALS child prints for one incident, run on ROOT's code."""
-    env = {**os.environ, "PYTHONPATH": str(root), "BGPSIM_DATA": str(DATA)}
-    return subprocess.run([sys.executable, "-c", TRIALS, name], env=env, cwd=root, check=True, capture_output=True,
-                          text=True).stdout.strip()
+# whether the incident has an attack, and so counterfactual trials
+ATTACKED = ("import sys; from bgpsim.sim.incident import find, load_incident; "
+            "print(load_incident(find(sys.argv[1]), graph=False).scenario.attack is not None)")
+
+
+def _env(root: Path) -> dict:
+    """ROOT's code, the CAIDA graphs of ../shared/data."""
+    return {**os.environ, "PYTHONPATH": str(root), "BGPSIM_DATA": str(DATA)}
+
+
+def child(root: Path, code: str, name: str) -> str:
+    """What Python `code` prints for incident `name`, run on ROOT's code."""
+    return subprocess.run([sys.executable, "-c", code, name], env=_env(root), cwd=root, check=True,
+                          capture_output=True, text=True).stdout.strip()
 
 
 def run(root: Path, name: str, out: Path, extra: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak RSS (MB) of one `bgpsim incident NAME`."""
-    env = {**os.environ, "PYTHONPATH": str(root), "BGPSIM_DATA": str(DATA)}
-    return timed([sys.executable, "-m", "bgpsim", "incident", name, "--out", str(out), "--quiet", *extra], env, root)
+    return timed([sys.executable, "-m", "bgpsim", "incident", name, "--out", str(out), "--quiet", *extra], _env(root),
+                 root)
 
 
 def main() -> None:
@@ -82,7 +91,8 @@ def main() -> None:
     if args.trials:
         for name in names:
             for label, root, _ in roots:
-                print(f"  {name:<20} {label:<6} {trials(root, name) if _attacked(root, name) else 'no attack: no trials'}",
+                attacked = child(root, ATTACKED, name) == "True"
+                print(f"  {name:<20} {label:<6} {child(root, TRIALS, name) if attacked else 'no attack: no trials'}",
                       flush=True)
         return
     total = {label: 0.0 for label, _, _ in roots}
@@ -100,15 +110,6 @@ def main() -> None:
             if args.before:
                 print(f"  {name:<20} after/before {walls['after'] / walls['before']:.2f}", flush=True)
     print("all: " + ", ".join(f"{label} {t:.1f} s wall" for label, t in total.items()))
-
-
-def _attacked(root: Path, name: str) -> bool:
-    """Whether the incident has an attack, and so counterfactual trials."""
-    code = "import sys; from bgpsim.sim.incident import find, load_incident; " \
-           "print(load_incident(find(sys.argv[1]), graph=False).scenario.attack is not None)"
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.run([sys.executable, "-c", code, name], env=env, cwd=root, check=True, capture_output=True,
-                          text=True).stdout.strip() == "True"
 
 
 if __name__ == "__main__":

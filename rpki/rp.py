@@ -310,13 +310,12 @@ class Validator:
         out = []
         for i in range(0, len(leaves), CHUNK):
             args = (ca, crl, leaves[i:i + CHUNK], *rest)
-            future = None
             try:
                 if self.pool is None:
                     self.pool = process_pool(self.workers - 1)
                 future = self.pool.submit(_leaves, *args)
             except Exception:  # noqa: BLE001 - no pool to be had: checked here when wanted
-                pass
+                future = None
             chunk = _Chunk(future, args)
             self.chunks.append(chunk)
             out += [(chunk, k) for k in range(len(args[2]))]
