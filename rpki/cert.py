@@ -205,12 +205,25 @@ class ResourceCertificate:
         return Kind.EE
 
     def public_key(self):
-        """The subject's key as a `cryptography` public key."""
+        """The subject's key as a `cryptography` public key, loaded once for the bytes it is of (a CA's
+        key checks each of its ROAs' EE certificates)."""
+        info = self.public_key_info
+        held = self.__dict__.get("_key")
+        if held is not None and held[0] is info:
+            return held[1]
         try:
-            return load_der_public_key(self.public_key_info)
+            key = load_der_public_key(info)
         except Exception as e:  # noqa: BLE001 - cryptography raises ValueError / UnsupportedAlgorithm
             raise ObjectError(f"want a loadable public key, got {type(e).__name__}: {e}", self.source,
                               check="subjectPublicKeyInfo", rfc="RFC 6487 section 4.7") from None
+        self.__dict__["_key"] = (info, key)
+        return key
+
+    def __getstate__(self) -> dict:
+        """Pickled (to a worker process) without the loaded key, which is not picklable."""
+        state = dict(self.__dict__)
+        state.pop("_key", None)
+        return state
 
     # ---- the profile ------------------------------------------------------------------------------
     def problems(self, at: datetime | None = None) -> list[tuple[str, str, str]]:
@@ -297,12 +310,15 @@ def check_issuer(obj, issuer: ResourceCertificate, name_rfc: str, aki_rfc: str, 
     obj.verify_signature(issuer.public_key())
 
 
+_PKCS1V15, _SHA256 = padding.PKCS1v15(), hashes.SHA256()  # made once: two checks a ROA
+
+
 def verify_rsa_sha256(key, signature: bytes, data: bytes, source, check: str) -> None:
     """An RSA PKCS #1 v1.5 SHA-256 signature (RFC 7935 section 2) over `data`."""
     if not isinstance(key, rsa.RSAPublicKey):
         raise ObjectError("want an RSA issuer key", source, check=check, rfc="RFC 7935 section 2")
     try:
-        key.verify(signature, data, padding.PKCS1v15(), hashes.SHA256())
+        key.verify(signature, data, _PKCS1V15, _SHA256)
     except InvalidSignature:
         raise ObjectError("want a valid sha256WithRSAEncryption signature by the issuer's key, it does not verify",
                           source, check=check, rfc="RFC 5280 section 4.1.1.3") from None

@@ -166,8 +166,10 @@ class Roa(SignedPayload):
             out.append(("EE ipAddrBlocks", f"{SEC} 5", "want explicit IP resources in the EE certificate, got 'inherit'"))
             return out
         for r in self.prefixes:
-            fam = res.family(r.prefix.version)
-            lo, hi = int(r.prefix.network_address), int(r.prefix.broadcast_address)
+            p = r.prefix
+            fam = res.family(p.version)
+            lo = int(p.network_address)
+            hi = lo | ((1 << (p.max_prefixlen - p.prefixlen)) - 1)  # its last address
             if fam is None or not IntervalSet(((lo, hi),)).issubset(fam.ranges):
                 out.append(("ipAddrBlocks", f"{SEC} 5, RFC 6487 section 4.8.10",
                             f"want every prefix within the EE certificate's resources, uncovered IP: {r.prefix}"))

@@ -42,7 +42,7 @@ def _frozen_in_worker(shared, chunk):
 def test_a_forked_worker_inherits_the_heap_frozen():
     import gc
 
-    from bgpsim.base.pool import frozen
+    from bgpsim.base.collector import frozen
 
     heap = [[k] for k in range(1000)]  # noqa: F841  objects alive as the workers fork
     got = []
@@ -55,3 +55,26 @@ def test_a_forked_worker_inherits_the_heap_frozen():
             pass
         assert gc.get_freeze_count() > 1000
     assert gc.get_freeze_count() == 0
+
+
+def test_growing_puts_off_only_the_oldest_generation():
+    import gc
+    import weakref
+
+    from bgpsim.base.collector import growing
+
+    before = gc.get_threshold()
+
+    class Node:
+        pass
+
+    with pytest.raises(KeyError), growing():
+        assert gc.get_threshold()[:2] == before[:2] and gc.get_threshold()[2] > 10**6
+        a = Node()
+        a.self = a  # a young cycle: still collected in the block
+        gone = weakref.ref(a)
+        del a
+        gc.collect(0)
+        assert gone() is None
+        raise KeyError
+    assert gc.get_threshold() == before

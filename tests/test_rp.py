@@ -22,7 +22,9 @@ from bgpsim.rpki.ca import build_repository
 from bgpsim.rpki.cert import ResourceCertificate
 from bgpsim.rpki.resources import AsResources, IpResources
 from bgpsim.rpki.rov import VRP
-from bgpsim.rpki.rp import validate
+from bgpsim.rpki import rp
+from bgpsim.rpki.errors import ObjectError
+from bgpsim.rpki.rp import Validator, validate
 
 HOST = "rpki.example.net"
 
@@ -176,6 +178,25 @@ def test_walk_limits(tmp_path):
     assert VRP(ipaddress.ip_network("10.1.2.0/24"), 24, 64510) not in vrps_of(r)
     r = validate(out / "root.tal", out, AT, max_objects=3)  # root's manifest, then 2 of its 3 files
     assert r.objects == 4 and len(r.rejected) == 1 and "object limit: want at most 3 objects" in reasons(r)
+
+
+def test_a_file_is_read_whole_within_the_size_limit(tmp_path, monkeypatch):
+    out = make(tmp_path)
+    roa = next((out / HOST).rglob("*.roa"))
+    uri = f"rsync://{roa.relative_to(out).as_posix()}"
+    data = roa.read_bytes()
+    v = Validator(out / "ta.tal", out, AT)
+    assert v.read(uri) == data
+    monkeypatch.setattr(rp, "MAX_FILE_BYTES", len(data))
+    assert v.read(uri) == data
+    monkeypatch.setattr(rp, "MAX_FILE_BYTES", len(data) - 1)
+    with pytest.raises(ObjectError, match=f"size: want at most {len(data) - 1} bytes, got {len(data)}"):
+        v.read(uri)
+    monkeypatch.undo()
+    with pytest.raises(ObjectError, match="want the file in the repository at .*, Is a directory"):
+        v.read(uri.rpartition("/")[0] + "/")
+    with pytest.raises(ObjectError, match="want the file in the repository at .*, No such file"):
+        v.read(uri + ".gone")
 
 
 # ---- the command line ----------------------------------------------------------------------------------

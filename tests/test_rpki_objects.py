@@ -55,6 +55,22 @@ def test_rpki_rs_chain():
         assert len(crl.revoked) == count
 
 
+def test_a_certificate_key_is_loaded_once_and_not_pickled():
+    """The key is kept for the bytes it was loaded from: another key's bytes give another key; a
+    certificate pickled to a worker leaves the (unpicklable) key behind and loads it there."""
+    import pickle
+
+    ta, ca1 = load_cert(need(RPKI_RS / "ta.cer")), load_cert(RPKI_RS / "ca1.cer")
+    key = ta.public_key()
+    assert ta.public_key() is key
+    copy = pickle.loads(pickle.dumps(ta))
+    assert copy == ta and copy.public_key() is not key
+    assert copy.public_key().public_numbers() == key.public_numbers()
+    ca1.check_issued_by(copy)
+    ta.public_key_info = ca1.public_key_info
+    assert ta.public_key().public_numbers() == ca1.public_key().public_numbers()
+
+
 def test_rpki_rs_router_certificate():
     """RFC 8209: EKU id-kp-bgpsec-router, AS resources only, ECDSA P-256 key.
 

@@ -548,3 +548,19 @@ def test_mapped_bytes_read_what_read_bytes_reads(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="unknown format"):
         with mapped_bytes(bad) as data:
             read_vrp_columns(data, str(bad))
+
+
+@pytest.mark.parametrize("text", ["10.0.0.0/8", "192.0.2.0/24", "0.0.0.0/0", "2001:db8::/32", "2001:db8::1/128", "::/0"])
+def test_a_payload_pickles_as_numbers_to_an_equal_one(text):
+    """A relying party's worker sends each ROA's VRPs as numbers (rov.VRP.__reduce__)."""
+    import pickle
+
+    from bgpsim.rpki.rov import VRP
+    from bgpsim.rpki.vrps import Origin
+
+    net = ipaddress.ip_network(text)
+    for o in (Origin(VRP(net, net.max_prefixlen, 4_200_000_000), "ripe", 1_700_000_000), Origin(VRP(net, net.prefixlen, 0))):
+        back = pickle.loads(pickle.dumps([o, o.vrp], protocol=5))
+        assert back == [o, o.vrp] and hash(back[0]) == hash(o)
+        assert type(back[0].vrp.prefix) is type(net) and str(back[0].vrp.prefix) == text
+        assert back[0].sort_key() == o.sort_key()

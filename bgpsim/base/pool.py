@@ -19,16 +19,15 @@ scattered to each worker once); `connect` makes the Dask client, or says in one 
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
-from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable
 
+from .collector import frozen
 from .errors import InputError
 
-__all__ = ["as_completed", "auto_workers", "can_fork", "chunks", "connect", "cpus", "frozen", "process_pool", "run_chunks"]
+__all__ = ["as_completed", "auto_workers", "can_fork", "chunks", "connect", "cpus", "process_pool", "run_chunks"]
 
 
 def can_fork() -> bool:
@@ -67,20 +66,6 @@ class _Pool(ProcessPoolExecutor):
         self._started = True
         with frozen():
             return super().submit(fn, *args, **kwargs)
-
-
-@contextmanager
-def frozen():
-    """The objects alive now set aside from the cyclic collector (`gc.freeze`) until the block ends
-    (unless they were frozen before it): a collection of the oldest generation walks every object
-    there, a tenth of a second on an incident's heap, and making a run's outputs triggers several."""
-    before = gc.get_freeze_count()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        if not before:
-            gc.unfreeze()
 
 
 def process_pool(workers: int, initializer: Callable | None = None, initargs: tuple = (), *,

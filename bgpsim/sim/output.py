@@ -45,7 +45,8 @@ def write(run: RunResult, out: Path, incident: str = "", files: dict[str, str] |
     are CPUs to spare, the figures are drawn in forked processes, one each, while this one writes the
     data files and works out the report's steps: on the whole graph the figures and the steps each
     take about a second."""
-    from bgpsim.base.pool import can_fork, cpus, frozen, run_chunks
+    from bgpsim.base.collector import frozen
+    from bgpsim.base.pool import can_fork, cpus, run_chunks
     from bgpsim.viz.report import write_report
     from bgpsim.viz.steps import steps_html
 
