@@ -9,9 +9,8 @@ same run; printed: wall time, CPU time and peak RSS of each, and the ratio of ea
 to `bgpdump -m` on the same dump; then the peak RSS of validating the update dump once and twice
 over (twice the routes, the same prefixes: memory should not grow with the length of the dump).
 Beside them, the floor of any run of the command as it is built: a Python process that imports
-what `bgpsim validate` imports and decompresses the dump as it does (one thread, in its first
-process: bgpsim.validate.tee), nothing else; and the command in one process, as on a machine of one
-CPU, with the CSV VRPs (the CPU a design without the second process starts from).
+what `bgpsim validate` imports and decompresses the dump as it does (bzip2 by several threads),
+nothing else.
 Every run writes its output directory anew (the previous one is removed beforehand, untimed:
 replacing an old output would add deleting its 90 MB to the run). Figures only; nothing is asserted.
 
@@ -36,12 +35,8 @@ from measure import timed  # noqa: E402
 
 
 # the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)
-FLOOR = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.split; "
-         "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1], threads=False)]")
-# the command in one process, as on a machine of one CPU (bgpsim.validate.split not used): the CPU a
-# design without the second process starts from (docs/validate.md, "One process against two")
-ONE = ("import sys, bgpsim.validate.split as s; s.possible = lambda: False; from bgpsim.cli import main; "
-       "sys.exit(main(['validate', *sys.argv[1:]]))")
+FLOOR = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.load; "
+         "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1])]")
 
 
 def write_vrps(work: Path) -> dict[str, Path]:
@@ -109,11 +104,6 @@ def main() -> None:
                     ratio = f", {ow / w:.2f}x bgpdump's wall time" if w else ""
                     print(f"  bgpsim validate, {kind + ' VRPs:':22s}{ow:6.2f} s wall, {oc:6.2f} s CPU, {om:6.0f} MB "
                           f"peak RSS{ratio}")
-                shutil.rmtree(work / "out", ignore_errors=True)
-                ow, oc, om = timed([sys.executable, "-c", ONE, str(dump), "--vrps", str(files["CSV"]), "--out",
-                                    str(work / "out"), "--quiet"])
-                ratio = f", {ow / w:.2f}x bgpdump's wall time" if w else ""
-                print(f"  the same in one process, CSV VRPs: {ow:6.2f} s wall, {oc:6.2f} s CPU, {om:6.0f} MB peak RSS{ratio}")
         twice = [sys.executable, "-m", "bgpsim.cli", "validate", str(dumps[0]), str(dumps[0]), "--vrps",
                  str(files["CSV"]), "--out", str(work / "out"), "--quiet"]
         shutil.rmtree(work / "out", ignore_errors=True)

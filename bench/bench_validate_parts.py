@@ -1,12 +1,12 @@
 """What each of `bgpsim validate`'s speed measures buys, measured: the command as shipped beside the
 same command with one measure taken away (monkeypatched in the child process, nothing else changed):
 
-- two processes (bgpsim.validate.split) -> one process;
-- an MRT file decompressed once, by the first process, for both (bgpsim.validate.tee) -> by each;
-- that decompression in one thread -> bzip2 by several (bgpsim.mrt.bzip2, as `bgpsim dump` has it);
+- the dumps read on a thread of their own (bgpsim.base.ahead) -> in the thread that checks;
+- a big VRP file read on a thread while the dumps are read (bgpsim.validate.load.Loading) -> first;
+- bzip2 decompressed by several threads (bgpsim.mrt.bzip2) -> by one;
 - the process ended at once (bgpsim.base.console.end_now) -> the interpreter's own ending.
 
-Run it under `taskset -c 0` too: with one CPU the command runs in one process (split.possible).
+Run it under `taskset -c 0` too, as on a machine of one CPU.
 
 The dump and VRPs are bench_validate.py's (the 2015 update dump, 902,604 synthetic VRPs as CSV);
 each variant runs --repeat times, interleaved, and the median wall and CPU time are printed.
@@ -32,11 +32,10 @@ DATA = ROOT.parent / "shared" / "data"
 
 VARIANTS = {
     "as shipped": "",
-    "one process": "from bgpsim.validate import split; split.possible = lambda: False",
-    "each process decompresses": "from bgpsim.validate import split; from bgpsim.mrt.stream import Chunks; "
-                                 "split.Split._chunks = lambda self, path: Chunks(path, threads=False)",
-    "bzip2 by threads": "from bgpsim.mrt import stream; init = stream.Chunks.__init__; "
-                        "stream.Chunks.__init__ = lambda self, path, threads=True: init(self, path)",
+    "dumps read where checked": "from bgpsim.base import ahead; ahead.ahead = lambda items, depth=2, name='': iter(items)",
+    "VRPs read first": "from bgpsim.validate import load; load.big = lambda path: False",
+    "bzip2 by one thread": "from bgpsim.mrt import stream; init = stream.Chunks.__init__; "
+                           "stream.Chunks.__init__ = lambda self, path, threads=True: init(self, path, threads=False)",
     "interpreter's own ending": "from bgpsim.base import console; console.end_now = sys.exit",
 }
 CHILD = "import sys; {patch}; from bgpsim import cli; sys.argv = ['bgpsim'] + sys.argv[1:]; cli.run()"

@@ -131,8 +131,7 @@ class _Family:
     columns (one entry per VRP; `start` the address, for IPv6 its first 64 bits), sorted here, by
     one pass of the compiled core (core/rov_index.c) and the nesting (nest). Kept in
     the narrowest types that hold the values (lengths in a byte, ASNs and positions in four): a
-    million VRPs take about 40 MB, which another process maps rather than copies
-    (bgpsim.validate.split). The walks over it are the compiled core's (core/rov.c)."""
+    million VRPs take about 40 MB. The walks over it are the compiled core's (core/rov.c)."""
 
     def __init__(self, version: int, start: np.ndarray, length: np.ndarray, max_length: np.ndarray,
                  asn: np.ndarray, network: Networks):
@@ -236,8 +235,8 @@ class VRPTable:
         return t
 
     def __getstate__(self) -> dict:
-        """Once indexed, a table travels as its index alone (the columns can be made again from it,
-        in index order): what bgpsim.validate.split hands to the other process."""
+        """Once indexed, a table pickled (to another process) travels as its index alone (the columns
+        can be made again from it, in index order)."""
         state = dict(self.__dict__)
         if self._index is not None:
             state["_count"], state["_cols"], state["_vrps"] = len(self), None, None

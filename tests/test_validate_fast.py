@@ -1,5 +1,5 @@
 """The fast paths of `bgpsim validate` against the plain ones they replace: MOAS and sub-prefix findings by sorting against sets per
-prefix, and the VRPs loaded in a second process (bgpsim.validate.split) against the same VRPs loaded in the first (the same
+prefix, and the VRPs loaded on a thread (bgpsim.validate.load.Loading) against the same VRPs loaded first (the same
 errors)."""
 
 from __future__ import annotations
@@ -76,10 +76,7 @@ def test_conflicts_by_sorting():
                        np.array([w[2] for w, _ in part]), np.array([o for _, o in part]))
             if trial % 2:
                 f._merge()
-        upper = f.half(upper=True)  # the upper halves worked out apart, as by a second process
-        other = Findings()
-        other.add_rows(upper)
-        found = f.finish(other.conflicts())
+        found = f.finish()
         assert found == reference_conflicts(routes)
         kinds.update(x["kind"] for x in found)
     assert kinds == {"moas", "subprefix"}
@@ -138,7 +135,7 @@ def vrp_file(tmp_path):
     return path
 
 
-def test_a_fault_in_vrps_read_by_a_second_process(tmp_path, vrp_file, monkeypatch, capsys):
+def test_a_fault_in_vrps_read_on_a_thread(tmp_path, vrp_file, monkeypatch, capsys):
     if not DUMP.exists():
         pytest.skip(f"shared data not found: {DUMP}")
     vrp_file.write_text(vrp_file.read_text() + "AS1,1.2.3.4/24,24,hand\n")

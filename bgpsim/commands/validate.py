@@ -44,11 +44,10 @@ summary.json's bgpsec object), findings.json, report.html (figures), and with --
 scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to replay on that graph with
 `bgpsim run DIR/scenarios/subprefix-1.toml`. It appears whole or not at all.
 input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
-speed: two processes share the work (where fork is and there is more than one CPU): the dumps are cut
-into units (1 MiB of MRT records, or a whole text or capture file) that each takes in turn, an MRT file
-is decompressed once, for both, and a large --vrps file (4 MiB or more, without --slurm) is read by the
-second while the first starts on the dumps.
-The outputs are byte for byte what one process makes; nothing is cached between runs.
+speed: one process, three threads: a large --vrps file (4 MiB or more, without --slurm) is read and
+indexed on one while the dumps are read on another (bzip2 blocks decompressed on every CPU) and their
+routes checked on the third; the compiled core does the reading and most of the checks without the GIL.
+Nothing is cached between runs.
 exit status: 0 done, 2 bad input (one line naming the file and the line, key or byte offset).
 """
 
@@ -84,17 +83,15 @@ def cmd_validate(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.base.console import Bar, end_now
     from bgpsim.base.datafiles import check_input
-    from bgpsim.validate import split
     from bgpsim.validate.validation import Validation
 
     for f in args.files:
         check_input(f)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
-    two = split.possible()  # two processes: a big VRP file is read by the second one while this reads dumps
-    v = Validation.from_args(args, later=two)
+    v = Validation.from_args(args, later=True)  # a big VRP file: read on a thread while the dumps are read
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     try:
-        doc, findings = v.run(args.files, args.out, two, progress=lambda n: bar(n, None))
+        doc, findings = v.run(args.files, args.out, progress=lambda n: bar(n, None))
     finally:
         bar.close()
     if args.format == "csv":  # from the output in place: a reader that stops early (`| head`) leaves it whole

@@ -57,7 +57,7 @@ class MonitorRun:
 
             self.webhook = Webhook(opts.webhook)
             self.webhook.check()
-        self.checker = self.v.checker(lambda lines, unit: self.out.routes(lines))
+        self.checker = self.v.checker(self.out.routes)
         # the MQTT feed's topics: its loop publishes the monitor's outbox (another feed's alerts go by self.mqtt)
         self.monitor = Monitor(self.checker, topics if source is None else None, self.warn, self.watcher, self.alerted)
 

@@ -39,7 +39,7 @@ from .stream import Chunks
 __all__ = ["read_routes", "read_batches", "MRTReader", "RouteBatch", "MAX_RECORD"]
 
 MAX_RECORD = 1 << 24  # 16 MiB (core/mrt.h): far above any real record (a full-table RIB entry is kilobytes)
-BUFFER = 1 << 20  # bytes of the stream handed to the core at once (a Piece: a unit of bgpsim.validate.split)
+BUFFER = 1 << 20  # bytes of the stream handed to the core at once (a Piece)
 
 
 def read_routes(path: str, warn: Callable[[str], None] | None = None) -> Iterator[Route]:
@@ -57,11 +57,8 @@ class MRTReader:
     """One MRT file (`path`: a str, or routedata.Stdin, opened by its fspath and named <stdin>),
     read once: as Routes (`routes`) or as RouteBatches (`batches`)."""
 
-    def __init__(self, path: str, warn: Callable[[str], None] | None = None, chunks=None):
-        """`chunks`: the decompressed stream when it comes from elsewhere (bgpsim.validate.tee:
-        iterable once, `truncated` after the end, `close()`), else bgpsim.mrt.stream.Chunks(path)."""
+    def __init__(self, path: str, warn: Callable[[str], None] | None = None):
         self.path = path
-        self._chunks = chunks
         self.warn = warn or stderr_warning
         self.core = _core.MRTCore()
         self.decoded = Decoded(_core.MRTCore.RECORD_NAMES)
@@ -96,7 +93,7 @@ class MRTReader:
     def pieces(self) -> Iterator[Piece]:
         """What the core read of each buffer of the stream (about a chunk of it at a time), the
         warnings given as they come."""
-        chunks = self._chunks if self._chunks is not None else Chunks(self.path)
+        chunks = Chunks(self.path)
         source = _cut(chunks, BUFFER)
         buf, base = b"", 0
         try:

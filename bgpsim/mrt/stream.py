@@ -22,8 +22,7 @@ RAW = 1 << 16
 class Chunks:
     """Iterate over the decompressed bytes of `path`. After the end, `truncated` holds a message when
     the compressed stream stopped before its end marker. `threads`: whether bzip2 may be
-    decompressed by several threads (where the other CPUs have work of their own, they only
-    contend: bgpsim.validate.tee)."""
+    decompressed by several threads (bgpsim.mrt.bzip2; False: by the bz2 module alone, as a check)."""
 
     def __init__(self, path: str, threads: bool = True):
         self.path = path

@@ -175,7 +175,7 @@ def _tally(rows) -> dict[str, int]:
 # ---- `bgpsim validate --router-keys`: a verdict for every route ---------------------------------------------
 # Every announced route gets one: those with a BGPsec_PATH are verified (RouteVerdicts.field), every other is
 # `unsigned`, written by bgpsim.validate.check with the other fields of its group. The counts and the
-# findings travel in the pass's Tally (BgpsecTally), which two processes merge (bgpsim.validate.split).
+# findings travel in the pass's Tally (BgpsecTally).
 
 NOT_VALID = "bgpsec-not-valid"  # the finding kind of a route not valid, or treated as withdrawn
 STATE_ORDER = ("valid", "not-valid", "withdraw", "unsigned", "unknown")
@@ -193,19 +193,19 @@ class RouteVerdicts:
         self.verifier = verifier
         self.target_as = target_as
 
-    def field(self, route: Route, tally: BgpsecTally, unit: int) -> bytes:
+    def field(self, route: Route, tally: BgpsecTally) -> bytes:
         """The route's bgpsec and bgpsec_reason CSV fields and the line's end; counted in `tally`, and a
-        finding when it is not valid or withdrawn (`unit`: where the pass is, for the example)."""
+        finding when it is not valid or withdrawn."""
         made: list = []
         state, v, target = verdict_of(route, self.verifier, self.target_as, made)
         if v is None:  # no target AS
             reason, detail, hop = "no-target", _NO_TARGET, None
         else:
             reason, detail, hop = v.reason, v.detail, v.hop
-        # each check the Verifier made, as 64 bits that are the same in either process of a split pass
+        # each check the Verifier made, as 64 bits: the distinct ones are counted over the pass
         checks = [int.from_bytes(blake2b(d + ski + asn.to_bytes(4, "big") + sig, digest_size=8).digest(), "big")
                   for d, ski, asn, sig in made]
-        tally.add(route, state, reason, detail, hop, target, checks, unit)
+        tally.add(route, state, reason, detail, hop, target, checks)
         why = (f"{reason}: {detail}" if reason else _VALID_WHY).replace('"', '""')
         return f',{state},"{why}"\n'.encode()
 
@@ -214,9 +214,8 @@ class BgpsecTally:
     """The BGPsec counts of a pass: `signed` routes (with a BGPsec_PATH), their `states` and `reasons`,
     the signature checks (`checks`, and the distinct ones, `verified`; the others were answered again,
     `reused`), and the findings of the routes not valid or withdrawn, one per (prefix, path, receiving
-    AS, state, reason), with the first route as the example. The counts are those of one process that
-    read every route in order, however two processes shared the units: a check counts as verified
-    once over the whole pass, and a finding keeps the example of its earliest unit (`merge`)."""
+    AS, state, reason), with the first route as the example. A check counts as verified once over
+    the whole pass."""
 
     def __init__(self):
         self.signed = 0
@@ -226,10 +225,9 @@ class BgpsecTally:
         self._keys = np.zeros(0, dtype=np.uint64)  # the distinct checks
         self._new: list[int] = []
         self.found: dict[tuple, dict] = {}
-        self._first: dict[tuple, int] = {}  # finding key -> unit of its example
 
     def add(self, route: Route, state: str, reason: str, detail: str, hop: int | None, target: int | None,
-            checks, unit: int) -> None:
+            checks) -> None:
         self.signed += 1
         self.states[state] += 1
         if reason:
@@ -248,7 +246,6 @@ class BgpsecTally:
             f = self.found[key] = {"kind": NOT_VALID, "prefix": route.prefix, "as_path": text, "target_as": target,
                                    "state": state, "reason": reason, "detail": detail, "hop": hop, "routes": 0,
                                    "example": {"peer": route.peer_ip, "peer_as": route.peer_as, "time": route.time}}
-            self._first[key] = unit
         f["routes"] += 1
 
     def _distinct(self) -> np.ndarray:
@@ -264,22 +261,6 @@ class BgpsecTally:
     @property
     def reused(self) -> int:
         return self.checks - self.verified
-
-    def merge(self, other: BgpsecTally) -> None:
-        """Adds another process's counts over other units of the same input."""
-        self.signed += other.signed
-        self.states.update(other.states)
-        self.reasons.update(other.reasons)
-        self.checks += other.checks
-        self._keys = np.union1d(self._distinct(), other._distinct())
-        for key, f in other.found.items():
-            have = self.found.get(key)
-            if have is None or other._first[key] < self._first[key]:
-                self.found[key], self._first[key] = dict(f), other._first[key]
-                if have is not None:
-                    self.found[key]["routes"] += have["routes"]
-            else:
-                have["routes"] += f["routes"]
 
     def findings(self) -> list[dict]:
         """The findings in address order (then path, receiving AS, state, reason)."""

@@ -13,9 +13,9 @@ prefixes and origins handed to Findings as arrays. `_check` then sends the prefi
 `VRPTable.validate_arrays` at once, has the core write why each invalid route is invalid
 (`VRPTable.reasons`), counts, and has the core write the batch's rows, which are forgotten, so
 memory stays flat as the dump grows (what grows is one entry per distinct prefix and per
-distinct AS_PATH). The VRPs may still be loading in another
-process (bgpsim.validate.split, bgpsim.validate.load): prepared batches wait for them, in order,
-so the two overlap.
+distinct AS_PATH). The VRPs may still be loading on a thread (bgpsim.validate.load.Loading):
+prepared batches wait for them, in order, so the two overlap; and the dumps are read on a thread of
+their own (bgpsim.validate.reading).
 
 - Origin AS (RFC 6811 section 2): the last AS of the AS_PATH when its last segment is an
   AS_SEQUENCE; NONE when it is an AS_SET (such a route is never valid: invalid when covered); the
@@ -32,7 +32,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 
@@ -89,14 +89,12 @@ class _Batch:
     bogons: dict[int, bytes]  # the tail of a route in a special-purpose prefix
     aspa: Counter
     origins: tuple[np.ndarray, np.ndarray]  # routes per origin AS: (origins, counts), an origin maybe twice
-    unit: int  # the unit of work it belongs to (bgpsim.validate.split)
     signed: dict[int, bytes] = field(default_factory=dict)  # route -> ",bgpsec,bgpsec_reason\n"
 
 
 class Checker:
     """Feed it MRT batches (`feed_batch`) or routes (`feed`), then `finish()`; the CSV lines of the
-    announced routes go to `write(lines, unit)` as bytes, a batch at a time, `unit` being the value of the
-    attribute `unit` when the batch was fed (bgpsim.validate.split numbers the work so).
+    announced routes go to `write(lines)` as bytes, a batch at a time.
 
     With `bgpsec` (a bgpsim.validate.bgpsec.RouteVerdicts) each row ends with the BGPSEC_COLUMNS: the
     routes that carry a BGPsec_PATH are verified as they are fed, every other is `unsigned`, a field
@@ -104,7 +102,7 @@ class Checker:
     (RouteBatch.bgpsec_groups), so a batch costs a look at those records' attributes; without
     `bgpsec`, nothing."""
 
-    def __init__(self, vrps, write: Callable[[bytes, int], None], aspa: AspaTable | None = None, topo=None,
+    def __init__(self, vrps, write: Callable[[bytes], None], aspa: AspaTable | None = None, topo=None,
                  bgpsec=None, roles: PeerRoles | None = None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
         is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
@@ -134,15 +132,6 @@ class Checker:
             self.tally.bgpsec = BgpsecTally()
             self._end = UNSIGNED_FIELDS + b"\n"
 
-    @property
-    def unit(self) -> int:
-        """The unit of work being fed (bgpsim.validate.split): its findings and rows carry it."""
-        return self.findings.unit
-
-    @unit.setter
-    def unit(self, unit: int) -> None:
-        self.findings.unit = unit
-
     def _ready(self, block: bool) -> bool:
         """Whether the VRPs are there (waiting for them if `block`); batches put aside go first."""
         if self.vrps is None:
@@ -153,6 +142,12 @@ class Checker:
         for batch in waiting:
             self._check(batch)
         return True
+
+    def vrps_or_their_fault(self) -> VRPTable:
+        """The VRPs, waited for where they are still being read (which raises their fault if they have one)."""
+        if self.vrps is None:
+            self.vrps = self._source.wait()
+        return self.vrps
 
     # ---- input ----------------------------------------------------------------------------------------
     def feed_batch(self, b) -> None:
@@ -236,8 +231,8 @@ class Checker:
 
     def _signed(self, routes, at) -> dict[int, bytes]:
         """{at[j]: the BGPsec fields of routes[j]} for those of the routes that carry a BGPsec_PATH."""
-        field, tally, unit = self.bgpsec.field, self.tally.bgpsec, self.unit
-        return {i: field(r, tally, unit) for i, r in zip(at, routes)
+        field, tally = self.bgpsec.field, self.tally.bgpsec
+        return {i: field(r, tally) for i, r in zip(at, routes)
                 if r.attrs is not None and r.attrs.bgpsec is not None}
 
     def _peer_fields(self) -> list[bytes]:
@@ -381,7 +376,7 @@ class Checker:
         by_path = porigin != NO_PATH
         origins = (np.concatenate([porigin[by_path], origin[empty]]),
                    np.concatenate([routes[by_path], np.ones(len(empty), dtype=np.int64)]))
-        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, origins, self.unit)
+        return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, origins)
 
     def _check(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
@@ -403,7 +398,7 @@ class Checker:
         for i in b.bogons.keys() | signed.keys():
             tail = b.bogons[i] if i in b.bogons else g.tails[g.tail[b.gidx[i]]]
             ends[i] = tail[:cut] + signed[i] if i in signed else tail
-        self.write(rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, whys, ends), b.unit)
+        self.write(rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, whys, ends))
 
     def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes
@@ -451,28 +446,3 @@ class Checker:
 
 def _network(w: tuple[int, int, int]):
     return (IPv4Network if w[0] == 4 else IPv6Network)((w[1], w[2]))
-
-
-def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int], None] | None = None) -> None:
-    """Feed every route of every file: MRT in batches, `bgpdump -m` text and pcap/pcapng route by
-    route (told by content). `progress(routes so far)` after each batch."""
-    from ..routedata import reader_for
-    from bgpsim.mrt.reader import MRTReader, read_routes
-
-    done = 0
-    for p in paths:
-        reader = reader_for(p)
-        if reader is read_routes:
-            mrt = MRTReader(p)
-            for b in mrt.batches(BATCH):
-                checker.feed_batch(b)
-                done += len(b)
-                if progress:
-                    progress(done)
-            checker.tally.state_changes += mrt.state_changes
-        else:
-            for r in reader(p):
-                checker.feed(r)
-                done += 1
-                if progress and done % BATCH == 0:
-                    progress(done)

@@ -34,12 +34,10 @@ class Rows:
     as plain integers. The others (IPv6, private 4-byte origins) are (version, hi, lo, length,
     origin + 1) rows."""
 
-    def __init__(self, packed: list[np.ndarray] | None = None, wide: list[np.ndarray] | None = None,
-                 distinct: bool = False):
-        """`distinct`: the rows are known to be (one array of each form, sorted, no row twice)."""
-        self.packed = packed or []
-        self.wide = wide or []
-        self._distinct = distinct
+    def __init__(self):
+        self.packed: list[np.ndarray] = []
+        self.wide: list[np.ndarray] = []
+        self._distinct = False  # one array of each form, sorted, no row twice
 
     def __len__(self) -> int:
         return sum(map(len, self.packed)) + sum(map(len, self.wide))
@@ -60,34 +58,17 @@ class Rows:
         sel = np.flatnonzero(~short)
         self.wide.append(np.column_stack([np.asarray(c, dtype=np.uint64)[sel] for c in (version, hi, lo, length, origin1)]))
 
-    def add_rows(self, other: Rows) -> None:
-        self.packed += other.packed
-        self.wide += other.wide
-        self._distinct = False
-
     def distinct(self) -> None:
         """Sorted, each row once: one array of each form (either may be empty)."""
         if self._distinct:
             return
         p = np.sort(np.concatenate(self.packed + [_NO_WORDS]), kind="stable")  # parts often sorted already
-        w = np.concatenate(self.wide + [_NO_ROWS])  # (the halves of two processes): timsort merges runs
+        w = np.concatenate(self.wide + [_NO_ROWS])
         w = w[np.lexsort(w.T[::-1])]
         keep_p, keep_w = np.ones(len(p), dtype=bool), np.ones(len(w), dtype=bool)
         keep_p[1:] = p[1:] != p[:-1]
         keep_w[1:] = (w[1:] != w[:-1]).any(axis=1)
         self.packed, self.wide, self._distinct = [p[keep_p]], [w[keep_w]], True
-
-    def half(self, upper: bool) -> Rows:
-        """Gives away (returns) the rows of the upper halves of the address spaces if `upper`, else
-        of the lower ones (distinct rows, sorted); keeps the others."""
-        p, w = self.arrays()
-        cut = int(np.searchsorted(p, np.uint64(2**63)))  # 128.0.0.0 and up
-        top = np.where(w[:, 0] == 4, w[:, 2] >= np.uint64(2**31), w[:, 1] >= np.uint64(2**63))
-        if upper:
-            self.packed, self.wide = [p[:cut]], [w[~top]]
-            return Rows([p[cut:]], [w[top]], distinct=True)
-        self.packed, self.wide = [p[cut:]], [w[top]]
-        return Rows([p[:cut]], [w[~top]], distinct=True)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct rows: the packed words and the wide rows, each as one array."""
@@ -119,9 +100,8 @@ def find_conflicts(version: int, hi: np.ndarray, lo: np.ndarray, length: np.ndar
 
 class Subprefixes:
     """Sub-prefix findings in address order, kept as their lines of findings.json joined by ",\n"
-    (a full table gives tens of thousands: written by the compiled core, in the process that found
-    them, and sent on and written out as texts of many lines: one per part found, not joined until
-    findings.json is). A finding becomes a dict only when asked for (indexing, iteration), the same
+    (a full table gives tens of thousands: written by the compiled core as texts of many lines, one
+    per IP version, not joined until findings.json is). A finding becomes a dict only when asked for (indexing, iteration), the same
     dict each time: a key added to it, such as the scenario made of it, goes into its line."""
 
     SEPARATOR = ",\n"  # between two lines (a line of compact JSON holds no newline)
@@ -134,7 +114,7 @@ class Subprefixes:
 
     @classmethod
     def join(cls, parts: list[Subprefixes]) -> Subprefixes:
-        """One after the other (as found: parts whose findings were not handed out as dicts)."""
+        """One after the other (parts whose findings were not handed out as dicts)."""
         out = cls()
         for p in parts:
             out._texts += p._texts

@@ -51,13 +51,8 @@ class Findings:
         self.per_path: dict[tuple[str, tuple], dict] = {}  # (kind, path) -> finding
         self.per_prefix: dict[tuple[int, int, int], dict] = {}
         self._rows = Rows()  # each distinct (prefix, origin)
-        self._pending = 0  # rows added since the last merge
-        self._merged = 0  # rows after the last merge
-        # where in the input each finding was first seen: the unit of work (bgpsim.validate.split),
-        # set by whoever feeds the batches, so that findings of two processes merge as one's
-        self.unit = 0
-        self._first: dict = {}  # (kind, path) or (where, origin) -> unit
-        self._kept = 0  # which halves of the address spaces the rows are of (half()): 0 lower or all, 1 upper
+        self._pending = 0  # rows added since they were last made distinct
+        self._merged = 0  # distinct rows then
 
     # ---- per batch --------------------------------------------------------------------------------
     def prefixes(self, version: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: np.ndarray,
@@ -107,7 +102,6 @@ class Findings:
         f["routes"] += 1
         if origin >= 0 and origin not in f["origins"]:
             f["origins"].append(origin)
-            self._first[(where, origin)] = self.unit
 
     def _judge(self, path: tuple, prefix: str, peer: str) -> tuple[str, ...]:
         """The kinds of the findings of a path not judged before, each recorded with its example."""
@@ -115,85 +109,24 @@ class Findings:
         if found:
             text = path_text(path)
             for kind, detail in found:
-                self._first[(kind, path)] = self.unit
                 self.per_path[(kind, path)] = {"kind": kind, "path": text, **detail, "routes": 0,
                                                "example": {"prefix": prefix, "peer": peer}}
         return tuple(k for k, _ in found)
 
-    def state(self, rows: Rows | None) -> tuple:
-        """What merge() needs of these findings, with `rows` (from `half()`, or None when they go
-        another way, to `add_rows`), to send to another process."""
-        return rows, self.per_path, self.per_prefix, self._first
-
-    def half(self, upper: bool) -> Rows:
-        """Gives away the distinct (prefix, origin) rows of the upper halves of the address spaces
-        (IPv4 from 128.0.0.0, IPv6 from 8000::) if `upper`, else of the lower ones, and keeps the
-        others. No prefix but a default route spans both halves, and a default route is nobody's
-        covering prefix: the conflicts of each half can be worked out apart (`conflicts()`), by two
-        processes at once."""
-        given = self._merge().half(upper)
-        self._merged = len(self._rows)
-        self._kept = 0 if upper else 1
-        return given
-
-    def add_rows(self, rows: Rows) -> None:
-        """Distinct rows from `half()` of another process's findings."""
-        if len(rows):
-            self._rows.add_rows(rows)
-            self._pending += len(rows)
-
-    def conflicts(self) -> list[tuple]:
-        """The MOAS and sub-prefix findings of the rows held, which are then let go (`finish` works
-        out those of the rows still held itself): one part (order, MOAS findings, Subprefixes) per IP
-        version, `order` placing the part among those of the other half (finish)."""
+    # ---- over the whole dump -------------------------------------------------------------------------
+    def finish(self) -> Found:
+        """Every finding, MOAS and sub-prefix conflicts included (worked out from the distinct rows,
+        IPv4 then IPv6)."""
         rows = self._merge()
-        self._rows, self._merged = Rows(), 0
-        parts = []
+        by_kind: dict[str, list[dict]] = {k: [] for k in KINDS}
+        subprefixes = []
         for v in (4, 6):
             columns = rows.columns(v)
             if len(columns[1]):
-                parts.append(((v, self._kept), *find_conflicts(*columns)))
-        return parts
-
-    def merge(self, state: tuple) -> None:
-        """Adds the findings of another process over other units of the same input (its `state()`):
-        the result is what one process reading every unit would have found. A finding seen by both
-        keeps the example of the earlier unit; a bogon prefix's origins stay in first-seen order."""
-        rows, per_path, per_prefix, first = state
-        if rows is not None:
-            self.add_rows(rows)
-        mine = self._first
-        for key, f in per_path.items():
-            have = self.per_path.get(key)
-            if have is None or first[key] < mine[key]:
-                self.per_path[key], mine[key] = dict(f), first[key]
-                if have is not None:
-                    self.per_path[key]["routes"] += have["routes"]
-            else:
-                have["routes"] += f["routes"]
-        for where, f in per_prefix.items():
-            have = self.per_prefix.get(where)
-            if have is None:
-                self.per_prefix[where] = have = {**f, "routes": 0, "origins": []}
-            have["routes"] += f["routes"]
-            # each origin ranked by (unit, place in the list of the process that read that unit)
-            rank = {o: (mine[(where, o)], i) for i, o in enumerate(have["origins"])}
-            for i, o in enumerate(f["origins"]):
-                r = (first[(where, o)], i)
-                if o not in rank or r < rank[o]:
-                    rank[o] = r
-                    mine[(where, o)] = r[0]
-            have["origins"] = sorted(rank, key=rank.get)
-
-    # ---- over the whole dump -------------------------------------------------------------------------
-    def finish(self, conflicts: list[tuple] = ()) -> Found:
-        """Every finding, MOAS and sub-prefix conflicts included (and `conflicts`, the parts of rows
-        handed to another process with `half()`)."""
-        parts = sorted(self.conflicts() + list(conflicts), key=itemgetter(0))
-        by_kind: dict[str, list[dict]] = {k: [] for k in KINDS}
-        for _, moas, _ in parts:
-            by_kind["moas"] += moas
-        by_kind["subprefix"] = Subprefixes.join([sub for _, _, sub in parts])
+                moas, sub = find_conflicts(*columns)
+                by_kind["moas"] += moas
+                subprefixes.append(sub)
+        by_kind["subprefix"] = Subprefixes.join(subprefixes)
         by_kind["bogon-prefix"] = [f for _, f in sorted(self.per_prefix.items(), key=itemgetter(0))]
         for f in self.per_path.values():
             by_kind[f["kind"]].append(f)

@@ -1,9 +1,8 @@
 """What `bgpsim validate` checks routes against: the VRPs (with SLURM files applied), the ASPAs or
 the relationships standing in for them.
 
-A big VRP file (MIN_BYTES or more) is read by the second process of bgpsim.validate.split while the
-first reads the dumps. With one CPU it is read first, in the one process: forking a reader there
-(as a VRPLoader once did) only cost time (docs/validate.md).
+A big VRP file (MIN_BYTES or more) is read on a thread of its own (`Loading`) while the dumps are
+read and their batches prepared; the compiled core reads and indexes it without the GIL.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import threading
 from bgpsim.rpki.rov import VRPTable
 from bgpsim.rpki.vrps import mapped_bytes, read_vrp_columns
 
-MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load too fast to gain from a fork
+MIN_BYTES = 4 * 2**20  # smaller VRP files (fifty thousand lines or so) load too fast to gain from a thread
 
 
 def load_vrps(path: str) -> VRPTable:
@@ -27,6 +26,33 @@ def load_vrps(path: str) -> VRPTable:
     importer.join()
     table._families()
     return table
+
+
+class Loading:
+    """The VRPs of a file being read by a thread (started here): `poll()` gives the table, or None
+    while it is not read yet; `wait()` the table. A fault in the file is raised by either."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._table: VRPTable | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._read, name="bgpsim-vrps", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            self._table = load_vrps(self.path)
+        except BaseException as e:  # noqa: BLE001 - raised where the table is asked for
+            self._error = e
+
+    def poll(self) -> VRPTable | None:
+        return None if self._thread.is_alive() else self.wait()
+
+    def wait(self) -> VRPTable:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._table
 
 
 def with_slurm(path: str, slurms: list[str]) -> VRPTable:
@@ -82,7 +108,7 @@ def _aspas(path: str) -> list:
 
 
 def big(path: str) -> bool:
-    """Whether the VRP file at `path` is worth reading in a second process (MIN_BYTES or more)."""
+    """Whether the VRP file at `path` is worth reading on a thread (MIN_BYTES or more)."""
     try:
         return path != "-" and os.path.getsize(path) >= MIN_BYTES
     except OSError:

@@ -1,6 +1,6 @@
 """The counts of a `bgpsim validate` pass (bgpsim.validate.check), for summary.json and the report:
 routes and withdrawals, RPKI and ASPA states overall and per peer, routes and invalid routes per
-origin AS. Two processes' counts add up (`Tally.merge`) to what one pass would have counted."""
+origin AS."""
 
 from __future__ import annotations
 
@@ -26,10 +26,6 @@ class OriginCounts:
         self._held += len(origins)
         if self._held > 1_000_000:  # memory follows the distinct origins, not the batches
             self._sum()
-
-    def update(self, other: "OriginCounts") -> None:
-        for part in other._parts:
-            self.add(*part)
 
     def _sum(self) -> tuple[np.ndarray, np.ndarray]:
         if len(self._parts) != 1:
@@ -59,17 +55,3 @@ class Tally:
     invalid_by_origin: Counter = field(default_factory=Counter)
     routes_by_origin: OriginCounts = field(default_factory=OriginCounts)
     bgpsec: object = None  # a bgpsim.validate.bgpsec.BgpsecTally when routes get a BGPsec verdict
-
-    def merge(self, other: "Tally") -> None:
-        """Adds the counts of another pass (another process's units)."""
-        self.routes += other.routes
-        self.withdrawals += other.withdrawals
-        self.state_changes += other.state_changes
-        self.rpki.update(other.rpki)
-        self.aspa.update(other.aspa)
-        for peer, c in other.by_peer.items():
-            self.by_peer.setdefault(peer, Counter()).update(c)
-        self.invalid_by_origin.update(other.invalid_by_origin)
-        self.routes_by_origin.update(other.routes_by_origin)
-        if other.bgpsec is not None:
-            self.bgpsec.merge(other.bgpsec)

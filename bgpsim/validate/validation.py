@@ -5,8 +5,8 @@ Both commands get their Checker, routes.csv's header and summary.json from here,
 and the same dump monitored give the same routes.csv; `validate`'s whole run over dump files is
 `Validation.run`.
 
-Nothing here imports numpy or the checks until a Checker is asked for: `validate` forks its second
-process before that (bgpsim.validate.split), and the VRPs may still be a path that process reads.
+Nothing here imports numpy or the checks until a Checker is asked for: a big VRP file is read on a
+thread meanwhile (load.Loading), and the Checker takes the table when it comes.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ def header(bgpsec: bool) -> str:
 class Validation:
     def __init__(self, vrps, slurm=None, aspa=None, relationships=None, router_keys=None, target_as=None,
                  later: bool = False, peer_roles=None, collector_as=None):
-        """`vrps`: a VRP file, or a VRPTable; `later`: a big file is left as its path for the process that
-        reads it (load.big). The router keys are read first: a fault in them costs no VRP load."""
+        """`vrps`: a VRP file, or a VRPTable; `later`: a big file (load.big) is read on a thread while
+        the work starts (load.Loading). The router keys are read first: a fault in them costs no VRP load."""
         self.bgpsec = _verdicts(router_keys, target_as)
         if not isinstance(vrps, str):  # a VRPTable already made (the monitor's, which it keeps current)
             self.vrps = vrps
         elif slurm:
             self.vrps = load.with_slurm(vrps, slurm)
         elif later and load.big(vrps):
-            self.vrps = vrps
+            self.vrps = load.Loading(vrps)
         else:
             self.vrps = load.load_vrps(vrps)
         self.aspa, self.topo = load.path_checks(aspa, relationships)
@@ -58,7 +58,7 @@ class Validation:
         return header(self.bgpsec is not None)
 
     def checker(self, write, vrps=None):
-        """A Checker writing routes.csv's lines to `write`; `vrps`: the table, where `self.vrps` was left a path."""
+        """A Checker writing routes.csv's lines to `write`; `vrps`: another table than `self.vrps`."""
         from .check import Checker
 
         return Checker(self.vrps if vrps is None else vrps, write, aspa=self.aspa, topo=self.topo, bgpsec=self.bgpsec,
@@ -79,31 +79,22 @@ class Validation:
                               len(self.aspa) if self.aspa is not None else None, info)
 
 
-    def run(self, files: list, out, two: bool, progress):
+    def run(self, files: list, out, progress):
         """Every route of the dump `files`, written to `out` (an output of `bgpsim validate`, appearing
         whole or not at all): routes.csv, summary.json, findings.json, report.html and, with
-        relationships, scenarios/*.toml. `two`: two processes share the work (bgpsim.validate.split;
-        `self` made with later=two). `progress(routes)` now and then. (summary.json's document, the
-        findings.)"""
+        relationships, scenarios/*.toml. `progress(routes)` now and then. (summary.json's document,
+        the findings.)"""
         from bgpsim.base.outdir import staged, write_atomic, write_pieces
 
         with staged(out, "validate") as d:
-            if two:  # forked before numpy and the checks are imported: the other process reads the VRPs meanwhile
-                from .split import Split
-
-                split = Split(files, d, lambda vrps, write: self.checker(write, vrps), self.vrps, load.load_vrps)
             from . import output
-            from .check import check_files
+            from .reading import check_files
 
-            if two:
-                checker, conflicts = split.run(d / "routes.csv", self.header, progress=progress)
-                findings = checker.findings.finish(conflicts)
-            else:
-                with open(d / "routes.csv", "wb") as fh:
-                    fh.write(self.header.encode())
-                    checker = self.checker(lambda lines, unit: write_pieces(fh, lines))
-                    check_files(checker, files, progress=progress)
-                    findings = checker.finish()
+            with open(d / "routes.csv", "wb") as fh:
+                fh.write(self.header.encode())
+                checker = self.checker(lambda lines: write_pieces(fh, lines))
+                check_files(checker, files, progress=progress)
+                findings = checker.finish()
             doc = self.summary(checker, findings, [str(f) for f in files])
             for name, text in self._scenarios(findings):
                 write_atomic(d / "scenarios" / f"{name}.toml", text)
