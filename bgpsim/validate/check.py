@@ -30,6 +30,7 @@ their own (bgpsim.validate.reading).
 from __future__ import annotations
 
 from ipaddress import IPv4Network, IPv6Network
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -50,6 +51,7 @@ from .rows import Groups, Prefixes, rows
 from .tally import Tally
 
 BATCH = 65_536
+MAX_PATHS = 1_000_000  # distinct AS_PATHs held before the table starts again
 NONE = -1  # RFC 6811 origin NONE (an AS_SET last)
 NO_PATH = -2  # the readers' mark for a route whose origin is the speaker's own (bgpsim.wire.attributes)
 COLUMNS = ("time", "peer_ip", "peer_as", "prefix", "as_path", "origin_as", "rpki", "rpki_reason", "aspa",
@@ -117,6 +119,9 @@ class Checker:
         self.findings = Findings(topo)
         self._pending: list[Route] = []
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
+        # where prepared batches go, if not checked here: a thread of their own (bgpsim.validate.reading)
+        self.checks = None
+        self._table_lock = threading.Lock()  # the path table: grown here, read by the core without the GIL
         self._paths = _core.PathTable(*_SPECIAL)  # every AS_PATH met: its slot, routes.csv fields, origin, flags
         # slot -> (ASPA verdict downstream, upstream, the first AS, path to judge): _decide
         self._decided: dict[int, tuple[int, int, int, tuple | None]] = {}
@@ -170,7 +175,13 @@ class Checker:
                               b.afi[sel], b.hi[sel], b.lo[sel], b.plen[sel], b.origin[sel])
         if self.bgpsec is not None:
             batch.signed = self._signed_batch(b, sel)
-        if self._ready(block=False):
+        self._submit(batch)
+
+    def _submit(self, batch: _Batch) -> None:
+        """A prepared batch checked, here or by `checks`, after those before it."""
+        if self.checks is not None:
+            self.checks.put(batch)
+        elif self._ready(block=False):
             self._check(batch)
         else:
             self._waiting.append(batch)
@@ -188,17 +199,22 @@ class Checker:
     def drain(self) -> None:
         """Checks whatever was fed and not checked yet (waiting for the VRPs if it must)."""
         self._pending_flush()
+        if self.checks is not None:
+            self.checks.settle()
         self._ready(block=True)
 
     def finish(self) -> Found:
+        """Every finding, once every route fed is checked. The findings are the prepared batches':
+        they are worked out while the last checks run, if `checks` runs them."""
+        self._pending_flush()
+        found = self.findings.finish()
         self.drain()
-        return self.findings.finish()
+        return found
 
     def _pending_flush(self) -> None:
         routes, self._pending = self._pending, []
         if not routes:
             return
-        self._ready(block=True)
         slot_of: dict[int, int] = {}
         paths, gslot = [], []
         for r in routes:  # the routes of one UPDATE share their attributes
@@ -219,7 +235,7 @@ class Checker:
                               np.array([r.plen for r in routes], dtype=np.int64))
         if self.bgpsec is not None:
             batch.signed = self._signed(routes, range(len(routes)))
-        self._check(batch)
+        self._submit(batch)
 
     def _signed_batch(self, b, sel: np.ndarray) -> dict[int, bytes]:
         """The BGPsec fields of the routes of RouteBatch `b` (announced ones: `sel`) with a BGPsec_PATH."""
@@ -295,11 +311,16 @@ class Checker:
         judged with its first route as the example."""
         n = len(gidx)
         table = self._paths
-        if len(table) > 1_000_000:  # memory stays bounded however many paths the dumps hold
-            table.clear()
+        if len(table) > MAX_PATHS:  # memory stays bounded however many paths the dumps hold
+            if self.checks is not None:  # the batches in flight name slots of the table: checked first
+                self.checks.settle()
+            self._ready(block=True)
+            with self._table_lock:
+                table.clear()
             self._decided.clear()
             self._marked[:] = False
-        slots, flags, porigin, new = table.add(paths)
+        with self._table_lock:
+            slots, flags, porigin, new = table.add(paths)
         slots, flags = np.frombuffer(slots, dtype=np.int64), np.frombuffer(flags, dtype=np.uint8)
         porigin = np.frombuffer(porigin, dtype=np.int64)
         if len(self._marked) < len(table):
@@ -351,7 +372,8 @@ class Checker:
             gorigin = np.zeros(len(gslot), dtype=np.int64)
             gorigin[gidx] = origin
             gpost = gpost.copy()
-            gpost[own] = np.frombuffer(table.own(gpost[own], gorigin[own]), dtype=np.int64)
+            with self._table_lock:
+                gpost[own] = np.frombuffer(table.own(gpost[own], gorigin[own]), dtype=np.int64)
         groups = Groups(time, usec, peers, gpost, gtail.reshape(-1).astype(np.int64), self._peer_fields(), table, tails)
         bogon = np.zeros(n, dtype=bool)
         for a in _BITS:
@@ -398,7 +420,9 @@ class Checker:
         for i in b.bogons.keys() | signed.keys():
             tail = b.bogons[i] if i in b.bogons else g.tails[g.tail[b.gidx[i]]]
             ends[i] = tail[:cut] + signed[i] if i in signed else tail
-        self.write(rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, whys, ends))
+        with self._table_lock:
+            lines = rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, whys, ends)
+        self.write(lines)
 
     def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:
         """The counts of a batch, by array: states overall and per peer, routes and invalid routes

@@ -1,23 +1,28 @@
-"""The dumps of `bgpsim validate` read on a thread of their own, a few batches ahead of the checks:
-decompressing (zlib, bz2) and the compiled core's reading let go of the GIL, so they take the other
-CPU while this thread checks (bgpsim.validate.check)."""
+"""The threads of `bgpsim validate`'s pass: the dumps read on one, a few batches ahead; each batch
+prepared (paths, groups, findings: Python) on the thread that feeds the Checker; and checked on a
+third, in order (`Checks`: the RFC 6811 walks and the rows of routes.csv, the compiled core's without
+the GIL). Decompressing (zlib, bz2) and the core's reading let go of the GIL too, so the three share
+the CPUs. The outputs are what one thread doing all of it in turn writes."""
 
 from __future__ import annotations
 
+import queue
+import threading
 from typing import Callable, Iterable
 
 from bgpsim.base import ahead as _ahead
 from bgpsim.base.errors import InputError
 from . import check
 from .check import Checker
+from .findings import Found
 
 
-def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int], None] | None = None) -> None:
+def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int], None] | None = None) -> Found:
     """Feed every route of every file: MRT in batches, `bgpdump -m` text and pcap/pcapng route by
-    route (told by content). The files are read on a thread of their own (bgpsim.base.ahead), a few
-    batches ahead of the checks: decompressing and the core's reading let go of the GIL, so they
-    take the other CPU. `progress(routes so far)` after each batch."""
+    route (told by content), read on a thread of their own (bgpsim.base.ahead), checked on another
+    (`Checks`); then the Checker's findings (`finish`). `progress(routes so far)` after each batch."""
     done = 0
+    checker.checks = checks = Checks(checker)
     try:
         for kind, item in _ahead.ahead(_read(paths), name="bgpsim-read"):
             if kind is _BATCH:
@@ -32,9 +37,62 @@ def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int]
                 continue
             if progress:
                 progress(done)
+        return checker.finish()
     except InputError:
         checker.vrps_or_their_fault()  # a fault in the VRPs is told first, however soon the dumps' came
         raise
+    finally:
+        checks.close()
+        checker.checks = None
+
+
+class Checks:
+    """Prepared batches of a Checker checked on a thread of their own, in the order given (`put`),
+    the VRPs waited for there. A fault met there is raised by the next `put` or `settle`; after it,
+    or after `close`, the batches still queued are let go unchecked."""
+
+    DEPTH = 8  # batches prepared and not yet checked: what waits for the VRPs, and memory's bound
+
+    def __init__(self, checker: Checker):
+        self.checker = checker
+        self.queue: queue.Queue = queue.Queue(self.DEPTH)
+        self.error: BaseException | None = None
+        self.stopped = False
+        self.thread = threading.Thread(target=self._run, name="bgpsim-checks", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        c = self.checker
+        while True:
+            batch = self.queue.get()
+            try:
+                if batch is None:
+                    return
+                if self.error is None and not self.stopped:
+                    c.vrps_or_their_fault()
+                    c._check(batch)
+            except BaseException as e:  # noqa: BLE001 - raised in the feeding thread
+                self.error = e
+            finally:
+                self.queue.task_done()
+
+    def put(self, batch) -> None:
+        self._raise()
+        self.queue.put(batch)
+
+    def settle(self) -> None:
+        """Returns once every batch given is checked (raising a fault met)."""
+        self.queue.join()
+        self._raise()
+
+    def close(self) -> None:
+        self.stopped = True
+        self.queue.put(None)
+        self.thread.join()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            raise self.error
 
 
 _BATCH, _ROUTES, _STATES = "batch", "routes", "states"

@@ -93,8 +93,7 @@ class Validation:
             with open(d / "routes.csv", "wb") as fh:
                 fh.write(self.header.encode())
                 checker = self.checker(lambda lines: write_pieces(fh, lines))
-                check_files(checker, files, progress=progress)
-                findings = checker.finish()
+                findings = check_files(checker, files, progress=progress)
             doc = self.summary(checker, findings, [str(f) for f in files])
             for name, text in self._scenarios(findings):
                 write_atomic(d / "scenarios" / f"{name}.toml", text)
