@@ -9,7 +9,7 @@ Each batch goes through two steps. `_prepare` does what needs no VRPs: what depe
 once per distinct path (its CSV fields, origin and whether it can hold a finding, kept by the
 compiled core's `PathTable`; its ASPA verdict and findings in Python, for the few that need them),
 what a group's routes share as indexes into those texts (bgpsim.validate.rows.Groups), the
-prefixes and origins handed to Findings as arrays. `_check` then sends the prefixes and origins to
+prefixes and origins handed to Findings as arrays. `check_batch` then sends the prefixes and origins to
 `VRPTable.validate_arrays` at once, has the core write why each invalid route is invalid
 (`VRPTable.reasons`), counts, and has the core write the batch's rows, which are forgotten, so
 memory stays flat as the dump grows (what grows is one entry per distinct prefix and per
@@ -107,8 +107,8 @@ class Checker:
     def __init__(self, vrps, write: Callable[[bytes], None], aspa: AspaTable | None = None, topo=None,
                  bgpsec=None, roles: PeerRoles | None = None):
         """`vrps`: a VRPTable, or something that will give one (`poll()`: the table, or None while it
-        is not there yet; `wait()`: the table), e.g. a table being loaded by another process:
-        batches are read and put aside until it comes."""
+        is not there yet; `wait()`: the table), e.g. a table being read on a thread (load.Loading):
+        batches are prepared and put aside until it comes."""
         self.vrps: VRPTable | None = vrps if isinstance(vrps, VRPTable) else None
         self._source = None if self.vrps is not None else vrps
         self.aspa = aspa
@@ -145,7 +145,7 @@ class Checker:
                 return False
         waiting, self._waiting = self._waiting, []
         for batch in waiting:
-            self._check(batch)
+            self.check_batch(batch)
         return True
 
     def vrps_or_their_fault(self) -> VRPTable:
@@ -182,7 +182,7 @@ class Checker:
         if self.checks is not None:
             self.checks.put(batch)
         elif self._ready(block=False):
-            self._check(batch)
+            self.check_batch(batch)
         else:
             self._waiting.append(batch)
 
@@ -400,7 +400,7 @@ class Checker:
                    np.concatenate([routes[by_path], np.ones(len(empty), dtype=np.int64)]))
         return _Batch(gidx, rpeer, afi, hi, lo, plen, origin, texts, groups, bogons, aspa, origins)
 
-    def _check(self, b: _Batch) -> None:
+    def check_batch(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
         status = np.full(len(b.gidx), STATES.index(NOT_FOUND), dtype=np.uint8)
         for a, bits in _BITS.items():

@@ -70,7 +70,7 @@ class Checks:
                     return
                 if self.error is None and not self.stopped:
                     c.vrps_or_their_fault()
-                    c._check(batch)
+                    c.check_batch(batch)
             except BaseException as e:  # noqa: BLE001 - raised in the feeding thread
                 self.error = e
             finally:
