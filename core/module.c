@@ -9,7 +9,33 @@
 #include "rislive.h"
 #include "timed.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 static PyMethodDef methods[64];
+
+/* glibc's malloc told to keep freed blocks for the next ones: by default a block of 128 KiB or more
+ * (a batch's columns, a routes.csv text) is mapped afresh and unmapped when freed, so every batch
+ * faults its pages in again, and each unmapping interrupts the process's other threads. False where
+ * the C library is not glibc (nothing done). */
+static PyObject *hold_freed_memory(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+#ifdef __GLIBC__
+    if (mallopt(M_MMAP_THRESHOLD, 32 << 20) && mallopt(M_TRIM_THRESHOLD, 512 << 20))
+        Py_RETURN_TRUE;
+#endif
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"hold_freed_memory", hold_freed_memory, METH_NOARGS,
+     "hold_freed_memory() -> bool: freed memory kept for reuse (glibc: blocks under 32 MiB taken from the heap, "
+     "up to 512 MiB of free heap kept); for a long pass that frees and makes large blocks batch after batch."},
+    {NULL, NULL, 0, NULL},
+};
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
@@ -42,6 +68,7 @@ PyMODINIT_FUNC PyInit__core(void)
     join(dataplane_methods, &n);
     join(cones_methods, &n);
     join(moments_methods, &n);
+    join(module_methods, &n);
     methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (mrt_add_types(m) < 0 || path_table_add_type(m) < 0 || ris_reader_add_type(m) < 0 ||

@@ -239,3 +239,13 @@ def test_a_first_file_unreadable_from_its_start(start, tmp_path, vrps, monkeypat
         bad.write_bytes(bytes(raw))
     error = _one_error([bad, UPDATES2, "--vrps", vrps], tmp_path / "out", monkeypatch, capsys)
     assert "first.gz" in error and ("gzip data damaged" if start == "damaged" else "no such file") in error
+
+
+def test_freed_memory_is_held_where_the_c_library_is_glibc():
+    """`bgpsim validate` asks glibc to keep freed blocks for the next batch (bgpsim._core); elsewhere
+    nothing is done and it says so."""
+    import platform
+
+    from bgpsim import _core
+
+    assert _core.hold_freed_memory() is (platform.libc_ver()[0] == "glibc")

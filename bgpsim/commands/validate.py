@@ -85,9 +85,12 @@ def cmd_validate(args) -> int:
     from bgpsim.base.datafiles import check_input
     from bgpsim.validate.validation import Validation
 
+    from bgpsim import _core
+
     for f in args.files:
         check_input(f)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
+    _core.hold_freed_memory()  # each batch's blocks reused, not mapped afresh (docs/validate.md)
     v = Validation.from_args(args, later=True)  # a big VRP file: read on a thread while the dumps are read
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     try:
