@@ -77,6 +77,50 @@ def test_ahead_stops_and_closes_the_iterable_when_the_caller_stops():
     assert len(made) <= 6 + 2 + 1  # no further than `depth` past what was taken (and the one in hand)
 
 
+def test_a_shared_lock_lets_readers_in_together_and_a_writer_alone():
+    from bgpsim.base.ahead import SharedLock
+
+    lock, events = SharedLock(), []
+    inside, release = threading.Event(), threading.Event()
+
+    def reader(name):
+        with lock.shared():
+            events.append(f"{name} in")
+            inside.set()
+            release.wait(5)
+            events.append(f"{name} out")
+
+    def writer():
+        with lock.alone():
+            events.append("writer")
+
+    first = threading.Thread(target=reader, args=("r1",))
+    first.start()
+    inside.wait(5)
+    with lock.shared():  # a second reader gets in while the first holds it
+        events.append("r2 in")
+    w = threading.Thread(target=writer)
+    w.start()
+    def late_reader():
+        with lock.shared():
+            events.append("r3 in")
+
+    late = threading.Thread(target=late_reader)
+    while not lock._writers_waiting:  # the writer is waiting for r1
+        threading.Event().wait(0.001)
+    late.start()
+    late.join(0.05)
+    assert late.is_alive() and "writer" not in events  # r3 waits behind the waiting writer
+    release.set()
+    for t in (first, w, late):
+        t.join(5)
+    assert events == ["r1 in", "r2 in", "r1 out", "writer", "r3 in"]
+    with pytest.raises(KeyError), lock.alone():
+        raise KeyError
+    with lock.alone():  # released by the exception
+        pass
+
+
 # ---- the command ---------------------------------------------------------------------------------------
 
 

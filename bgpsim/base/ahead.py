@@ -1,4 +1,5 @@
-"""An iterable's items made by a thread of their own, a few ahead of the caller.
+"""Work on threads: an iterable's items made by a thread of their own, a few ahead of the caller
+(`ahead`); a lock many may hold at once, or one alone (`SharedLock`).
 
 For a producer whose work is mostly done without the GIL (decompression by zlib or bz2, the
 compiled core's reading): the caller works on one item while the thread makes the next ones on
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from contextlib import contextmanager
 from typing import Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
@@ -59,3 +61,44 @@ def ahead(items: Iterable[T], depth: int = 2, name: str = "bgpsim-ahead") -> Ite
     finally:
         stop.set()
         thread.join()
+
+
+class SharedLock:
+    """Held by many at once (`shared()`: readers) or by one alone (`alone()`: a writer), for what C code
+    reads without the GIL while another thread may change it. A writer waiting goes before readers
+    not yet in, so that a stream of readers cannot keep it out."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+        self._writers_waiting = 0
+
+    @contextmanager
+    def shared(self):
+        with self._cond:
+            while self._writing or self._writers_waiting:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def alone(self):
+        with self._cond:
+            self._writers_waiting += 1
+            while self._writing or self._readers:
+                self._cond.wait()
+            self._writers_waiting -= 1
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()

@@ -30,7 +30,6 @@ their own (bgpsim.validate.reading).
 from __future__ import annotations
 
 from ipaddress import IPv4Network, IPv6Network
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -41,6 +40,7 @@ from bgpsim.rpki.aspa_path import INVALID, UNKNOWN, VALID as ASPA_VALID, AspaTab
 from bgpsim.rpki.rov import INVALID_ASN, INVALID_LENGTH, NOT_FOUND, STATES, VALID, VRPTable
 
 from bgpsim import _core
+from bgpsim.base.ahead import SharedLock
 from bgpsim.base.bogons import ASN_RANGES, prefix_mask
 from bgpsim.mrt.record import ANNOUNCE, RIB, STATE, WITHDRAW, Peers, Route
 from bgpsim.wire.aspath import path_of_words, path_words
@@ -121,7 +121,7 @@ class Checker:
         self._waiting: list[_Batch] = []  # batches read before the VRPs came, in order
         # where prepared batches go, if not checked here: a thread of their own (bgpsim.validate.reading)
         self.checks = None
-        self._table_lock = threading.Lock()  # the path table: grown here, read by the core without the GIL
+        self._table_lock = SharedLock()  # the path table: grown here, read by the core without the GIL
         self._paths = _core.PathTable(*_SPECIAL)  # every AS_PATH met: its slot, routes.csv fields, origin, flags
         # slot -> (ASPA verdict downstream, upstream, the first AS, path to judge): _decide
         self._decided: dict[int, tuple[int, int, int, tuple | None]] = {}
@@ -315,11 +315,11 @@ class Checker:
             if self.checks is not None:  # the batches in flight name slots of the table: checked first
                 self.checks.settle()
             self._ready(block=True)
-            with self._table_lock:
+            with self._table_lock.alone():
                 table.clear()
             self._decided.clear()
             self._marked[:] = False
-        with self._table_lock:
+        with self._table_lock.alone():
             slots, flags, porigin, new = table.add(paths)
         slots, flags = np.frombuffer(slots, dtype=np.int64), np.frombuffer(flags, dtype=np.uint8)
         porigin = np.frombuffer(porigin, dtype=np.int64)
@@ -372,7 +372,7 @@ class Checker:
             gorigin = np.zeros(len(gslot), dtype=np.int64)
             gorigin[gidx] = origin
             gpost = gpost.copy()
-            with self._table_lock:
+            with self._table_lock.alone():
                 gpost[own] = np.frombuffer(table.own(gpost[own], gorigin[own]), dtype=np.int64)
         groups = Groups(time, usec, peers, gpost, gtail.reshape(-1).astype(np.int64), self._peer_fields(), table, tails)
         bogon = np.zeros(n, dtype=bool)
@@ -402,6 +402,11 @@ class Checker:
 
     def check_batch(self, b: _Batch) -> None:
         """A prepared batch against the VRPs: RFC 6811 status, the counts, each route's CSV line."""
+        self.commit(b, *self.checked(b))
+
+    def checked(self, b: _Batch) -> tuple[np.ndarray, np.ndarray, bytes]:
+        """A prepared batch's RFC 6811 status, which routes are invalid, and its routes.csv lines:
+        what may be worked out for two batches at once (bgpsim.validate.reading.Checks)."""
         status = np.full(len(b.gidx), STATES.index(NOT_FOUND), dtype=np.uint8)
         for a, bits in _BITS.items():
             sel = np.flatnonzero(b.afi == a)
@@ -413,15 +418,19 @@ class Checker:
             net = (int(b.hi[i]) << 64) | int(b.lo[i])
             status[i] = STATES.index(self.vrps.validate(_network((6, net, int(b.plen[i]))), int(b.origin[i])))
         invalid = (status == STATES.index(INVALID_ASN)) | (status == STATES.index(INVALID_LENGTH))
-        self._tally(b, status, invalid)
         whys = self._reasons_of(b, np.flatnonzero(invalid), status)
         ends = {}  # a bogon's finding, a BGPsec verdict
         signed, cut, g = b.signed, -len(self._end), b.groups
         for i in b.bogons.keys() | signed.keys():
             tail = b.bogons[i] if i in b.bogons else g.tails[g.tail[b.gidx[i]]]
             ends[i] = tail[:cut] + signed[i] if i in signed else tail
-        with self._table_lock:
+        with self._table_lock.shared():
             lines = rows(b.prefixes, b.gidx, status, g, _STATE_TEXT, whys, ends)
+        return status, invalid, lines
+
+    def commit(self, b: _Batch, status: np.ndarray, invalid: np.ndarray, lines: bytes) -> None:
+        """A checked batch counted and its lines written: in the order the batches were fed."""
+        self._tally(b, status, invalid)
         self.write(lines)
 
     def _tally(self, b: _Batch, status: np.ndarray, invalid: np.ndarray) -> None:

@@ -1,7 +1,7 @@
 """The threads of `bgpsim validate`'s pass: the dumps read on one, a few batches ahead; each batch
-prepared (paths, groups, findings: Python) on the thread that feeds the Checker; and checked on a
-third, in order (`Checks`: the RFC 6811 walks and the rows of routes.csv, the compiled core's without
-the GIL). Decompressing (zlib, bz2) and the core's reading let go of the GIL too, so the three share
+prepared (paths, groups, findings: Python) on the thread that feeds the Checker; and checked on two
+more, counted and written in order (`Checks`: the RFC 6811 walks and the rows of routes.csv, the
+compiled core's without the GIL). Decompressing (zlib, bz2) and the core's reading let go of the GIL too, so the threads share
 the CPUs. The outputs are what one thread doing all of it in turn writes."""
 
 from __future__ import annotations
@@ -47,10 +47,13 @@ def check_files(checker: Checker, paths: Iterable[str], progress: Callable[[int]
 
 
 class Checks:
-    """Prepared batches of a Checker checked on a thread of their own, in the order given (`put`),
-    the VRPs waited for there. A fault met there is raised by the next `put` or `settle`; after it,
-    or after `close`, the batches still queued are let go unchecked."""
+    """Prepared batches of a Checker checked on threads of their own (THREADS), the VRPs waited for
+    there: two batches are worked out at once (`Checker.checked`: the core's, mostly without the
+    GIL), and counted and written in the order given (`Checker.commit`, batch by batch). A fault met
+    there is raised by the next `put` or `settle`; after it, or after `close`, the batches still
+    queued are let go unchecked."""
 
+    THREADS = 2
     DEPTH = 8  # batches prepared and not yet checked: what waits for the VRPs, and memory's bound
 
     def __init__(self, checker: Checker):
@@ -58,27 +61,47 @@ class Checks:
         self.queue: queue.Queue = queue.Queue(self.DEPTH)
         self.error: BaseException | None = None
         self.stopped = False
-        self.thread = threading.Thread(target=self._run, name="bgpsim-checks", daemon=True)
-        self.thread.start()
+        self._given = 0  # batches put
+        self._turn = 0  # the next batch to commit
+        self._order = threading.Condition()
+        self.threads = [threading.Thread(target=self._run, name=f"bgpsim-checks-{k}", daemon=True)
+                        for k in range(self.THREADS)]
+        for t in self.threads:
+            t.start()
 
     def _run(self) -> None:
         c = self.checker
         while True:
-            batch = self.queue.get()
+            item = self.queue.get()
             try:
-                if batch is None:
+                if item is None:
                     return
-                if self.error is None and not self.stopped:
-                    c.vrps_or_their_fault()
-                    c.check_batch(batch)
+                seq, batch = item
+                result = None
+                try:
+                    if self.error is None and not self.stopped:
+                        c.vrps_or_their_fault()
+                        result = c.checked(batch)
+                finally:
+                    with self._order:  # its turn, even after a fault: the others wait for it
+                        while self._turn != seq:
+                            self._order.wait()
+                    try:
+                        if result is not None and self.error is None:
+                            c.commit(batch, *result)
+                    finally:
+                        with self._order:
+                            self._turn += 1
+                            self._order.notify_all()
             except BaseException as e:  # noqa: BLE001 - raised in the feeding thread
-                self.error = e
+                self.error = self.error or e
             finally:
                 self.queue.task_done()
 
     def put(self, batch) -> None:
         self._raise()
-        self.queue.put(batch)
+        self.queue.put((self._given, batch))
+        self._given += 1
 
     def settle(self) -> None:
         """Returns once every batch given is checked (raising a fault met)."""
@@ -87,8 +110,10 @@ class Checks:
 
     def close(self) -> None:
         self.stopped = True
-        self.queue.put(None)
-        self.thread.join()
+        for _ in self.threads:
+            self.queue.put(None)
+        for t in self.threads:
+            t.join()
 
     def _raise(self) -> None:
         if self.error is not None:
