@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from importlib.resources import files
 
 from bgpsim.base.asn import parse_asn
 from bgpsim.base.errors import InputError
@@ -113,6 +112,8 @@ def seed_arg(text: str) -> int:
 
 
 def topology(path: str | None):
+    from importlib.resources import files  # here: 5 ms that the commands without a topology do not pay
+
     from bgpsim.graph.topology import load_topology
 
     return load_topology(path or str(files("bgpsim.scenarios") / "topologies" / "teaching.toml"))
