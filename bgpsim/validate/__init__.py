@@ -2,7 +2,7 @@
 announcements look like hijacks or leaks.
 
 - `check`     one pass over the routes: RFC 6811 status, ASPA path verification, findings
-- `reading`   the dumps read on a thread of their own, a few batches ahead of the checks
+- `reading`   the pass's threads: the dumps read on one, the batches checked on two more, in order
 - `findings`  the findings: MOAS, sub-prefix origin conflicts, bogons, loops, private ASNs, leaks
 - `paths`     the path findings: loops, private and bogon ASNs, leaks
 - `conflicts` the MOAS and sub-prefix conflicts, by sorting the distinct (prefix, origin) rows
