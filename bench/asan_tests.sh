@@ -15,7 +15,7 @@ tests=("$@")
 # matplotlib's ft2font throws C++ exceptions, which the preloaded ASan runtime's interceptor cannot
 # unwind (a CHECK failure inside ASan, not a fault it found)
 [ ${#tests[@]} -gt 0 ] || tests=(tests/test_vrps_core.py tests/test_vrps.py tests/test_slurm.py tests/test_validate.py
-                                  tests/test_validate_fast.py tests/test_textdump.py tests/test_mrt.py
+                                  tests/test_validate_fast.py tests/test_validate_threads.py tests/test_textdump.py tests/test_mrt.py
                                   tests/test_pcap.py tests/test_bgpsec_dumps.py tests/test_aspath_core.py
                                   tests/test_rows_core.py tests/test_rov.py tests/test_bzip2.py tests/test_ris_live.py
                                   tests/test_alerts.py tests/test_steady_core.py tests/test_routes.py)
