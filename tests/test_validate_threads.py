@@ -296,3 +296,26 @@ def test_freed_memory_is_held_where_the_c_library_is_glibc():
 
     glibc = platform.libc_ver()[0] == "glibc" and "libasan" not in os.environ.get("LD_PRELOAD", "")
     assert _core.hold_freed_memory() is glibc
+
+
+def test_interrupted_midway_leaves_nothing(vrps, tmp_path):
+    """Ctrl-C while the threads work: `bgpsim: interrupted`, exit status 130, soon, and neither the
+    output nor its temporary directory left (the threads stop; the staged output is removed)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "bgpsim.cli", "validate", *map(str, [UPDATES] * 6), "--vrps",
+                             str(vrps), "--out", str(out), "--quiet"], stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".out.") and (p / "routes.csv").exists() for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it was interrupted"
+        time.sleep(0.01)
+    time.sleep(0.05)  # the pass under way: routes.csv being written
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err.decode().strip().endswith("bgpsim: interrupted")
+    assert [p.name for p in tmp_path.iterdir()] == []
