@@ -44,10 +44,10 @@ summary.json's bgpsec object), findings.json, report.html (figures), and with --
 scenarios/*.toml: the first 10 MOAS and 10 sub-prefix conflicts as scenarios to replay on that graph with
 `bgpsim run DIR/scenarios/subprefix-1.toml`. It appears whole or not at all.
 input: MRT, `bgpdump -m` text, pcap/pcapng (plain, gzip or bzip2; told by content). VRPs: rpki-client or Routinator JSON or CSV; SLURM: RFC 8416.
-speed: one process, three threads: a large --vrps file (4 MiB or more, without --slurm) is read and
-indexed on one while the dumps are read on another (bzip2 blocks decompressed on every CPU) and their
-routes checked on the third; the compiled core does the reading and most of the checks without the GIL.
-Nothing is cached between runs.
+speed: one process and its threads: a large --vrps file (4 MiB or more, without --slurm) is read and
+indexed on one while the dumps are read on another (bzip2 blocks decompressed on every CPU), each batch
+of routes is prepared on the main thread and checked on one of two more, in order; the compiled core
+does the reading and most of the checks without the GIL. Nothing is cached between runs.
 exit status: 0 done, 2 bad input (one line naming the file and the line, key or byte offset).
 """
 
