@@ -52,3 +52,36 @@ def test_prefix_mask_equals_prefix_kind():
         got = prefix_mask(version, np.array([int(n.network_address) >> shift for n in sel], dtype=np.uint64),
                           np.array([n.prefixlen for n in sel]))
         assert got.tolist() == [prefix_kind(n) is not None for n in sel]
+
+
+def test_prefix_kind_is_the_subnet_of_definition():
+    """prefix_kind by integers says what ipaddress's subnet_of says, on random prefixes near every block."""
+    import random
+
+    from bgpsim.base.bogons import NOT_GLOBAL6, PREFIXES
+
+    def by_definition(net):
+        for block, why in PREFIXES:
+            if block.version == net.version and net.subnet_of(block):
+                return f"{block} {why}"
+        if net.version == 6 and any(net.subnet_of(b) for b in NOT_GLOBAL6):
+            return "outside 2000::/3, the IPv6 global unicast space (RFC 4291 section 2.4)"
+        return None
+
+    rnd = random.Random(7)
+    nets = []
+    for block in [b for b, _ in PREFIXES] + NOT_GLOBAL6:
+        for _ in range(40):  # inside, around and over each block
+            bits = block.max_prefixlen
+            length = rnd.randint(max(0, block.prefixlen - 3), bits)
+            addr = (int(block.network_address) + rnd.randint(-2**(bits - length), 2**(bits - block.prefixlen))) % 2**bits
+            addr = addr >> (bits - length) << (bits - length) if length < bits else addr
+            nets.append(ipaddress.ip_network((addr, length)))
+    for _ in range(2000):
+        bits = rnd.choice((32, 128))
+        length = rnd.randint(0, bits)
+        nets.append(ipaddress.ip_network((rnd.getrandbits(bits) >> (bits - length) << (bits - length) if length else 0,
+                                          length)))
+    kinds = [prefix_kind(n) for n in nets]
+    assert kinds == [by_definition(n) for n in nets]
+    assert sum(k is not None for k in kinds) > 500 and sum(k is None for k in kinds) > 500
