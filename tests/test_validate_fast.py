@@ -305,3 +305,16 @@ def test_subprefix_findings_kept_as_text_read_as_dicts():
     subs[2]["scenario"] = "scenarios/subprefix-1.toml"
     after = subs.lines(encode)
     assert after[:2] == before[:2] and json.loads(after[2]) == {**json.loads(before[2]), "scenario": "scenarios/subprefix-1.toml"}
+
+
+def test_distinct_by_table_is_numpy_unique():
+    """check._distinct (a table of the values seen, no sort) gives np.unique's values and inverse."""
+    from bgpsim.validate.check import _distinct
+
+    rng = np.random.default_rng(5)
+    for top in (1, 2, 7, 300, 70_000):
+        for n in (1, 5, 1000):
+            values = rng.integers(0, top, n)
+            got, inverse = _distinct(values, top)
+            want, want_inverse = np.unique(values, return_inverse=True)
+            assert got.tolist() == want.tolist() and inverse.tolist() == want_inverse.reshape(-1).tolist()

@@ -169,7 +169,8 @@ class Checker:
         used, gidx = group[cut], np.cumsum(cut) - 1
         first = b.first[used]
         peers = np.array([self._peers.number(*p) for p in b.peers], dtype=np.int64)[b.peer[first]]
-        slots, gslot = np.unique(b.gpath[used], return_inverse=True)
+        slots, gslot = _distinct(b.gpath[used] + 1, len(b.paths) + 1)  # -1: no path
+        slots -= 1
         paths = [b.paths[j] if j >= 0 else b"" for j in slots.tolist()]
         batch = self._prepare(b.time[first], b.gusec[used], peers, gslot.reshape(-1), paths, gidx.reshape(-1),
                               b.afi[sel], b.hi[sel], b.lo[sel], b.plen[sel], b.origin[sel])
@@ -358,7 +359,7 @@ class Checker:
         for i, k in kinds.items():
             kind[i] = kinds_of.index(k)
         key = verdict.astype(np.int64) * len(kinds_of) + kind[gslot]
-        keys, gtail = np.unique(key, return_inverse=True)
+        keys, gtail = _distinct(key, len(_VERDICTS) * len(kinds_of))
         end, made = self._end, self._tails
         tails = []
         for x in keys.tolist():
@@ -475,6 +476,13 @@ class Checker:
             order = np.argsort(at, kind="stable")
             at, out = at[order], [out[k] for k in order.tolist()]
         return at, out
+
+
+def _distinct(values: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) for integers 0 <= v < top, by a table, not a sort."""
+    seen = np.zeros(top, dtype=bool)
+    seen[values] = True
+    return np.flatnonzero(seen), (np.cumsum(seen) - 1)[values]
 
 
 def _network(w: tuple[int, int, int]):
