@@ -253,9 +253,11 @@ def propagate(topo_or_plan, prefix, seeds: list[Seed], policy: Policy | None = N
 
         def mask(ok):
             key = bool(ok) if np.ndim(ok) == 0 else ok.tobytes()
-            if key not in masks:  # read only: refused by every adopter is the adopters' own mask
-                masks[key] = (np.zeros(n, dtype=bool) if key else policy.adopter) if np.ndim(ok) == 0 \
-                    else policy.adopter & ~ok
+            if key not in masks:  # read only
+                if np.ndim(ok):
+                    masks[key] = policy.adopter & ~ok
+                else:  # one verdict for all: no adopter refuses, or every one does (its own mask)
+                    masks[key] = np.zeros(n, dtype=bool) if key else policy.adopter
             return masks[key]
 
         per_seed = [tuple(mask(ok) for ok in oks) for oks, _ in verdicts]
