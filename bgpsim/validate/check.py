@@ -313,9 +313,7 @@ class Checker:
         n = len(gidx)
         table = self._paths
         if len(table) > MAX_PATHS:  # memory stays bounded however many paths the dumps hold
-            if self.checks is not None:  # the batches in flight name slots of the table: checked first
-                self.checks.settle()
-            self._ready(block=True)
+            self.drain()  # the batches in flight name slots of the table: checked first
             with self._table_lock.alone():
                 table.clear()
             self._decided.clear()

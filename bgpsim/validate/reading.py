@@ -70,33 +70,34 @@ class Checks:
             t.start()
 
     def _run(self) -> None:
-        c = self.checker
-        while True:
-            item = self.queue.get()
-            try:
-                if item is None:
-                    return
-                seq, batch = item
-                result = None
-                try:
-                    if self.error is None and not self.stopped:
-                        c.vrps_or_their_fault()
-                        result = c.checked(batch)
-                finally:
-                    with self._order:  # its turn, even after a fault: the others wait for it
-                        while self._turn != seq:
-                            self._order.wait()
-                    try:
-                        if result is not None and self.error is None:
-                            c.commit(batch, *result)
-                    finally:
-                        with self._order:
-                            self._turn += 1
-                            self._order.notify_all()
-            except BaseException as e:  # noqa: BLE001 - raised in the feeding thread
-                self.error = self.error or e
-            finally:
-                self.queue.task_done()
+        while (item := self.queue.get()) is not None:
+            seq, batch = item
+            result = self._guarded(self._checked, batch)
+            with self._order:  # its turn, even after a fault: the others wait for it
+                while self._turn != seq:
+                    self._order.wait()
+            if result is not None:
+                self._guarded(self.checker.commit, batch, *result)
+            with self._order:
+                self._turn += 1
+                self._order.notify_all()
+            self.queue.task_done()
+        self.queue.task_done()
+
+    def _checked(self, batch):
+        self.checker.vrps_or_their_fault()
+        return self.checker.checked(batch)
+
+    def _guarded(self, work, *args):
+        """work(*args), unless a fault was met or the checks were closed (then None); a fault is kept
+        for the feeding thread to raise."""
+        if self.error is not None or self.stopped:
+            return None
+        try:
+            return work(*args)
+        except BaseException as e:  # noqa: BLE001 - raised in the feeding thread
+            self.error = self.error or e
+            return None
 
     def put(self, batch) -> None:
         self._raise()
