@@ -11,6 +11,10 @@ import sys
 # numpy's OpenBLAS starts a thread on import that spins for about 0.1 s of CPU waiting for work;
 # bgpsim makes no BLAS calls, and `validate` and `dump` want both CPUs for their own processes
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# numpy asks the kernel for 2 MiB pages for arrays of 4 MiB and more (madvise); an array that lives
+# for one batch, or is written sparsely, then pays for zeroing whole huge pages: a fifth of
+# `validate`'s kernel time on a virtual machine (docs/validate.md, "Huge pages")
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from bgpsim import __version__
 from bgpsim.base.console import PIPE_CLOSED, end_now, reader_gone, stdout_gone

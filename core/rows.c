@@ -60,6 +60,12 @@ enum { R_GROUP, R_STATUS, R_AFI, R_HI, R_LO, R_PLEN, G_TIME, G_USEC, G_PEER, G_P
        NCOLS };
 enum { L_PEERS, L_STATES, L_TAILS, L_WHY, L_END, NLISTS };
 
+static inline char *put(char *o, const char *p, Py_ssize_t n)
+{
+    memcpy(o, p, (size_t)n);
+    return o + n;
+}
+
 /* the route numbers of an override list: increasing, each a route's */
 static int increasing(const int64_t *at, Py_ssize_t n, Py_ssize_t routes, const char *name)
 {
@@ -124,10 +130,30 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
         }
     if (increasing(why, nwhy, n, "why_index") < 0 || increasing(end, nend, n, "end_index") < 0)
         goto done;
-    column c = {0};
-    Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t j = 0, m = 0;
+    /* the exact length first, so that the lines are written once, straight into the bytes object:
+     * no growing buffer copied as it doubles, and no copy of it made while the GIL is held */
+    Py_ssize_t *glen = PyMem_Malloc(sizeof *glen * (size_t)(ng ? ng : 1)), total = 0, j = 0, m = 0;
+    if (glen == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     char text[PREFIX_TEXT_MAX], when[48];
+    for (Py_ssize_t k = 0; k < ng; k++) {  /* what each route of group k has of its group's */
+        path_table_post(paths, post[k], &pp, &pn);
+        glen[k] = time_text(when, time[k], usec[k]) + p[L_PEERS][peer[k]].n + pn;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        total += glen[group[i]] + prefix_text_length(afi[i], hi[i], lo[i], plen[i]);
+        total += j < nwhy && why[j] == i ? p[L_WHY][j++].n : p[L_STATES][status[i]].n;
+        total += m < nend && end[m] == i ? p[L_END][m++].n : p[L_TAILS][tail[group[i]]].n;
+    }
+    PyMem_Free(glen);
+    out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL)
+        goto done;
+    char *o = PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS  /* the bytes object is this call's alone until it returns */
+    j = m = 0;
     int64_t last = -1;  /* the group whose time is in `when`: a group's routes come one after another */
     int wn = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -135,18 +161,21 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
         const piece *pe = &p[L_PEERS][peer[k]];
         if (k != last)
             wn = time_text(when, time[k], usec[k]), last = k;
-        column_put(&c, when, wn);
-        column_put(&c, pe->p, pe->n);
-        column_put(&c, text, prefix_text(afi[i], hi[i], lo[i], plen[i], text));
+        o = put(o, when, wn);
+        o = put(o, pe->p, pe->n);
+        o = put(o, text, prefix_text(afi[i], hi[i], lo[i], plen[i], text));
         const piece *b = j < nwhy && why[j] == i ? &p[L_WHY][j++] : &p[L_STATES][status[i]];
         const piece *t = m < nend && end[m] == i ? &p[L_END][m++] : &p[L_TAILS][tail[k]];
         path_table_post(paths, post[k], &pp, &pn);
-        column_put(&c, pp, pn);
-        column_put(&c, b->p, b->n);
-        column_put(&c, t->p, t->n);
+        o = put(o, pp, pn);
+        o = put(o, b->p, b->n);
+        o = put(o, t->p, t->n);
     }
     Py_END_ALLOW_THREADS
-    out = column_take(&c);
+    if (o != PyBytes_AS_STRING(out) + total) {  /* the two passes disagree: a fault of this file */
+        Py_CLEAR(out);
+        PyErr_SetString(PyExc_SystemError, "csv_rows: the lines' length was worked out wrong");
+    }
 done:
     for (int k = 0; k < got; k++)
         PyBuffer_Release(&v[k]);

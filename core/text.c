@@ -104,3 +104,18 @@ int prefix_text(int afi, uint64_t hi, uint64_t lo, unsigned plen, char *out)
     out[k++] = '/';
     return k + decimal_text(plen, 1, out + k);
 }
+
+static int digits(unsigned v)
+{
+    return v >= 100 ? 3 : v >= 10 ? 2 : 1;
+}
+
+int prefix_text_length(int afi, uint64_t hi, uint64_t lo, unsigned plen)
+{
+    if (afi != 1) {  /* IPv6 routes are few: written to be counted */
+        char t[PREFIX_TEXT_MAX];
+        return prefix_text(afi, hi, lo, plen, t);
+    }
+    uint32_t a = (uint32_t)lo;
+    return digits(a >> 24) + digits(a >> 16 & 255) + digits(a >> 8 & 255) + digits(a & 255) + 4 + digits(plen);
+}

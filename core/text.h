@@ -11,5 +11,6 @@ int ipv4_text(uint32_t address, char *out);                      /* characters w
 int ipv6_text(uint64_t hi, uint64_t lo, char *out);
 int ipv6_text_rfc5952(uint64_t hi, uint64_t lo, char *out);
 int prefix_text(int afi, uint64_t hi, uint64_t lo, unsigned plen, char *out);   /* afi 1 IPv4 (in lo), 2 IPv6 */
+int prefix_text_length(int afi, uint64_t hi, uint64_t lo, unsigned plen);        /* what prefix_text writes */
 
 #endif

@@ -195,7 +195,9 @@ class _Family:
         n = len(start)
         if _BITS[self.version] == 32 and 0 < n < 2**31 and start.max() < 2**32:  # (start, position) packed
             shift = n.bit_length()  # in a word: sorted faster than by argsort
-            packed = np.sort((start << np.uint64(shift)) | np.arange(n, dtype=np.uint64))
+            # the stable sort (a merge sort) takes runs already in order as they are: a RIB's routes
+            # come sorted, and so do many of an update dump's
+            packed = np.sort((start << np.uint64(shift)) | np.arange(n, dtype=np.uint64), kind="stable")
             order = (packed & np.uint64((1 << shift) - 1)).astype(np.int64)
             start = packed >> np.uint64(shift)
         else:
