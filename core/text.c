@@ -7,25 +7,54 @@
 
 #include "text.h"
 
+/* "00" to "99": two digits a division (a writer of numbers spends its time dividing) */
+static const char PAIRS[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                            "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                            "8081828384858687888990919293949596979899";
+
 int decimal_text(uint64_t v, int width, char *out)
 {
     char d[24];
-    int n = 0, k = 0;
-    do
-        d[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n < width)
-        d[n++] = '0';
-    while (n)
-        out[k++] = d[--n];
-    return k;
+    int n = 24;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        n -= 2;
+        memcpy(d + n, PAIRS + 2 * r, 2);
+    }
+    if (v >= 10) {
+        n -= 2;
+        memcpy(d + n, PAIRS + 2 * v, 2);
+    } else {
+        d[--n] = (char)('0' + v);
+    }
+    while (24 - n < width && n > 0)
+        d[--n] = '0';
+    memcpy(out, d + n, (size_t)(24 - n));
+    return 24 - n;
+}
+
+/* an address's byte, 0 to 255 */
+static int octet_text(unsigned v, char *out)
+{
+    if (v < 10) {
+        out[0] = (char)('0' + v);
+        return 1;
+    }
+    if (v < 100) {
+        memcpy(out, PAIRS + 2 * v, 2);
+        return 2;
+    }
+    out[0] = (char)('0' + v / 100);
+    memcpy(out + 1, PAIRS + 2 * (v % 100), 2);
+    return 3;
 }
 
 int ipv4_text(uint32_t a, char *out)
 {
     int k = 0;
     for (int i = 3; i >= 0; i--) {
-        k += decimal_text(a >> (8 * i) & 255, 1, out + k);
+        k += octet_text(a >> (8 * i) & 255, out + k);
         if (i)
             out[k++] = '.';
     }
