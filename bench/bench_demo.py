@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
+from measure import compiled, timed  # (wall, CPU, peak RSS) of a child, from wait4
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -70,6 +70,7 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=HERE, help="the checkout whose code runs the command")
     args = ap.parse_args()
     root = args.root.resolve()
+    compiled(root)  # as an installed package has it
     with tempfile.TemporaryDirectory() as tmp:
         bare = "--no-figures" in (root / "bgpsim" / "commands" / "run.py").read_text()
         runs, plain = [], []

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from measure import compiled
+
 DEFAULT = Path(__file__).resolve().parents[2] / "shared/data/mrt/ripe_bgpdump_testdata/updates.et-header.2015.gz"
 
 CASES = {
@@ -41,6 +43,7 @@ print(n, time.perf_counter() - t, time.process_time() - c, resource.getrusage(re
 def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else str(DEFAULT)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    compiled()  # as an installed package has it
     rows = []
     if shutil.which("bgpdump"):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
+from measure import compiled, timed  # (wall, CPU, peak RSS) of a child, from wait4
 
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE.parent / "shared" / "data" / "caida"
@@ -86,6 +86,8 @@ def main() -> None:
     names = [n.split()[0] for n in names if n.strip()]
     roots = ([("before", args.before.resolve(), [])] if args.before else []) + \
         [("after" if args.before else "this", HERE, ["--workers", args.workers] if args.workers else [])]
+    for _, root, _ in roots:
+        compiled(root)  # as an installed package has it
     print(f"graph: {DATA / '20250901.as-rel2.txt.bz2'}; {os.cpu_count()} CPUs; "
           + "; ".join(f"{label}: {root}" for label, root, _ in roots))
     if args.trials:

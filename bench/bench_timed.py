@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measure import compiled
+
 ROOT = Path(__file__).resolve().parent.parent
 CAIDA = ROOT.parent / "shared" / "data" / "caida" / "20250901.as-rel2.txt.bz2"
 ARGS = ["--topology", str(CAIDA), "--attack", "subprefix", "--attacker", "17557", "--victim", "43515"]
@@ -65,6 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     if not CAIDA.exists():
         sys.exit(f"needs {CAIDA} (the shared data directory)")
+    compiled()  # as an installed package has it
     with tempfile.TemporaryDirectory() as tmp:
         print(f"bgpsim run {' '.join(ARGS)}")
         for k in range(args.repeat):

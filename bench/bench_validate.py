@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 from bgpsim.rpki.synthetic import pfx2as_vrps  # noqa: E402
-from measure import timed  # noqa: E402
+from measure import compiled, timed  # noqa: E402
 
 
 # the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)
@@ -73,10 +73,7 @@ def main() -> None:
         return
     dumps = args.dump or [DATA / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz",
                           DATA / "mrt" / "pyasn_data" / "rib.20140523.0600_firstMB.bz2"]
-    # bytecode compiled beforehand, as pip does when it installs the package (with
-    # PYTHONDONTWRITEBYTECODE set, each run would otherwise compile every module again)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "bgpsim"), str(ROOT / "rpki")], check=True,
-                   stdout=subprocess.DEVNULL)
+    compiled()  # as an installed package has it
     work = Path(tempfile.mkdtemp(prefix="bgpsim-bench-validate-"))
     try:
         # made in a child: a forked child's peak RSS counts its parent's memory before exec

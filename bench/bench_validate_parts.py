@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import timed  # (wall, CPU, peak RSS) of a child, from wait4
+from measure import compiled, timed  # (wall, CPU, peak RSS) of a child, from wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dump", type=Path, default=DATA / "mrt" / "ripe_bgpdump_testdata" / "updates.et-header.2015.gz")
     args = ap.parse_args()
+    compiled()  # as an installed package has it
     work = Path(tempfile.mkdtemp(prefix="bgpsim-bench-parts-"))
     try:
         subprocess.run([sys.executable, str(ROOT / "bench" / "bench_validate.py"), "--write-vrps", str(work)], check=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,3 +27,12 @@ def timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> t
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def compiled(root: Path = ROOT) -> None:
+    """The checkout's bytecode written beforehand, as pip writes it when it installs the package.
+    With PYTHONDONTWRITEBYTECODE set (this machine's shell has it, as many CI images do) a child
+    whose bytecode is stale compiles each module changed since at every start, and the figures
+    would time the compiler."""
+    folders = [str(root / d) for d in ("bgpsim", "rpki", "viz", "scenarios") if (root / d).is_dir()]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], check=True, stdout=subprocess.DEVNULL)
