@@ -28,14 +28,22 @@ class Stdin(os.PathLike):
 
 def reader_for(path: str):
     """The route reader for `path`, chosen by its first (decompressed) bytes (reader_of)."""
+    reader, chunks = sniffed(path)
+    chunks.close()
+    return reader
+
+
+def sniffed(path: str):
+    """(the route reader for `path`, the file opened: a bgpsim.mrt.stream.Chunks that has decompressed
+    its start, for an MRTReader to go on with; close it if unused)."""
     from bgpsim.mrt.stream import Chunks
 
     chunks = Chunks(path)
     try:
-        head = next(iter(chunks), b"")[:HEAD]
-    finally:
+        return reader_of(chunks.head(HEAD)), chunks
+    except BaseException:
         chunks.close()
-    return reader_of(head)
+        raise
 
 
 def reader_of(head: bytes):

@@ -145,3 +145,47 @@ def test_the_first_chunk_alone_decodes_one_block(blocks_file, monkeypatch):
     it.close()
     c.close()
     assert len(decoded) == 1
+
+
+@pytest.mark.parametrize("kind", ["bzip2", "gzip", "raw"])
+def test_head_then_every_byte_once(blocks_file, tmp_path, monkeypatch, kind):
+    """A file's start looked at (routedata.sniffed tells the format so), then every byte of it in the
+    iteration, the start included, for each kind of file: what the reader of the same file gives."""
+    import gzip
+
+    data = bz2.decompress(blocks_file.read_bytes())
+    path = {"bzip2": blocks_file, "gzip": tmp_path / "f.gz", "raw": tmp_path / "f"}[kind]
+    if kind == "gzip":
+        path.write_bytes(gzip.compress(data, 1))
+    elif kind == "raw":
+        path.write_bytes(data)
+    for n in (0, 1, 64, stream.CHUNK + 5, len(data) + 10):
+        c = stream.Chunks(str(path))
+        try:
+            assert c.head(n) == data[:n]
+            assert c.head(3) == data[:3]  # again: from what it holds
+            assert b"".join(c) == data
+        finally:
+            c.close()
+
+
+def test_sniffed_chunks_go_on_in_the_reader(monkeypatch):
+    """The MRT reader handed the chunks that told the format reads the same routes as one that opens
+    the file itself, and starts no more bzip2 decoders: the file is decompressed once."""
+    from bgpsim.mrt.reader import MRTReader, read_routes
+    from bgpsim.routedata import sniffed
+
+    path = str(shared() / "mrt" / "pyasn_data" / "rib.20140523.0600_firstMB.bz2")
+    started = []
+    real = bz2.BZ2Decompressor
+    monkeypatch.setattr(bzip2.bz2, "BZ2Decompressor", lambda: started.append(1) or real())
+
+    def routes(reader):
+        return [(r.peer_ip, r.prefix, r.attrs.as_path if r.attrs else None) for r in reader.routes()]
+
+    expected = routes(MRTReader(path, lambda w: None))
+    alone, started[:] = len(started), []
+    reader, chunks = sniffed(path)
+    assert reader is read_routes
+    assert routes(MRTReader(path, lambda w: None, chunks=chunks)) == expected and len(expected) == 270_005
+    assert len(started) == alone  # telling the format decompressed nothing twice

@@ -36,7 +36,7 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_dump(args) -> int:
-    from bgpsim.routedata import Stdin, reader_for
+    from bgpsim.routedata import Stdin, reader_for, sniffed
     from bgpsim.mrt import bgpdump, formats
 
     from . import input_files
@@ -55,10 +55,11 @@ def cmd_dump(args) -> int:
         for f in args.files:
             if f == "-":
                 f = Stdin()
-            reader = reader_for(f)
+            reader, chunks = sniffed(f)
             if reader is read_routes:
-                sys.stdout.buffer.writelines(MRTReader(f).bgpdump_text())
+                sys.stdout.buffer.writelines(MRTReader(f, chunks=chunks).bgpdump_text())
             else:
+                chunks.close()
                 bgpdump.write(reader(f), out)
                 out.flush()
 

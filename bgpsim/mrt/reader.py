@@ -57,8 +57,10 @@ class MRTReader:
     """One MRT file (`path`: a str, or routedata.Stdin, opened by its fspath and named <stdin>),
     read once: as Routes (`routes`) or as RouteBatches (`batches`)."""
 
-    def __init__(self, path: str, warn: Callable[[str], None] | None = None):
+    def __init__(self, path: str, warn: Callable[[str], None] | None = None, chunks: Chunks | None = None):
+        """`chunks`: the file already opened (routedata.sniffed), its start perhaps looked at."""
         self.path = path
+        self._chunks = chunks
         self.warn = warn or stderr_warning
         self.core = _core.MRTCore()
         self.decoded = Decoded(_core.MRTCore.RECORD_NAMES)
@@ -93,7 +95,7 @@ class MRTReader:
     def pieces(self) -> Iterator[Piece]:
         """What the core read of each buffer of the stream (about a chunk of it at a time), the
         warnings given as they come."""
-        chunks = Chunks(self.path)
+        chunks, self._chunks = self._chunks or Chunks(self.path), None
         source = _cut(chunks, BUFFER)
         buf, base = b"", 0
         try:

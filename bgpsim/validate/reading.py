@@ -127,17 +127,18 @@ _BATCH, _ROUTES, _STATES = "batch", "routes", "states"
 def _read(paths: Iterable[str]):
     """(_BATCH, a RouteBatch of an MRT file), (_ROUTES, up to BATCH Routes of another file), and
     (_STATES, the state changes an MRT file held) after each MRT file."""
-    from ..routedata import reader_for
+    from ..routedata import sniffed
     from bgpsim.mrt.reader import MRTReader, read_routes
 
     for p in paths:
-        reader = reader_for(p)
+        reader, chunks = sniffed(p)
         if reader is read_routes:
-            mrt = MRTReader(p)
+            mrt = MRTReader(p, chunks=chunks)
             for b in mrt.batches(check.BATCH):
                 yield _BATCH, b
             yield _STATES, mrt.state_changes
         else:
+            chunks.close()
             routes = []
             for r in reader(p):
                 routes.append(r)
