@@ -361,16 +361,24 @@ def test_tshark_decodes_what_we_decode(pcap_file):
     assert theirs == {src: o.bgpsec for src, o in _opens(reader).items()} and len(theirs) == 2
 
 
-@pytest.mark.parametrize("which", ["mrt", "pcap"])
-def test_bgpsec_verify_reads_the_dumps(which, mrt_file, pcap_file, capsys):
-    """`bgpsim bgpsec verify` on the RFC 8208 UPDATEs in an MRT dump and in a capture: the target AS
-    comes from the BGP4MP header or the receiver's OPEN, the keys from NIST BGP-SRx's folder."""
+@pytest.mark.parametrize("which", ["mrt", "pcap", "stdin"])
+def test_bgpsec_verify_reads_the_dumps(which, mrt_file, pcap_file, capsys, monkeypatch):
+    """`bgpsim bgpsec verify` on the RFC 8208 UPDATEs in an MRT dump and in a capture (and the capture
+    on standard input, FILE '-'): the target AS comes from the BGP4MP header or the receiver's OPEN,
+    the keys from NIST BGP-SRx's folder."""
+    import io
+    import sys
+
     from bgpsim.cli import main
 
     keys = shared("bgpsec", "nist-bgp-srx_rfc8208_keys")
     capsys.readouterr()
-    status = main(["bgpsec", "verify", mrt_file if which == "mrt" else pcap_file, "--router-keys", str(keys), "--format", "json"])
+    source = {"mrt": mrt_file, "pcap": pcap_file, "stdin": "-"}[which]
+    if which == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(open(pcap_file, "rb").read())))
+    status = main(["bgpsec", "verify", source, "--router-keys", str(keys), "--format", "json"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert status == 0
     assert [(r["prefix"], r["state"], r["target_as"], r["peer_as"]) for r in rows] == [
         ("192.0.2.0/24", "valid", RECEIVER, TRANSIT), ("2001:db8::/32", "valid", RECEIVER, TRANSIT)]
+    assert {r["file"] for r in rows} == {"<stdin>" if which == "stdin" else str(source)}

@@ -363,3 +363,24 @@ def test_one_routes_verdict_is_the_batchs():
     for _, peer, text, want in ROLE_ROWS:
         path = tuple(tuple(int(x) for x in t.strip("{}").split(",")) if t.startswith("{") else int(t) for t in text.split())
         assert {role: verify_route(aspa, path, peer, UNPLACED if role is None else ROLES[role]) for role in want} == want
+
+
+def test_standard_input_is_a_dump(run, tmp_path, monkeypatch, capsys):
+    """`bgpsim validate -` (FILE '-', as the README's table of arguments has it): the dump on standard
+    input gives the routes.csv and counts of the same dump named as a file; its summary names it
+    <stdin>; '-' given twice is one line and exit status 2."""
+    import io
+    import sys
+
+    out, _, doc = run
+    (tmp_path / "vrps.csv").write_text(VRPS)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DUMP.read_bytes())))
+    assert main(["validate", "-", "--vrps", str(tmp_path / "vrps.csv"), "--out", str(tmp_path / "in"), "--quiet"]) == 0
+    assert (tmp_path / "in" / "routes.csv").read_bytes() == (out / "routes.csv").read_bytes()
+    got = json.loads((tmp_path / "in" / "summary.json").read_text())
+    assert got["files"] == ["<stdin>"] and doc["files"] == [str(DUMP)]
+    assert {k: v for k, v in got.items() if k != "files"} == {k: v for k, v in doc.items() if k != "files"}
+    capsys.readouterr()
+    assert main(["validate", "-", "-", "--vrps", str(tmp_path / "vrps.csv"), "--out", str(tmp_path / "twice")]) == 2
+    err = capsys.readouterr().err
+    assert "standard input" in err and len(err.splitlines()) == 1 and not (tmp_path / "twice").exists()

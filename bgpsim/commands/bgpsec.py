@@ -89,7 +89,7 @@ def register(sub, parser_class) -> None:
     vf = s.add_parser("verify", help="verify the BGPsec UPDATEs of captures, dumps or hex", epilog=VERIFY_EPILOG,
                       description="Verify each BGPsec UPDATE (RFC 8205 section 5) and print its verdict.",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    vf.add_argument("files", nargs="+", metavar="FILE", help="pcap/pcapng, MRT, or hex UPDATEs, one per line")
+    vf.add_argument("files", nargs="+", metavar="FILE", help="pcap/pcapng, MRT, or hex UPDATEs, one per line; - is standard input")
     keys = vf.add_argument("--router-keys", action="append", required=True, metavar="DIR|FILE",
                            help="public router keys: relying-party JSON, router certificates, key files, or a folder; "
                                 "repeatable")
@@ -170,12 +170,17 @@ def cmd_sign(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    from bgpsim.routedata import Stdin
     from bgpsim.rpki.bgpsec.keys import RouterKeys
     from bgpsim.rpki.bgpsec.verify import Verifier
     from bgpsim.validate.bgpsec import verdicts, write_json, write_table
 
+    from . import input_files
+
+    input_files(args.files)
     verifier = Verifier(RouterKeys.load(args.router_keys))
-    rows = verdicts(args.files, verifier, args.target_as, args.peer_as, args.unsigned)
+    files = [Stdin() if f == "-" else f for f in args.files]  # standard input spooled, as `dump` has it
+    rows = verdicts(files, verifier, args.target_as, args.peer_as, args.unsigned)
     counts = (write_json if args.format == "json" else write_table)(rows, sys.stdout)
     if not args.quiet:
         print("bgpsim: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no BGPsec UPDATEs"),

@@ -58,7 +58,7 @@ def register(sub, parser_class) -> None:
                                    "VRPs, its ASPA verdict, and what looks like a hijack or a leak.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="+", metavar="FILE",
-                   help="route dump: MRT, bgpdump -m text or pcap/pcapng (plain, .gz, .bz2)")
+                   help="route dump: MRT, bgpdump -m text or pcap/pcapng (plain, .gz, .bz2); - is standard input")
     p.add_argument("--vrps", required=True, metavar="FILE", help="VRPs: rpki-client/Routinator JSON or CSV")
     p.add_argument("--slurm", action="append", metavar="FILE", help="RFC 8416 SLURM file (repeatable)")
     p.add_argument("--aspa", metavar="FILE", help="validated ASPAs: rpki-client JSON (aspas or provider_authorizations)")
@@ -82,19 +82,20 @@ def register(sub, parser_class) -> None:
 def cmd_validate(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.base.console import Bar, end_now
-    from bgpsim.base.datafiles import check_input
+    from bgpsim.routedata import Stdin
     from bgpsim.validate.validation import Validation
 
     from bgpsim import _core
+    from . import input_files
 
-    for f in args.files:
-        check_input(f)
+    input_files(args.files)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
+    files = [Stdin() if f == "-" else f for f in args.files]  # standard input spooled, as `dump` has it
     _core.hold_freed_memory()  # each batch's blocks reused, not mapped afresh (docs/validate.md)
     v = Validation.from_args(args, later=True)  # a big VRP file: read on a thread while the dumps are read
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)
     try:
-        doc, findings = v.run(args.files, args.out, progress=lambda n: bar(n, None))
+        doc, findings = v.run(files, args.out, progress=lambda n: bar(n, None))
     finally:
         bar.close()
     if args.format == "csv":  # from the output in place: a reader that stops early (`| head`) leaves it whole

@@ -105,7 +105,7 @@ def routes_of(files, peer_as: int | None, target_as: int | None):
 
     for f in files:
         check_input(f)
-        yield f, (hex_routes(f, peer_as, target_as) if is_hex_file(f) else reader_for(f)(f))
+        yield str(f), (hex_routes(f, peer_as, target_as) if is_hex_file(f) else reader_for(f)(f))  # <stdin> so named
 
 
 def verdict_of(route: Route, verifier: Verifier, target_as: int | None,
