@@ -10,7 +10,9 @@ to `bgpdump -m` on the same dump; then the peak RSS of validating the update dum
 over (twice the routes, the same prefixes: memory should not grow with the length of the dump).
 Beside them, the floor of any run of the command as it is built: a Python process that imports
 what `bgpsim validate` imports and decompresses the dump as it does (bzip2 by several threads),
-nothing else.
+nothing else; and the two parts every run needs before its last check, each alone: the dump read
+into batches (start-up, imports, decompression, the core's reading) and the VRPs read and indexed.
+With the command's CPU time they show how far two CPUs can take it (docs/validate.md, "Less CPU").
 Every run writes its output directory anew (the previous one is removed beforehand, untimed:
 replacing an old output would add deleting its 90 MB to the run). Figures only; nothing is asserted.
 
@@ -37,6 +39,12 @@ from measure import compiled, timed  # noqa: E402
 # the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)
 FLOOR = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.load; "
          "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1])]")
+# the dump read into batches (what the command's reading thread does), nothing checked
+READ = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.load; "
+        "from bgpsim.mrt.reader import MRTReader; [None for _ in MRTReader(sys.argv[1], lambda w: None).batches(65536)]")
+# the VRPs read and indexed (what the command's VRP thread does), nothing else
+VRPS = ("import sys; import bgpsim.cli; from bgpsim import _core; _core.hold_freed_memory(); "
+        "from bgpsim.validate.load import load_vrps; load_vrps(sys.argv[1])")
 
 
 def write_vrps(work: Path) -> dict[str, Path]:
@@ -82,6 +90,9 @@ def main() -> None:
         count = sum(1 for _ in open(files["CSV"])) - 1
         print(f"VRPs: {count:,} (synthetic, from the pfx2as tables): "
               + ", ".join(f"{k} {v.stat().st_size / 2**20:.0f} MiB" for k, v in files.items()))
+        for kind, vrps in files.items():
+            w, c, _ = timed([sys.executable, "-c", VRPS, str(vrps)])
+            print(f"  {kind} VRPs read and indexed alone: {w:.2f} s wall, {c:.2f} s CPU")
         for dump in dumps:
             print(f"\n{dump.name}")
             for _ in range(args.repeat):
@@ -94,6 +105,9 @@ def main() -> None:
                 fw, fc, _ = timed([sys.executable, "-c", FLOOR, str(dump)])
                 ratio = f", {fw / w:.2f}x bgpdump's wall time" if w else ""
                 print(f"  floor (start, imports, decompress):{fw:6.2f} s wall, {fc:6.2f} s CPU{ratio}")
+                rw, rc, _ = timed([sys.executable, "-c", READ, str(dump)])
+                ratio = f", {rw / w:.2f}x bgpdump's wall time" if w else ""
+                print(f"  the dump read, nothing checked:    {rw:6.2f} s wall, {rc:6.2f} s CPU{ratio}")
                 for kind, vrps in files.items():
                     shutil.rmtree(work / "out", ignore_errors=True)  # each run writes a new directory
                     ow, oc, om = timed([sys.executable, "-m", "bgpsim.cli", "validate", str(dump), "--vrps", str(vrps),
