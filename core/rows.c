@@ -132,12 +132,13 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
         goto done;
     /* the exact length first, so that the lines are written once, straight into the bytes object:
      * no growing buffer copied as it doubles, and no copy of it made while the GIL is held */
-    Py_ssize_t *glen = PyMem_Malloc(sizeof *glen * (size_t)(ng ? ng : 1)), total = 0, j = 0, m = 0;
+    Py_ssize_t *glen = PyMem_RawMalloc(sizeof *glen * (size_t)(ng ? ng : 1)), total = 0, j = 0, m = 0;
     if (glen == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     char text[PREFIX_TEXT_MAX], when[48];
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t k = 0; k < ng; k++) {  /* what each route of group k has of its group's */
         path_table_post(paths, post[k], &pp, &pn);
         glen[k] = time_text(when, time[k], usec[k]) + p[L_PEERS][peer[k]].n + pn;
@@ -147,7 +148,8 @@ static PyObject *csv_rows(PyObject *self, PyObject *args)
         total += j < nwhy && why[j] == i ? p[L_WHY][j++].n : p[L_STATES][status[i]].n;
         total += m < nend && end[m] == i ? p[L_END][m++].n : p[L_TAILS][tail[group[i]]].n;
     }
-    PyMem_Free(glen);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(glen);
     out = PyBytes_FromStringAndSize(NULL, total);
     if (out == NULL)
         goto done;
