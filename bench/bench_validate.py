@@ -36,12 +36,12 @@ from bgpsim.rpki.synthetic import pfx2as_vrps  # noqa: E402
 from measure import compiled, timed  # noqa: E402
 
 
+IMPORTS = "import sys; import bgpsim.cli, bgpsim.validate.check as check, bgpsim.validate.load; "  # `validate`'s
 # the floor: start-up, the imports of `bgpsim validate`, the dump decompressed (bgpsim.mrt.stream)
-FLOOR = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.load; "
-         "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1])]")
+FLOOR = IMPORTS + "from bgpsim.mrt.stream import Chunks; [None for _ in Chunks(sys.argv[1])]"
 # the dump read into batches (what the command's reading thread does), nothing checked
-READ = ("import sys; import bgpsim.cli, bgpsim.validate.check, bgpsim.validate.load; "
-        "from bgpsim.mrt.reader import MRTReader; [None for _ in MRTReader(sys.argv[1], lambda w: None).batches(65536)]")
+READ = IMPORTS + ("from bgpsim.mrt.reader import MRTReader; "
+                  "[None for _ in MRTReader(sys.argv[1], lambda w: None).batches(check.BATCH)]")
 # the VRPs read and indexed (what the command's VRP thread does), nothing else
 VRPS = ("import sys; import bgpsim.cli; from bgpsim import _core; _core.hold_freed_memory(); "
         "from bgpsim.validate.load import load_vrps; load_vrps(sys.argv[1])")

@@ -13,7 +13,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # numpy asks the kernel for 2 MiB pages for arrays of 4 MiB and more (madvise); an array that lives
 # for one batch, or is written sparsely, then pays for zeroing whole huge pages: a fifth of
-# `validate`'s kernel time on a virtual machine (docs/validate.md, "Huge pages")
+# `validate`'s CPU went to page faults on a virtual machine (docs/validate.md, "Less CPU")
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from bgpsim import __version__

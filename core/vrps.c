@@ -1,9 +1,23 @@
 /* read_vrps: a relying party's VRP file (CSV of any flavour, or rpki-client or Routinator JSON) as
  * columns, for rpki.vrps.read. Parsed without the GIL; a fault is raised as
  * ValueError(format, where, *values): the caller words it (rpki.vrps.read.core_fault). */
+#include <stddef.h>
+
 #include "vrps.h"
 
 static const char *const COLUMNS[] = {"asn", "version", "hi", "lo", "plen", "maxlen", "ta", "expires"};
+enum { NCOLUMNS = sizeof COLUMNS / sizeof *COLUMNS };
+/* where each is in vrp_columns, and the bytes a VRP takes in it (put_vrp) */
+static const size_t AT[NCOLUMNS] = {offsetof(vrp_columns, asn), offsetof(vrp_columns, version),
+                                    offsetof(vrp_columns, hi), offsetof(vrp_columns, lo), offsetof(vrp_columns, plen),
+                                    offsetof(vrp_columns, maxlen), offsetof(vrp_columns, ta),
+                                    offsetof(vrp_columns, expires)};
+static const Py_ssize_t WIDTH[NCOLUMNS] = {4, 1, 8, 8, 1, 1, 2, 8};
+
+static column *column_of(vrp_columns *o, int k)
+{
+    return (column *)((char *)o + AT[k]);
+}
 
 static PyObject *where_of(const fault *f, const unsigned char *p)
 {
@@ -58,9 +72,8 @@ static PyObject *raise_fault(const fault *f, const unsigned char *p)
 
 static void release(vrp_columns *o)
 {
-    column *cols[] = {&o->asn, &o->version, &o->hi, &o->lo, &o->plen, &o->maxlen, &o->ta, &o->expires};
-    for (int k = 0; k < 8; k++)
-        column_free(cols[k]);
+    for (int k = 0; k < NCOLUMNS; k++)
+        column_free(column_of(o, k));
     for (int t = 0; t < o->ntas; t++)
         PyMem_RawFree(o->tas[t].name);
     o->ntas = 0;
@@ -69,12 +82,11 @@ static void release(vrp_columns *o)
 /* the columns as a dict (their memory goes to the bytes objects; the caller frees the rest of o) */
 static PyObject *result(vrp_columns *o, const char *format, const json_doc *d)
 {
-    column *cols[] = {&o->asn, &o->version, &o->hi, &o->lo, &o->plen, &o->maxlen, &o->ta, &o->expires};
     PyObject *out = PyDict_New(), *v;
     if (out == NULL)
         return NULL;
-    for (int k = 0; k < 8; k++) {
-        if ((v = column_take(cols[k])) == NULL || PyDict_SetItemString(out, COLUMNS[k], v) < 0)
+    for (int k = 0; k < NCOLUMNS; k++) {
+        if ((v = column_take(column_of(o, k))) == NULL || PyDict_SetItemString(out, COLUMNS[k], v) < 0)
             goto fail;
         Py_DECREF(v);
     }
@@ -118,10 +130,8 @@ fail:
 static void reserve(vrp_columns *o, Py_ssize_t n)
 {
     Py_ssize_t vrps = n / 32 + 16;
-    column *cols[] = {&o->asn, &o->version, &o->hi, &o->lo, &o->plen, &o->maxlen, &o->ta, &o->expires};
-    const Py_ssize_t size[] = {4, 1, 8, 8, 1, 1, 2, 8};
-    for (int k = 0; k < 8; k++)
-        column_reserve(cols[k], vrps * size[k]);  /* a failure here shows when the column is filled */
+    for (int k = 0; k < NCOLUMNS; k++)
+        column_reserve(column_of(o, k), vrps * WIDTH[k]);  /* a failure here shows when the column is filled */
 }
 
 static PyObject *read_vrps(PyObject *self, PyObject *arg)

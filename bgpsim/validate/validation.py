@@ -57,12 +57,11 @@ class Validation:
     def header(self) -> str:
         return header(self.bgpsec is not None)
 
-    def checker(self, write, vrps=None):
-        """A Checker writing routes.csv's lines to `write`; `vrps`: another table than `self.vrps`."""
+    def checker(self, write):
+        """A Checker writing routes.csv's lines to `write`."""
         from .check import Checker
 
-        return Checker(self.vrps if vrps is None else vrps, write, aspa=self.aspa, topo=self.topo, bgpsec=self.bgpsec,
-                       roles=self.roles)
+        return Checker(self.vrps, write, aspa=self.aspa, topo=self.topo, bgpsec=self.bgpsec, roles=self.roles)
 
     def summary(self, checker, findings, sources: list[str]) -> dict:
         """summary.json's document for what `checker` saw; BGPsec's routes not valid become findings of
