@@ -17,6 +17,6 @@ setup(ext_modules=[Extension(
     "bgpsim._core",
     sources=[str(CORE / name) for name in SOURCES],
     depends=sorted(str(p) for p in CORE.glob("*.h")),
-    extra_compile_args=["-std=c11", *OPT, "-fvisibility=hidden", "-Wall", "-Wextra"],
-    extra_link_args=OPT,
+    extra_compile_args=["-std=c11", *OPT, "-pthread", "-fvisibility=hidden", "-Wall", "-Wextra"],
+    extra_link_args=[*OPT, "-pthread"],
 )])

@@ -170,7 +170,7 @@ int number(json *j, int *integer)
 
 /* into an object or list (after its opening bracket): 1 when it closes at once, 0 when an item
  * follows, -1 too deep */
-static int open_items(json *j, char close)
+int open_items(json *j, char close)
 {
     if (++j->depth > MAX_DEPTH)
         return syntax(j, "bad JSON: nested too deeply");
@@ -230,8 +230,18 @@ int list(json *j, int (*element)(json *, Py_ssize_t, void *), void *arg)
     int more = open_items(j, ']');
     if (more != 0)
         return more < 0 ? -1 : 0;
+    return list_part(j, element, arg, &i, NULL);
+}
+
+/* the elements of a list from the one at j->p on (its first, or one after a comma), numbered from
+ * *i: 0 once the list closes, -1 on a fault, 1 when the next element would start at `stop` */
+int list_part(json *j, json_element element, void *arg, Py_ssize_t *i, const unsigned char *stop)
+{
+    int more;
     do {
-        if ((element ? element(j, i++, arg) : value(j)) < 0)
+        if (j->p == stop)
+            return 1;
+        if ((element ? element(j, (*i)++, arg) : value(j)) < 0)
             return -1;
     } while ((more = next_item(j, ']', "bad JSON: want ',' or ']' after an element of a list")) > 0);
     return more;

@@ -22,6 +22,8 @@ int string(json *j, unsigned char *buf, const unsigned char **text, Py_ssize_t *
 int number(json *j, int *integer);
 int object(json *j, json_member member, void *arg);      /* after '{'; NULL: pass over */
 int list(json *j, json_element element, void *arg);      /* after '['; NULL: pass over */
+int open_items(json *j, char close);   /* after '[' or '{': 1 closed at once, 0 an item follows, -1 */
+int list_part(json *j, json_element element, void *arg, Py_ssize_t *i, const unsigned char *stop);
 int value(json *j);                                      /* any value, passed over */
 
 #endif

@@ -70,13 +70,37 @@ static PyObject *raise_fault(const fault *f, const unsigned char *p)
     return NULL;
 }
 
-static void release(vrp_columns *o)
+void vrp_columns_release(vrp_columns *o)
 {
     for (int k = 0; k < NCOLUMNS; k++)
         column_free(column_of(o, k));
     for (int t = 0; t < o->ntas; t++)
         PyMem_RawFree(o->tas[t].name);
     o->ntas = 0;
+}
+
+/* b's VRPs after o's (those of a file's second half, read by another thread), b's trust anchors
+ * added to o's as met at `where` (the line or ROA number of b's first) plus their own: -1 if they
+ * do not fit (too many trust anchors, no memory; f says which), none of b's VRPs then taken */
+int vrp_columns_join(vrp_columns *o, vrp_columns *b, Py_ssize_t where, fault *f)
+{
+    uint16_t map[MAX_TAS];
+    for (int t = 0; t < b->ntas; t++)
+        if (add_ta(o, (const unsigned char *)b->tas[t].name, b->tas[t].len, where + b->tas[t].line, f, &map[t]) < 0)
+            return -1;
+    for (int k = 0; k < NCOLUMNS; k++)
+        if (column_reserve(column_of(o, k), column_of(b, k)->len) < 0) {
+            fault_set(f, "out of memory");
+            return -1;
+        }
+    Py_ssize_t from = o->ta.len / 2;
+    for (int k = 0; k < NCOLUMNS; k++)
+        column_put(column_of(o, k), column_of(b, k)->data, column_of(b, k)->len);
+    uint16_t *ta = (uint16_t *)o->ta.data;
+    for (Py_ssize_t i = from; i < o->ta.len / 2; i++)
+        ta[i] = map[ta[i]];
+    o->count += b->count;
+    return 0;
 }
 
 /* the columns as a dict (their memory goes to the bytes objects; the caller frees the rest of o) */
@@ -127,7 +151,7 @@ fail:
 /* Room for the VRPs a file of n bytes may hold, so that the columns are not copied as they grow:
  * a VRP takes some 40 bytes of CSV and more of JSON; room never touched costs no memory. A file
  * denser than that grows its columns as ever. */
-static void reserve(vrp_columns *o, Py_ssize_t n)
+void vrp_columns_reserve(vrp_columns *o, Py_ssize_t n)
 {
     Py_ssize_t vrps = n / 32 + 16;
     for (int k = 0; k < NCOLUMNS; k++)
@@ -152,7 +176,7 @@ static PyObject *read_vrps(PyObject *self, PyObject *arg)
         PyErr_NoMemory();
         goto done;
     }
-    reserve(o, n);
+    vrp_columns_reserve(o, n);
     Py_BEGIN_ALLOW_THREADS
     bad = utf8_check(p, n);
     if (bad < 0) {
@@ -178,7 +202,7 @@ static PyObject *read_vrps(PyObject *self, PyObject *arg)
     }
 done:
     if (o != NULL)
-        release(o);
+        vrp_columns_release(o);
     PyMem_RawFree(o);
     PyMem_RawFree(f);
     PyBuffer_Release(&view);

@@ -45,6 +45,9 @@ typedef struct {
     Py_ssize_t used;
 } fault;
 
+void vrp_columns_reserve(vrp_columns *o, Py_ssize_t bytes);   /* room for the VRPs of a file this long */
+void vrp_columns_release(vrp_columns *o);
+
 /* set a fault (format and values); the reader adds where */
 void fault_set(fault *f, const char *format);
 void fault_text(fault *f, const unsigned char *p, Py_ssize_t n);
@@ -65,6 +68,15 @@ int add_ta(vrp_columns *o, const unsigned char *p, Py_ssize_t n, Py_ssize_t wher
 int put_vrp(vrp_columns *o, uint32_t asn, int version, uint64_t hi, uint64_t lo, unsigned plen, unsigned maxlen,
             uint16_t ta, int64_t expires);
 Py_ssize_t utf8_check(const unsigned char *p, Py_ssize_t n);   /* offset of the first bad byte, or -1 */
+
+int vrp_columns_join(vrp_columns *o, vrp_columns *b, Py_ssize_t where, fault *f);
+
+/* A file of SPLIT_MIN bytes or more is read by two threads: the second reads from a line's or an
+ * element's start near the middle, into columns of its own; its VRPs are joined to the first's
+ * once the first has read up to there, if it met no fault. After a fault in the second half, the
+ * first thread reads that half again itself, so that a fault is told with its line or element
+ * number, and the first of two faults is the one told. */
+#define SPLIT_MIN (1 << 20)
 
 /* The readers: 0, or -1 with the fault set. `flavour` names what was read. */
 int read_vrp_csv(const unsigned char *p, Py_ssize_t n, vrp_columns *o, fault *f, const char **flavour);

@@ -2,7 +2,10 @@
  * csvext, and rpki-client's CSV (output-csv.c, with Expires), each told by its header line. Fields
  * never hold commas, so a line is split on them; one CR before the newline is allowed; a blank line
  * is a fault, like any line without the header's number of fields. */
-#include "vrps.h"
+#include "vrps.h"  /* first: Python.h sets the feature macros */
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 enum { CSV, RPKI_CLIENT_CSV, CSVCOMPAT, CSVEXT };
 static const struct {
@@ -158,6 +161,67 @@ static int csv_line(int flavour, const unsigned char *s, const unsigned char *e,
     return 0;
 }
 
+/* the data lines from s to end, numbered after *line; `quit`, once set, stops the reading (-1) */
+static int csv_lines(int which, const unsigned char *s, const unsigned char *end, Py_ssize_t *line, vrp_columns *o,
+                     fault *f, atomic_int *quit)
+{
+    while (s < end) {  /* a last line without a newline is a line; nothing after the last newline is none */
+        const unsigned char *e = memchr(s, '\n', (size_t)(end - s));
+        const unsigned char *next = e ? e + 1 : end;
+        if (e == NULL)
+            e = end;
+        ++*line;
+        if (e > s && e[-1] == '\r')
+            e--;
+        if (csv_line(which, s, e, *line, o, f) < 0) {
+            f->line = *line;
+            return -1;
+        }
+        if (quit != NULL && atomic_load_explicit(quit, memory_order_relaxed))
+            return -1;
+        s = next;
+    }
+    return 0;
+}
+
+/* The second half of a big file (vrps.h, SPLIT_MIN): its lines from the one after the newline
+ * nearest past the middle, numbered from 1. */
+typedef struct {
+    int which;
+    const unsigned char *s, *end;
+    Py_ssize_t line;
+    vrp_columns o;
+    fault f;
+    int rc;
+    atomic_int quit;     /* the first half had a fault: the second is not wanted */
+    pthread_t thread;
+} half;
+
+static void *read_half(void *arg)
+{
+    half *h = arg;
+    h->f.where = WHERE_LINE;
+    h->rc = csv_lines(h->which, h->s, h->end, &h->line, &h->o, &h->f, &h->quit);
+    return NULL;
+}
+
+static half *start_half(int which, const unsigned char *s, const unsigned char *end)
+{
+    const unsigned char *nl = end - s >= SPLIT_MIN ? memchr(s + (end - s) / 2, '\n', (size_t)(end - s) / 2) : NULL;
+    half *h = nl != NULL && nl + 1 < end ? PyMem_RawCalloc(1, sizeof *h) : NULL;
+    if (h == NULL)
+        return NULL;
+    h->which = which, h->s = nl + 1, h->end = end;
+    atomic_init(&h->quit, 0);
+    vrp_columns_reserve(&h->o, end - h->s);
+    if (pthread_create(&h->thread, NULL, read_half, h) != 0) {
+        vrp_columns_release(&h->o);
+        PyMem_RawFree(h);
+        return NULL;
+    }
+    return h;
+}
+
 int read_vrp_csv(const unsigned char *p, Py_ssize_t n, vrp_columns *o, fault *f, const char **flavour)
 {
     const unsigned char *end = p + n, *nl = memchr(p, '\n', (size_t)n);
@@ -177,19 +241,16 @@ int read_vrp_csv(const unsigned char *p, Py_ssize_t n, vrp_columns *o, fault *f,
     *flavour = FLAVOURS[which].name;
     Py_ssize_t line = 1;
     const unsigned char *s = nl ? nl + 1 : end;
-    while (s < end) {  /* a last line without a newline is a line; nothing after the last newline is none */
-        const unsigned char *e = memchr(s, '\n', (size_t)(end - s));
-        const unsigned char *next = e ? e + 1 : end;
-        if (e == NULL)
-            e = end;
-        line++;
-        if (e > s && e[-1] == '\r')
-            e--;
-        if (csv_line(which, s, e, line, o, f) < 0) {
-            f->line = line;
-            return -1;
-        }
-        s = next;
-    }
-    return 0;
+    half *h = start_half(which, s, end);
+    if (h == NULL)
+        return csv_lines(which, s, end, &line, o, f, NULL);
+    int rc = csv_lines(which, s, h->s, &line, o, f, NULL);
+    if (rc < 0)
+        atomic_store(&h->quit, 1);
+    pthread_join(h->thread, NULL);
+    if (rc == 0 && (h->rc < 0 || vrp_columns_join(o, &h->o, line, f) < 0))
+        rc = csv_lines(which, h->s, end, &line, o, f, NULL);
+    vrp_columns_release(&h->o);
+    PyMem_RawFree(h);
+    return rc;
 }

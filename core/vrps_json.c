@@ -4,7 +4,10 @@
  * to read (metadata, router keys, ASPAs: a few entries, not a million). Which tool wrote the file
  * is told by the metadata, which may come after the ROAs: the keys only one tool writes are noted
  * (json_doc) for the caller to judge. */
-#include "json.h"
+#include "json.h"  /* first: Python.h sets the feature macros */
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 static const char *const ROA_KEYS[] = {"asn", "prefix", "maxLength", "ta", "expires", "source"};
 enum { ASN, PREFIX, MAXLENGTH, TA, EXPIRES, SOURCE, NKEYS };
@@ -312,6 +315,137 @@ typedef struct {
     json_doc *d;
 } top;
 
+/* ---- the list of ROAs, a big one read by two threads ------------------------------------------ */
+
+#define SPLIT_SEARCH (1 << 16)   /* bytes past the middle searched for an element's start */
+
+/* The second half of a big list of ROAs (vrps.h, SPLIT_MIN), from an element's start near the
+ * middle (`start`), its elements numbered from 0. `start` is a guess that may be inside a string:
+ * the half is taken only if the first thread's reading stops exactly there. */
+typedef struct {
+    roa r;
+    json j;
+    fault f;
+    vrp_columns o;
+    json_doc d;
+    const unsigned char *start;
+    Py_ssize_t count;
+    int rc;
+    atomic_int quit;     /* the first half went wrong before `start`: the second is not wanted */
+    pthread_t thread;
+} half;
+
+static int is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* where an element seems to start a little past the middle of p..end: a '{' after "}," and
+ * whitespace; NULL if none within SPLIT_SEARCH bytes */
+static const unsigned char *middle(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *q = p + (end - p) / 2, *last = end - q > SPLIT_SEARCH ? q + SPLIT_SEARCH : end;
+    while ((q = memchr(q, '}', (size_t)(last - q))) != NULL) {
+        const unsigned char *k = ++q;
+        while (k < end && is_ws(*k))
+            k++;
+        if (k == end || *k++ != ',')
+            continue;
+        while (k < end && is_ws(*k))
+            k++;
+        if (k < end && *k == '{')
+            return k;
+    }
+    return NULL;
+}
+
+static int half_element(json *j, Py_ssize_t i, void *arg)
+{
+    half *h = arg;
+    if (atomic_load_explicit(&h->quit, memory_order_relaxed))
+        return -1;
+    return roa_element(j, i, &h->r);
+}
+
+static void *read_half(void *arg)
+{
+    half *h = arg;
+    h->rc = list_part(&h->j, half_element, h, &h->count, NULL);
+    return NULL;
+}
+
+static void free_half(half *h)
+{
+    vrp_columns_release(&h->o);
+    PyMem_RawFree(h);
+}
+
+/* the second half started on its thread (j: the first element's start), or NULL: a list too short,
+ * no element's start found, no thread to be had */
+static half *start_half(json *j, top *t)
+{
+    const unsigned char *start = j->end - j->p >= SPLIT_MIN ? middle(j->p, j->end) : NULL;
+    half *h = start ? PyMem_RawCalloc(1, sizeof *h) : NULL;
+    if (h == NULL)
+        return NULL;
+    h->start = start;
+    h->j = (json){j->s, start, j->end, &h->f, j->depth};
+    h->d = *t->d;  /* the tool, told by the metadata before the ROAs */
+    h->d.with_source = h->d.with_expires = h->d.with_ta_and_source = h->d.without_ta_or_source = -1;
+    h->r = (roa){.o = &h->o, .d = &h->d};
+    atomic_init(&h->quit, 0);
+    vrp_columns_reserve(&h->o, j->end - start);
+    if (pthread_create(&h->thread, NULL, read_half, h) != 0) {
+        free_half(h);
+        return NULL;
+    }
+    return h;
+}
+
+static void first_of(Py_ssize_t *mine, Py_ssize_t theirs, Py_ssize_t from)
+{
+    if (*mine < 0 && theirs >= 0)
+        *mine = from + theirs;
+}
+
+/* the second half's VRPs after the first's (`from`: the number of its first element) */
+static int join_half(top *t, half *h, Py_ssize_t from, fault *f)
+{
+    if (vrp_columns_join(t->o, &h->o, from, f) < 0)
+        return -1;
+    json_doc *d = t->d;
+    first_of(&d->with_source, h->d.with_source, from);
+    first_of(&d->with_expires, h->d.with_expires, from);
+    first_of(&d->with_ta_and_source, h->d.with_ta_and_source, from);
+    first_of(&d->without_ta_or_source, h->d.without_ta_or_source, from);
+    return 0;
+}
+
+/* the ROAs, from after the list's '[' */
+static int roas(json *j, top *t)
+{
+    roa r = {.o = t->o, .d = t->d};
+    Py_ssize_t i = 0;
+    int rc = open_items(j, ']');
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    half *h = start_half(j, t);
+    rc = list_part(j, roa_element, &r, &i, h ? h->start : NULL);
+    if (h == NULL)
+        return rc;
+    if (rc != 1)
+        atomic_store(&h->quit, 1);
+    pthread_join(h->thread, NULL);
+    if (rc == 1 && h->rc == 0 && join_half(t, h, i, j->f) == 0) {
+        j->p = h->j.p, j->depth = h->j.depth;
+        rc = 0;
+    } else if (rc == 1) {
+        rc = list_part(j, roa_element, &r, &i, NULL);
+    }
+    free_half(h);
+    return rc;
+}
+
 static int metadata_key(json *j, const unsigned char *k, Py_ssize_t n, void *arg)
 {
     int *tool = arg;
@@ -342,9 +476,8 @@ static int top_member(json *j, const unsigned char *k, Py_ssize_t n, void *arg)
     s->duplicate = duplicate;
     s->read = 0;
     if (n == 4 && memcmp(k, "roas", 4) == 0 && !duplicate && j->p < j->end && *j->p == '[') {
-        roa r = {.o = t->o, .d = d};
         j->p++;
-        if (list(j, roa_element, &r) < 0)
+        if (roas(j, t) < 0)
             return -1;
         s->read = 1;
     } else if (n == 8 && memcmp(k, "metadata", 8) == 0 && j->p < j->end && *j->p == '{') {

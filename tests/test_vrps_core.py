@@ -332,6 +332,44 @@ def test_other_flavours(flavour, text, want):
         assert vrps.detect_format(text) == flavour
 
 
+# A file of a MiB or more is read by two threads, the second from the line after the newline past
+# the middle (core/vrps.h, SPLIT_MIN): these files are that big.
+BIG_LINES = 24_000  # some 1.2 MB
+
+
+@pytest.mark.parametrize("expires", [False, True])
+def test_a_big_csv_file_read_in_two_halves(expires):
+    """The oracle's columns, and each line's trust anchor, names met first in the second half too."""
+    rng = random.Random(47 + expires)
+    lines = [random_line(rng, expires) for _ in range(BIG_LINES)]
+    for k in range(BIG_LINES * 3 // 4, BIG_LINES, 97):  # trust anchors first met in the second half
+        f = lines[k].split(",")
+        f[3] = f"late-{k % 3}" + ("" if expires else "\n")
+        lines[k] = ",".join(f)
+    text = (HEADER_EXPIRES if expires else HEADER) + "".join(lines)
+    assert len(text) > 2**20
+    check_csv(text)
+    origins = vrps.read_payloads(text, "x", lambda w: None).origins
+    assert [o.ta for o in origins] == [line.split(",")[3].strip() for line in lines]
+    check_csv(text.replace("\n", "\r\n"))
+
+
+@pytest.mark.parametrize("at", [0.25, 0.5, 0.75, 1.0])
+def test_a_fault_in_either_half_of_a_big_file(at):
+    """A fault is told with its line, whichever half it is in; the first of two, when there are two."""
+    rng = random.Random(48)
+    lines = [random_line(rng) for _ in range(BIG_LINES)]
+    k = min(int(BIG_LINES * at), BIG_LINES - 1)
+    bad = lines[:k] + ["AS1,10.0.0.1/8,8,x\n"] + lines[k:]
+    assert core(HEADER + "".join(bad)) == f"{k + 2}: bad prefix '10.0.0.1/8': host bits set"
+    bad[-2] = "AS1,10.0.0.0/8,7,x\n"  # a second fault near the end (the first, when k is at the end)
+    first = min(k, BIG_LINES - 1)
+    assert core(HEADER + "".join(bad)).startswith(f"{first + 2}: ")
+    # a trust anchor's name Python judges (not printable): the line where the core first met it
+    text = HEADER + "".join(lines[:k] + ["AS1,10.0.0.0/8,8,line\u2028separator\n"] + lines[k:])
+    assert check_csv(text).startswith(f"{k + 2}: want a trust anchor name")
+
+
 def test_a_large_sorted_file_like_the_benchmark():
     rng = random.Random(3)
     vrp_list = sorted({VRP(IPv4Network(((rng.getrandbits(n) << (32 - n)) if n else 0, n)), 24 if n <= 24 else n,
@@ -423,6 +461,83 @@ def test_json_strings_scanned_a_word_at_a_time(special):
                                      "(RFC 8259 section 7: want it escaped)"
             else:
                 check_json(text)
+
+
+# A list of ROAs of a MiB or more is read by two threads, the second from an element's start found
+# past the middle (core/vrps_json.c, SPLIT_MIN): these documents are that big.
+BIG = 14_000  # ROAs: 1.2 to 1.7 MB
+
+
+def test_a_big_json_document_read_in_two_halves():
+    """The same columns and trust anchors as json.loads gives, whatever the names in the second half."""
+    rng = random.Random(43)
+    text = rpki_client_json(rng, BIG)
+    assert len(text) > 2**20
+    check_json(text)
+    doc = json.loads(text)
+    for k, roa in enumerate(doc["roas"]):  # trust anchors first met in the second half, and one in both
+        roa["ta"] = "both" if k % 1000 == 7 else f"late-{k % 5}" if k > BIG * 3 // 4 else roa["ta"]
+    text = json.dumps(doc)
+    check_json(text)
+    origins = vrps.read_payloads(text, "x", lambda w: None).origins
+    assert [o.ta for o in origins] == [roa["ta"] for roa in doc["roas"]]
+
+
+@pytest.mark.parametrize("at", [0.25, 0.5, 0.75, 1.0])
+def test_a_fault_in_either_half_of_a_big_document(at):
+    """A fault is told where it is, with its ROA's number, whichever half it is in; the first of
+    two, when there are two."""
+    rng = random.Random(44)
+    text = rpki_client_json(rng, BIG)
+    doc = json.loads(text)
+    k = min(int(BIG * at), BIG - 1)
+    doc["roas"][k]["asn"] = -1
+    assert core(json.dumps(doc)) == f"roas[{k}].asn: want an AS number from 0 to 4294967295, got -1"
+    doc["roas"][BIG - 2]["maxLength"] = 200  # a second fault, after it (or before, at the very end)
+    first = min(k, BIG - 2)
+    assert core(json.dumps(doc)).startswith(f"roas[{first}].")
+    good = json.loads(text)["roas"]  # a ROA without its prefix past the middle, on a line of its own
+    text = json.dumps(good[:BIG // 2] + [{"asn": 1}] + good[BIG // 2:])
+    text = '{"metadata": {"buildtime": "2023-07-27T18:56:02Z"}, "roas": ' + text.replace("}, {", "}\n, {", 9999) + "}"
+    assert core(text) == f"roas[{BIG // 2}].prefix: missing key 'prefix'"
+    bad = text.index('"asn": 1}') + 8  # a syntax fault past the middle: line and column
+    text = text[:bad] + " x" + text[bad:]
+    line, column = text.count("\n", 0, bad + 1) + 1, bad + 1 - text.rfind("\n", 0, bad + 1)
+    assert core(text) == f"{line}:{column}: bad JSON: want ',' or '}}' after a member of an object"
+
+
+def test_the_first_of_the_rules_broken_in_either_half():
+    """Routinator's metadata after its ROAs: the first ROA with rpki-client's `expires` is named,
+    in the second half too."""
+    rng = random.Random(45)
+    roas = [{"asn": f"AS{r['asn']}", "prefix": r["prefix"], "maxLength": r["maxLength"], "ta": "ripe"}
+            for r in json.loads(rpki_client_json(rng, BIG))["roas"]]
+    for k in (BIG - 3, BIG * 3 // 4, BIG // 4):
+        roas[k]["expires"] = 1
+        doc = {"roas": roas, "metadata": {"generated": 0, "generatedTime": "1970-01-01T00:00:00Z"}}
+        assert len(json.dumps(doc)) > 2**20 and core(json.dumps(doc)) == f"roas[{k}].expires: unknown key 'expires'; want asn, maxLength, prefix, ta"
+
+
+def test_an_element_start_seen_inside_a_string():
+    """The second thread's start is a guess ("}, {" past the middle) that may be inside a string:
+    here every guess is one (a jsonext source's URI across the middle), and the ROAs are read right."""
+    roas = [{"asn": f"AS{k}", "prefix": f"10.{k // 256 % 256}.{k % 256}.0/24", "maxLength": 24,
+             "source": [{"type": "roa", "uri": f"rsync://x/{k}.roa", "tal": "ripe", "validity": {},
+                         "chainValidity": {}, "stale": "x"}]} for k in range(BIG)]
+    roas[BIG // 2]["source"][0]["uri"] = "rsync://x/" + "}, {" * 2**19
+    doc = {"metadata": {"generated": 0, "generatedTime": "1970-01-01T00:00:00Z"}, "roas": roas}
+    origins = vrps.read_payloads(json.dumps(doc), "x").origins
+    assert [(str(o.vrp.prefix), o.vrp.asn, o.ta) for o in origins] == [(r["prefix"], int(r["asn"][2:]), "ripe")
+                                                                       for r in roas]
+
+
+def test_an_element_start_seen_after_the_roas():
+    """A guess past the end of the ROAs, in a list rpki-client writes after them (read by the second
+    thread as ROAs without a fault) is not taken: only the ROAs are."""
+    rng = random.Random(46)
+    doc = json.loads(rpki_client_json(rng, 3, keys=False))
+    doc["nonfunc_cas"] = json.loads(rpki_client_json(rng, BIG, keys=False))["roas"]
+    assert check_json(json.dumps(doc)) == core(json.dumps({k: doc[k] for k in ("metadata", "roas")}))
 
 
 @pytest.mark.parametrize("doc", [
