@@ -204,6 +204,22 @@ def test_bad_flag_is_one_line(tmp_path):
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--mrai" in p.stderr
 
 
+def test_run_as_a_command_ends_once_its_output_is_written(tmp_path):
+    """As the `bgpsim` command, `run` ends the process itself once its outputs are written
+    (bgpsim.base.console.end_now): every file in place, the JSON on stdout whole and flushed (stdout
+    buffered, as a user's is)."""
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([sys.executable, "-m", "bgpsim", "run", "--out", str(tmp_path / "out"), "--format", "json"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert p.returncode == 0 and p.stderr == ""
+    assert json.loads(p.stdout) == json.loads((tmp_path / "out" / "result.json").read_text())
+    assert sorted(f.name for f in (tmp_path / "out").iterdir()) == [
+        ".bgpsim-output.json", "ases.csv", "report.html", "result.json", "timeline.csv", "timeline.png", "topology.png"]
+    p = subprocess.run([sys.executable, "-m", "bgpsim", "run", "--out", str(tmp_path / "again"), "--no-figures"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert p.returncode == 0 and str(tmp_path / "again") in p.stdout and p.stdout.endswith("\n")
+
+
 @pytest.mark.skipif(not CAIDA_2025.exists(), reason="needs ../shared/data/caida (the shared data directory)")
 def test_caida_graph_rejects_unknown_victim(tmp_path, capsys):
     bad(["--topology", CAIDA_2025, "--attack", "subprefix", "--attacker", 17557, "--victim", 4200000000],

@@ -114,8 +114,9 @@ def reader_gone() -> None:
 def end_now(status: int) -> NoReturn:
     """Ends the process at once (os._exit), its output flushed. The interpreter's own ending frees
     every object one by one and collects garbage a last time: after `bgpsim validate` on a full
-    table, a tenth of a second spent on memory the kernel takes back anyway. Only for commands
-    that leave nothing running (`dump`, `validate`) and only as the `bgpsim` command (bgpsim.cli.run)."""
+    table, a tenth of a second spent on memory the kernel takes back anyway, and as much after the
+    class demo's `bgpsim run` (matplotlib's objects). Only for commands that leave nothing running
+    (`dump`, `validate`, `run`) and only as the `bgpsim` command (bgpsim.cli.run)."""
     try:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader has gone: the status says so, as bgpsim.cli.main's does
