@@ -3,7 +3,10 @@
 #ifndef BGPSIM_VRPS_H
 #define BGPSIM_VRPS_H
 
-#include "core.h"
+#include "core.h"  /* first: Python.h sets the feature macros */
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #define MAX_ASN 0xFFFFFFFFu          /* RFC 6793 */
 #define MAX_TA_CHARS 256             /* rpki.vrps.payloads.MAX_TA_LENGTH */
@@ -75,8 +78,22 @@ int vrp_columns_join(vrp_columns *o, vrp_columns *b, Py_ssize_t where, fault *f)
  * element's start near the middle, into columns of its own; its VRPs are joined to the first's
  * once the first has read up to there, if it met no fault. After a fault in the second half, the
  * first thread reads that half again itself, so that a fault is told with its line or element
- * number, and the first of two faults is the one told. */
+ * number, and the first of two faults is the one told (vrps_split.c). */
 #define SPLIT_MIN (1 << 20)
+typedef struct split {
+    vrp_columns o;                  /* the half's VRPs */
+    fault f;                        /* its fault, never told: the first thread reads that half again */
+    int rc;                         /* what `read` gave: 0, or -1 */
+    atomic_int quit;                /* the first thread went wrong before the half: it is not wanted */
+    pthread_t thread;
+    int (*read)(struct split *);
+} split;
+/* a reader's half (its struct begins with a split), zeroed, with room for the VRPs of `bytes` */
+split *split_new(size_t size, Py_ssize_t bytes);
+int split_run(split *s, int (*read)(split *));  /* `read` started on a thread: 0; or -1, s freed */
+int split_wait(split *s, int wanted);           /* the thread's end (asked to stop, if not wanted): rc */
+int split_unwanted(split *s);                   /* for `read`: stop, the half is not wanted */
+void split_free(split *s);
 
 /* The readers: 0, or -1 with the fault set. `flavour` names what was read. */
 int read_vrp_csv(const unsigned char *p, Py_ssize_t n, vrp_columns *o, fault *f, const char **flavour);

@@ -2,10 +2,7 @@
  * csvext, and rpki-client's CSV (output-csv.c, with Expires), each told by its header line. Fields
  * never hold commas, so a line is split on them; one CR before the newline is allowed; a blank line
  * is a fault, like any line without the header's number of fields. */
-#include "vrps.h"  /* first: Python.h sets the feature macros */
-
-#include <pthread.h>
-#include <stdatomic.h>
+#include "vrps.h"
 
 enum { CSV, RPKI_CLIENT_CSV, CSVCOMPAT, CSVEXT };
 static const struct {
@@ -161,9 +158,10 @@ static int csv_line(int flavour, const unsigned char *s, const unsigned char *e,
     return 0;
 }
 
-/* the data lines from s to end, numbered after *line; `quit`, once set, stops the reading (-1) */
+/* the data lines from s to end, numbered after *line; a second half (`half`, else NULL) stops once
+ * it is not wanted (-1) */
 static int csv_lines(int which, const unsigned char *s, const unsigned char *end, Py_ssize_t *line, vrp_columns *o,
-                     fault *f, atomic_int *quit)
+                     fault *f, split *half)
 {
     while (s < end) {  /* a last line without a newline is a line; nothing after the last newline is none */
         const unsigned char *e = memchr(s, '\n', (size_t)(end - s));
@@ -177,49 +175,39 @@ static int csv_lines(int which, const unsigned char *s, const unsigned char *end
             f->line = *line;
             return -1;
         }
-        if (quit != NULL && atomic_load_explicit(quit, memory_order_relaxed))
+        if (half != NULL && split_unwanted(half))
             return -1;
         s = next;
     }
     return 0;
 }
 
-/* The second half of a big file (vrps.h, SPLIT_MIN): its lines from the one after the newline
- * nearest past the middle, numbered from 1. */
+/* The second half of a big file (vrps.h, SPLIT_MIN): its lines from the one after the first newline
+ * past the middle, numbered from 1. */
 typedef struct {
+    split s;
     int which;
-    const unsigned char *s, *end;
+    const unsigned char *start, *end;
     Py_ssize_t line;
-    vrp_columns o;
-    fault f;
-    int rc;
-    atomic_int quit;     /* the first half had a fault: the second is not wanted */
-    pthread_t thread;
 } half;
 
-static void *read_half(void *arg)
+static int read_half(split *s)
 {
-    half *h = arg;
-    h->f.where = WHERE_LINE;
-    h->rc = csv_lines(h->which, h->s, h->end, &h->line, &h->o, &h->f, &h->quit);
-    return NULL;
+    half *h = (half *)s;
+    s->f.where = WHERE_LINE;
+    return csv_lines(h->which, h->start, h->end, &h->line, &s->o, &s->f, s);
 }
 
+/* the second half started on its thread (s: the first data line), or NULL: a file too short, no
+ * thread to be had */
 static half *start_half(int which, const unsigned char *s, const unsigned char *end)
 {
     const unsigned char *nl = end - s >= SPLIT_MIN ? memchr(s + (end - s) / 2, '\n', (size_t)(end - s) / 2) : NULL;
-    half *h = nl != NULL && nl + 1 < end ? PyMem_RawCalloc(1, sizeof *h) : NULL;
+    half *h = nl != NULL && nl + 1 < end ? (half *)split_new(sizeof *h, end - nl - 1) : NULL;
     if (h == NULL)
         return NULL;
-    h->which = which, h->s = nl + 1, h->end = end;
-    atomic_init(&h->quit, 0);
-    vrp_columns_reserve(&h->o, end - h->s);
-    if (pthread_create(&h->thread, NULL, read_half, h) != 0) {
-        vrp_columns_release(&h->o);
-        PyMem_RawFree(h);
-        return NULL;
-    }
-    return h;
+    h->which = which, h->start = nl + 1, h->end = end;
+    return split_run(&h->s, read_half) == 0 ? h : NULL;
 }
 
 int read_vrp_csv(const unsigned char *p, Py_ssize_t n, vrp_columns *o, fault *f, const char **flavour)
@@ -244,13 +232,10 @@ int read_vrp_csv(const unsigned char *p, Py_ssize_t n, vrp_columns *o, fault *f,
     half *h = start_half(which, s, end);
     if (h == NULL)
         return csv_lines(which, s, end, &line, o, f, NULL);
-    int rc = csv_lines(which, s, h->s, &line, o, f, NULL);
-    if (rc < 0)
-        atomic_store(&h->quit, 1);
-    pthread_join(h->thread, NULL);
-    if (rc == 0 && (h->rc < 0 || vrp_columns_join(o, &h->o, line, f) < 0))
-        rc = csv_lines(which, h->s, end, &line, o, f, NULL);
-    vrp_columns_release(&h->o);
-    PyMem_RawFree(h);
+    int rc = csv_lines(which, s, h->start, &line, o, f, NULL);
+    int theirs = split_wait(&h->s, rc == 0);
+    if (rc == 0 && (theirs < 0 || vrp_columns_join(o, &h->s.o, line, f) < 0))
+        rc = csv_lines(which, h->start, end, &line, o, f, NULL);
+    split_free(&h->s);
     return rc;
 }

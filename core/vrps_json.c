@@ -4,10 +4,7 @@
  * to read (metadata, router keys, ASPAs: a few entries, not a million). Which tool wrote the file
  * is told by the metadata, which may come after the ROAs: the keys only one tool writes are noted
  * (json_doc) for the caller to judge. */
-#include "json.h"  /* first: Python.h sets the feature macros */
-
-#include <pthread.h>
-#include <stdatomic.h>
+#include "json.h"
 
 static const char *const ROA_KEYS[] = {"asn", "prefix", "maxLength", "ta", "expires", "source"};
 enum { ASN, PREFIX, MAXLENGTH, TA, EXPIRES, SOURCE, NKEYS };
@@ -323,16 +320,12 @@ typedef struct {
  * middle (`start`), its elements numbered from 0. `start` is a guess that may be inside a string:
  * the half is taken only if the first thread's reading stops exactly there. */
 typedef struct {
+    split s;
     roa r;
     json j;
-    fault f;
-    vrp_columns o;
     json_doc d;
     const unsigned char *start;
     Py_ssize_t count;
-    int rc;
-    atomic_int quit;     /* the first half went wrong before `start`: the second is not wanted */
-    pthread_t thread;
 } half;
 
 static int is_ws(unsigned char c)
@@ -362,22 +355,13 @@ static const unsigned char *middle(const unsigned char *p, const unsigned char *
 static int half_element(json *j, Py_ssize_t i, void *arg)
 {
     half *h = arg;
-    if (atomic_load_explicit(&h->quit, memory_order_relaxed))
-        return -1;
-    return roa_element(j, i, &h->r);
+    return split_unwanted(&h->s) ? -1 : roa_element(j, i, &h->r);
 }
 
-static void *read_half(void *arg)
+static int read_half(split *s)
 {
-    half *h = arg;
-    h->rc = list_part(&h->j, half_element, h, &h->count, NULL);
-    return NULL;
-}
-
-static void free_half(half *h)
-{
-    vrp_columns_release(&h->o);
-    PyMem_RawFree(h);
+    half *h = (half *)s;
+    return list_part(&h->j, half_element, h, &h->count, NULL);
 }
 
 /* the second half started on its thread (j: the first element's start), or NULL: a list too short,
@@ -385,21 +369,15 @@ static void free_half(half *h)
 static half *start_half(json *j, top *t)
 {
     const unsigned char *start = j->end - j->p >= SPLIT_MIN ? middle(j->p, j->end) : NULL;
-    half *h = start ? PyMem_RawCalloc(1, sizeof *h) : NULL;
+    half *h = start ? (half *)split_new(sizeof *h, j->end - start) : NULL;
     if (h == NULL)
         return NULL;
     h->start = start;
-    h->j = (json){j->s, start, j->end, &h->f, j->depth};
+    h->j = (json){j->s, start, j->end, &h->s.f, j->depth};
     h->d = *t->d;  /* the tool, told by the metadata before the ROAs */
     h->d.with_source = h->d.with_expires = h->d.with_ta_and_source = h->d.without_ta_or_source = -1;
-    h->r = (roa){.o = &h->o, .d = &h->d};
-    atomic_init(&h->quit, 0);
-    vrp_columns_reserve(&h->o, j->end - start);
-    if (pthread_create(&h->thread, NULL, read_half, h) != 0) {
-        free_half(h);
-        return NULL;
-    }
-    return h;
+    h->r = (roa){.o = &h->s.o, .d = &h->d};
+    return split_run(&h->s, read_half) == 0 ? h : NULL;
 }
 
 static void first_of(Py_ssize_t *mine, Py_ssize_t theirs, Py_ssize_t from)
@@ -411,7 +389,7 @@ static void first_of(Py_ssize_t *mine, Py_ssize_t theirs, Py_ssize_t from)
 /* the second half's VRPs after the first's (`from`: the number of its first element) */
 static int join_half(top *t, half *h, Py_ssize_t from, fault *f)
 {
-    if (vrp_columns_join(t->o, &h->o, from, f) < 0)
+    if (vrp_columns_join(t->o, &h->s.o, from, f) < 0)
         return -1;
     json_doc *d = t->d;
     first_of(&d->with_source, h->d.with_source, from);
@@ -433,16 +411,14 @@ static int roas(json *j, top *t)
     rc = list_part(j, roa_element, &r, &i, h ? h->start : NULL);
     if (h == NULL)
         return rc;
-    if (rc != 1)
-        atomic_store(&h->quit, 1);
-    pthread_join(h->thread, NULL);
-    if (rc == 1 && h->rc == 0 && join_half(t, h, i, j->f) == 0) {
+    int theirs = split_wait(&h->s, rc == 1);
+    if (rc == 1 && theirs == 0 && join_half(t, h, i, j->f) == 0) {
         j->p = h->j.p, j->depth = h->j.depth;
         rc = 0;
     } else if (rc == 1) {
         rc = list_part(j, roa_element, &r, &i, NULL);
     }
-    free_half(h);
+    split_free(&h->s);
     return rc;
 }
 
