@@ -26,6 +26,11 @@ class Stdin(os.PathLike):
         return "<stdin>"
 
 
+def file_of(name: str):
+    """A file named on the command line as the readers take it: '-' is standard input, spooled (Stdin)."""
+    return Stdin() if name == "-" else name
+
+
 def reader_for(path: str):
     """The route reader for `path`, chosen by its first (decompressed) bytes (reader_of)."""
     reader, chunks = sniffed(path)

@@ -148,7 +148,7 @@ def test_the_first_chunk_alone_decodes_one_block(blocks_file, monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["bzip2", "gzip", "raw"])
-def test_head_then_every_byte_once(blocks_file, tmp_path, monkeypatch, kind):
+def test_head_then_every_byte_once(blocks_file, tmp_path, kind):
     """A file's start looked at (routedata.sniffed tells the format so), then every byte of it in the
     iteration, the start included, for each kind of file: what the reader of the same file gives."""
     import gzip

@@ -170,7 +170,7 @@ def cmd_sign(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from bgpsim.routedata import Stdin
+    from bgpsim.routedata import file_of
     from bgpsim.rpki.bgpsec.keys import RouterKeys
     from bgpsim.rpki.bgpsec.verify import Verifier
     from bgpsim.validate.bgpsec import verdicts, write_json, write_table
@@ -179,7 +179,7 @@ def cmd_verify(args) -> int:
 
     input_files(args.files)
     verifier = Verifier(RouterKeys.load(args.router_keys))
-    files = [Stdin() if f == "-" else f for f in args.files]  # standard input spooled, as `dump` has it
+    files = [file_of(f) for f in args.files]
     rows = verdicts(files, verifier, args.target_as, args.peer_as, args.unsigned)
     counts = (write_json if args.format == "json" else write_table)(rows, sys.stdout)
     if not args.quiet:

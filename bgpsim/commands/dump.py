@@ -36,7 +36,7 @@ def register(sub, parser_class) -> None:
 
 
 def cmd_dump(args) -> int:
-    from bgpsim.routedata import Stdin, reader_for, sniffed
+    from bgpsim.routedata import file_of, reader_for, sniffed
     from bgpsim.mrt import bgpdump, formats
 
     from . import input_files
@@ -44,17 +44,13 @@ def cmd_dump(args) -> int:
     input_files(args.files)
 
     def routes():
-        for f in args.files:
-            if f == "-":
-                f = Stdin()
+        for f in map(file_of, args.files):
             yield from reader_for(f)(f)
 
     def bgpdump_text():  # MRT written by the compiled core; other inputs route by route
         from bgpsim.mrt.reader import MRTReader, read_routes
 
-        for f in args.files:
-            if f == "-":
-                f = Stdin()
+        for f in map(file_of, args.files):
             reader, chunks = sniffed(f)
             if reader is read_routes:
                 sys.stdout.buffer.writelines(MRTReader(f, chunks=chunks).bgpdump_text())

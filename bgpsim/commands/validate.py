@@ -82,7 +82,7 @@ def register(sub, parser_class) -> None:
 def cmd_validate(args) -> int:
     from bgpsim.base import outdir
     from bgpsim.base.console import Bar, end_now
-    from bgpsim.routedata import Stdin
+    from bgpsim.routedata import file_of
     from bgpsim.validate.validation import Validation
 
     from bgpsim import _core
@@ -90,7 +90,7 @@ def cmd_validate(args) -> int:
 
     input_files(args.files)
     outdir.check(args.out, "validate")  # before the work: a refused --out costs nothing
-    files = [Stdin() if f == "-" else f for f in args.files]  # standard input spooled, as `dump` has it
+    files = [file_of(f) for f in args.files]  # standard input spooled, once the output place is checked
     _core.hold_freed_memory()  # each batch's blocks reused, not mapped afresh (docs/validate.md)
     v = Validation.from_args(args, later=True)  # a big VRP file: read on a thread while the dumps are read
     bar = Bar(not args.quiet and sys.stderr.isatty(), "route", delay=1.0)

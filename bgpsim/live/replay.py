@@ -21,11 +21,11 @@ from .rislive import update_messages
 
 def messages_of(files):
     """The RIS Live messages of the files; ids unique to this run (a persistent monitor remembers ids)."""
-    from bgpsim.routedata import Stdin, reader_for
+    from bgpsim.routedata import file_of, reader_for
 
     run = os.urandom(4).hex()
     for k, f in enumerate(files):
-        src = Stdin() if f == "-" else f
+        src = file_of(f)
         yield from update_messages(reader_for(src)(src), host=str(f).rsplit("/", 1)[-1], ids=f"{run}.{k}")
 
 
